@@ -1,0 +1,27 @@
+#include "core/launch_config.hpp"
+
+namespace spmvd {
+namespace {
+
+template <typename T>
+std::ostream& print_nonzero_fields(std::ostream& os, const T& value) {
+  bool first = true;
+  for_each_field(value, [&](const char* name, std::uint32_t field) {
+    if (field == 0) return;
+    os << (first ? "" : " ") << name << '=' << field;
+    first = false;
+  });
+  if (first) os << "-";
+  return os;
+}
+
+}  // namespace
+
+std::ostream& operator<<(std::ostream& os, const LaunchConfig& c) {
+  return print_nonzero_fields(os, c);
+}
+std::ostream& operator<<(std::ostream& os, const FormatParams& p) {
+  return print_nonzero_fields(os, p);
+}
+
+}  // namespace spmvd

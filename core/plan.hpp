@@ -1,0 +1,35 @@
+#pragma once
+// The tuner's decision for one (matrix structure, device, precision): which format, with which
+// parameters and launch configuration, and the evidence behind the choice.
+
+#include <cstdint>
+#include <string>
+
+#include "core/format_id.hpp"
+#include "core/launch_config.hpp"
+#include "core/matrix_features.hpp"
+#include "core/precision.hpp"
+
+namespace spmvd {
+
+struct Plan {
+  FormatId format;
+  std::string format_name;  // for people; format is what decisions use
+  FormatParams params;
+  LaunchConfig launch;
+  Precision precision = Precision::fp64;
+  double predicted_ms = 0.0;  // model's prediction; 0 where no model ranked the candidates
+  double measured_ms = 0.0;   // median of the confirming measurement
+  std::uint32_t candidates_measured = 0;
+  std::uint32_t tuner_version = 0;
+  MatrixFeatures features;
+
+  friend bool operator==(const Plan&, const Plan&) = default;
+};
+
+// JSON text of a plan and back; from_json throws Error(invalid_argument) naming the missing or
+// mistyped field, so a corrupt cache row is detected rather than trusted.
+std::string plan_to_json(const Plan& plan);
+Plan plan_from_json(const std::string& text);
+
+}  // namespace spmvd

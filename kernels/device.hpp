@@ -1,0 +1,88 @@
+#pragma once
+// A memory space with a clock: the GPU (kernels/cuda/cuda_device) or the host CPU
+// (kernels/cpu/cpu_device). Operators, the tuner and the server reach device memory only
+// through this interface, so everything above kernels/ builds with g++ alone.
+//
+// Thread safety: a Device may be used from several threads, but work on it is ordered on one
+// stream; callers that need a consistent result serialise apply() + copies themselves.
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <utility>
+
+#include "core/device_info.hpp"
+
+namespace spmvd {
+
+class Device {
+ public:
+  virtual ~Device() = default;
+  virtual const DeviceInfo& info() const noexcept = 0;
+
+  // Throws Error(resource_exhausted) when the memory is not there.
+  virtual void* allocate(std::size_t bytes) = 0;
+  virtual void release(void* pointer) noexcept = 0;
+  virtual void copy_from_host(void* device_dst, const void* host_src, std::size_t bytes) = 0;
+  virtual void copy_to_host(void* host_dst, const void* device_src, std::size_t bytes) = 0;
+  virtual void copy_on_device(void* device_dst, const void* device_src, std::size_t bytes) = 0;
+  // Sets every byte to `byte`: used to poison outputs before a checked run.
+  virtual void fill_bytes(void* device_dst, unsigned char byte, std::size_t bytes) = 0;
+  // Waits until all work issued on this device has finished; throws on a device fault.
+  virtual void synchronize() = 0;
+  // Runs `work` (which issues device work) once and returns its duration in milliseconds:
+  // CUDA events around it on the device's stream, or the steady clock on the CPU.
+  virtual double time_ms(const std::function<void()>& work) = 0;
+  // The CUDA stream (cudaStream_t) operators must launch on; nullptr for the CPU.
+  virtual void* native_stream() const noexcept = 0;
+};
+
+// Owns `bytes` of device memory; move-only.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  DeviceBuffer(Device& device, std::size_t bytes)
+      : device_(&device), data_(bytes ? device.allocate(bytes) : nullptr), bytes_(bytes) {}
+  DeviceBuffer(DeviceBuffer&& other) noexcept { swap(other); }
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
+    DeviceBuffer(std::move(other)).swap(*this);
+    return *this;
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer() {
+    if (data_) device_->release(data_);
+  }
+
+  void* data() const noexcept { return data_; }
+  template <typename T>
+  T* as() const noexcept { return static_cast<T*>(data_); }
+  std::size_t bytes() const noexcept { return bytes_; }
+
+  void swap(DeviceBuffer& other) noexcept {
+    std::swap(device_, other.device_);
+    std::swap(data_, other.data_);
+    std::swap(bytes_, other.bytes_);
+  }
+
+ private:
+  Device* device_ = nullptr;
+  void* data_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// Copies a host array into a new device buffer.
+template <typename T>
+DeviceBuffer upload(Device& device, const T* host, std::size_t count) {
+  DeviceBuffer buffer(device, count * sizeof(T));
+  if (count) device.copy_from_host(buffer.data(), host, count * sizeof(T));
+  return buffer;
+}
+
+std::unique_ptr<Device> make_cpu_device();
+// Number of CUDA devices visible (0 when built without CUDA or when no driver/GPU is present).
+int cuda_device_count() noexcept;
+// Throws Error(failed_precondition) when built without CUDA or the ordinal does not exist.
+std::unique_ptr<Device> make_cuda_device(int ordinal);
+
+}  // namespace spmvd

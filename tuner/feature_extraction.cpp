@@ -1,0 +1,48 @@
+#include "tuner/feature_extraction.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace spmvd {
+
+template <typename Value>
+MatrixFeatures extract_features(const CsrMatrix<Value>& m) {
+  MatrixFeatures f;
+  f.rows = m.rows;
+  f.cols = m.cols;
+  f.nnz = m.nnz();
+  if (m.rows == 0) return f;
+
+  std::map<std::int64_t, std::int64_t> rows_by_length;  // the DF f_A of paper 000, Sec. 4.1
+  double sum = 0.0, sum_squares = 0.0, span_sum = 0.0;
+  f.row_length_min = m.row_length(0);
+  for (std::int64_t r = 0; r < m.rows; ++r) {
+    const std::int64_t length = m.row_length(r);
+    f.row_length_min = std::min(f.row_length_min, length);
+    f.row_length_max = std::max(f.row_length_max, length);
+    sum += static_cast<double>(length);
+    sum_squares += static_cast<double>(length) * static_cast<double>(length);
+    if (length == 0) {
+      ++f.empty_rows;
+      continue;
+    }
+    ++rows_by_length[length];
+    // Columns are sorted within a row (validate()), so the span is last - first + 1.
+    const auto first = m.col_indices[m.row_offsets[r]];
+    const auto last = m.col_indices[m.row_offsets[r + 1] - 1];
+    span_sum += static_cast<double>(last - first + 1);
+  }
+  const double n = static_cast<double>(m.rows);
+  f.row_length_mean = sum / n;
+  f.row_length_stddev = std::sqrt(std::max(0.0, sum_squares / n - f.row_length_mean * f.row_length_mean));
+  if (m.cols > 0) f.mean_row_span_fraction = span_sum / n / static_cast<double>(m.cols);
+  f.distribution.reserve(rows_by_length.size());
+  for (const auto& [length, count] : rows_by_length) f.distribution.push_back({length, count});
+  return f;
+}
+
+template MatrixFeatures extract_features(const CsrMatrix<float>&);
+template MatrixFeatures extract_features(const CsrMatrix<double>&);
+
+}  // namespace spmvd
