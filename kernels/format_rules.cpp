@@ -1,0 +1,15 @@
+#include "kernels/format_rules.hpp"
+
+#include <algorithm>
+
+namespace spmvd {
+
+bool FormatRules::is_valid(const Candidate& candidate, const MatrixFeatures& features,
+                           const DeviceInfo& device) const {
+  // A stored plan is trusted only if this build would still propose it for this matrix on this
+  // device (MIOpen's IsValidPerformanceConfig): a format whose space changed drops old plans.
+  const std::vector<Candidate> space = candidates(features, device);
+  return std::find(space.begin(), space.end(), candidate) != space.end();
+}
+
+}  // namespace spmvd
