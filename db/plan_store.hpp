@@ -1,0 +1,61 @@
+#pragma once
+// The plan cache and calibration store (ARCHITECTURE.md "Plans and the cache"). Backends:
+// SqlitePlanStore (embedded, the default) and, later, a PostgreSQL store shared by a cluster.
+//
+// The cache is an optimisation: a stored plan that cannot be decoded is logged, deleted and
+// reported as absent, so the caller re-tunes. Errors of the store itself (cannot open, disk
+// full, locked past the retry budget) throw spmvd::Error.
+//
+// Thread safety: every method of every implementation may be called from any thread
+// concurrently; several stores (processes) may share one database.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/plan.hpp"
+#include "db/plan_key.hpp"
+
+namespace spmvd {
+
+struct StoredPlan {
+  PlanKey key;
+  Plan plan;
+  std::int64_t created_ms = 0;  // unix time of the first put of this key
+  std::int64_t updated_ms = 0;  // unix time of the latest put of this key
+};
+
+struct StoredCalibration {
+  std::string device_signature;
+  std::uint32_t model_version = 0;
+  std::string model_json;       // the models/ serialisation, opaque to the store
+  std::int64_t created_ms = 0;  // unix time of the latest put of this (device, version)
+};
+
+class PlanStore {
+ public:
+  virtual ~PlanStore() = default;
+
+  // The plan stored under key, or nullopt (absent, or present but undecodable: then dropped).
+  virtual std::optional<Plan> find(const PlanKey& key) = 0;
+  // Inserts or replaces; a replaced row keeps its created_ms.
+  virtual void put(const PlanKey& key, const Plan& plan) = 0;
+  // True when a row was deleted.
+  virtual bool erase(const PlanKey& key) = 0;
+  // At most limit decodable plans, most recently updated first.
+  virtual std::vector<StoredPlan> list(std::size_t limit) = 0;
+  // Deletes every plan of one device (after a driver upgrade, say); returns how many.
+  virtual std::size_t erase_all_for_device(const std::string& device_signature) = 0;
+
+  // Calibrated performance models, per device and model version; inserts or replaces.
+  virtual void put_calibration(const std::string& device_signature, std::uint32_t model_version,
+                               const std::string& model_json) = 0;
+  virtual std::optional<std::string> find_calibration(const std::string& device_signature,
+                                                      std::uint32_t model_version) = 0;
+  // Every stored calibration, ordered by device then model version.
+  virtual std::vector<StoredCalibration> list_calibrations() = 0;
+};
+
+}  // namespace spmvd

@@ -1,0 +1,44 @@
+#include "db/sqlite_migrations.hpp"
+
+#include <array>
+
+namespace spmvd {
+namespace {
+
+constexpr std::array kMigrations{
+    SqliteMigration{
+        1,
+        "plans and calibrations",
+        // plans: the key columns first (the primary key), then columns duplicated from
+        // plan_json so that people and the admin CLI can query without decoding JSON.
+        "CREATE TABLE plans ("
+        "  fingerprint TEXT NOT NULL,"
+        "  device TEXT NOT NULL,"
+        "  precision INTEGER NOT NULL,"
+        "  tuner_version INTEGER NOT NULL,"
+        "  format_id INTEGER NOT NULL,"
+        "  format_name TEXT NOT NULL,"
+        "  plan_json TEXT NOT NULL,"
+        "  measured_ms REAL NOT NULL,"
+        "  created_ms INTEGER NOT NULL,"
+        "  updated_ms INTEGER NOT NULL,"
+        "  PRIMARY KEY (fingerprint, device, precision, tuner_version));"
+        // erase_all_for_device and list order by these; the primary key leads with fingerprint.
+        "CREATE INDEX plans_by_device ON plans (device);"
+        "CREATE INDEX plans_by_updated ON plans (updated_ms);"
+        "CREATE TABLE calibrations ("
+        "  device TEXT NOT NULL,"
+        "  model_version INTEGER NOT NULL,"
+        "  model_json TEXT NOT NULL,"
+        "  created_ms INTEGER NOT NULL,"
+        "  PRIMARY KEY (device, model_version));",
+    },
+};
+
+}  // namespace
+
+std::span<const SqliteMigration> sqlite_migrations() noexcept { return kMigrations; }
+
+int sqlite_latest_schema_version() noexcept { return kMigrations.back().version; }
+
+}  // namespace spmvd

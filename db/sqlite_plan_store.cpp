@@ -1,0 +1,608 @@
+#include "db/sqlite_plan_store.hpp"
+
+#include <sqlite3.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <limits>
+#include <mutex>
+#include <string_view>
+#include <thread>
+
+#include "core/error.hpp"
+#include "db/sqlite_migrations.hpp"
+
+namespace spmvd {
+namespace {
+
+// ---- All SQL of this backend, generated from the column lists --------------------------------
+// The key columns are bound as ?1..?4 in this order by bind_key_columns(); every statement that
+// selects a plan by key uses key_predicate(), so the key's shape lives here only.
+
+constexpr std::array<std::string_view, 4> kPlanKeyColumns{"fingerprint", "device", "precision",
+                                                          "tuner_version"};
+// Written by every put, after the key: ?5..?9. created_ms (?10) is written on insert only.
+constexpr std::array<std::string_view, 5> kPlanValueColumns{"format_id", "format_name",
+                                                            "plan_json", "measured_ms",
+                                                            "updated_ms"};
+
+std::string key_predicate() {
+  std::string sql;
+  for (std::size_t i = 0; i < kPlanKeyColumns.size(); ++i) {
+    sql += (i == 0 ? "" : " AND ") + std::string(kPlanKeyColumns[i]) + " = ?" +
+           std::to_string(i + 1);
+  }
+  return sql;
+}
+
+std::string joined_key_columns() {
+  std::string sql;
+  for (std::size_t i = 0; i < kPlanKeyColumns.size(); ++i) {
+    sql += (i == 0 ? "" : ", ") + std::string(kPlanKeyColumns[i]);
+  }
+  return sql;
+}
+
+std::string upsert_plan_sql() {
+  std::string columns = joined_key_columns();
+  std::string params;
+  std::string updates;
+  const std::size_t n_key = kPlanKeyColumns.size();
+  for (std::size_t i = 0; i < n_key; ++i) params += (i == 0 ? "?" : ", ?") + std::to_string(i + 1);
+  for (std::size_t i = 0; i < kPlanValueColumns.size(); ++i) {
+    const std::string column(kPlanValueColumns[i]);
+    columns += ", " + column;
+    params += ", ?" + std::to_string(n_key + i + 1);
+    updates += (i == 0 ? "" : ", ") + column + " = excluded." + column;
+  }
+  columns += ", created_ms";
+  params += ", ?" + std::to_string(n_key + kPlanValueColumns.size() + 1);
+  return "INSERT INTO plans (" + columns + ") VALUES (" + params + ") ON CONFLICT (" +
+         joined_key_columns() + ") DO UPDATE SET " + updates;
+}
+
+struct SqlText {
+  std::string find_plan = "SELECT plan_json, format_id FROM plans WHERE " + key_predicate();
+  std::string upsert_plan = upsert_plan_sql();
+  std::string erase_plan = "DELETE FROM plans WHERE " + key_predicate();
+  std::string list_plans = "SELECT " + joined_key_columns() +
+                           ", plan_json, format_id, created_ms, updated_ms FROM plans"
+                           " ORDER BY updated_ms DESC LIMIT ?1";
+  std::string erase_device = "DELETE FROM plans WHERE device = ?1";
+  std::string upsert_calibration =
+      "INSERT INTO calibrations (device, model_version, model_json, created_ms)"
+      " VALUES (?1, ?2, ?3, ?4) ON CONFLICT (device, model_version) DO UPDATE SET"
+      " model_json = excluded.model_json, created_ms = excluded.created_ms";
+  std::string find_calibration =
+      "SELECT model_json FROM calibrations WHERE device = ?1 AND model_version = ?2";
+  std::string list_calibrations =
+      "SELECT device, model_version, model_json, created_ms FROM calibrations"
+      " ORDER BY device, model_version";
+  // Migrations (the DDL itself is in sqlite_migrations.cpp).
+  std::string has_version_table =
+      "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'";
+  std::string create_version_table =
+      "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY,"
+      " description TEXT NOT NULL, applied_ms INTEGER NOT NULL)";
+  std::string read_version = "SELECT COALESCE(MAX(version), 0) FROM schema_version";
+  std::string record_version =
+      "INSERT INTO schema_version (version, description, applied_ms) VALUES (?1, ?2, ?3)";
+};
+
+// ---- helpers ---------------------------------------------------------------------------------
+
+std::int64_t now_unix_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+bool is_busy(int rc) { return (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED; }
+
+ErrorCode error_code_for(int rc) {
+  switch (rc & 0xff) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+    case SQLITE_CANTOPEN:
+    case SQLITE_IOERR:
+    case SQLITE_READONLY: return ErrorCode::unavailable;
+    case SQLITE_FULL: return ErrorCode::resource_exhausted;
+    default: return ErrorCode::internal;
+  }
+}
+
+struct StatementFinalizer {
+  void operator()(sqlite3_stmt* statement) const noexcept { sqlite3_finalize(statement); }
+};
+using StatementPtr = std::unique_ptr<sqlite3_stmt, StatementFinalizer>;
+
+// Resets a statement when the operation using it ends, however it ends: a SELECT left stepped
+// keeps a read transaction open, which blocks WAL checkpoints for every connection.
+class ResetOnExit {
+ public:
+  explicit ResetOnExit(sqlite3_stmt* statement) : statement_(statement) {}
+  ~ResetOnExit() {
+    sqlite3_reset(statement_);
+    sqlite3_clear_bindings(statement_);
+  }
+  ResetOnExit(const ResetOnExit&) = delete;
+  ResetOnExit& operator=(const ResetOnExit&) = delete;
+
+ private:
+  sqlite3_stmt* statement_;
+};
+
+std::string column_text(sqlite3_stmt* statement, int column) {
+  const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(statement, column));
+  if (text == nullptr) return {};
+  return std::string(text, static_cast<std::size_t>(sqlite3_column_bytes(statement, column)));
+}
+
+}  // namespace
+
+// ---- the store -------------------------------------------------------------------------------
+
+class SqlitePlanStore::Impl {
+ public:
+  explicit Impl(SqlitePlanStoreOptions options) : options_(std::move(options)) {
+    open();
+    try {
+      configure();
+      migrate();
+      prepare_statements();
+    } catch (...) {
+      close();
+      throw;
+    }
+  }
+  ~Impl() { close(); }
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+
+  std::optional<Plan> find(const PlanKey& key) {
+    std::lock_guard lock(mutex_);
+    sqlite3_stmt* s = find_plan_.get();
+    ResetOnExit reset(s);
+    bind_key(s, key);
+    const int rc = first_step(s, "find plan");
+    if (rc == SQLITE_DONE) return std::nullopt;
+    if (rc != SQLITE_ROW) fail(rc, "find plan " + to_string(key));
+
+    const std::string json = column_text(s, 0);
+    const std::int64_t format_id = sqlite3_column_int64(s, 1);
+    std::string problem;
+    std::optional<Plan> plan;
+    try {
+      plan = plan_from_json(json);
+      problem = inconsistency(key, *plan, format_id);
+    } catch (const Error& e) {
+      problem = e.what();
+    }
+    sqlite3_reset(s);  // end the read before deleting
+    if (problem.empty()) return plan;
+
+    spdlog::warn("plan store '{}': dropping stored plan {}: {}", options_.path, to_string(key),
+                 problem);
+    erase_locked(key);
+    return std::nullopt;
+  }
+
+  void put(const PlanKey& key, const Plan& plan) {
+    if (plan.precision != key.precision || plan.tuner_version != key.tuner_version) {
+      throw_invalid("plan store: plan (precision " + std::string(to_string(plan.precision)) +
+                    ", tuner_version " + std::to_string(plan.tuner_version) +
+                    ") does not match its key " + to_string(key));
+    }
+    const std::string json = plan_to_json(plan);  // outside the lock: may throw, takes time
+    const std::int64_t now_ms = now_unix_ms();
+    std::lock_guard lock(mutex_);
+    sqlite3_stmt* s = upsert_plan_.get();
+    ResetOnExit reset(s);
+    bind_key(s, key);
+    bind_int64(s, 5, plan.format.value);
+    bind_text(s, 6, plan.format_name);
+    bind_text(s, 7, json);
+    bind_double(s, 8, plan.measured_ms);
+    bind_int64(s, 9, now_ms);   // updated_ms
+    bind_int64(s, 10, now_ms);  // created_ms, kept on conflict
+    const int rc = first_step(s, "put plan");
+    if (rc != SQLITE_DONE) fail(rc, "put plan " + to_string(key));
+  }
+
+  bool erase(const PlanKey& key) {
+    std::lock_guard lock(mutex_);
+    return erase_locked(key);
+  }
+
+  std::vector<StoredPlan> list(std::size_t limit) {
+    std::lock_guard lock(mutex_);
+    std::vector<StoredPlan> plans;
+    struct RawKey {
+      std::string fingerprint, device;
+      std::int64_t precision, tuner_version;
+    };
+    std::vector<RawKey> corrupt;
+    {
+      sqlite3_stmt* s = list_plans_.get();
+      ResetOnExit reset(s);
+      const auto max = static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max());
+      bind_int64(s, 1, static_cast<std::int64_t>(std::min(limit, max)));
+      int rc = first_step(s, "list plans");
+      for (; rc == SQLITE_ROW; rc = sqlite3_step(s)) {
+        RawKey raw{column_text(s, 0), column_text(s, 1), sqlite3_column_int64(s, 2),
+                   sqlite3_column_int64(s, 3)};
+        std::string problem;
+        StoredPlan stored;
+        try {
+          stored.plan = plan_from_json(column_text(s, 4));
+          const auto fingerprint = fingerprint_from_hex(raw.fingerprint);
+          if (!fingerprint) throw_invalid("fingerprint '" + raw.fingerprint + "' is not 32 hex digits");
+          stored.key = PlanKey{*fingerprint, raw.device, stored.plan.precision,
+                               static_cast<std::uint32_t>(raw.tuner_version)};
+          if (raw.precision != static_cast<std::int64_t>(stored.plan.precision) ||
+              raw.tuner_version != static_cast<std::int64_t>(stored.plan.tuner_version)) {
+            throw_invalid("key columns (precision " + std::to_string(raw.precision) +
+                          ", tuner_version " + std::to_string(raw.tuner_version) +
+                          ") disagree with plan_json");
+          }
+          problem = inconsistency(stored.key, stored.plan, sqlite3_column_int64(s, 5));
+        } catch (const Error& e) {
+          problem = e.what();
+        }
+        if (!problem.empty()) {
+          spdlog::warn("plan store '{}': dropping stored plan fingerprint={} device='{}': {}",
+                       options_.path, raw.fingerprint, raw.device, problem);
+          corrupt.push_back(std::move(raw));
+          continue;
+        }
+        stored.created_ms = sqlite3_column_int64(s, 6);
+        stored.updated_ms = sqlite3_column_int64(s, 7);
+        plans.push_back(std::move(stored));
+      }
+      if (rc != SQLITE_DONE) fail(rc, "list plans");
+    }
+    for (const RawKey& raw : corrupt) {
+      erase_columns(raw.fingerprint, raw.device, raw.precision, raw.tuner_version);
+    }
+    return plans;
+  }
+
+  std::size_t erase_all_for_device(const std::string& device_signature) {
+    std::lock_guard lock(mutex_);
+    sqlite3_stmt* s = erase_device_.get();
+    ResetOnExit reset(s);
+    bind_text(s, 1, device_signature);
+    const int rc = first_step(s, "erase plans of device");
+    if (rc != SQLITE_DONE) fail(rc, "erase plans of device '" + device_signature + "'");
+    return static_cast<std::size_t>(sqlite3_changes(db_));
+  }
+
+  void put_calibration(const std::string& device_signature, std::uint32_t model_version,
+                       const std::string& model_json) {
+    const std::int64_t now_ms = now_unix_ms();
+    std::lock_guard lock(mutex_);
+    sqlite3_stmt* s = upsert_calibration_.get();
+    ResetOnExit reset(s);
+    bind_text(s, 1, device_signature);
+    bind_int64(s, 2, model_version);
+    bind_text(s, 3, model_json);
+    bind_int64(s, 4, now_ms);
+    const int rc = first_step(s, "put calibration");
+    if (rc != SQLITE_DONE) {
+      fail(rc, "put calibration of device '" + device_signature + "' model version " +
+                   std::to_string(model_version));
+    }
+  }
+
+  std::optional<std::string> find_calibration(const std::string& device_signature,
+                                              std::uint32_t model_version) {
+    std::lock_guard lock(mutex_);
+    sqlite3_stmt* s = find_calibration_.get();
+    ResetOnExit reset(s);
+    bind_text(s, 1, device_signature);
+    bind_int64(s, 2, model_version);
+    const int rc = first_step(s, "find calibration");
+    if (rc == SQLITE_DONE) return std::nullopt;
+    if (rc != SQLITE_ROW) {
+      fail(rc, "find calibration of device '" + device_signature + "' model version " +
+                   std::to_string(model_version));
+    }
+    return column_text(s, 0);
+  }
+
+  std::vector<StoredCalibration> list_calibrations() {
+    std::lock_guard lock(mutex_);
+    sqlite3_stmt* s = list_calibrations_.get();
+    ResetOnExit reset(s);
+    std::vector<StoredCalibration> calibrations;
+    int rc = first_step(s, "list calibrations");
+    for (; rc == SQLITE_ROW; rc = sqlite3_step(s)) {
+      calibrations.push_back(StoredCalibration{
+          .device_signature = column_text(s, 0),
+          .model_version = static_cast<std::uint32_t>(sqlite3_column_int64(s, 1)),
+          .model_json = column_text(s, 2),
+          .created_ms = sqlite3_column_int64(s, 3),
+      });
+    }
+    if (rc != SQLITE_DONE) fail(rc, "list calibrations");
+    return calibrations;
+  }
+
+  int schema_version() {
+    std::lock_guard lock(mutex_);
+    return read_schema_version();
+  }
+
+ private:
+  // ---- open, configure, migrate ----
+
+  void open() {
+    const int rc = sqlite3_open_v2(options_.path.c_str(), &db_,
+                                   SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                                   nullptr);
+    if (rc != SQLITE_OK) {
+      const std::string reason = db_ != nullptr ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
+      sqlite3_close_v2(db_);
+      db_ = nullptr;
+      throw Error(ErrorCode::unavailable,
+                  "plan store: cannot open SQLite database '" + options_.path + "': " + reason);
+    }
+    sqlite3_extended_result_codes(db_, 1);
+  }
+
+  void configure() {
+    sqlite3_busy_timeout(db_, static_cast<int>(std::min<std::uint32_t>(
+                                  options_.busy_timeout_ms, std::numeric_limits<int>::max())));
+    // WAL: readers do not block the writer and a committed transaction is in the log before
+    // put returns; NORMAL syncs at checkpoints only, which is safe against process crashes.
+    const std::string mode = query_text("PRAGMA journal_mode = WAL");
+    if (mode != "wal" && mode != "memory") {
+      spdlog::warn("plan store '{}': journal mode is '{}', not WAL (file system without shared "
+                   "memory?): concurrent daemons will block each other",
+                   options_.path, mode);
+    }
+    exec("PRAGMA synchronous = NORMAL", "set synchronous mode");
+  }
+
+  void migrate() {
+    const auto migrations = sqlite_migrations();
+    for (std::size_t i = 0; i < migrations.size(); ++i) {
+      if (migrations[i].version != static_cast<int>(i + 1)) {
+        throw Error(ErrorCode::internal, "plan store: SQLite migration at position " +
+                                             std::to_string(i) + " has version " +
+                                             std::to_string(migrations[i].version) + ", expected " +
+                                             std::to_string(i + 1));
+      }
+    }
+    const int latest = sqlite_latest_schema_version();
+    if (has_version_table() && check_version(read_schema_version(), latest) == latest) return;
+
+    // IMMEDIATE takes the write lock now, so two daemons opening a new file migrate it once:
+    // the second waits, then sees the version the first recorded.
+    exec("BEGIN IMMEDIATE", "begin migration");
+    try {
+      exec(sql_.create_version_table.c_str(), "create schema_version");
+      const int current = check_version(read_schema_version(), latest);
+      StatementPtr record = prepare(sql_.record_version);
+      for (const SqliteMigration& step : migrations) {
+        if (step.version <= current) continue;
+        exec(step.sql, "apply migration " + std::to_string(step.version));
+        ResetOnExit reset(record.get());
+        bind_int64(record.get(), 1, step.version);
+        bind_text(record.get(), 2, step.description);
+        bind_int64(record.get(), 3, now_unix_ms());
+        const int rc = sqlite3_step(record.get());
+        if (rc != SQLITE_DONE) fail(rc, "record migration " + std::to_string(step.version));
+        spdlog::info("plan store '{}': applied schema migration {} ({})", options_.path,
+                     step.version, step.description);
+      }
+      exec("COMMIT", "commit migration");
+    } catch (...) {
+      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+      throw;
+    }
+  }
+
+  int check_version(int current, int latest) const {
+    if (current > latest) {
+      throw Error(ErrorCode::failed_precondition,
+                  "plan store: SQLite database '" + options_.path + "' has schema version " +
+                      std::to_string(current) + ", newer than the " + std::to_string(latest) +
+                      " this binary knows; upgrade spmvd or use another database file");
+    }
+    return current;
+  }
+
+  bool has_version_table() {
+    StatementPtr s = prepare(sql_.has_version_table);
+    const int rc = first_step(s.get(), "read schema");
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) fail(rc, "read schema");
+    return rc == SQLITE_ROW;
+  }
+
+  int read_schema_version() {
+    StatementPtr s = prepare(sql_.read_version);
+    const int rc = first_step(s.get(), "read schema version");
+    if (rc != SQLITE_ROW) fail(rc, "read schema version");
+    return sqlite3_column_int(s.get(), 0);
+  }
+
+  void prepare_statements() {
+    find_plan_ = prepare(sql_.find_plan);
+    upsert_plan_ = prepare(sql_.upsert_plan);
+    erase_plan_ = prepare(sql_.erase_plan);
+    list_plans_ = prepare(sql_.list_plans);
+    erase_device_ = prepare(sql_.erase_device);
+    upsert_calibration_ = prepare(sql_.upsert_calibration);
+    find_calibration_ = prepare(sql_.find_calibration);
+    list_calibrations_ = prepare(sql_.list_calibrations);
+  }
+
+  void close() noexcept {
+    find_plan_.reset();
+    upsert_plan_.reset();
+    erase_plan_.reset();
+    list_plans_.reset();
+    erase_device_.reset();
+    upsert_calibration_.reset();
+    find_calibration_.reset();
+    list_calibrations_.reset();
+    if (db_ != nullptr) {
+      const int rc = sqlite3_close_v2(db_);
+      if (rc != SQLITE_OK) {
+        spdlog::warn("plan store '{}': close: {}", options_.path, sqlite3_errstr(rc));
+      }
+      db_ = nullptr;
+    }
+  }
+
+  // ---- plan rows ----
+
+  // Why a decoded plan cannot be the one stored under key, or "" when it can.
+  static std::string inconsistency(const PlanKey& key, const Plan& plan, std::int64_t format_id) {
+    if (plan.precision != key.precision) {
+      return "plan_json precision " + std::string(to_string(plan.precision)) +
+             " disagrees with the key's " + std::string(to_string(key.precision));
+    }
+    if (plan.tuner_version != key.tuner_version) {
+      return "plan_json tuner_version " + std::to_string(plan.tuner_version) +
+             " disagrees with the key's " + std::to_string(key.tuner_version);
+    }
+    if (format_id != plan.format.value) {
+      return "format_id column " + std::to_string(format_id) + " disagrees with plan_json format " +
+             std::to_string(plan.format.value);
+    }
+    return {};
+  }
+
+  bool erase_locked(const PlanKey& key) {
+    return erase_columns(key.fingerprint.hex(), key.device_signature,
+                         static_cast<std::int64_t>(key.precision), key.tuner_version);
+  }
+
+  // By raw column values, so that a row whose columns do not decode can still be deleted.
+  bool erase_columns(const std::string& fingerprint, const std::string& device,
+                     std::int64_t precision, std::int64_t tuner_version) {
+    sqlite3_stmt* s = erase_plan_.get();
+    ResetOnExit reset(s);
+    bind_key_columns(s, fingerprint, device, precision, tuner_version);
+    const int rc = first_step(s, "erase plan");
+    if (rc != SQLITE_DONE) fail(rc, "erase plan fingerprint=" + fingerprint);
+    return sqlite3_changes(db_) > 0;
+  }
+
+  void bind_key(sqlite3_stmt* s, const PlanKey& key) {
+    bind_key_columns(s, key.fingerprint.hex(), key.device_signature,
+                     static_cast<std::int64_t>(key.precision), key.tuner_version);
+  }
+
+  // ?1..?4 in kPlanKeyColumns order.
+  void bind_key_columns(sqlite3_stmt* s, const std::string& fingerprint,
+                        const std::string& device, std::int64_t precision,
+                        std::int64_t tuner_version) {
+    bind_text(s, 1, fingerprint);
+    bind_text(s, 2, device);
+    bind_int64(s, 3, precision);
+    bind_int64(s, 4, tuner_version);
+  }
+
+  // ---- SQLite plumbing ----
+
+  StatementPtr prepare(const std::string& sql) {
+    sqlite3_stmt* statement = nullptr;
+    const int rc = sqlite3_prepare_v3(db_, sql.c_str(), static_cast<int>(sql.size() + 1),
+                                      SQLITE_PREPARE_PERSISTENT, &statement, nullptr);
+    if (rc != SQLITE_OK) fail(rc, "prepare \"" + sql + "\"");
+    return StatementPtr(statement);
+  }
+
+  void bind_text(sqlite3_stmt* s, int index, std::string_view text) {
+    check_bind(sqlite3_bind_text(s, index, text.data(), static_cast<int>(text.size()),
+                                 SQLITE_TRANSIENT));
+  }
+  void bind_int64(sqlite3_stmt* s, int index, std::int64_t value) {
+    check_bind(sqlite3_bind_int64(s, index, value));
+  }
+  void bind_double(sqlite3_stmt* s, int index, double value) {
+    check_bind(sqlite3_bind_double(s, index, value));
+  }
+  void check_bind(int rc) {
+    if (rc != SQLITE_OK) fail(rc, "bind parameter");
+  }
+
+  // The first step of a statement, retried when another connection holds the lock past the
+  // busy timeout (or busy is returned at once, as for a read-to-write upgrade in WAL mode).
+  // Only the first step: a busy error can only come from taking the lock, before any row.
+  int first_step(sqlite3_stmt* s, std::string_view what) {
+    for (std::uint32_t attempt = 0;; ++attempt) {
+      const int rc = sqlite3_step(s);
+      if (!is_busy(rc) || attempt >= options_.busy_retries) return rc;
+      spdlog::debug("plan store '{}': {} busy, retry {} of {}", options_.path, what, attempt + 1,
+                    options_.busy_retries);
+      sqlite3_reset(s);
+      std::this_thread::sleep_for(std::chrono::milliseconds(10) * (1 << std::min(attempt, 6u)));
+    }
+  }
+
+  void exec(const char* sql, const std::string& what) {
+    for (std::uint32_t attempt = 0;; ++attempt) {
+      char* message = nullptr;
+      const int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &message);
+      const std::string reason = message != nullptr ? message : sqlite3_errstr(rc);
+      sqlite3_free(message);
+      if (rc == SQLITE_OK) return;
+      if (!is_busy(rc) || attempt >= options_.busy_retries) fail(rc, what, reason);
+      std::this_thread::sleep_for(std::chrono::milliseconds(10) * (1 << std::min(attempt, 6u)));
+    }
+  }
+
+  std::string query_text(const std::string& sql) {
+    StatementPtr s = prepare(sql);
+    const int rc = first_step(s.get(), sql);
+    if (rc != SQLITE_ROW) fail(rc, sql);
+    return column_text(s.get(), 0);
+  }
+
+  [[noreturn]] void fail(int rc, const std::string& what) {
+    fail(rc, what, sqlite3_errmsg(db_));
+  }
+  [[noreturn]] void fail(int rc, const std::string& what, const std::string& reason) {
+    throw Error(error_code_for(rc), "plan store '" + options_.path + "': " + what + ": " + reason +
+                                        " (" + sqlite3_errstr(rc) + ")");
+  }
+
+  SqlitePlanStoreOptions options_;
+  const SqlText sql_;
+  std::mutex mutex_;  // one connection, one statement at a time
+  sqlite3* db_ = nullptr;
+  StatementPtr find_plan_, upsert_plan_, erase_plan_, list_plans_, erase_device_,
+      upsert_calibration_, find_calibration_, list_calibrations_;
+};
+
+SqlitePlanStore::SqlitePlanStore(SqlitePlanStoreOptions options)
+    : impl_(std::make_unique<Impl>(std::move(options))) {}
+SqlitePlanStore::~SqlitePlanStore() = default;
+
+std::optional<Plan> SqlitePlanStore::find(const PlanKey& key) { return impl_->find(key); }
+void SqlitePlanStore::put(const PlanKey& key, const Plan& plan) { impl_->put(key, plan); }
+bool SqlitePlanStore::erase(const PlanKey& key) { return impl_->erase(key); }
+std::vector<StoredPlan> SqlitePlanStore::list(std::size_t limit) { return impl_->list(limit); }
+std::size_t SqlitePlanStore::erase_all_for_device(const std::string& device_signature) {
+  return impl_->erase_all_for_device(device_signature);
+}
+void SqlitePlanStore::put_calibration(const std::string& device_signature,
+                                      std::uint32_t model_version, const std::string& model_json) {
+  impl_->put_calibration(device_signature, model_version, model_json);
+}
+std::optional<std::string> SqlitePlanStore::find_calibration(const std::string& device_signature,
+                                                             std::uint32_t model_version) {
+  return impl_->find_calibration(device_signature, model_version);
+}
+std::vector<StoredCalibration> SqlitePlanStore::list_calibrations() {
+  return impl_->list_calibrations();
+}
+int SqlitePlanStore::schema_version() { return impl_->schema_version(); }
+
+}  // namespace spmvd

@@ -1,0 +1,53 @@
+#pragma once
+// Plans and keys for the db tests, with every field set to a distinct non-default value, so a
+// codec or a store that drops or swaps a field fails equality.
+
+#include <cstdint>
+#include <string>
+
+#include "core/plan.hpp"
+#include "db/plan_key.hpp"
+
+namespace spmvd::test {
+
+inline Plan full_plan(std::uint32_t seed = 1) {
+  Plan plan;
+  plan.format = FormatId{static_cast<std::uint16_t>(40000 + seed)};
+  plan.format_name = "sell \"c\" \xcf\x83 #" + std::to_string(seed);  // quote and UTF-8 sigma
+  std::uint32_t next = 100 * seed + 1;
+  // Through the field lists, so a field added later is covered without editing this helper.
+  for_each_field(plan.params, [&](const char*, auto& field) { field = next++; });
+  for_each_field(plan.launch, [&](const char*, auto& field) { field = next++; });
+  plan.precision = Precision::fp32;
+  plan.predicted_ms = 0.1 * seed;  // not exactly representable: checks shortest round trip
+  plan.measured_ms = 1.0 / 3.0 + seed;
+  plan.candidates_measured = 17 + seed;
+  plan.tuner_version = 3;
+  plan.features.rows = 5'000'000'000LL;  // beyond 32 bits
+  plan.features.cols = 4'999'999'999LL;
+  plan.features.nnz = 123'456'789'012LL;
+  plan.features.row_length_min = 1;
+  plan.features.row_length_max = (1LL << 40) + seed;
+  plan.features.row_length_mean = 24.691357802400001;
+  plan.features.row_length_stddev = 1e-300;
+  plan.features.empty_rows = 7;
+  plan.features.distribution = {{1, 3}, {5, 2}, {(1LL << 40) + seed, 1}};
+  plan.features.mean_row_span_fraction = 2.0e-10;
+  return plan;
+}
+
+inline PlanKey key_of(std::uint64_t fingerprint_low, const std::string& device = "gpu|test|cc9.0",
+                      Precision precision = Precision::fp32, std::uint32_t tuner_version = 3) {
+  return PlanKey{Fingerprint{.high = 0xfedcba9876543210ULL, .low = fingerprint_low}, device,
+                 precision, tuner_version};
+}
+
+// A plan that may be stored under key (precision and tuner version agree with it).
+inline Plan plan_for(const PlanKey& key, std::uint32_t seed = 1) {
+  Plan plan = full_plan(seed);
+  plan.precision = key.precision;
+  plan.tuner_version = key.tuner_version;
+  return plan;
+}
+
+}  // namespace spmvd::test
