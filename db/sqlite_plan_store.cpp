@@ -511,11 +511,19 @@ class SqlitePlanStore::Impl {
   // ---- SQLite plumbing ----
 
   StatementPtr prepare(const std::string& sql) {
-    sqlite3_stmt* statement = nullptr;
-    const int rc = sqlite3_prepare_v3(db_, sql.c_str(), static_cast<int>(sql.size() + 1),
-                                      SQLITE_PREPARE_PERSISTENT, &statement, nullptr);
-    if (rc != SQLITE_OK) fail(rc, "prepare \"" + sql + "\"");
-    return StatementPtr(statement);
+    // Preparing reads the schema, which can be busy too while another connection migrates.
+    for (std::uint32_t attempt = 0;; ++attempt) {
+      sqlite3_stmt* statement = nullptr;
+      const int rc = sqlite3_prepare_v3(db_, sql.c_str(), static_cast<int>(sql.size() + 1),
+                                        SQLITE_PREPARE_PERSISTENT, &statement, nullptr);
+      if (rc == SQLITE_OK) return StatementPtr(statement);
+      if (!is_busy(rc) || attempt >= options_.busy_retries) fail(rc, "prepare \"" + sql + "\"");
+      back_off(attempt);
+    }
+  }
+
+  static void back_off(std::uint32_t attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10 << std::min(attempt, 6u)));
   }
 
   void bind_text(sqlite3_stmt* s, int index, std::string_view text) {
@@ -542,7 +550,7 @@ class SqlitePlanStore::Impl {
       spdlog::debug("plan store '{}': {} busy, retry {} of {}", options_.path, what, attempt + 1,
                     options_.busy_retries);
       sqlite3_reset(s);
-      std::this_thread::sleep_for(std::chrono::milliseconds(10) * (1 << std::min(attempt, 6u)));
+      back_off(attempt);
     }
   }
 
@@ -554,7 +562,7 @@ class SqlitePlanStore::Impl {
       sqlite3_free(message);
       if (rc == SQLITE_OK) return;
       if (!is_busy(rc) || attempt >= options_.busy_retries) fail(rc, what, reason);
-      std::this_thread::sleep_for(std::chrono::milliseconds(10) * (1 << std::min(attempt, 6u)));
+      back_off(attempt);
     }
   }
 

@@ -76,8 +76,9 @@ TEST(PlanJson, EveryMissingFieldIsNamed) {
   const Plan plan = test::full_plan();
   // Top-level and nested fields, the nested ones taken from the field lists.
   std::vector<std::pair<std::string, std::string>> fields;  // (object, field)
-  for (const auto& [name, value] : full_plan_json().items()) fields.emplace_back("", name);
-  for (const auto& [name, value] : full_plan_json().at("features").items()) {
+  const json written = full_plan_json();
+  for (const auto& [name, value] : written.items()) fields.emplace_back("", name);
+  for (const auto& [name, value] : written.at("features").items()) {
     fields.emplace_back("features", name);
   }
   for_each_field(plan.launch, [&](const char* name, auto) { fields.emplace_back("launch", name); });
