@@ -1,10 +1,9 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <type_traits>
-
-#include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
 #include "core/plan.hpp"
@@ -26,10 +25,14 @@ using nlohmann::json;
 // which one it was.
 std::string describe_type(const json& value) {
   switch (value.type()) {
-    case json::value_t::number_unsigned: return "unsigned integer";
-    case json::value_t::number_integer: return "negative integer";
-    case json::value_t::number_float: return "float";
-    default: return value.type_name();
+    case json::value_t::number_unsigned:
+      return "unsigned integer";
+    case json::value_t::number_integer:
+      return "negative integer";
+    case json::value_t::number_float:
+      return "float";
+    default:
+      return value.type_name();
   }
 }
 

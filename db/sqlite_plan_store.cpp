@@ -1,7 +1,7 @@
 #include "db/sqlite_plan_store.hpp"
 
-#include <sqlite3.h>
 #include <spdlog/spdlog.h>
+#include <sqlite3.h>
 
 #include <algorithm>
 #include <array>
@@ -24,15 +24,14 @@ namespace {
 constexpr std::array<std::string_view, 4> kPlanKeyColumns{"fingerprint", "device", "precision",
                                                           "tuner_version"};
 // Written by every put, after the key: ?5..?9. created_ms (?10) is written on insert only.
-constexpr std::array<std::string_view, 5> kPlanValueColumns{"format_id", "format_name",
-                                                            "plan_json", "measured_ms",
-                                                            "updated_ms"};
+constexpr std::array<std::string_view, 5> kPlanValueColumns{"format_id", "format_name", "plan_json",
+                                                            "measured_ms", "updated_ms"};
 
 std::string key_predicate() {
   std::string sql;
   for (std::size_t i = 0; i < kPlanKeyColumns.size(); ++i) {
-    sql += (i == 0 ? "" : " AND ") + std::string(kPlanKeyColumns[i]) + " = ?" +
-           std::to_string(i + 1);
+    sql +=
+        (i == 0 ? "" : " AND ") + std::string(kPlanKeyColumns[i]) + " = ?" + std::to_string(i + 1);
   }
   return sql;
 }
@@ -107,9 +106,12 @@ ErrorCode error_code_for(int rc) {
     case SQLITE_LOCKED:
     case SQLITE_CANTOPEN:
     case SQLITE_IOERR:
-    case SQLITE_READONLY: return ErrorCode::unavailable;
-    case SQLITE_FULL: return ErrorCode::resource_exhausted;
-    default: return ErrorCode::internal;
+    case SQLITE_READONLY:
+      return ErrorCode::unavailable;
+    case SQLITE_FULL:
+      return ErrorCode::resource_exhausted;
+    default:
+      return ErrorCode::internal;
   }
 }
 
@@ -238,7 +240,8 @@ class SqlitePlanStore::Impl {
         try {
           stored.plan = plan_from_json(column_text(s, 4));
           const auto fingerprint = fingerprint_from_hex(raw.fingerprint);
-          if (!fingerprint) throw_invalid("fingerprint '" + raw.fingerprint + "' is not 32 hex digits");
+          if (!fingerprint)
+            throw_invalid("fingerprint '" + raw.fingerprint + "' is not 32 hex digits");
           stored.key = PlanKey{*fingerprint, raw.device, stored.plan.precision,
                                static_cast<std::uint32_t>(raw.tuner_version)};
           if (raw.precision != static_cast<std::int64_t>(stored.plan.precision) ||
@@ -339,9 +342,9 @@ class SqlitePlanStore::Impl {
   // ---- open, configure, migrate ----
 
   void open() {
-    const int rc = sqlite3_open_v2(options_.path.c_str(), &db_,
-                                   SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                                   nullptr);
+    const int rc =
+        sqlite3_open_v2(options_.path.c_str(), &db_,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
     if (rc != SQLITE_OK) {
       const std::string reason = db_ != nullptr ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
       sqlite3_close_v2(db_);
@@ -359,9 +362,10 @@ class SqlitePlanStore::Impl {
     // put returns; NORMAL syncs at checkpoints only, which is safe against process crashes.
     const std::string mode = query_text("PRAGMA journal_mode = WAL");
     if (mode != "wal" && mode != "memory") {
-      spdlog::warn("plan store '{}': journal mode is '{}', not WAL (file system without shared "
-                   "memory?): concurrent daemons will block each other",
-                   options_.path, mode);
+      spdlog::warn(
+          "plan store '{}': journal mode is '{}', not WAL (file system without shared "
+          "memory?): concurrent daemons will block each other",
+          options_.path, mode);
     }
     exec("PRAGMA synchronous = NORMAL", "set synchronous mode");
   }
@@ -499,9 +503,8 @@ class SqlitePlanStore::Impl {
   }
 
   // ?1..?4 in kPlanKeyColumns order.
-  void bind_key_columns(sqlite3_stmt* s, const std::string& fingerprint,
-                        const std::string& device, std::int64_t precision,
-                        std::int64_t tuner_version) {
+  void bind_key_columns(sqlite3_stmt* s, const std::string& fingerprint, const std::string& device,
+                        std::int64_t precision, std::int64_t tuner_version) {
     bind_text(s, 1, fingerprint);
     bind_text(s, 2, device);
     bind_int64(s, 3, precision);
@@ -527,8 +530,8 @@ class SqlitePlanStore::Impl {
   }
 
   void bind_text(sqlite3_stmt* s, int index, std::string_view text) {
-    check_bind(sqlite3_bind_text(s, index, text.data(), static_cast<int>(text.size()),
-                                 SQLITE_TRANSIENT));
+    check_bind(
+        sqlite3_bind_text(s, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT));
   }
   void bind_int64(sqlite3_stmt* s, int index, std::int64_t value) {
     check_bind(sqlite3_bind_int64(s, index, value));
@@ -573,9 +576,7 @@ class SqlitePlanStore::Impl {
     return column_text(s.get(), 0);
   }
 
-  [[noreturn]] void fail(int rc, const std::string& what) {
-    fail(rc, what, sqlite3_errmsg(db_));
-  }
+  [[noreturn]] void fail(int rc, const std::string& what) { fail(rc, what, sqlite3_errmsg(db_)); }
   [[noreturn]] void fail(int rc, const std::string& what, const std::string& reason) {
     throw Error(error_code_for(rc), "plan store '" + options_.path + "': " + what + ": " + reason +
                                         " (" + sqlite3_errstr(rc) + ")");

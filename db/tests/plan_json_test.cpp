@@ -1,9 +1,9 @@
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <limits>
-#include <string>
-
-#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "core/error.hpp"
 #include "core/plan.hpp"
@@ -50,9 +50,9 @@ TEST(PlanJson, WritesPrecisionAsTextFormatAsNumberAndDistributionAsPairs) {
   EXPECT_EQ(j.at("precision"), "fp32");
   EXPECT_EQ(j.at("format"), 7);
   EXPECT_EQ(j.at("format_name"), "ell");
-  EXPECT_EQ(j.at("launch"), json::parse(R"({"block_size":256,"threads_per_row":8,"grid_size":132})"));
-  EXPECT_EQ(j.at("features").at("distribution"),
-            json::parse(R"([[1,3],[5,2],[1099511627777,1]])"));
+  EXPECT_EQ(j.at("launch"),
+            json::parse(R"({"block_size":256,"threads_per_row":8,"grid_size":132})"));
+  EXPECT_EQ(j.at("features").at("distribution"), json::parse(R"([[1,3],[5,2],[1099511627777,1]])"));
 }
 
 TEST(PlanJson, EveryLaunchAndParamsFieldIsWrittenUnderItsName) {
@@ -112,7 +112,8 @@ TEST(PlanJson, MistypedFieldIsNamedWithBothTypes) {
 
   j = full_plan_json();
   j["measured_ms"] = nullptr;
-  EXPECT_EQ(decode_error(j.dump()), "plan JSON: field 'measured_ms' has type null, expected number");
+  EXPECT_EQ(decode_error(j.dump()),
+            "plan JSON: field 'measured_ms' has type null, expected number");
 
   j = full_plan_json();
   j["features"]["rows"] = true;

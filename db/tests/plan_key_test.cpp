@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include "db/plan_key.hpp"
+
+#include <gtest/gtest.h>
 
 namespace spmvd {
 namespace {

@@ -1,13 +1,12 @@
 // Several writers on one file, and a writer that dies: the guarantees of WAL + busy timeout.
 
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "db/sqlite_plan_store.hpp"
 #include "db/tests/test_plans.hpp"
@@ -34,10 +33,18 @@ TEST(SqlitePlanStoreConcurrency, TwoStoresOnOneFileFromTwoThreadsKeepEveryPlan) 
   };
   std::exception_ptr failure[2];
   std::thread a([&] {
-    try { writer("gpu|a"); } catch (...) { failure[0] = std::current_exception(); }
+    try {
+      writer("gpu|a");
+    } catch (...) {
+      failure[0] = std::current_exception();
+    }
   });
   std::thread b([&] {
-    try { writer("gpu|b"); } catch (...) { failure[1] = std::current_exception(); }
+    try {
+      writer("gpu|b");
+    } catch (...) {
+      failure[1] = std::current_exception();
+    }
   });
   a.join();
   b.join();

@@ -1,13 +1,14 @@
+#include "db/sqlite_plan_store.hpp"
+
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <gtest/gtest.h>
-
 #include "core/error.hpp"
 #include "db/sqlite_migrations.hpp"
-#include "db/sqlite_plan_store.hpp"
 #include "db/tests/test_plans.hpp"
 #include "db/tests/test_sqlite.hpp"
 
@@ -154,13 +155,15 @@ TEST(SqlitePlanStore, CorruptPlanJsonRowIsDroppedAndNotFound) {
   store.put(key_of(2), plan_for(key_of(2)));
   {
     test::RawDb raw(path);
-    raw.exec("UPDATE plans SET plan_json = '{\"format\": 40001, \"launch\": {' WHERE fingerprint = '" +
-             key.fingerprint.hex() + "'");
+    raw.exec(
+        "UPDATE plans SET plan_json = '{\"format\": 40001, \"launch\": {' WHERE fingerprint = '" +
+        key.fingerprint.hex() + "'");
   }
   EXPECT_EQ(store.find(key), std::nullopt);
   test::RawDb raw(path);
-  EXPECT_EQ(raw.query("SELECT COUNT(*) FROM plans WHERE fingerprint = '" + key.fingerprint.hex() + "'"),
-            "0");
+  EXPECT_EQ(
+      raw.query("SELECT COUNT(*) FROM plans WHERE fingerprint = '" + key.fingerprint.hex() + "'"),
+      "0");
   EXPECT_EQ(store.find(key_of(2)), plan_for(key_of(2)));  // the neighbour is untouched
 }
 

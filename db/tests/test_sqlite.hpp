@@ -2,20 +2,20 @@
 // A temporary directory and raw SQLite access for the store tests: corrupt rows and future
 // schema versions are written behind the store's back, as a damaged disk or a newer binary would.
 
+#include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 
 #include <filesystem>
 #include <string>
 
-#include <gtest/gtest.h>
-
 namespace spmvd::test {
 
 class TempDir {
  public:
   TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "spmvd_db_test_XXXXXX").string();
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "spmvd_db_test_XXXXXX").string();
     if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
     path_ = pattern;
   }
