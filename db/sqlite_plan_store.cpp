@@ -54,7 +54,7 @@ std::string upsert_plan_sql() {
     const std::string column(kPlanValueColumns[i]);
     columns += ", " + column;
     params += ", ?" + std::to_string(n_key + i + 1);
-    updates += (i == 0 ? "" : ", ") + column + " = excluded." + column;
+    updates.append(i == 0 ? "" : ", ").append(column).append(" = excluded.").append(column);
   }
   columns += ", created_ms";
   params += ", ?" + std::to_string(n_key + kPlanValueColumns.size() + 1);
