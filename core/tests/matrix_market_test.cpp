@@ -177,6 +177,15 @@ TEST(MatrixMarketReader, ToleratesCrlfTabsCaseAndFortranExponents) {
   EXPECT_THAT(m.values, ElementsAre(15.0, 0.5, -2e-3));
 }
 
+TEST(MatrixMarketReader, RoundsUnderflowingValuesToZero) {
+  const auto m = read_matrix_market_text(
+      "%%MatrixMarket matrix coordinate real general\n1 2 2\n1 1 1e-400\n1 2 -2.5e-999\n");
+  ASSERT_EQ(m.nnz(), 2);
+  EXPECT_EQ(m.values[0], 0.0);
+  EXPECT_EQ(m.values[1], 0.0);
+  EXPECT_TRUE(std::signbit(m.values[1]));
+}
+
 TEST(MatrixMarketReader, ReadsAnEmptyMatrix) {
   const auto m = read_matrix_market_text("%%MatrixMarket matrix coordinate real general\n0 0 0\n");
   EXPECT_EQ(m.rows, 0);
