@@ -578,8 +578,10 @@ class SqlitePlanStore::Impl {
 
   [[noreturn]] void fail(int rc, const std::string& what) { fail(rc, what, sqlite3_errmsg(db_)); }
   [[noreturn]] void fail(int rc, const std::string& what, const std::string& reason) {
+    // errmsg often repeats errstr; the generic text is only worth adding when it differs.
+    const std::string generic = sqlite3_errstr(rc);
     throw Error(error_code_for(rc), "plan store '" + options_.path + "': " + what + ": " + reason +
-                                        " (" + sqlite3_errstr(rc) + ")");
+                                        (reason == generic ? "" : " (" + generic + ")"));
   }
 
   SqlitePlanStoreOptions options_;

@@ -1,8 +1,10 @@
 #include "db/sqlite_plan_store.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -265,6 +267,20 @@ TEST(SqlitePlanStore, PathInAMissingDirectoryIsUnavailable) {
   EXPECT_EQ(error->code(), ErrorCode::unavailable);
   EXPECT_EQ(std::string(error->what()),
             "plan store: cannot open SQLite database '" + path + "': unable to open database file");
+}
+
+TEST(SqlitePlanStore, FileThatIsNotADatabaseIsRefusedNamingThePath) {
+  test::TempDir dir;
+  const std::string path = dir.file("plans.db");
+  {
+    std::ofstream garbage(path);
+    garbage << std::string(8192, 'x');
+  }
+  const auto error = error_of([&] { SqlitePlanStore store({.path = path}); });
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->code(), ErrorCode::internal);
+  EXPECT_THAT(error->what(), testing::StartsWith("plan store '" + path + "': "));
+  EXPECT_THAT(error->what(), testing::EndsWith(": file is not a database"));
 }
 
 TEST(SqlitePlanStore, CalibrationRoundTrips) {
