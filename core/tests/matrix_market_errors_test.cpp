@@ -107,6 +107,8 @@ std::vector<MalformedCase> malformed_cases() {
   };
 }
 
+void PrintTo(const MalformedCase& c, std::ostream* os) { *os << c.name; }
+
 class MalformedMatrixMarket : public ::testing::TestWithParam<MalformedCase> {};
 
 TEST_P(MalformedMatrixMarket, IsRejectedWithLineAndReason) {

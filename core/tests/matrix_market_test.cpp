@@ -341,6 +341,8 @@ struct RealMatrix {
   std::int64_t rows, cols, nnz, empty_rows, max_row_length;
 };
 
+void PrintTo(const RealMatrix& m, std::ostream* os) { *os << m.file; }
+
 class SharedMatrix : public ::testing::TestWithParam<RealMatrix> {};
 
 TEST_P(SharedMatrix, MatchesTheReadmeDimensionsAndRowStatistics) {
