@@ -1,5 +1,7 @@
 #include "core/launch_config.hpp"
 
+#include <sstream>
+
 namespace spmvd {
 namespace {
 
@@ -22,6 +24,17 @@ std::ostream& operator<<(std::ostream& os, const LaunchConfig& c) {
 }
 std::ostream& operator<<(std::ostream& os, const FormatParams& p) {
   return print_nonzero_fields(os, p);
+}
+
+std::string to_string(const LaunchConfig& c) {
+  std::ostringstream os;
+  os << c;
+  return os.str();
+}
+std::string to_string(const FormatParams& p) {
+  std::ostringstream os;
+  os << p;
+  return os.str();
 }
 
 }  // namespace spmvd

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <ostream>
+#include <string>
+#include <type_traits>
 
 namespace spmvd {
 
@@ -45,5 +47,7 @@ void for_each_field(Params& p, Visit&& visit) {
 // Prints the non-zero fields: "block_size=256 threads_per_row=8".
 std::ostream& operator<<(std::ostream& os, const LaunchConfig& c);
 std::ostream& operator<<(std::ostream& os, const FormatParams& p);
+std::string to_string(const LaunchConfig& c);
+std::string to_string(const FormatParams& p);
 
 }  // namespace spmvd

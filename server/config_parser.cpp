@@ -1,0 +1,51 @@
+#include "server/config_parser.hpp"
+
+#include <CLI/CLI.hpp>
+#include <map>
+#include <sstream>
+
+namespace spmvd {
+
+std::variant<DaemonConfig, ConfigExit> parse_daemon_config(int argc, char** argv) {
+  DaemonConfig config;
+  CLI::App app{"spmvd — tuned sparse matrix-vector multiplication as a gRPC service"};
+  app.set_config("--config", "", "TOML file with the same keys as the long flags");
+  app.add_option("--listen", config.listen_address, "host:port to serve gRPC on")
+      ->capture_default_str();
+  app.add_option("--port-file", config.port_file, "write the bound port here once serving");
+  app.add_option("--database", config.database_path, "SQLite plan-cache file")
+      ->capture_default_str();
+  const std::map<std::string, DeviceChoice> devices{
+      {"auto", DeviceChoice::automatic}, {"cpu", DeviceChoice::cpu}, {"gpu", DeviceChoice::gpu}};
+  app.add_option("--device", config.device, "auto (GPU if present), cpu or gpu")
+      ->transform(CLI::CheckedTransformer(devices, CLI::ignore_case));
+  app.add_option("--gpu", config.gpu_ordinal, "CUDA device ordinal")->capture_default_str();
+  app.add_option("--memory-budget-bytes", config.memory_budget_bytes,
+                 "device bytes for resident matrices (0: 80% of device memory)");
+  app.add_option("--max-upload-bytes", config.max_upload_bytes, "largest accepted upload")
+      ->capture_default_str();
+  app.add_option("--max-message-bytes", config.max_message_bytes, "largest gRPC message")
+      ->capture_default_str();
+  app.add_option("--shutdown-grace-ms", config.shutdown_grace_ms,
+                 "time in-flight requests get after SIGTERM")
+      ->capture_default_str();
+  app.add_option("--log-level", config.log_level, "trace, debug, info, warn, error")
+      ->capture_default_str();
+  app.add_option("--tune-timed-runs", config.tuner.timed_runs,
+                 "timed runs per candidate (median taken)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
+  app.add_option("--tune-warmup-runs", config.tuner.warmup_runs, "warm-up runs per candidate")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1000));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    std::ostringstream out, err;
+    const int code = app.exit(e, out, err);
+    return ConfigExit{code, out.str() + err.str()};
+  }
+  return config;
+}
+
+}  // namespace spmvd

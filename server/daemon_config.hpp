@@ -1,0 +1,29 @@
+#pragma once
+// The daemon's configuration: a struct tree with defaults and units in the names, filled once
+// from flags and an optional config file (config_parser.cpp), then passed down; never global.
+
+#include <cstdint>
+#include <string>
+
+#include "tuner/tuner.hpp"
+
+namespace spmvd {
+
+enum class DeviceChoice { automatic, cpu, gpu };
+
+struct DaemonConfig {
+  std::string listen_address = "127.0.0.1:50051";
+  std::string port_file;  // if set, the bound port is written here once serving (for tests)
+  std::string database_path = "spmvd.db";
+  DeviceChoice device = DeviceChoice::automatic;  // automatic: the GPU if one is present
+  int gpu_ordinal = 0;
+  // Device bytes all resident matrices may occupy; 0 chooses 80% of the device's memory.
+  std::uint64_t memory_budget_bytes = 0;
+  std::uint64_t max_upload_bytes = std::uint64_t{8} << 30;   // one Upload stream, all chunks
+  std::uint64_t max_message_bytes = std::uint64_t{64} << 20;  // one gRPC message
+  std::uint64_t shutdown_grace_ms = 10000;  // in-flight requests get this long after SIGTERM
+  std::string log_level = "info";
+  TunerOptions tuner;
+};
+
+}  // namespace spmvd

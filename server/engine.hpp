@@ -1,0 +1,95 @@
+#pragma once
+// The daemon's engine: the resident-matrix registry, tuning through the plan cache, and
+// multiplication. No gRPC here: service methods decode, call this, encode.
+//
+// Thread safety: every method may be called from any gRPC thread. Each matrix has its own
+// lock (tune and multiply on one matrix are serialised); device work is serialised on the one
+// device stream.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <vector>
+
+#include "core/csr_matrix.hpp"
+#include "core/fingerprint.hpp"
+#include "core/plan.hpp"
+#include "db/plan_store.hpp"
+#include "kernels/device.hpp"
+#include "kernels/format_registry.hpp"
+#include "tuner/tuner.hpp"
+
+namespace spmvd {
+
+struct EngineConfig {
+  std::uint64_t memory_budget_bytes = 0;  // device bytes for all resident matrices
+  TunerOptions tuner;
+};
+
+struct MatrixSummary {
+  std::string handle;
+  std::string name;
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  std::int64_t nnz = 0;
+  Precision precision = Precision::fp64;
+  Fingerprint fingerprint;
+};
+
+struct TuneOutcome {
+  Plan plan;
+  bool cache_hit = false;
+  double tune_ms = 0.0;
+};
+
+struct MultiplyOutcome {
+  std::vector<std::vector<double>> y;
+  double device_ms = 0.0;
+  Plan plan;
+};
+
+class Engine {
+ public:
+  Engine(EngineConfig config, Device& device, PlanStore& plans, const FormatRegistry& registry);
+  ~Engine();
+
+  // Takes a validated matrix and makes it resident; returns its new handle. Throws
+  // Error(resource_exhausted) when it would not fit the memory budget.
+  MatrixSummary add_matrix(CsrMatrix<double> matrix, Precision precision, std::string name);
+  // Finds the plan in the cache or tunes (force: always tunes), then builds the format.
+  TuneOutcome tune(const std::string& handle, bool force);
+  // y_i = alpha*A*x_i + beta*y_i. ys is empty when beta == 0, else one per x. Tunes first if
+  // the matrix has no plan yet.
+  MultiplyOutcome multiply(const std::string& handle, double alpha, double beta,
+                           const std::vector<std::vector<double>>& xs,
+                           const std::vector<std::vector<double>>& ys);
+  void release(const std::string& handle);
+  std::vector<MatrixSummary> list() const;
+  const DeviceInfo& device_info() const noexcept { return device_.info(); }
+
+ private:
+  struct Resident;
+  std::shared_ptr<Resident> find(const std::string& handle) const;
+  TuneOutcome ensure_plan(Resident& m, bool force);
+  std::optional<Plan> cached_plan(const Resident& m);
+  void build_operator(Resident& m, const Plan& plan);
+  std::uint64_t bytes_in_use_by_others(const Resident& m) const;
+
+  EngineConfig config_;
+  Device& device_;
+  PlanStore& plans_;
+  const FormatRegistry& registry_;
+  mutable std::shared_mutex residents_mutex_;
+  std::map<std::string, std::shared_ptr<Resident>> residents_;
+  std::uint64_t reserved_bytes_ = 0;  // guarded by residents_mutex_
+  std::mutex device_mutex_;
+};
+
+// 128 random bits from the OS as 32 hex digits: a handle nobody can guess.
+std::string new_matrix_handle();
+
+}  // namespace spmvd

@@ -1,0 +1,136 @@
+// spmvd: the daemon's lifecycle — parse, open, serve, wait for a signal, drain, exit.
+
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <csignal>
+#include <fstream>
+#include <iostream>
+
+#include "core/error.hpp"
+#include "db/sqlite_plan_store.hpp"
+#include "kernels/format_registry.hpp"
+#include "server/config_parser.hpp"
+#include "server/engine.hpp"
+#include "server/spmv_service.hpp"
+
+namespace spmvd {
+namespace {
+
+// Blocked in every thread (gRPC's threads inherit the mask) so only sigwait sees them.
+sigset_t termination_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  return set;
+}
+
+void block_termination_signals() {
+  const sigset_t set = termination_signals();
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
+int wait_for_termination_signal() {
+  const sigset_t set = termination_signals();
+  int signal = 0;
+  sigwait(&set, &signal);
+  return signal;
+}
+
+void configure_logging(const std::string& level) {
+  spdlog::set_level(spdlog::level::from_str(level));
+  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
+}
+
+std::unique_ptr<Device> open_device(const DaemonConfig& config) {
+  const bool gpu_present = cuda_device_count() > 0;
+  if (config.device == DeviceChoice::gpu && !gpu_present)
+    throw Error(ErrorCode::failed_precondition, "--device gpu was asked for, but no CUDA GPU is visible");
+  if (config.device != DeviceChoice::cpu && gpu_present) return make_cuda_device(config.gpu_ordinal);
+  if (config.device == DeviceChoice::automatic)
+    spdlog::warn("no CUDA GPU visible: serving with the CPU backend (oneTBB)");
+  return make_cpu_device();
+}
+
+EngineConfig engine_config_for(const DaemonConfig& config, const DeviceInfo& device) {
+  EngineConfig engine{config.memory_budget_bytes, config.tuner};
+  if (engine.memory_budget_bytes == 0) {
+    // 80% of the device leaves room for cuSPARSE workspaces and the tuner's trial builds.
+    const std::uint64_t memory = device.memory_bytes ? device.memory_bytes : (std::uint64_t{8} << 30);
+    engine.memory_budget_bytes = memory / 5 * 4;
+  }
+  return engine;
+}
+
+std::unique_ptr<grpc::Server> start_grpc_server(const DaemonConfig& config, SpmvService& service,
+                                                int& bound_port) {
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(config.listen_address, grpc::InsecureServerCredentials(), &bound_port);
+  builder.SetMaxReceiveMessageSize(static_cast<int>(config.max_message_bytes));
+  builder.SetMaxSendMessageSize(static_cast<int>(config.max_message_bytes));
+  builder.RegisterService(&service);
+  auto server = builder.BuildAndStart();
+  if (!server || bound_port == 0)
+    throw Error(ErrorCode::unavailable, "cannot listen on " + config.listen_address);
+  server->GetHealthCheckService()->SetServingStatus(true);
+  return server;
+}
+
+void write_port_file(const std::string& path, int port) {
+  if (path.empty()) return;
+  const std::string temporary = path + ".tmp";
+  std::ofstream(temporary) << port << '\n';
+  std::rename(temporary.c_str(), path.c_str());  // readers never see a half-written file
+}
+
+void drain(grpc::Server& server, std::uint64_t grace_ms) {
+  server.GetHealthCheckService()->SetServingStatus(false);
+  // New calls are refused at once; in-flight calls get grace_ms, then are cancelled.
+  server.Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(grace_ms));
+  server.Wait();
+}
+
+int run(const DaemonConfig& config) {
+  configure_logging(config.log_level);
+  block_termination_signals();
+  auto device = open_device(config);
+  spdlog::info("device: {}", device->info().signature());
+  SqlitePlanStore plans({.path = config.database_path});
+  spdlog::info("plan cache: {}", config.database_path);
+  const auto& registry = format_registry();
+  Engine engine(engine_config_for(config, device->info()), *device, plans, registry);
+  SpmvService service(engine, config.max_upload_bytes);
+  int port = 0;
+  auto server = start_grpc_server(config, service, port);
+  write_port_file(config.port_file, port);
+  spdlog::info("serving on {} (port {}), {} formats registered", config.listen_address, port,
+               registry.entries().size());
+  const int signal = wait_for_termination_signal();
+  spdlog::info("signal {}: draining (up to {} ms)", signal, config.shutdown_grace_ms);
+  drain(*server, config.shutdown_grace_ms);
+  spdlog::info("stopped");
+  return 0;
+}
+
+}  // namespace
+}  // namespace spmvd
+
+int main(int argc, char** argv) {
+  auto parsed = spmvd::parse_daemon_config(argc, argv);
+  if (auto* exit = std::get_if<spmvd::ConfigExit>(&parsed)) {
+    std::cout << exit->message;
+    return exit->exit_code;
+  }
+  try {
+    return spmvd::run(std::get<spmvd::DaemonConfig>(parsed));
+  } catch (const spmvd::Error& e) {
+    spdlog::critical("{}: {}", spmvd::to_string(e.code()), e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,154 @@
+#include "server/engine.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "core/error.hpp"
+#include "db/sqlite_plan_store.hpp"
+
+namespace spmvd {
+namespace {
+
+// A seeded random matrix with an empty row and one long row.
+CsrMatrix<double> random_matrix(std::int64_t rows, std::int64_t cols, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> value(-1.0, 1.0);
+  CsrMatrix<double> m;
+  m.rows = rows;
+  m.cols = cols;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const std::int64_t length = r == 1 ? 0 : (r == 2 ? cols : 1 + static_cast<std::int64_t>(rng() % 5));
+    std::vector<ColIndex> row;
+    for (std::int64_t k = 0; k < length; ++k) row.push_back(static_cast<ColIndex>(r == 2 ? k : rng() % cols));
+    std::sort(row.begin(), row.end());
+    row.erase(std::unique(row.begin(), row.end()), row.end());
+    for (ColIndex c : row) {
+      m.col_indices.push_back(c);
+      m.values.push_back(value(rng));
+    }
+    m.row_offsets.push_back(m.nnz());
+  }
+  return m;
+}
+
+class EngineTest : public ::testing::Test {
+ protected:
+  EngineTest()
+      : device_(make_cpu_device()),
+        store_({.path = ":memory:"}),
+        engine_({.memory_budget_bytes = 64 << 20, .tuner = {.warmup_runs = 1, .timed_runs = 3}},
+                *device_, store_, format_registry()) {}
+
+  std::unique_ptr<Device> device_;
+  SqlitePlanStore store_;
+  Engine engine_;
+};
+
+template <typename Body>
+void expect_error(Body&& body, ErrorCode code, const std::string& text) {
+  try {
+    body();
+    FAIL() << "expected an error containing '" << text << "'";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), code) << e.what();
+    EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(EngineTest, MultiplyMatchesTheReferenceInBothPrecisions) {
+  const auto m = random_matrix(300, 200, 7);
+  std::vector<double> x(200), y0(300);
+  std::mt19937_64 rng(9);
+  std::uniform_real_distribution<double> value(-1.0, 1.0);
+  for (auto& e : x) e = value(rng);
+  for (auto& e : y0) e = value(rng);
+  std::vector<double> expected = y0;
+  reference_spmv(m, x.data(), expected.data(), 2.0, -0.5);
+
+  for (Precision p : {Precision::fp64, Precision::fp32}) {
+    const auto summary = engine_.add_matrix(m, p, "random");
+    const auto out = engine_.multiply(summary.handle, 2.0, -0.5, {x}, {y0});
+    ASSERT_EQ(out.y.size(), 1u);
+    const double tolerance = p == Precision::fp64 ? 1e-12 : 1e-4;
+    for (std::size_t r = 0; r < expected.size(); ++r)
+      ASSERT_NEAR(out.y[0][r], expected[r], tolerance * (1 + std::abs(expected[r]))) << "row " << r;
+  }
+}
+
+TEST_F(EngineTest, SecondMatrixWithTheSameStructureIsACacheHit) {
+  auto m = random_matrix(100, 100, 3);
+  const auto first = engine_.add_matrix(m, Precision::fp64, "a");
+  EXPECT_FALSE(engine_.tune(first.handle, false).cache_hit);
+  for (auto& v : m.values) v *= 3.0;  // values do not change the structure
+  const auto second = engine_.add_matrix(m, Precision::fp64, "b");
+  EXPECT_EQ(first.fingerprint, second.fingerprint);
+  const auto outcome = engine_.tune(second.handle, false);
+  EXPECT_TRUE(outcome.cache_hit);
+  EXPECT_EQ(outcome.plan.tuner_version, kTunerVersion);
+  EXPECT_FALSE(engine_.tune(second.handle, true).cache_hit) << "force re-tunes";
+}
+
+TEST_F(EngineTest, CachedPlanForAnUnknownFormatIsReTuned) {
+  const auto m = random_matrix(50, 50, 4);
+  const auto summary = engine_.add_matrix(m, Precision::fp64, "");
+  Plan bogus;
+  bogus.format = FormatId{999};
+  bogus.format_name = "from_the_future";
+  bogus.precision = Precision::fp64;
+  bogus.tuner_version = kTunerVersion;
+  store_.put({summary.fingerprint, device_->info().signature(), Precision::fp64, kTunerVersion},
+             bogus);
+  const auto outcome = engine_.tune(summary.handle, false);
+  EXPECT_FALSE(outcome.cache_hit);
+  EXPECT_NE(outcome.plan.format, FormatId{999});
+}
+
+TEST_F(EngineTest, BadRequestsGetPreciseErrors) {
+  const auto summary = engine_.add_matrix(random_matrix(10, 8, 5), Precision::fp64, "");
+  expect_error([&] { engine_.multiply("0123", 1, 0, {std::vector<double>(8)}, {}); },
+               ErrorCode::not_found, "no resident matrix has handle '0123'");
+  expect_error([&] { engine_.multiply(summary.handle, 1, 0, {std::vector<double>(7)}, {}); },
+               ErrorCode::invalid_argument, "x[0] has 7 entries, the matrix has 8 columns");
+  expect_error([&] { engine_.multiply(summary.handle, 1, 1, {std::vector<double>(8)}, {}); },
+               ErrorCode::invalid_argument, "one y per x is needed");
+  std::vector<double> nan_x(8, 1.0);
+  nan_x[3] = std::nan("");
+  expect_error([&] { engine_.multiply(summary.handle, 1, 0, {nan_x}, {}); },
+               ErrorCode::invalid_argument, "x[0][3] is not finite");
+  expect_error([&] { engine_.multiply(summary.handle, 1, 0, {}, {}); },
+               ErrorCode::invalid_argument, "no x vectors");
+}
+
+TEST_F(EngineTest, MatrixOverTheMemoryBudgetIsRefusedAndOthersStayServed) {
+  const auto kept = engine_.add_matrix(random_matrix(10, 10, 1), Precision::fp64, "");
+  CsrMatrix<double> huge;
+  huge.rows = 1 << 20;
+  huge.cols = 1 << 20;
+  huge.row_offsets.assign((1 << 20) + 1, 0);
+  huge.col_indices.resize(0);
+  // 2^20 rows + cols of fp64 vectors plus 8-byte offsets need ~25 MB of a 1 MiB budget.
+  Engine small({.memory_budget_bytes = 1 << 20, .tuner = {}}, *device_, store_, format_registry());
+  expect_error([&] { small.add_matrix(huge, Precision::fp64, "huge"); },
+               ErrorCode::resource_exhausted, "memory budget");
+  EXPECT_NO_THROW(engine_.multiply(kept.handle, 1, 0, {std::vector<double>(10, 1.0)}, {}));
+}
+
+TEST_F(EngineTest, ReleasedHandleIsGone) {
+  const auto summary = engine_.add_matrix(random_matrix(10, 10, 2), Precision::fp64, "");
+  EXPECT_EQ(engine_.list().size(), 1u);
+  engine_.release(summary.handle);
+  EXPECT_TRUE(engine_.list().empty());
+  expect_error([&] { engine_.release(summary.handle); }, ErrorCode::not_found, summary.handle);
+}
+
+TEST(MatrixHandle, IsThirtyTwoHexDigitsAndDiffersEachTime) {
+  const auto a = new_matrix_handle(), b = new_matrix_handle();
+  EXPECT_EQ(a.size(), 32u);
+  EXPECT_EQ(a.find_first_not_of("0123456789abcdef"), std::string::npos);
+  EXPECT_NE(a, b);
+}
+
+}  // namespace
+}  // namespace spmvd

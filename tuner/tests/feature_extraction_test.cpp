@@ -1,0 +1,66 @@
+#include "tuner/feature_extraction.hpp"
+
+#include <gtest/gtest.h>
+
+namespace spmvd {
+namespace {
+
+// Builds a matrix whose row r has lengths[r] entries in columns 0..len-1.
+CsrMatrix<double> matrix_with_row_lengths(const std::vector<int>& lengths, std::int64_t cols) {
+  CsrMatrix<double> m;
+  m.rows = static_cast<std::int64_t>(lengths.size());
+  m.cols = cols;
+  for (int length : lengths) {
+    for (int c = 0; c < length; ++c) {
+      m.col_indices.push_back(c);
+      m.values.push_back(1.0);
+    }
+    m.row_offsets.push_back(static_cast<RowOffset>(m.col_indices.size()));
+  }
+  return m;
+}
+
+TEST(FeatureExtraction, DistributionMatchesPaper000Example) {
+  // Paper 000, Sec. 4.1 example: R1={r3,r6}, R2={r1,r4,r10}, R3={r2,r7}, R4={r8}, R6={r9},
+  // R7={r5} for rows r1..r10.
+  const auto m = matrix_with_row_lengths({2, 3, 1, 2, 7, 1, 3, 4, 6, 2}, 10);
+  const MatrixFeatures f = extract_features(m);
+  const std::vector<RowLengthCount> expected{{1, 2}, {2, 3}, {3, 2}, {4, 1}, {6, 1}, {7, 1}};
+  EXPECT_EQ(f.distribution, expected);
+  EXPECT_EQ(f.rows, 10);
+  EXPECT_EQ(f.nnz, 31);
+  EXPECT_EQ(f.row_length_min, 1);
+  EXPECT_EQ(f.row_length_max, 7);
+  EXPECT_DOUBLE_EQ(f.row_length_mean, 3.1);
+  EXPECT_EQ(f.empty_rows, 0);
+}
+
+TEST(FeatureExtraction, EmptyRowsAreCountedOutsideTheDistribution) {
+  const auto m = matrix_with_row_lengths({0, 2, 0, 2}, 4);
+  const MatrixFeatures f = extract_features(m);
+  EXPECT_EQ(f.empty_rows, 2);
+  EXPECT_EQ(f.row_length_min, 0);
+  const std::vector<RowLengthCount> expected{{2, 2}};
+  EXPECT_EQ(f.distribution, expected);
+  EXPECT_DOUBLE_EQ(f.row_length_stddev, 1.0);
+}
+
+TEST(FeatureExtraction, RowSpanMeasuresXLocality) {
+  // Diagonal: every row spans one column of 4.
+  CsrMatrix<double> diagonal{4, 4, {0, 1, 2, 3, 4}, {0, 1, 2, 3}, {1, 1, 1, 1}};
+  EXPECT_DOUBLE_EQ(extract_features(diagonal).mean_row_span_fraction, 0.25);
+  // Every row touches the first and last column.
+  CsrMatrix<double> wide{2, 4, {0, 2, 4}, {0, 3, 0, 3}, {1, 1, 1, 1}};
+  EXPECT_DOUBLE_EQ(extract_features(wide).mean_row_span_fraction, 1.0);
+}
+
+TEST(FeatureExtraction, EmptyMatrixHasZeroFeatures) {
+  CsrMatrix<double> m;
+  m.cols = 3;
+  const MatrixFeatures f = extract_features(m);
+  EXPECT_EQ(f.rows, 0);
+  EXPECT_TRUE(f.distribution.empty());
+}
+
+}  // namespace
+}  // namespace spmvd

@@ -1,0 +1,114 @@
+#include "tuner/tuner.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "core/error.hpp"
+
+namespace spmvd {
+namespace {
+
+Candidate candidate(std::uint16_t format, std::uint32_t block_size) {
+  Candidate c;
+  c.format = FormatId{format};
+  c.launch.block_size = block_size;
+  return c;
+}
+
+// Times come from a table; a missing entry fails to build, as a candidate short of memory.
+class FakeTimer final : public CandidateTimer {
+ public:
+  explicit FakeTimer(std::map<std::uint32_t, double> ms_by_block) : ms_by_block_(ms_by_block) {}
+  double median_ms(const Candidate& c) override {
+    ++calls;
+    auto it = ms_by_block_.find(c.launch.block_size);
+    if (it == ms_by_block_.end()) throw Error(ErrorCode::resource_exhausted, "out of memory");
+    return it->second;
+  }
+  int calls = 0;
+
+ private:
+  std::map<std::uint32_t, double> ms_by_block_;
+};
+
+TEST(SelectFastest, PicksTheCandidateWithTheSmallestMedian) {
+  const std::vector<Candidate> candidates{candidate(2, 128), candidate(2, 256), candidate(3, 512)};
+  FakeTimer timer({{128, 0.9}, {256, 0.4}, {512, 0.7}});
+  const Selection s = select_fastest(candidates, timer, 100);
+  EXPECT_EQ(s.best.candidate, candidate(2, 256));
+  EXPECT_DOUBLE_EQ(s.best.median_ms, 0.4);
+  EXPECT_EQ(s.measured, 3u);
+}
+
+TEST(SelectFastest, SkipsCandidatesThatFailToBuild) {
+  const std::vector<Candidate> candidates{candidate(2, 64), candidate(2, 256)};
+  FakeTimer timer({{256, 2.0}});
+  const Selection s = select_fastest(candidates, timer, 100);
+  EXPECT_EQ(s.best.candidate, candidate(2, 256));
+  EXPECT_EQ(s.measured, 1u);
+}
+
+TEST(SelectFastest, MeasuresNoMoreThanTheLimit) {
+  const std::vector<Candidate> candidates{candidate(2, 1), candidate(2, 2), candidate(2, 3)};
+  FakeTimer timer({{1, 3.0}, {2, 2.0}, {3, 1.0}});
+  const Selection s = select_fastest(candidates, timer, 2);
+  EXPECT_EQ(timer.calls, 2);
+  EXPECT_EQ(s.best.candidate, candidate(2, 2));
+}
+
+TEST(SelectFastest, NoMeasurableCandidateIsAFailedPrecondition) {
+  const std::vector<Candidate> candidates{candidate(2, 64)};
+  FakeTimer timer({});
+  try {
+    select_fastest(candidates, timer, 100);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::failed_precondition);
+    EXPECT_NE(std::string(e.what()).find("out of memory"), std::string::npos) << e.what();
+  }
+}
+
+// Rules with a fixed candidate list and byte count, to test enumeration without kernels.
+class FixedRules final : public FormatRules {
+ public:
+  FixedRules(std::uint16_t id, bool gpu, std::uint64_t bytes) : id_{id}, gpu_(gpu), bytes_(bytes) {}
+  FormatId id() const noexcept override { return id_; }
+  std::string_view name() const noexcept override { return gpu_ ? "fixed_gpu" : "fixed_cpu"; }
+  bool needs_gpu() const noexcept override { return gpu_; }
+  bool admissible(const MatrixFeatures&, const DeviceInfo&, Precision,
+                  std::uint64_t budget) const override {
+    return bytes_ <= budget;
+  }
+  std::vector<Candidate> candidates(const MatrixFeatures&, const DeviceInfo&) const override {
+    return {candidate(id_.value, 128), candidate(id_.value, 256)};
+  }
+  std::uint64_t device_bytes(const MatrixFeatures&, Precision, const Candidate&) const override {
+    return bytes_;
+  }
+
+ private:
+  FormatId id_;
+  bool gpu_;
+  std::uint64_t bytes_;
+};
+
+TEST(EnumerateCandidates, LeavesOutGpuFormatsOnTheCpuAndFormatsOverBudget) {
+  FormatRegistry registry;
+  registry.add(std::make_unique<FixedRules>(7, false, 100), nullptr);
+  registry.add(std::make_unique<FixedRules>(8, true, 100), nullptr);
+  const MatrixFeatures features;
+  DeviceInfo cpu;
+  cpu.is_gpu = false;
+  const auto on_cpu = enumerate_candidates(registry, features, cpu, Precision::fp64, 1000);
+  ASSERT_EQ(on_cpu.size(), 2u);
+  EXPECT_EQ(on_cpu[0].format, FormatId{7});
+
+  DeviceInfo gpu;
+  gpu.is_gpu = true;
+  EXPECT_EQ(enumerate_candidates(registry, features, gpu, Precision::fp64, 1000).size(), 4u);
+  EXPECT_TRUE(enumerate_candidates(registry, features, gpu, Precision::fp64, 50).empty());
+}
+
+}  // namespace
+}  // namespace spmvd

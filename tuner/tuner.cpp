@@ -1,0 +1,135 @@
+#include "tuner/tuner.hpp"
+
+#include <algorithm>
+#include <random>
+#include <sstream>
+
+#include "core/error.hpp"
+
+namespace spmvd {
+
+std::vector<Candidate> enumerate_candidates(const FormatRegistry& registry,
+                                            const MatrixFeatures& features,
+                                            const DeviceInfo& device, Precision precision,
+                                            std::uint64_t memory_budget_bytes) {
+  std::vector<Candidate> out;
+  for (const FormatEntry& entry : registry.entries()) {
+    const FormatRules& rules = *entry.rules;
+    if (rules.needs_gpu() && !device.is_gpu) continue;
+    if (!rules.admissible(features, device, precision, memory_budget_bytes)) continue;
+    for (const Candidate& c : rules.candidates(features, device)) {
+      if (rules.device_bytes(features, precision, c) <= memory_budget_bytes) out.push_back(c);
+    }
+  }
+  return out;
+}
+
+Selection select_fastest(std::span<const Candidate> candidates, CandidateTimer& timer,
+                         std::size_t limit) {
+  Selection selection;
+  bool found = false;
+  std::string last_failure;
+  for (std::size_t i = 0; i < candidates.size() && i < limit; ++i) {
+    double ms = 0.0;
+    try {
+      ms = timer.median_ms(candidates[i]);
+    } catch (const Error& e) {
+      // A candidate that cannot be built here (memory, shape) is not a plan; the others are.
+      last_failure = e.what();
+      continue;
+    }
+    ++selection.measured;
+    if (!found || ms < selection.best.median_ms) {
+      selection.best = {candidates[i], ms};
+      found = true;
+    }
+  }
+  if (!found) {
+    throw Error(ErrorCode::failed_precondition,
+                "no candidate could be measured (" + std::to_string(candidates.size()) +
+                    " admissible" + (last_failure.empty() ? "" : "; last failure: " + last_failure) +
+                    ")");
+  }
+  return selection;
+}
+
+namespace {
+
+template <typename Value>
+std::vector<Value> random_vector(std::int64_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  std::vector<Value> v(static_cast<std::size_t>(n));
+  for (auto& e : v) e = static_cast<Value>(dist(rng));
+  return v;
+}
+
+DeviceBuffer random_device_vector(Device& device, std::int64_t n, Precision precision,
+                                  std::uint64_t seed) {
+  if (precision == Precision::fp32) {
+    const auto host = random_vector<float>(n, seed);
+    return upload(device, host.data(), host.size());
+  }
+  const auto host = random_vector<double>(n, seed);
+  return upload(device, host.data(), host.size());
+}
+
+}  // namespace
+
+DeviceCandidateTimer::DeviceCandidateTimer(const FormatRegistry& registry, Device& device,
+                                           const CsrMatrix<double>& matrix, Precision precision,
+                                           int warmup_runs, int timed_runs)
+    : registry_(registry),
+      device_(device),
+      matrix_(matrix),
+      precision_(precision),
+      warmup_runs_(warmup_runs),
+      timed_runs_(std::max(1, timed_runs)),
+      x_(random_device_vector(device, matrix.cols, precision, 0x5eed)),
+      y_(random_device_vector(device, matrix.rows, precision, 0x5eed + 1)) {}
+
+double DeviceCandidateTimer::median_ms(const Candidate& candidate) {
+  const FormatEntry* entry = registry_.find(candidate.format);
+  if (entry == nullptr)
+    throw Error(ErrorCode::internal,
+                "candidate names unregistered format id " + std::to_string(candidate.format.value));
+  auto op = entry->build(matrix_, precision_, candidate, device_);
+  // beta = 1 reads y as a solver's update does; the values stay finite (|y| grows slowly).
+  const auto run = [&] { op->apply(x_.data(), y_.data(), 1.0, 1.0); };
+  for (int i = 0; i < warmup_runs_; ++i) run();
+  device_.synchronize();
+  std::vector<double> times(static_cast<std::size_t>(timed_runs_));
+  for (auto& t : times) t = device_.time_ms(run);
+  std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
+  return times[times.size() / 2];
+}
+
+Plan tune_matrix(const FormatRegistry& registry, Device& device, const CsrMatrix<double>& matrix,
+                 const MatrixFeatures& features, Precision precision, const TunerOptions& options) {
+  const auto candidates = enumerate_candidates(registry, features, device.info(), precision,
+                                               options.memory_budget_bytes);
+  if (candidates.empty()) {
+    throw Error(ErrorCode::resource_exhausted,
+                "no format can hold this matrix (" + std::to_string(features.rows) + " x " +
+                    std::to_string(features.cols) + ", " + std::to_string(features.nnz) +
+                    " nonzeros) within the memory budget of " +
+                    std::to_string(options.memory_budget_bytes) + " bytes");
+  }
+  DeviceCandidateTimer timer(registry, device, matrix, precision, options.warmup_runs,
+                             options.timed_runs);
+  const Selection selection = select_fastest(candidates, timer, options.max_candidates_measured);
+
+  Plan plan;
+  plan.format = selection.best.candidate.format;
+  plan.format_name = std::string(registry.find(plan.format)->rules->name());
+  plan.params = selection.best.candidate.params;
+  plan.launch = selection.best.candidate.launch;
+  plan.precision = precision;
+  plan.measured_ms = selection.best.median_ms;
+  plan.candidates_measured = selection.measured;
+  plan.tuner_version = kTunerVersion;
+  plan.features = features;
+  return plan;
+}
+
+}  // namespace spmvd
