@@ -3,22 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
+#include "models/tests/test_device.hpp"
 
 namespace spmvd {
 namespace {
 
-// H100 SXM per-SM limits (CUDA Programming Guide, compute capability 9.0).
-DeviceInfo h100_like() {
-  return DeviceInfo{.is_gpu = true,
-                    .name = "H100-like",
-                    .compute_capability_major = 9,
-                    .compute_capability_minor = 0,
-                    .sm_count = 132,
-                    .max_threads_per_sm = 2048,
-                    .max_blocks_per_sm = 32,
-                    .registers_per_sm = 65536,
-                    .shared_memory_per_sm_bytes = 228 * 1024};
-}
+using testing_support::h100_like;
 
 TEST(Occupancy, ThreadLimitedBlockOf256With32Registers) {
   // 64 warps / 8 warps per block = 8; registers: 32*32 = 1024 per warp, 16384 per

@@ -1,0 +1,57 @@
+#include "models/bytes_model.hpp"
+
+#include <algorithm>
+
+#include "core/error.hpp"
+
+namespace spmvd {
+namespace {
+constexpr std::uint64_t kSectorBytes = 32;
+}
+
+std::uint64_t csr_storage_bytes_estimate(const MatrixFeatures& features, Precision precision) {
+  const auto rows = static_cast<std::uint64_t>(std::max<std::int64_t>(features.rows, 0));
+  const auto nnz = static_cast<std::uint64_t>(std::max<std::int64_t>(features.nnz, 0));
+  return (rows + 1) * 4 + nnz * (4 + value_bytes(precision));
+}
+
+BytesMoved bytes_moved(const MatrixFeatures& features, std::uint64_t matrix_bytes,
+                       const DeviceInfo& device, Precision precision,
+                       double l2_share_for_x) noexcept {
+  const std::uint64_t vb = value_bytes(precision);
+  const auto rows = static_cast<std::uint64_t>(std::max<std::int64_t>(features.rows, 0));
+  const auto cols = static_cast<std::uint64_t>(std::max<std::int64_t>(features.cols, 0));
+  const auto nnz = static_cast<std::uint64_t>(std::max<std::int64_t>(features.nnz, 0));
+  BytesMoved b;
+  b.matrix_bytes = matrix_bytes;
+  b.y_bytes = rows * vb;
+  const std::uint64_t x_once = cols * vb;
+  const bool x_in_l2 = static_cast<double>(x_once) <=
+                       l2_share_for_x * static_cast<double>(device.l2_bytes);
+  if (x_in_l2) {
+    b.x_bytes = x_once;
+  } else {
+    const std::uint64_t random_gather = nnz * kSectorBytes;
+    const double span = std::clamp(features.mean_row_span_fraction, 0.0, 1.0);
+    const std::uint64_t excess = random_gather > x_once ? random_gather - x_once : 0;
+    b.x_bytes = x_once + static_cast<std::uint64_t>(span * static_cast<double>(excess));
+  }
+  return b;
+}
+
+Prediction BytesModel::predict_ms(const MatrixFeatures& features, const Candidate& candidate,
+                                  const DeviceInfo& device) const {
+  if (calibration_.time_vs_bytes.slope <= 0.0) {
+    throw Error(ErrorCode::failed_precondition,
+                "bytes model: the bandwidth fit has a non-positive slope (no calibration)");
+  }
+  const std::uint64_t matrix_bytes = storage_bytes_ ? storage_bytes_(features, candidate)
+                                                    : csr_storage_bytes_estimate(features, precision_);
+  const BytesMoved moved =
+      bytes_moved(features, matrix_bytes, device, precision_, calibration_.l2_share_for_x);
+  const double ms = calibration_.launch_overhead_ms() +
+                    static_cast<double>(moved.total()) * calibration_.time_vs_bytes.slope;
+  return {.ms = ms, .confidence = 0.3 * quality_factor(calibration_.time_vs_bytes.quality)};
+}
+
+}  // namespace spmvd

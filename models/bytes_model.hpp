@@ -1,0 +1,70 @@
+#pragma once
+// The fallback model for any format without a dedicated one (the "modern hardware" extension
+// of paper 004's empirical approach): SpMV is memory-bound, so
+//   time = launch overhead + bytes moved / fitted bandwidth,
+// with the bytes counting the format's arrays, y, and the x gathers scaled by x-locality.
+// Less trustworthy than a per-format fit: its confidence is low.
+
+#include <cstdint>
+#include <functional>
+
+#include "core/precision.hpp"
+#include "models/fitting.hpp"
+#include "models/performance_model.hpp"
+
+namespace spmvd {
+
+struct BytesCalibration {
+  // ms against bytes moved: intercept = launch overhead (ms), slope = 1 / bandwidth (ms/byte).
+  LinearFit time_vs_bytes;
+  // Share of L2 that x may occupy and still be served from L2 (the matrix streams through the
+  // rest). Not measured yet: 0.5 is a neutral starting point until calibration sets it.
+  double l2_share_for_x = 0.5;
+  double bandwidth_bytes_per_ms() const noexcept {
+    return time_vs_bytes.slope > 0.0 ? 1.0 / time_vs_bytes.slope : 0.0;
+  }
+  double launch_overhead_ms() const noexcept { return time_vs_bytes.intercept; }
+  friend bool operator==(const BytesCalibration&, const BytesCalibration&) = default;
+};
+
+// Bytes the format's own arrays occupy (and are read once per multiply); FormatRules::
+// device_bytes at the model set's precision is the intended source.
+using StorageBytesFn = std::function<std::uint64_t(const MatrixFeatures&, const Candidate&)>;
+
+// CSR with 32-bit indices: (rows + 1) * 4 + nnz * (4 + value bytes).
+std::uint64_t csr_storage_bytes_estimate(const MatrixFeatures& features, Precision precision);
+
+struct BytesMoved {
+  std::uint64_t matrix_bytes = 0;
+  std::uint64_t x_bytes = 0;
+  std::uint64_t y_bytes = 0;
+  std::uint64_t total() const noexcept { return matrix_bytes + x_bytes + y_bytes; }
+  friend bool operator==(const BytesMoved&, const BytesMoved&) = default;
+};
+
+// x traffic: x read once when it fits in l2_share_for_x of L2 (every later gather hits L2);
+// otherwise cols * value bytes plus, scaled by mean_row_span_fraction, the excess of one
+// 32-byte sector per non-zero (the DRAM access granularity, CUDA C++ Best Practices Guide
+// "Coalesced Access to Global Memory"): narrow rows reuse neighbouring rows' sectors, rows that
+// span all of x gather at random.
+BytesMoved bytes_moved(const MatrixFeatures& features, std::uint64_t matrix_bytes,
+                       const DeviceInfo& device, Precision precision,
+                       double l2_share_for_x) noexcept;
+
+class BytesModel final : public PerformanceModel {
+ public:
+  // storage_bytes empty: csr_storage_bytes_estimate.
+  BytesModel(BytesCalibration calibration, Precision precision, StorageBytesFn storage_bytes = {})
+      : calibration_(calibration), precision_(precision),
+        storage_bytes_(std::move(storage_bytes)) {}
+  std::string_view family() const noexcept override { return "bytes"; }
+  Prediction predict_ms(const MatrixFeatures& features, const Candidate& candidate,
+                        const DeviceInfo& device) const override;
+
+ private:
+  BytesCalibration calibration_;
+  Precision precision_;
+  StorageBytesFn storage_bytes_;
+};
+
+}  // namespace spmvd

@@ -1,0 +1,38 @@
+#include "models/cpu_gpu_time_model.hpp"
+
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "models/df_split.hpp"
+
+namespace spmvd {
+
+double cpu_coo_time_ms(std::int64_t cpu_nnz, const CpuGpuTimeCoefficients& c) {
+  if (c.cpu_cores < 2 || c.cpu_operations_per_ms <= 0.0) {
+    throw_invalid("cpu_coo_time_ms: needs >= 2 CPU cores (one drives the GPU) and a positive fc");
+  }
+  // Paper 003 Eq. 6: a multiply and an add per non-zero on nc - 1 cores.
+  return 2.0 * static_cast<double>(cpu_nnz) / c.cpu_operations_per_ms /
+         static_cast<double>(c.cpu_cores - 1);
+}
+
+double gpu_ell_time_ms(std::int64_t gpu_nnz, const CpuGpuTimeCoefficients& c) {
+  if (c.gpu_streaming_processors <= 0 || c.gpu_operations_per_ms_per_sp <= 0.0) {
+    throw_invalid("gpu_ell_time_ms: C and F must be positive");
+  }
+  // Paper 003 Eq. 7.
+  return static_cast<double>(gpu_nnz) /
+         (static_cast<double>(c.gpu_streaming_processors) * c.gpu_operations_per_ms_per_sp);
+}
+
+CpuGpuTime cpu_gpu_time_ms(const MatrixFeatures& features, std::int64_t ell_width,
+                           const CpuGpuTimeCoefficients& c) {
+  const EllCooSplit split = ell_coo_split(features, ell_width);
+  CpuGpuTime t;
+  t.cpu_ms = cpu_coo_time_ms(split.coo_nnz, c);
+  t.gpu_ms = gpu_ell_time_ms(split.ell_nnz, c);
+  t.total_ms = std::max(t.cpu_ms, t.gpu_ms);  // Eq. 8: the two run concurrently
+  return t;
+}
+
+}  // namespace spmvd

@@ -1,0 +1,37 @@
+#pragma once
+// The CPU-GPU split time model of paper 003 (Sec. 5.1): an ELL part of width K on the GPU and
+// the COO remainder on the CPU, run concurrently,
+//   TC = 2 NNZ(CPU) / fc / (nc - 1)   (Eq. 6; one core drives the GPU),
+//   TG = NNZ(GPU) / (C F)             (Eq. 7),
+//   T  = max(TC, TG)                  (Eq. 8).
+
+#include <cstdint>
+
+#include "core/matrix_features.hpp"
+
+namespace spmvd {
+
+struct CpuGpuTimeCoefficients {
+  int cpu_cores = 0;                       // nc
+  double cpu_operations_per_ms = 0.0;      // fc: per core
+  int gpu_streaming_processors = 0;        // C
+  double gpu_operations_per_ms_per_sp = 0.0;  // F
+  friend bool operator==(const CpuGpuTimeCoefficients&, const CpuGpuTimeCoefficients&) = default;
+};
+
+struct CpuGpuTime {
+  double cpu_ms = 0.0;    // TC
+  double gpu_ms = 0.0;    // TG
+  double total_ms = 0.0;  // T
+  friend bool operator==(const CpuGpuTime&, const CpuGpuTime&) = default;
+};
+
+// Eq. 6. Throws Error(invalid_argument) when nc < 2 or fc <= 0.
+double cpu_coo_time_ms(std::int64_t cpu_nnz, const CpuGpuTimeCoefficients& c);
+// Eq. 7. Throws Error(invalid_argument) when C or F is not positive.
+double gpu_ell_time_ms(std::int64_t gpu_nnz, const CpuGpuTimeCoefficients& c);
+// Eqs. 4-8 for threshold K, with the split taken from the DF (models/df_split.hpp).
+CpuGpuTime cpu_gpu_time_ms(const MatrixFeatures& features, std::int64_t ell_width,
+                           const CpuGpuTimeCoefficients& c);
+
+}  // namespace spmvd

@@ -1,0 +1,34 @@
+#include "models/ell_model.hpp"
+
+#include <algorithm>
+
+namespace spmvd {
+
+Prediction EllModel::predict_ms(const MatrixFeatures& features, const Candidate& candidate,
+                                const DeviceInfo& /*device*/) const {
+  const std::int64_t width = candidate.params.ell_width != 0
+                                 ? static_cast<std::int64_t>(candidate.params.ell_width)
+                                 : features.row_length_max;
+  return predict_shape_ms(width, features.rows, candidate.launch.block_size);
+}
+
+Prediction EllModel::predict_shape_ms(std::int64_t width, std::int64_t rows,
+                                      std::uint32_t block_size) const {
+  bool exact = false;
+  const EllCalibration& cal = nearest_calibration(std::span<const EllCalibration>(calibrations_),
+                                                  block_size, 1, family(), exact);
+  const LogGridFit& grid = cal.time_vs_width_rows;
+  // A width-0 or empty ELL still launches: it costs what the smallest calibrated shape costs.
+  const double w = static_cast<double>(std::max<std::int64_t>(width, 1));
+  const double r = static_cast<double>(std::max<std::int64_t>(rows, 1));
+  double ms = grid(w, r);
+  // The grid clamps outside itself. Below it that is right (a launch-latency floor); above it
+  // the GPU is full and paper 004's Eq. (*) makes time additive over iterations, so time grows
+  // in proportion to the rows (and entries per row) beyond the largest calibrated ones.
+  if (!grid.rows.empty() && r > grid.rows.back()) ms *= r / grid.rows.back();
+  if (!grid.widths.empty() && w > grid.widths.back()) ms *= w / grid.widths.back();
+  const double confidence = 0.75 * (grid.covers(w, r) ? 1.0 : 0.7) * (exact ? 1.0 : 0.7);
+  return {.ms = ms, .confidence = confidence};
+}
+
+}  // namespace spmvd

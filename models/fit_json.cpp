@@ -1,0 +1,170 @@
+#include "models/fit_json.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace spmvd {
+
+// Each pair below lists its fields once per direction; a field added to a struct must be added
+// to both (and model_version bumped: models/model_set.hpp).
+
+void to_json(nlohmann::json& j, const FitQuality& v) {
+  j = {{"sample_count", v.sample_count},
+       {"rms_relative_error", v.rms_relative_error},
+       {"max_relative_error", v.max_relative_error},
+       {"x_min", v.x_min},
+       {"x_max", v.x_max}};
+}
+void from_json(const nlohmann::json& j, FitQuality& v) {
+  j.at("sample_count").get_to(v.sample_count);
+  j.at("rms_relative_error").get_to(v.rms_relative_error);
+  j.at("max_relative_error").get_to(v.max_relative_error);
+  j.at("x_min").get_to(v.x_min);
+  j.at("x_max").get_to(v.x_max);
+}
+
+void to_json(nlohmann::json& j, const LinearFit& v) {
+  j = {{"kind", "linear"},
+       {"intercept", v.intercept},
+       {"slope", v.slope},
+       {"quality", v.quality}};
+}
+void from_json(const nlohmann::json& j, LinearFit& v) {
+  j.at("intercept").get_to(v.intercept);
+  j.at("slope").get_to(v.slope);
+  j.at("quality").get_to(v.quality);
+}
+
+void to_json(nlohmann::json& j, const QuadraticFit& v) {
+  j = {{"kind", "quadratic"}, {"c0", v.c0}, {"c1", v.c1}, {"c2", v.c2}, {"quality", v.quality}};
+}
+void from_json(const nlohmann::json& j, QuadraticFit& v) {
+  j.at("c0").get_to(v.c0);
+  j.at("c1").get_to(v.c1);
+  j.at("c2").get_to(v.c2);
+  j.at("quality").get_to(v.quality);
+}
+
+void to_json(nlohmann::json& j, const PiecewiseFit& v) {
+  j = {{"kind", "piecewise_conic_linear"},
+       {"threshold_x", v.threshold_x},
+       {"below", v.below},
+       {"above", v.above},
+       {"quality", v.quality}};
+}
+void from_json(const nlohmann::json& j, PiecewiseFit& v) {
+  j.at("threshold_x").get_to(v.threshold_x);
+  j.at("below").get_to(v.below);
+  j.at("above").get_to(v.above);
+  j.at("quality").get_to(v.quality);
+}
+
+void to_json(nlohmann::json& j, const LogGridFit& v) {
+  j = {{"kind", "log_grid"},
+       {"widths", v.widths},
+       {"rows", v.rows},
+       {"log_ms", v.log_ms},
+       {"quality", v.quality}};
+}
+void from_json(const nlohmann::json& j, LogGridFit& v) {
+  j.at("widths").get_to(v.widths);
+  j.at("rows").get_to(v.rows);
+  j.at("log_ms").get_to(v.log_ms);
+  j.at("quality").get_to(v.quality);
+  const auto ascending_positive = [](const std::vector<double>& axis) {
+    return !axis.empty() && axis.front() > 0.0 &&
+           std::adjacent_find(axis.begin(), axis.end(), std::greater_equal<>()) == axis.end();
+  };
+  if (!ascending_positive(v.widths) || !ascending_positive(v.rows) ||
+      v.log_ms.size() != v.widths.size() * v.rows.size()) {
+    throw std::invalid_argument(
+        "log_grid: widths and rows must be non-empty, positive and ascending, and log_ms must "
+        "have widths x rows entries");
+  }
+}
+
+void to_json(nlohmann::json& j, const KernelResources& v) {
+  j = {{"threads_per_block", v.threads_per_block},
+       {"registers_per_thread", v.registers_per_thread},
+       {"static_shared_bytes", v.static_shared_bytes},
+       {"dynamic_shared_bytes", v.dynamic_shared_bytes}};
+}
+void from_json(const nlohmann::json& j, KernelResources& v) {
+  j.at("threads_per_block").get_to(v.threads_per_block);
+  j.at("registers_per_thread").get_to(v.registers_per_thread);
+  j.at("static_shared_bytes").get_to(v.static_shared_bytes);
+  j.at("dynamic_shared_bytes").get_to(v.dynamic_shared_bytes);
+}
+
+void to_json(nlohmann::json& j, const CalibratedKernel& v) {
+  j = {{"resources", v.resources}, {"threads_per_row", v.threads_per_row}};
+}
+void from_json(const nlohmann::json& j, CalibratedKernel& v) {
+  j.at("resources").get_to(v.resources);
+  j.at("threads_per_row").get_to(v.threads_per_row);
+}
+
+void to_json(nlohmann::json& j, const CsrVectorCalibration& v) {
+  j = {{"kernel", v.kernel},
+       {"sample_strips", v.sample_strips},
+       {"time_vs_row_length", v.time_vs_row_length},
+       {"time_vs_sample_nnz", v.time_vs_sample_nnz}};
+}
+void from_json(const nlohmann::json& j, CsrVectorCalibration& v) {
+  j.at("kernel").get_to(v.kernel);
+  j.at("sample_strips").get_to(v.sample_strips);
+  j.at("time_vs_row_length").get_to(v.time_vs_row_length);
+  j.at("time_vs_sample_nnz").get_to(v.time_vs_sample_nnz);
+}
+
+void to_json(nlohmann::json& j, const EllCalibration& v) {
+  j = {{"kernel", v.kernel}, {"time_vs_width_rows", v.time_vs_width_rows}};
+}
+void from_json(const nlohmann::json& j, EllCalibration& v) {
+  j.at("kernel").get_to(v.kernel);
+  j.at("time_vs_width_rows").get_to(v.time_vs_width_rows);
+}
+
+void to_json(nlohmann::json& j, const CooCalibration& v) {
+  j = {{"kernel", v.kernel}, {"time_vs_nnz", v.time_vs_nnz}};
+}
+void from_json(const nlohmann::json& j, CooCalibration& v) {
+  j.at("kernel").get_to(v.kernel);
+  j.at("time_vs_nnz").get_to(v.time_vs_nnz);
+}
+
+void to_json(nlohmann::json& j, const BytesCalibration& v) {
+  j = {{"time_vs_bytes", v.time_vs_bytes}, {"l2_share_for_x", v.l2_share_for_x}};
+}
+void from_json(const nlohmann::json& j, BytesCalibration& v) {
+  j.at("time_vs_bytes").get_to(v.time_vs_bytes);
+  j.at("l2_share_for_x").get_to(v.l2_share_for_x);
+}
+
+void to_json(nlohmann::json& j, const BlockedEllTimeCoefficients& v) {
+  j = {{"transfer_elements_per_ms", v.transfer_elements_per_ms},
+       {"sm_elements_per_ms", v.sm_elements_per_ms},
+       {"lower_limit_rows", v.lower_limit_rows},
+       {"sm_count", v.sm_count}};
+}
+void from_json(const nlohmann::json& j, BlockedEllTimeCoefficients& v) {
+  j.at("transfer_elements_per_ms").get_to(v.transfer_elements_per_ms);
+  j.at("sm_elements_per_ms").get_to(v.sm_elements_per_ms);
+  j.at("lower_limit_rows").get_to(v.lower_limit_rows);
+  j.at("sm_count").get_to(v.sm_count);
+}
+
+void to_json(nlohmann::json& j, const CpuGpuTimeCoefficients& v) {
+  j = {{"cpu_cores", v.cpu_cores},
+       {"cpu_operations_per_ms", v.cpu_operations_per_ms},
+       {"gpu_streaming_processors", v.gpu_streaming_processors},
+       {"gpu_operations_per_ms_per_sp", v.gpu_operations_per_ms_per_sp}};
+}
+void from_json(const nlohmann::json& j, CpuGpuTimeCoefficients& v) {
+  j.at("cpu_cores").get_to(v.cpu_cores);
+  j.at("cpu_operations_per_ms").get_to(v.cpu_operations_per_ms);
+  j.at("gpu_streaming_processors").get_to(v.gpu_streaming_processors);
+  j.at("gpu_operations_per_ms_per_sp").get_to(v.gpu_operations_per_ms_per_sp);
+}
+
+}  // namespace spmvd

@@ -1,0 +1,43 @@
+#pragma once
+// Ranks candidates with a ModelSet: the dedicated model of a candidate's format family where
+// it is calibrated, the bytes model otherwise.
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "models/bytes_model.hpp"
+#include "models/coo_model.hpp"
+#include "models/csr_vector_model.hpp"
+#include "models/ell_model.hpp"
+#include "models/model_set.hpp"
+#include "models/performance_model.hpp"
+
+namespace spmvd {
+
+// Which dedicated model a format uses; `other` for formats without one (sliced ELL, BCE, BRO,
+// EHYB, cuSPARSE, ...). The tuner maps each registered format to its family.
+enum class ModelFamily { csr_vector, ell, coo, hyb, other };
+std::string_view to_string(ModelFamily family) noexcept;
+
+class ModelPredictor {
+ public:
+  explicit ModelPredictor(ModelSet set);
+  const ModelSet& model_set() const noexcept { return set_; }
+
+  // The family's model where the set calibrates it (HYB needs both ELL and COO), else the bytes
+  // model with matrix_bytes as the format's storage (csr_storage_bytes_estimate when absent).
+  // Throws Error(failed_precondition) when neither is calibrated, naming the family, and
+  // Error(invalid_argument) when the candidate cannot launch. Thread-safe.
+  Prediction predict_ms(ModelFamily family, const MatrixFeatures& features,
+                        const Candidate& candidate, const DeviceInfo& device,
+                        std::optional<std::uint64_t> matrix_bytes = std::nullopt) const;
+
+ private:
+  ModelSet set_;
+  CsrVectorModel csr_vector_;
+  EllModel ell_;
+  CooModel coo_;
+};
+
+}  // namespace spmvd

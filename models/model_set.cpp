@@ -1,0 +1,131 @@
+#include "models/model_set.hpp"
+
+#include <exception>
+#include <string>
+
+#include "core/error.hpp"
+#include "models/fit_json.hpp"
+
+namespace spmvd {
+
+std::string model_set_to_json(const ModelSet& set) {
+  nlohmann::json j = {{"model_version", kModelVersion},
+                      {"device_signature", set.device_signature},
+                      {"precision", std::string(to_string(set.precision))},
+                      {"csr_vector", set.csr_vector},
+                      {"ell", set.ell},
+                      {"coo", set.coo}};
+  j["bytes"] = set.bytes ? nlohmann::json(*set.bytes) : nlohmann::json(nullptr);
+  j["blocked_ell"] = set.blocked_ell ? nlohmann::json(*set.blocked_ell) : nlohmann::json(nullptr);
+  j["cpu_gpu"] = set.cpu_gpu ? nlohmann::json(*set.cpu_gpu) : nlohmann::json(nullptr);
+  return j.dump(2);
+}
+
+namespace {
+
+template <typename T>
+std::optional<T> optional_field(const nlohmann::json& j, const char* name) {
+  const nlohmann::json& value = j.at(name);
+  if (value.is_null()) return std::nullopt;
+  return value.get<T>();
+}
+
+}  // namespace
+
+ModelSet model_set_from_json(const std::string& text, const std::string& expected_device_signature,
+                             Precision expected_precision) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const std::exception& e) {
+    throw Error(ErrorCode::invalid_argument, std::string("model set JSON: ") + e.what());
+  }
+  if (!j.is_object() || !j.contains("model_version") || !j["model_version"].is_number_integer()) {
+    throw Error(ErrorCode::invalid_argument, "model set JSON: no integer model_version");
+  }
+  const int version = j["model_version"].get<int>();
+  if (version != kModelVersion) {
+    throw Error(ErrorCode::failed_precondition,
+                "model set has model_version " + std::to_string(version) +
+                    ", this build uses model_version " + std::to_string(kModelVersion) +
+                    ": recalibrate");
+  }
+  ModelSet set;
+  try {
+    set.device_signature = j.at("device_signature").get<std::string>();
+    const auto precision = parse_precision(j.at("precision").get<std::string>());
+    if (!precision) {
+      throw std::invalid_argument("precision \"" + j.at("precision").get<std::string>() +
+                                  "\" is neither fp32 nor fp64");
+    }
+    set.precision = *precision;
+    j.at("csr_vector").get_to(set.csr_vector);
+    j.at("ell").get_to(set.ell);
+    j.at("coo").get_to(set.coo);
+    set.bytes = optional_field<BytesCalibration>(j, "bytes");
+    set.blocked_ell = optional_field<BlockedEllTimeCoefficients>(j, "blocked_ell");
+    set.cpu_gpu = optional_field<CpuGpuTimeCoefficients>(j, "cpu_gpu");
+  } catch (const std::exception& e) {
+    throw Error(ErrorCode::invalid_argument, std::string("model set JSON: ") + e.what());
+  }
+  if (set.device_signature != expected_device_signature) {
+    throw Error(ErrorCode::failed_precondition,
+                "model set was calibrated on device \"" + set.device_signature +
+                    "\", this device is \"" + expected_device_signature + "\": recalibrate");
+  }
+  if (set.precision != expected_precision) {
+    throw Error(ErrorCode::failed_precondition,
+                "model set is for " + std::string(to_string(set.precision)) + ", wanted " +
+                    std::string(to_string(expected_precision)));
+  }
+  return set;
+}
+
+namespace {
+
+nlohmann::json variant_json(const CalibratedKernel& kernel) {
+  return {{"block_size", kernel.resources.threads_per_block},
+          {"threads_per_row", kernel.threads_per_row},
+          {"registers_per_thread", kernel.resources.registers_per_thread}};
+}
+
+void add_fit(nlohmann::json& fits, const char* family, const nlohmann::json& variant,
+             const char* curve, nlohmann::json fit) {
+  fit["family"] = family;
+  fit["curve"] = curve;
+  if (!variant.is_null()) fit["variant"] = variant;
+  fits.push_back(std::move(fit));
+}
+
+}  // namespace
+
+nlohmann::json model_set_summary(const ModelSet& set) {
+  nlohmann::json fits = nlohmann::json::array();
+  for (const CsrVectorCalibration& c : set.csr_vector) {
+    add_fit(fits, "csr_vector", variant_json(c.kernel), "ms_vs_row_length", c.time_vs_row_length);
+    add_fit(fits, "csr_vector", variant_json(c.kernel), "ms_vs_sample_nnz", c.time_vs_sample_nnz);
+  }
+  for (const EllCalibration& c : set.ell) {
+    nlohmann::json grid = c.time_vs_width_rows;
+    grid.erase("log_ms");  // the table is for plots (svg_plot), not for reading
+    add_fit(fits, "ell", variant_json(c.kernel), "ms_vs_width_rows", std::move(grid));
+  }
+  for (const CooCalibration& c : set.coo) {
+    add_fit(fits, "coo", variant_json(c.kernel), "ms_vs_nnz", c.time_vs_nnz);
+  }
+  if (set.bytes) {
+    nlohmann::json fit = set.bytes->time_vs_bytes;
+    fit["bandwidth_bytes_per_ms"] = set.bytes->bandwidth_bytes_per_ms();
+    fit["l2_share_for_x"] = set.bytes->l2_share_for_x;
+    add_fit(fits, "bytes", nullptr, "ms_vs_bytes", std::move(fit));
+  }
+  nlohmann::json summary = {{"model_version", kModelVersion},
+                            {"device_signature", set.device_signature},
+                            {"precision", std::string(to_string(set.precision))},
+                            {"fits", std::move(fits)}};
+  if (set.blocked_ell) summary["blocked_ell"] = *set.blocked_ell;
+  if (set.cpu_gpu) summary["cpu_gpu"] = *set.cpu_gpu;
+  return summary;
+}
+
+}  // namespace spmvd

@@ -1,0 +1,54 @@
+#pragma once
+// Every fitted model of one device and precision: what calibration produces, the plan cache
+// stores per device signature, and the tuner ranks candidates with (models/model_predictor.hpp).
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/precision.hpp"
+#include "models/blocked_ell_time_model.hpp"
+#include "models/bytes_model.hpp"
+#include "models/coo_model.hpp"
+#include "models/cpu_gpu_time_model.hpp"
+#include "models/csr_vector_model.hpp"
+#include "models/ell_model.hpp"
+
+namespace spmvd {
+
+// The form of the models: bump on any change of a fit, a calibration record, a field or what a
+// model computes from them. Plans record the version that chose them; a stored model set of
+// another version is refused and recalibrated.
+inline constexpr int kModelVersion = 1;
+
+struct ModelSet {
+  std::string device_signature;  // DeviceInfo::signature() of the calibrated device
+  Precision precision = Precision::fp64;
+  std::vector<CsrVectorCalibration> csr_vector;
+  std::vector<EllCalibration> ell;
+  std::vector<CooCalibration> coo;
+  std::optional<BytesCalibration> bytes;
+  std::optional<BlockedEllTimeCoefficients> blocked_ell;  // paper 000
+  std::optional<CpuGpuTimeCoefficients> cpu_gpu;          // paper 003
+  friend bool operator==(const ModelSet&, const ModelSet&) = default;
+};
+
+// JSON text with "model_version" = kModelVersion.
+std::string model_set_to_json(const ModelSet& set);
+
+// Parses text written by model_set_to_json. Throws Error(failed_precondition) naming both values
+// when its model_version is not kModelVersion, its device signature is not
+// expected_device_signature or its precision is not expected_precision (checked in that order);
+// Error(invalid_argument) naming the problem when the text is not a valid model set.
+ModelSet model_set_from_json(const std::string& text, const std::string& expected_device_signature,
+                             Precision expected_precision);
+
+// For `spmvctl model show`: {"model_version", "device_signature", "precision", "fits": [{"family",
+// "variant": {"block_size", "threads_per_row"}, "curve", "kind", coefficients..., "quality":
+// {"sample_count", "rms_relative_error", "max_relative_error", "x_min", "x_max"}}...], and the
+// paper 000 / 003 coefficients where present}.
+nlohmann::json model_set_summary(const ModelSet& set);
+
+}  // namespace spmvd

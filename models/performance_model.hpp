@@ -1,0 +1,82 @@
+#pragma once
+// The interface every per-format-family performance model implements, and the calibrated
+// kernel variant that each calibration record is tagged with.
+
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "core/device_info.hpp"
+#include "core/error.hpp"
+#include "core/matrix_features.hpp"
+#include "kernels/candidate.hpp"
+#include "models/fitting.hpp"
+#include "models/occupancy.hpp"
+
+namespace spmvd {
+
+struct Prediction {
+  double ms = 0.0;          // predicted time of one y = A x on the device
+  double confidence = 0.0;  // 0..1: how far to trust ms when ranking against other families
+  friend bool operator==(const Prediction&, const Prediction&) = default;
+};
+
+// The kernel launch a calibration was measured with: its resources (threads_per_block = the
+// calibrated block size, registers from cudaFuncGetAttributes) and lanes per row.
+struct CalibratedKernel {
+  KernelResources resources;
+  int threads_per_row = 1;  // 1 for one-thread-per-row kernels (ELL) and COO
+  friend bool operator==(const CalibratedKernel&, const CalibratedKernel&) = default;
+};
+
+class PerformanceModel {
+ public:
+  virtual ~PerformanceModel() = default;
+  virtual std::string_view family() const noexcept = 0;  // "csr_vector", "ell", ...
+  // Predicted time of `candidate` on a matrix with `features`. Pure and thread-safe. Throws
+  // Error(failed_precondition) when the model holds no calibration and Error(invalid_argument)
+  // when the candidate cannot launch on `device`.
+  virtual Prediction predict_ms(const MatrixFeatures& features, const Candidate& candidate,
+                                const DeviceInfo& device) const = 0;
+};
+
+// The calibration whose kernel is closest to (block_size, threads_per_row): an exact match if
+// there is one, else the nearest in log2(threads_per_row) first, then log2(block_size). A zero
+// block_size or threads_per_row matches anything. `exact` reports whether it matched exactly.
+// Throws Error(failed_precondition) naming `family` when `calibrations` is empty.
+template <typename Calibration>
+const Calibration& nearest_calibration(std::span<const Calibration> calibrations,
+                                       std::uint32_t block_size, std::uint32_t threads_per_row,
+                                       std::string_view family, bool& exact);
+
+// A confidence factor from a fit's quality: 1 for a perfect fit, falling with the RMS relative
+// error, never below 0.2.
+double quality_factor(const FitQuality& quality) noexcept;
+
+// ---- implementation of the template ----
+
+double variant_distance(const CalibratedKernel& kernel, std::uint32_t block_size,
+                        std::uint32_t threads_per_row) noexcept;
+
+template <typename Calibration>
+const Calibration& nearest_calibration(std::span<const Calibration> calibrations,
+                                       std::uint32_t block_size, std::uint32_t threads_per_row,
+                                       std::string_view family, bool& exact) {
+  if (calibrations.empty()) {
+    throw Error(ErrorCode::failed_precondition,
+                "no " + std::string(family) + " calibration in the model set");
+  }
+  const Calibration* best = &calibrations.front();
+  double best_distance = variant_distance(best->kernel, block_size, threads_per_row);
+  for (const Calibration& c : calibrations) {
+    const double d = variant_distance(c.kernel, block_size, threads_per_row);
+    if (d < best_distance) {
+      best = &c;
+      best_distance = d;
+    }
+  }
+  exact = best_distance == 0.0;
+  return *best;
+}
+
+}  // namespace spmvd

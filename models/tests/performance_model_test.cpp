@@ -1,0 +1,294 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "core/error.hpp"
+#include "models/bytes_model.hpp"
+#include "models/coo_model.hpp"
+#include "models/csr_vector_model.hpp"
+#include "models/df_split.hpp"
+#include "models/ell_model.hpp"
+#include "models/hyb_model.hpp"
+#include "models/model_predictor.hpp"
+#include "models/tests/test_device.hpp"
+
+namespace spmvd {
+namespace {
+
+using testing_support::h100_like;
+
+FitQuality perfect(double x_min, double x_max, std::size_t samples = 10) {
+  return {.sample_count = samples, .rms_relative_error = 0, .max_relative_error = 0,
+          .x_min = x_min, .x_max = x_max};
+}
+
+CalibratedKernel kernel(int block_size, int threads_per_row = 1, int registers = 32) {
+  return {.resources = {.threads_per_block = block_size, .registers_per_thread = registers},
+          .threads_per_row = threads_per_row};
+}
+
+Candidate launch(std::uint32_t block_size, std::uint32_t threads_per_row = 0,
+                 std::uint32_t ell_width = 0) {
+  Candidate c;
+  c.launch.block_size = block_size;
+  c.launch.threads_per_row = threads_per_row;
+  c.params.ell_width = ell_width;
+  return c;
+}
+
+// COO: 0.01 ms + 1e-6 ms per non-zero, sampled from 1e4 to 1e7 non-zeros.
+CooCalibration coo_256() {
+  return {.kernel = kernel(256),
+          .time_vs_nnz = {.intercept = 0.01, .slope = 1e-6, .quality = perfect(1e4, 1e7)}};
+}
+
+// ELL: ms at (width, rows) = (1, 1e3) 0.01, (10, 1e3) 0.02, (1, 1e5) 0.1, (10, 1e5) 1.0.
+EllCalibration ell_256() {
+  LogGridFit grid;
+  grid.widths = {1, 10};
+  grid.rows = {1e3, 1e5};
+  grid.log_ms = {std::log(0.01), std::log(0.02), std::log(0.1), std::log(1.0)};
+  grid.quality = perfect(1, 10, 4);
+  return {.kernel = kernel(256), .time_vs_width_rows = grid};
+}
+
+MatrixFeatures features_with(std::vector<RowLengthCount> distribution, std::int64_t cols) {
+  MatrixFeatures f;
+  f.cols = cols;
+  f.distribution = std::move(distribution);
+  double sum = 0, sum2 = 0;
+  for (const RowLengthCount& s : f.distribution) {
+    f.rows += s.rows;
+    f.nnz += s.length * s.rows;
+    f.row_length_max = std::max(f.row_length_max, s.length);
+    sum += static_cast<double>(s.length * s.rows);
+    sum2 += static_cast<double>(s.length * s.length * s.rows);
+  }
+  f.row_length_min = f.distribution.front().length;
+  f.row_length_mean = sum / static_cast<double>(f.rows);
+  f.row_length_stddev = std::sqrt(sum2 / static_cast<double>(f.rows) -
+                                  f.row_length_mean * f.row_length_mean);
+  return f;
+}
+
+TEST(CooModel, PredictsTheLineAtTheMatrixNonZeros) {
+  const CooModel model({coo_256()});
+  MatrixFeatures f;
+  f.nnz = 2'000'000;
+  const Prediction p = model.predict_ms(f, launch(256), h100_like());
+  EXPECT_DOUBLE_EQ(p.ms, 0.01 + 2.0);
+  EXPECT_DOUBLE_EQ(p.confidence, 0.75);
+}
+
+TEST(CooModel, HoldsTheLaunchFloorBelowTheSmallestSample) {
+  const CooModel model({coo_256()});
+  EXPECT_DOUBLE_EQ(model.predict_nnz_ms(100, 256).ms, 0.01 + 1e-6 * 1e4);
+}
+
+TEST(CooModel, UsesTheNearestBlockSizeWithLowerConfidence) {
+  const CooModel model({coo_256()});
+  const Prediction p = model.predict_nnz_ms(1'000'000, 128);
+  EXPECT_DOUBLE_EQ(p.ms, 1.01);
+  EXPECT_DOUBLE_EQ(p.confidence, 0.75 * 0.7);
+}
+
+TEST(CooModel, RefusesToPredictWithoutCalibration) {
+  const CooModel model({});
+  try {
+    model.predict_nnz_ms(10, 256);
+    FAIL() << "expected Error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::failed_precondition);
+    EXPECT_STREQ(e.what(), "no coo calibration in the model set");
+  }
+}
+
+TEST(EllModel, IsExactAtACalibratedShape) {
+  const EllModel model({ell_256()});
+  MatrixFeatures f;
+  f.rows = 100'000;
+  f.row_length_max = 10;
+  const Prediction p = model.predict_ms(f, launch(256), h100_like());
+  EXPECT_NEAR(p.ms, 1.0, 1e-12);
+  EXPECT_DOUBLE_EQ(p.confidence, 0.75);
+}
+
+TEST(EllModel, InterpolatesInLogRowsAndLogWidth) {
+  const EllModel model({ell_256()});
+  // rows 1e4 is halfway between 1e3 and 1e5 in log: sqrt(0.02 * 1.0).
+  EXPECT_NEAR(model.predict_shape_ms(10, 10'000, 256).ms, std::sqrt(0.02), 1e-12);
+  // width 5 at rows 1e3: 0.01 * 2^(log 5 / log 10).
+  EXPECT_NEAR(model.predict_shape_ms(5, 1'000, 256).ms,
+              0.01 * std::pow(2.0, std::log(5.0) / std::log(10.0)), 1e-12);
+}
+
+TEST(EllModel, ScalesWithRowsBeyondTheGrid) {
+  const EllModel model({ell_256()});
+  const Prediction p = model.predict_shape_ms(10, 200'000, 256);
+  EXPECT_NEAR(p.ms, 2.0, 1e-12);
+  EXPECT_DOUBLE_EQ(p.confidence, 0.75 * 0.7);
+}
+
+TEST(EllModel, UsesTheCandidatesEllWidthOverTheLongestRow) {
+  const EllModel model({ell_256()});
+  MatrixFeatures f;
+  f.rows = 1'000;
+  f.row_length_max = 10;
+  EXPECT_NEAR(model.predict_ms(f, launch(256, 0, 1), h100_like()).ms, 0.01, 1e-12);
+}
+
+TEST(DfSplit, CountsEllAndCooEntriesOfPaper000Example) {
+  // Paper 000 Sec. 5.1: b = [2, 3, 2, 1, 0, 1, 1] for lengths 1..7.
+  const MatrixFeatures f =
+      features_with({{1, 2}, {2, 3}, {3, 2}, {4, 1}, {6, 1}, {7, 1}}, 10);
+  const EllCooSplit split = ell_coo_split(f, 3);
+  EXPECT_EQ(split.ell_nnz, 2 + 6 + 6 + 3 * 3);
+  EXPECT_EQ(split.coo_nnz, 1 + 3 + 4);
+  EXPECT_EQ(split.coo_rows, 3);
+  EXPECT_EQ(split.ell_entries, 30);
+  EXPECT_EQ(split.ell_nnz + split.coo_nnz, f.nnz);
+}
+
+TEST(HybModel, AddsTheEllPartAtWidthKAndTheCooRemainder) {
+  const EllModel ell({ell_256()});
+  const CooModel coo({coo_256()});
+  const HybModel model(ell, coo);
+  // 160 rows: lengths 1 x100, 3 x50, 10 x10; K = 3 leaves 10 rows x 7 = 70 non-zeros for COO.
+  const MatrixFeatures f = features_with({{1, 100}, {3, 50}, {10, 10}}, 1000);
+  const Prediction p = model.predict_ms(f, launch(256, 0, 3), h100_like());
+  // ELL(3, 160): rows clamp to 1e3 -> 0.01 * 2^(log 3 / log 10); COO(70) holds at 1e4 -> 0.02.
+  const double ell_ms = 0.01 * std::pow(2.0, std::log(3.0) / std::log(10.0));
+  EXPECT_NEAR(p.ms, ell_ms + 0.02, 1e-12);
+  EXPECT_DOUBLE_EQ(p.confidence, 0.75 * 0.7 * 0.9);
+}
+
+TEST(HybModel, WidthZeroIsAllCoo) {
+  const EllModel ell({ell_256()});
+  const CooModel coo({coo_256()});
+  const MatrixFeatures f = features_with({{1, 100}, {3, 50}, {10, 10}}, 1000);
+  EXPECT_DOUBLE_EQ(HybModel(ell, coo).predict_ms(f, launch(256, 0, 0), h100_like()).ms, 0.02);
+}
+
+// Fig. 3: flat 0.05 ms below 8 non-zeros per row (the GPU underused), 0.01 + 0.005 c above;
+// Fig. 4: 0.004 ms + 1e-6 ms per non-zero of a one-strip sample.
+CsrVectorCalibration csr_vector_256x32() {
+  CsrVectorCalibration c;
+  c.kernel = kernel(256, 32, 32);
+  c.sample_strips = 1;
+  c.time_vs_row_length.threshold_x = 8;
+  c.time_vs_row_length.below = {.c0 = 0.05, .c1 = 0, .c2 = 0, .quality = perfect(1, 7)};
+  c.time_vs_row_length.above = {.intercept = 0.01, .slope = 0.005, .quality = perfect(8, 64)};
+  c.time_vs_row_length.quality = perfect(1, 64);
+  c.time_vs_sample_nnz = {.intercept = 0.004, .slope = 1e-6, .quality = perfect(8 * 8448.0, 64 * 8448.0)};
+  return c;
+}
+
+TEST(CsrVectorModel, ExtendsShortRowsToTheLineOfEqualTime) {
+  const CsrVectorCalibration c = csr_vector_256x32();
+  // conic(2) = 0.05 = 0.01 + 0.005 * 8: a row of 2 costs as much as a row of 8.
+  EXPECT_DOUBLE_EQ(CsrVectorModel::extended_row_length(c, 2), 8.0);
+  EXPECT_DOUBLE_EQ(CsrVectorModel::extended_row_length(c, 20), 20.0);
+}
+
+TEST(CsrVectorModel, SumsStripTimesOverIterations) {
+  const CsrVectorModel model({csr_vector_256x32()});
+  // 10000 rows, half of length 2, half of length 20. Block 256, 32 registers: P = 8; N_TB =
+  // ceil(10000 * 32 / 256) = 1250; I = ceil(1250 / (8 * 132)) = 2 strips. Extended non-zeros
+  // 5000 * 8 + 5000 * 20 = 140000: T = 2 * 0.004 + 1e-6 * 140000 = 0.148 ms.
+  const MatrixFeatures f = features_with({{2, 5000}, {20, 5000}}, 10000);
+  const Prediction p = model.predict_ms(f, launch(256, 32), h100_like());
+  EXPECT_NEAR(p.ms, 0.148, 1e-12);
+  EXPECT_DOUBLE_EQ(p.confidence, 0.8);
+}
+
+TEST(CsrVectorModel, RefusesABlockThatCannotLaunch) {
+  CsrVectorCalibration c = csr_vector_256x32();
+  c.kernel.resources.registers_per_thread = 255;
+  const CsrVectorModel model({c});
+  const MatrixFeatures f = features_with({{2, 5000}}, 10000);
+  EXPECT_THROW(model.predict_ms(f, launch(1024, 32), h100_like()), Error);
+}
+
+TEST(CsrVectorModel, FitsBothCurvesFromRowLengthSamples) {
+  const CsrVectorCalibration shape = csr_vector_256x32();
+  std::vector<SamplePoint> samples;
+  for (double c = 1; c <= 64; ++c) {
+    samples.push_back({c, c < 8 ? 0.05 - 0.004 * (8 - c) * (8 - c) / 49.0 : shape.time_vs_row_length(c)});
+  }
+  const CsrVectorCalibration fitted = fit_csr_vector(kernel(256, 32), samples, 8448);
+  EXPECT_EQ(fitted.time_vs_row_length.threshold_x, 8.0);
+  EXPECT_NEAR(fitted.time_vs_sample_nnz.slope, 0.005 / 8448, 1e-15);
+  EXPECT_NEAR(fitted.time_vs_sample_nnz.intercept, 0.01, 1e-12);
+  EXPECT_EQ(fitted.time_vs_sample_nnz.quality.sample_count, 57u);
+}
+
+TEST(BytesModel, CountsXOnceWhenItFitsInL2) {
+  // 1000 x 1000, 5000 non-zeros, fp64: CSR 1001 * 4 + 5000 * 12 = 64004 bytes, x 8000, y 8000.
+  MatrixFeatures f;
+  f.rows = 1000;
+  f.cols = 1000;
+  f.nnz = 5000;
+  f.mean_row_span_fraction = 0.25;
+  const BytesMoved moved =
+      bytes_moved(f, csr_storage_bytes_estimate(f, Precision::fp64), h100_like(), Precision::fp64, 0.5);
+  EXPECT_EQ(moved.matrix_bytes, 64004u);
+  EXPECT_EQ(moved.x_bytes, 8000u);
+  EXPECT_EQ(moved.y_bytes, 8000u);
+  const BytesCalibration cal{.time_vs_bytes = {.intercept = 0.005, .slope = 1.0 / 3e9,
+                                                .quality = perfect(1e6, 1e10)}};
+  const Prediction p = BytesModel(cal, Precision::fp64).predict_ms(f, launch(256), h100_like());
+  EXPECT_DOUBLE_EQ(p.ms, 0.005 + 80004.0 / 3e9);
+  EXPECT_DOUBLE_EQ(p.confidence, 0.3);
+}
+
+TEST(BytesModel, ScalesTheGatherExcessByRowSpanWhenXMissesL2) {
+  MatrixFeatures f;
+  f.rows = 1000;
+  f.cols = 1000;
+  f.nnz = 5000;
+  f.mean_row_span_fraction = 0.25;
+  DeviceInfo small_l2 = h100_like();
+  small_l2.l2_bytes = 1000;
+  // x once 8000; random gathers 5000 * 32 = 160000; excess 152000 * 0.25 = 38000.
+  EXPECT_EQ(bytes_moved(f, 0, small_l2, Precision::fp64, 0.5).x_bytes, 46000u);
+}
+
+TEST(ModelPredictor, FallsBackToTheBytesModelForUncalibratedFamilies) {
+  ModelSet set;
+  set.bytes = BytesCalibration{.time_vs_bytes = {.intercept = 0.005, .slope = 1.0 / 3e9,
+                                                 .quality = perfect(1e6, 1e10)}};
+  const ModelPredictor predictor(set);
+  MatrixFeatures f;
+  f.rows = 1000;
+  f.cols = 1000;
+  f.nnz = 5000;
+  const Prediction p =
+      predictor.predict_ms(ModelFamily::csr_vector, f, launch(256, 32), h100_like(), 1000);
+  EXPECT_DOUBLE_EQ(p.ms, 0.005 + (1000.0 + 8000 + 8000) / 3e9);
+  EXPECT_DOUBLE_EQ(p.confidence, 0.3);
+}
+
+TEST(ModelPredictor, UsesTheDedicatedModelWhereCalibrated) {
+  ModelSet set;
+  set.coo = {coo_256()};
+  const ModelPredictor predictor(set);
+  MatrixFeatures f;
+  f.nnz = 2'000'000;
+  EXPECT_DOUBLE_EQ(predictor.predict_ms(ModelFamily::coo, f, launch(256), h100_like()).ms, 2.01);
+}
+
+TEST(ModelPredictor, NamesTheFamilyWhenNothingCanPredict) {
+  const ModelPredictor predictor(ModelSet{});
+  try {
+    predictor.predict_ms(ModelFamily::hyb, MatrixFeatures{}, launch(256), h100_like());
+    FAIL() << "expected Error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::failed_precondition);
+    EXPECT_STREQ(e.what(),
+                 "no calibrated model for format family hyb and no bytes model to fall back on");
+  }
+}
+
+}  // namespace
+}  // namespace spmvd
