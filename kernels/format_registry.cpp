@@ -8,19 +8,19 @@ namespace spmvd {
 
 void FormatRegistry::add(std::unique_ptr<FormatRules> rules, BuildOperatorFn build) {
   if (!rules || !build)
-    throw Error(ErrorCode::internal, "format registry: a format was added without rules or builder");
+    throw Error(ErrorCode::internal,
+                "format registry: a format was added without rules or builder");
   const std::string name(rules->name());
   const auto id = rules->id().value;
   for (const FormatEntry& entry : entries_) {
     if (entry.rules->id() == rules->id())
-      throw Error(ErrorCode::internal, "format registry: format id " + std::to_string(id) + " of '" +
-                                           name + "' is already taken by '" +
+      throw Error(ErrorCode::internal, "format registry: format id " + std::to_string(id) +
+                                           " of '" + name + "' is already taken by '" +
                                            std::string(entry.rules->name()) + "'");
     if (entry.rules->name() == rules->name())
-      throw Error(ErrorCode::internal, "format registry: format name '" + name +
-                                           "' is already registered (ids " +
-                                           std::to_string(entry.rules->id().value) + " and " +
-                                           std::to_string(id) + ")");
+      throw Error(ErrorCode::internal,
+                  "format registry: format name '" + name + "' is already registered (ids " +
+                      std::to_string(entry.rules->id().value) + " and " + std::to_string(id) + ")");
   }
   entries_.push_back(FormatEntry{std::move(rules), build});
 }

@@ -1,0 +1,159 @@
+// The GPU as a Device: one CUDA device, one non-blocking stream that this object owns and on
+// which every copy, fill, timing and operator launch is ordered.
+
+#include <cuda_runtime.h>
+#include <cusparse.h>
+
+#include <string>
+
+#include "core/error.hpp"
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/device.hpp"
+
+namespace spmvd {
+namespace {
+
+DeviceInfo read_device_info(int ordinal) {
+  cudaDeviceProp props{};
+  SPMVD_CUDA_CHECK(cudaGetDeviceProperties(&props, ordinal));
+  DeviceInfo info;
+  info.is_gpu = true;
+  info.name = props.name;
+  info.compute_capability_major = props.major;
+  info.compute_capability_minor = props.minor;
+  info.sm_count = props.multiProcessorCount;
+  info.memory_bytes = props.totalGlobalMem;
+  info.l2_bytes = static_cast<std::uint64_t>(props.l2CacheSize);
+  info.warp_size = props.warpSize;
+  info.max_threads_per_sm = props.maxThreadsPerMultiProcessor;
+  info.max_blocks_per_sm = props.maxBlocksPerMultiProcessor;
+  info.registers_per_sm = props.regsPerMultiprocessor;
+  info.shared_memory_per_sm_bytes = props.sharedMemPerMultiprocessor;
+  SPMVD_CUDA_CHECK(cudaDriverGetVersion(&info.driver_version));
+  SPMVD_CUDA_CHECK(cudaRuntimeGetVersion(&info.runtime_version));
+  // cusparseGetVersion needs a handle; creating one also proves the library loads.
+  cusparseHandle_t handle = nullptr;
+  SPMVD_CUSPARSE_CHECK(cusparseCreate(&handle));
+  const cusparseStatus_t version_status = cusparseGetVersion(handle, &info.cusparse_version);
+  cusparseDestroy(handle);
+  SPMVD_CUSPARSE_CHECK(version_status);
+  return info;
+}
+
+class CudaDevice final : public Device {
+ public:
+  explicit CudaDevice(int ordinal) : ordinal_(ordinal) {
+    SPMVD_CUDA_CHECK(cudaSetDevice(ordinal_));
+    info_ = read_device_info(ordinal_);
+    SPMVD_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  }
+  ~CudaDevice() override {
+    SPMVD_CUDA_CHECK_NO_THROW(cudaSetDevice(ordinal_));
+    SPMVD_CUDA_CHECK_NO_THROW(cudaStreamSynchronize(stream_));
+    SPMVD_CUDA_CHECK_NO_THROW(cudaStreamDestroy(stream_));
+  }
+  CudaDevice(const CudaDevice&) = delete;
+  CudaDevice& operator=(const CudaDevice&) = delete;
+
+  const DeviceInfo& info() const noexcept override { return info_; }
+
+  void* allocate(std::size_t bytes) override {
+    SPMVD_CUDA_CHECK(cudaSetDevice(ordinal_));
+    void* pointer = nullptr;
+    const cudaError_t status = cudaMalloc(&pointer, bytes);
+    if (status == cudaErrorMemoryAllocation) {
+      (void)cudaGetLastError();
+      throw Error(ErrorCode::resource_exhausted,
+                  "cuda device " + std::to_string(ordinal_) + " (" + info_.name +
+                      "): cannot allocate " + std::to_string(bytes) + " bytes of device memory");
+    }
+    SPMVD_CUDA_CHECK(status);
+    return pointer;
+  }
+  void release(void* pointer) noexcept override {
+    SPMVD_CUDA_CHECK_NO_THROW(cudaSetDevice(ordinal_));
+    SPMVD_CUDA_CHECK_NO_THROW(cudaFree(pointer));
+  }
+
+  // Host copies wait for the stream: the host buffer may be reused as soon as they return.
+  void copy_from_host(void* device_dst, const void* host_src, std::size_t bytes) override {
+    copy(device_dst, host_src, bytes, cudaMemcpyHostToDevice);
+    synchronize();
+  }
+  void copy_to_host(void* host_dst, const void* device_src, std::size_t bytes) override {
+    copy(host_dst, device_src, bytes, cudaMemcpyDeviceToHost);
+    synchronize();
+  }
+  void copy_on_device(void* device_dst, const void* device_src, std::size_t bytes) override {
+    copy(device_dst, device_src, bytes, cudaMemcpyDeviceToDevice);
+  }
+  void fill_bytes(void* device_dst, unsigned char byte, std::size_t bytes) override {
+    if (!bytes) return;
+    SPMVD_CUDA_CHECK(cudaSetDevice(ordinal_));
+    SPMVD_CUDA_CHECK(cudaMemsetAsync(device_dst, byte, bytes, stream_));
+  }
+  void synchronize() override {
+    SPMVD_CUDA_CHECK(cudaSetDevice(ordinal_));
+    SPMVD_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+
+  double time_ms(const std::function<void()>& work) override {
+    SPMVD_CUDA_CHECK(cudaSetDevice(ordinal_));
+    cudaEvent_t start = nullptr, stop = nullptr;
+    SPMVD_CUDA_CHECK(cudaEventCreate(&start));
+    const cudaError_t stop_status = cudaEventCreate(&stop);
+    if (stop_status != cudaSuccess) SPMVD_CUDA_CHECK_NO_THROW(cudaEventDestroy(start));
+    SPMVD_CUDA_CHECK(stop_status);
+    // Destroys the events on every path, including when `work` throws.
+    struct EventGuard {
+      cudaEvent_t a, b;
+      ~EventGuard() {
+        SPMVD_CUDA_CHECK_NO_THROW(cudaEventDestroy(a));
+        SPMVD_CUDA_CHECK_NO_THROW(cudaEventDestroy(b));
+      }
+    } guard{start, stop};
+    SPMVD_CUDA_CHECK(cudaEventRecord(start, stream_));
+    work();
+    SPMVD_CUDA_CHECK(cudaEventRecord(stop, stream_));
+    SPMVD_CUDA_CHECK(cudaEventSynchronize(stop));
+    float elapsed_ms = 0.0F;
+    SPMVD_CUDA_CHECK(cudaEventElapsedTime(&elapsed_ms, start, stop));
+    return elapsed_ms;
+  }
+
+  void* native_stream() const noexcept override { return stream_; }
+
+ private:
+  void copy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
+    if (!bytes) return;
+    SPMVD_CUDA_CHECK(cudaSetDevice(ordinal_));
+    SPMVD_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, stream_));
+  }
+
+  int ordinal_;
+  DeviceInfo info_;
+  cudaStream_t stream_ = nullptr;
+};
+
+}  // namespace
+
+int cuda_device_count() noexcept {
+  int count = 0;
+  // No driver, no GPU or a broken install all mean "no CUDA device here", never an exception.
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return count;
+}
+
+std::unique_ptr<Device> make_cuda_device(int ordinal) {
+  const int count = cuda_device_count();
+  if (ordinal < 0 || ordinal >= count)
+    throw Error(ErrorCode::failed_precondition,
+                "cannot open CUDA device " + std::to_string(ordinal) + ": " +
+                    std::to_string(count) + " CUDA device(s) visible");
+  return std::make_unique<CudaDevice>(ordinal);
+}
+
+}  // namespace spmvd

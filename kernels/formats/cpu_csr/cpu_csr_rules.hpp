@@ -1,0 +1,27 @@
+#pragma once
+// CSR on the host, multiplied with oneTBB: the backend when no GPU is present. One candidate
+// (no launch parameters): TBB chooses the row ranges.
+
+#include "kernels/format_rules.hpp"
+
+namespace spmvd {
+
+inline constexpr FormatId kCpuCsrFormatId{1};
+
+class CpuCsrRules final : public FormatRules {
+ public:
+  FormatId id() const noexcept override { return kCpuCsrFormatId; }
+  std::string_view name() const noexcept override { return "cpu_csr"; }
+  bool needs_gpu() const noexcept override { return false; }
+
+  // Only on a CPU device (x and y must be host memory), within the budget.
+  bool admissible(const MatrixFeatures& features, const DeviceInfo& device, Precision precision,
+                  std::uint64_t memory_budget_bytes) const override;
+  std::vector<Candidate> candidates(const MatrixFeatures& features,
+                                    const DeviceInfo& device) const override;
+  // (rows + 1) 64-bit offsets + nnz 32-bit column indices + nnz values.
+  std::uint64_t device_bytes(const MatrixFeatures& features, Precision precision,
+                             const Candidate& candidate) const override;
+};
+
+}  // namespace spmvd

@@ -1,0 +1,40 @@
+#pragma once
+// y = alpha*A*x + beta*y, one group of ThreadsPerRow lanes of a warp per row (CSR vector,
+// Bell & Garland, "Implementing sparse matrix-vector multiplication on throughput-oriented
+// processors", SC'09), warp-shuffle reduction within the group, grid-stride over rows.
+
+#include <cstdint>
+
+namespace spmvd::csr_vector_detail {
+
+template <typename Value, int ThreadsPerRow>
+__global__ void csr_vector_kernel(std::int64_t rows, const std::int64_t* __restrict__ row_offsets,
+                                  const std::int32_t* __restrict__ col_indices,
+                                  const Value* __restrict__ values, const Value* __restrict__ x,
+                                  Value* __restrict__ y, Value alpha, Value beta) {
+  static_assert(
+      ThreadsPerRow >= 2 && ThreadsPerRow <= 32 && (ThreadsPerRow & (ThreadsPerRow - 1)) == 0,
+      "a row group is a power-of-two slice of one warp");
+  const std::int64_t thread = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int lane = static_cast<int>(threadIdx.x % ThreadsPerRow);
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x / ThreadsPerRow;
+  // The groups of one warp hold consecutive rows; the loop runs while the warp's first row is in
+  // range, so all 32 lanes stay in the loop together and the full-mask shuffles are legal.
+  const std::int64_t group_in_warp = (threadIdx.x % 32) / ThreadsPerRow;
+  for (std::int64_t row = thread / ThreadsPerRow; row - group_in_warp < rows; row += stride) {
+    Value sum = 0;
+    if (row < rows) {
+      const std::int64_t end = __ldg(row_offsets + row + 1);
+      for (std::int64_t k = __ldg(row_offsets + row) + lane; k < end; k += ThreadsPerRow)
+        sum += __ldg(values + k) * __ldg(x + __ldg(col_indices + k));
+    }
+#pragma unroll
+    for (int offset = ThreadsPerRow / 2; offset > 0; offset /= 2)
+      sum += __shfl_down_sync(0xffffffffU, sum, offset, ThreadsPerRow);
+    if (lane == 0 && row < rows)
+      // beta == 0: y is write-only, so NaN already in y cannot leak into the result.
+      y[row] = beta == Value(0) ? alpha * sum : alpha * sum + beta * y[row];
+  }
+}
+
+}  // namespace spmvd::csr_vector_detail

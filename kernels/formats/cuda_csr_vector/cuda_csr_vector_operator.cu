@@ -1,0 +1,100 @@
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/formats/cuda_csr_vector/cuda_csr_vector_kernel.cuh"
+#include "kernels/formats/cuda_csr_vector/cuda_csr_vector_operator.hpp"
+#include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
+
+namespace spmvd {
+namespace {
+
+template <typename Value>
+class CudaCsrVectorOperator final : public SpmvOperator {
+ public:
+  CudaCsrVectorOperator(const CsrMatrix<double>& m, const LaunchConfig& launch, Device& device)
+      : rows_(m.rows),
+        launch_(launch),
+        stream_(static_cast<cudaStream_t>(device.native_stream())),
+        row_offsets_(upload(device, m.row_offsets.data(), m.row_offsets.size())),
+        col_indices_(upload(device, m.col_indices.data(), m.col_indices.size())) {
+    const std::vector<Value> values(m.values.begin(), m.values.end());
+    values_ = upload(device, values.data(), values.size());
+  }
+
+  void apply(const void* x, void* y, double alpha, double beta) override {
+    if (rows_ == 0) return;
+    switch (launch_.threads_per_row) {
+      case 2:
+        return launch<2>(x, y, alpha, beta);
+      case 4:
+        return launch<4>(x, y, alpha, beta);
+      case 8:
+        return launch<8>(x, y, alpha, beta);
+      case 16:
+        return launch<16>(x, y, alpha, beta);
+      case 32:
+        return launch<32>(x, y, alpha, beta);
+      default:  // build() admits only kCsrVectorThreadsPerRow, each a case above
+        throw Error(ErrorCode::internal, "cuda_csr_vector: threads_per_row " +
+                                             std::to_string(launch_.threads_per_row) +
+                                             " has no compiled kernel");
+    }
+  }
+
+  Precision precision() const noexcept override { return precision_of<Value>(); }
+  std::size_t device_bytes() const noexcept override {
+    return row_offsets_.bytes() + col_indices_.bytes() + values_.bytes();
+  }
+
+ private:
+  template <int ThreadsPerRow>
+  void launch(const void* x, void* y, double alpha, double beta) {
+    csr_vector_detail::csr_vector_kernel<Value, ThreadsPerRow>
+        <<<launch_.grid_size, launch_.block_size, 0, stream_>>>(
+            rows_, row_offsets_.as<const std::int64_t>(), col_indices_.as<const std::int32_t>(),
+            values_.as<const Value>(), static_cast<const Value*>(x), static_cast<Value*>(y),
+            static_cast<Value>(alpha), static_cast<Value>(beta));
+    SPMVD_CUDA_CHECK_LAUNCH();
+  }
+
+  std::int64_t rows_;
+  LaunchConfig launch_;
+  cudaStream_t stream_;
+  DeviceBuffer row_offsets_;
+  DeviceBuffer col_indices_;
+  DeviceBuffer values_;
+};
+
+bool contains(const auto& list, std::uint32_t value) {
+  return std::find(list.begin(), list.end(), value) != list.end();
+}
+
+}  // namespace
+
+std::unique_ptr<SpmvOperator> build_cuda_csr_vector(const CsrMatrix<double>& matrix,
+                                                    Precision precision, const Candidate& candidate,
+                                                    Device& device) {
+  const LaunchConfig& launch = candidate.launch;
+  if (candidate.format != kCudaCsrVectorFormatId)
+    throw_invalid("cuda_csr_vector: candidate of format id " +
+                  std::to_string(candidate.format.value) + " given to the cuda_csr_vector builder");
+  if (!contains(kCsrVectorThreadsPerRow, launch.threads_per_row))
+    throw_invalid("cuda_csr_vector: threads_per_row " + std::to_string(launch.threads_per_row) +
+                  " is not a compiled variant (2, 4, 8, 16, 32)");
+  // The kernel's warp-uniform loop needs whole warps per block.
+  if (!contains(kCsrVectorBlockSizes, launch.block_size))
+    throw_invalid("cuda_csr_vector: block_size " + std::to_string(launch.block_size) +
+                  " is not one of 128, 256, 512");
+  if (launch.grid_size == 0) throw_invalid("cuda_csr_vector: grid_size is 0");
+  if (!device.info().is_gpu)
+    throw Error(ErrorCode::failed_precondition,
+                "cuda_csr_vector: cannot build on the CPU device '" + device.info().name + "'");
+  if (precision == Precision::fp32)
+    return std::make_unique<CudaCsrVectorOperator<float>>(matrix, launch, device);
+  return std::make_unique<CudaCsrVectorOperator<double>>(matrix, launch, device);
+}
+
+}  // namespace spmvd

@@ -1,0 +1,193 @@
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "core/error.hpp"
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/host_log.hpp"
+#include "kernels/formats/cusparse_csr/cusparse_csr_operator.hpp"
+#include "kernels/formats/cusparse_csr/cusparse_csr_rules.hpp"
+
+namespace spmvd {
+
+static_assert(kCusparseSpmvCsrAlg1 == CUSPARSE_SPMV_CSR_ALG1, "cusparse_csr_rules.hpp is stale");
+static_assert(kCusparseSpmvCsrAlg2 == CUSPARSE_SPMV_CSR_ALG2, "cusparse_csr_rules.hpp is stale");
+
+namespace {
+
+void warn_on_failure(cusparseStatus_t status, const char* call) noexcept {
+  if (status == CUSPARSE_STATUS_SUCCESS) return;
+  try {
+    cuda_detail::log_warning(std::string("cusparse_csr: ") + call +
+                             " failed: " + cusparseGetErrorName(status));
+  } catch (...) {
+    // Building the message can throw (std::bad_alloc); a destructor must not.
+  }
+}
+
+struct HandleDeleter {
+  void operator()(cusparseHandle_t h) const noexcept {
+    warn_on_failure(cusparseDestroy(h), "cusparseDestroy");
+  }
+};
+struct SpMatDeleter {
+  void operator()(cusparseSpMatDescr_t d) const noexcept {
+    warn_on_failure(cusparseDestroySpMat(d), "cusparseDestroySpMat");
+  }
+};
+struct DnVecDeleter {
+  void operator()(cusparseConstDnVecDescr_t d) const noexcept {
+    warn_on_failure(cusparseDestroyDnVec(d), "cusparseDestroyDnVec");
+  }
+};
+using HandlePtr = std::unique_ptr<std::remove_pointer_t<cusparseHandle_t>, HandleDeleter>;
+using SpMatPtr = std::unique_ptr<std::remove_pointer_t<cusparseSpMatDescr_t>, SpMatDeleter>;
+using ConstDnVecPtr =
+    std::unique_ptr<std::remove_pointer_t<cusparseConstDnVecDescr_t>, DnVecDeleter>;
+using DnVecPtr = std::unique_ptr<std::remove_pointer_t<cusparseDnVecDescr_t>, DnVecDeleter>;
+
+template <typename Value>
+constexpr cudaDataType value_type() {
+  return std::is_same_v<Value, float> ? CUDA_R_32F : CUDA_R_64F;
+}
+
+// y = beta*y for matrices cuSPARSE is not given (no columns or no entries).
+template <typename Value>
+__global__ void scale_kernel(std::int64_t rows, Value* __restrict__ y, Value beta) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < rows;
+       i += stride)
+    y[i] = beta == Value(0) ? Value(0) : beta * y[i];
+}
+
+template <typename Value>
+class CusparseCsrOperator final : public SpmvOperator {
+ public:
+  CusparseCsrOperator(const CsrMatrix<double>& m, cusparseSpMVAlg_t algorithm, Device& device)
+      : rows_(m.rows),
+        cols_(m.cols),
+        nnz_(m.nnz()),
+        algorithm_(algorithm),
+        stream_(static_cast<cudaStream_t>(device.native_stream())) {
+    const std::vector<Value> values(m.values.begin(), m.values.end());
+    values_ = upload(device, values.data(), values.size());
+    // cuSPARSE wants one index type for offsets and columns: 32-bit while nnz fits.
+    cusparseIndexType_t index_type = CUSPARSE_INDEX_32I;
+    if (CusparseCsrRules::index_bytes(nnz_) == 4) {
+      const std::vector<std::int32_t> offsets(m.row_offsets.begin(), m.row_offsets.end());
+      row_offsets_ = upload(device, offsets.data(), offsets.size());
+      col_indices_ = upload(device, m.col_indices.data(), m.col_indices.size());
+    } else {
+      index_type = CUSPARSE_INDEX_64I;
+      const std::vector<std::int64_t> columns(m.col_indices.begin(), m.col_indices.end());
+      row_offsets_ = upload(device, m.row_offsets.data(), m.row_offsets.size());
+      col_indices_ = upload(device, columns.data(), columns.size());
+    }
+    // cuSPARSE is not handed shapes without work (no rows, columns or entries): there
+    // y = beta*y is all there is, done by scale_kernel.
+    if (rows_ == 0 || cols_ == 0 || nnz_ == 0) return;
+
+    cusparseHandle_t handle = nullptr;
+    SPMVD_CUSPARSE_CHECK(cusparseCreate(&handle));
+    handle_.reset(handle);
+    SPMVD_CUSPARSE_CHECK(cusparseSetStream(handle, stream_));
+    cusparseSpMatDescr_t matrix = nullptr;
+    SPMVD_CUSPARSE_CHECK(cusparseCreateCsr(
+        &matrix, rows_, cols_, nnz_, row_offsets_.data(), col_indices_.data(), values_.data(),
+        index_type, index_type, CUSPARSE_INDEX_BASE_ZERO, value_type<Value>()));
+    matrix_.reset(matrix);
+
+    // Workspace sizing and preprocessing need vector descriptors with real storage; these
+    // scratch vectors live only for the build.
+    const DeviceBuffer x(device, static_cast<std::size_t>(cols_) * sizeof(Value));
+    const DeviceBuffer y(device, static_cast<std::size_t>(rows_) * sizeof(Value));
+    const ConstDnVecPtr x_descr = make_x(x.data());
+    const DnVecPtr y_descr = make_y(y.data());
+    const Value one = 1, zero = 0;
+    std::size_t workspace_bytes = 0;
+    SPMVD_CUSPARSE_CHECK(cusparseSpMV_bufferSize(
+        handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, matrix, x_descr.get(), &zero, y_descr.get(),
+        value_type<Value>(), algorithm_, &workspace_bytes));
+    workspace_ = DeviceBuffer(device, workspace_bytes);
+    // Once per matrix: the analysis it stores in the workspace pays off over repeated
+    // multiplies with the same descriptor, algorithm and workspace.
+    SPMVD_CUSPARSE_CHECK(cusparseSpMV_preprocess(
+        handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, matrix, x_descr.get(), &zero, y_descr.get(),
+        value_type<Value>(), algorithm_, workspace_.data()));
+    device.synchronize();  // surface preprocessing faults here, not in the first apply()
+  }
+
+  void apply(const void* x, void* y, double alpha_in, double beta_in) override {
+    if (rows_ == 0) return;
+    const auto alpha = static_cast<Value>(alpha_in);
+    const auto beta = static_cast<Value>(beta_in);
+    if (!matrix_) {
+      const unsigned blocks =
+          static_cast<unsigned>(std::min<std::int64_t>((rows_ + 255) / 256, 4096));
+      scale_kernel<Value><<<blocks, 256, 0, stream_>>>(rows_, static_cast<Value*>(y), beta);
+      SPMVD_CUDA_CHECK_LAUNCH();
+      return;
+    }
+    // Vector descriptors are host-side structs: creating them per call costs no device work.
+    const ConstDnVecPtr x_descr = make_x(x);
+    const DnVecPtr y_descr = make_y(y);
+    SPMVD_CUSPARSE_CHECK(cusparseSpMV(handle_.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha,
+                                      matrix_.get(), x_descr.get(), &beta, y_descr.get(),
+                                      value_type<Value>(), algorithm_, workspace_.data()));
+  }
+
+  Precision precision() const noexcept override { return precision_of<Value>(); }
+  std::size_t device_bytes() const noexcept override {
+    return row_offsets_.bytes() + col_indices_.bytes() + values_.bytes() + workspace_.bytes();
+  }
+
+ private:
+  ConstDnVecPtr make_x(const void* x) const {
+    cusparseConstDnVecDescr_t descr = nullptr;
+    SPMVD_CUSPARSE_CHECK(cusparseCreateConstDnVec(&descr, cols_, x, value_type<Value>()));
+    return ConstDnVecPtr(descr);
+  }
+  DnVecPtr make_y(void* y) const {
+    cusparseDnVecDescr_t descr = nullptr;
+    SPMVD_CUSPARSE_CHECK(cusparseCreateDnVec(&descr, rows_, y, value_type<Value>()));
+    return DnVecPtr(descr);
+  }
+
+  std::int64_t rows_;
+  std::int64_t cols_;
+  std::int64_t nnz_;
+  cusparseSpMVAlg_t algorithm_;
+  cudaStream_t stream_;
+  DeviceBuffer row_offsets_;
+  DeviceBuffer col_indices_;
+  DeviceBuffer values_;
+  DeviceBuffer workspace_;
+  // Declared after the buffers so they are destroyed before them.
+  HandlePtr handle_;
+  SpMatPtr matrix_;
+};
+
+}  // namespace
+
+std::unique_ptr<SpmvOperator> build_cusparse_csr(const CsrMatrix<double>& matrix,
+                                                 Precision precision, const Candidate& candidate,
+                                                 Device& device) {
+  if (candidate.format != kCusparseCsrFormatId)
+    throw_invalid("cusparse_csr: candidate of format id " + std::to_string(candidate.format.value) +
+                  " given to the cusparse_csr builder");
+  const std::uint32_t algorithm = candidate.params.library_algorithm;
+  if (algorithm != kCusparseSpmvCsrAlg1 && algorithm != kCusparseSpmvCsrAlg2)
+    throw_invalid("cusparse_csr: library_algorithm " + std::to_string(algorithm) +
+                  " is not CUSPARSE_SPMV_CSR_ALG1 (2) or CUSPARSE_SPMV_CSR_ALG2 (3)");
+  if (!device.info().is_gpu)
+    throw Error(ErrorCode::failed_precondition,
+                "cusparse_csr: cannot build on the CPU device '" + device.info().name + "'");
+  const auto alg = static_cast<cusparseSpMVAlg_t>(algorithm);
+  if (precision == Precision::fp32)
+    return std::make_unique<CusparseCsrOperator<float>>(matrix, alg, device);
+  return std::make_unique<CusparseCsrOperator<double>>(matrix, alg, device);
+}
+
+}  // namespace spmvd

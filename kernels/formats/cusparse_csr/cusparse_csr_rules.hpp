@@ -1,0 +1,41 @@
+#pragma once
+// cuSPARSE generic SpMV on a CSR descriptor: the baseline every other format is compared
+// against. The candidates are cuSPARSE's CSR algorithms (FormatParams.library_algorithm holds
+// the cusparseSpMVAlg_t value); cuSPARSE picks its own launch configuration, so launch is {}.
+
+#include <cstdint>
+
+#include "kernels/format_rules.hpp"
+
+namespace spmvd {
+
+inline constexpr FormatId kCusparseCsrFormatId{3};
+
+// cusparseSpMVAlg_t values (cusparse.h; checked by static_assert where cuSPARSE is included).
+inline constexpr std::uint32_t kCusparseSpmvCsrAlg1 = 2;
+inline constexpr std::uint32_t kCusparseSpmvCsrAlg2 = 3;
+
+class CusparseCsrRules final : public FormatRules {
+ public:
+  FormatId id() const noexcept override { return kCusparseCsrFormatId; }
+  std::string_view name() const noexcept override { return "cusparse_csr"; }
+  bool needs_gpu() const noexcept override { return true; }
+
+  bool admissible(const MatrixFeatures& features, const DeviceInfo& device, Precision precision,
+                  std::uint64_t memory_budget_bytes) const override;
+  // CUSPARSE_SPMV_CSR_ALG1 and CUSPARSE_SPMV_CSR_ALG2.
+  std::vector<Candidate> candidates(const MatrixFeatures& features,
+                                    const DeviceInfo& device) const override;
+  // Offsets and column indices (32-bit when nnz < 2^31, else 64-bit for both, as cuSPARSE wants
+  // one index type), values, plus an upper bound on the SpMV workspace, whose exact size only
+  // cusparseSpMV_bufferSize knows (the built operator reports the exact total).
+  std::uint64_t device_bytes(const MatrixFeatures& features, Precision precision,
+                             const Candidate& candidate) const override;
+
+  // Bytes of one row offset / column index: 4 when nnz < 2^31, else 8.
+  static std::uint64_t index_bytes(std::int64_t nnz) noexcept;
+  // The workspace bound used by device_bytes.
+  static std::uint64_t workspace_bound_bytes(std::int64_t rows) noexcept;
+};
+
+}  // namespace spmvd

@@ -1,0 +1,82 @@
+// CudaDevice on CUDA device 0 (label `gpu`: skips visibly when no CUDA device is present).
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <iostream>
+#include <vector>
+
+#include "core/error.hpp"
+#include "kernels/device.hpp"
+
+namespace spmvd {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+class CudaDevice : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device visible";
+    device_ = make_cuda_device(0);
+  }
+  std::unique_ptr<Device> device_;
+};
+
+TEST_F(CudaDevice, DescribesTheGpuFromItsProperties) {
+  const DeviceInfo& info = device_->info();
+  std::cout << "device signature: " << info.signature() << ", L2 " << info.l2_bytes
+            << " B, max threads/SM " << info.max_threads_per_sm << ", max blocks/SM "
+            << info.max_blocks_per_sm << ", registers/SM " << info.registers_per_sm
+            << ", shared memory/SM " << info.shared_memory_per_sm_bytes << " B\n";
+  EXPECT_TRUE(info.is_gpu);
+  EXPECT_FALSE(info.name.empty());
+  EXPECT_GE(info.compute_capability_major, 7);
+  EXPECT_GT(info.sm_count, 0);
+  EXPECT_GT(info.memory_bytes, 0U);
+  EXPECT_GT(info.l2_bytes, 0U);
+  EXPECT_EQ(info.warp_size, 32);
+  EXPECT_GT(info.max_threads_per_sm, 0);
+  EXPECT_GT(info.max_blocks_per_sm, 0);
+  EXPECT_GT(info.registers_per_sm, 0);
+  EXPECT_GT(info.shared_memory_per_sm_bytes, 0U);
+  EXPECT_GT(info.driver_version, 0);
+  EXPECT_GT(info.runtime_version, 0);
+  EXPECT_GT(info.cusparse_version, 0);
+  EXPECT_NE(device_->native_stream(), nullptr);
+}
+
+TEST_F(CudaDevice, CopiesAndFillsOnItsStream) {
+  const std::vector<std::int32_t> host{1, 2, 3, 4};
+  const DeviceBuffer a = upload(*device_, host.data(), host.size());
+  DeviceBuffer b(*device_, 4 * sizeof(std::int32_t));
+  device_->fill_bytes(b.data(), 0xFF, b.bytes());
+  device_->copy_on_device(b.data(), a.data(), 2 * sizeof(std::int32_t));
+  std::vector<std::int32_t> back(4);
+  device_->copy_to_host(back.data(), b.data(), b.bytes());
+  EXPECT_THAT(back, ElementsAre(1, 2, -1, -1));
+}
+
+TEST_F(CudaDevice, TimesWorkWithEvents) {
+  DeviceBuffer b(*device_, std::size_t{64} << 20);
+  const double ms = device_->time_ms([&] { device_->fill_bytes(b.data(), 0, b.bytes()); });
+  EXPECT_GT(ms, 0.0);
+}
+
+TEST_F(CudaDevice, ReportsOutOfMemoryAsResourceExhaustedNamingTheBytes) {
+  const std::uint64_t too_much = device_->info().memory_bytes * 2;
+  try {
+    device_->allocate(too_much);
+    FAIL() << "allocated twice the device memory";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::resource_exhausted);
+    EXPECT_THAT(e.what(), HasSubstr("cannot allocate " + std::to_string(too_much) + " bytes"));
+  }
+  DeviceBuffer still_works(*device_, 1024);  // the failure left the device usable
+  EXPECT_NE(still_works.data(), nullptr);
+}
+
+}  // namespace
+}  // namespace spmvd
