@@ -9,6 +9,8 @@ namespace spmvd {
 std::variant<DaemonConfig, ConfigExit> parse_daemon_config(int argc, char** argv) {
   DaemonConfig config;
   CLI::App app{"spmvd — tuned sparse matrix-vector multiplication as a gRPC service"};
+  // A flag given twice (or in the file and on the command line) takes the last value.
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.set_config("--config", "", "TOML file with the same keys as the long flags");
   app.add_option("--listen", config.listen_address, "host:port to serve gRPC on")
       ->capture_default_str();

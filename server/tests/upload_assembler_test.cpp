@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "core/error.hpp"
 
 namespace spmvd {
@@ -92,7 +94,7 @@ TEST(UploadAssembler, NanValueIsRefusedUnlessAllowed) {
 TEST(UploadAssembler, OversizeUploadIsResourceExhausted) {
   UploadAssembler a(64);
   a.add(csr_header(100, 100, 1));
-  expect_error([&] { a.add(csr_part(std::vector<std::int64_t>(20, 0), {}, {})); },
+  expect_error([&] { a.add(csr_part(std::vector<std::int64_t>(50, std::int64_t{1} << 40), {}, {})); },
                ErrorCode::resource_exhausted, "exceeds max_upload_bytes (64 bytes)");
 }
 

@@ -93,10 +93,15 @@ class FixedRules final : public FormatRules {
   std::uint64_t bytes_;
 };
 
+std::unique_ptr<SpmvOperator> never_built(const CsrMatrix<double>&, Precision, const Candidate&,
+                                          Device&) {
+  throw Error(ErrorCode::internal, "enumeration must not build formats");
+}
+
 TEST(EnumerateCandidates, LeavesOutGpuFormatsOnTheCpuAndFormatsOverBudget) {
   FormatRegistry registry;
-  registry.add(std::make_unique<FixedRules>(7, false, 100), nullptr);
-  registry.add(std::make_unique<FixedRules>(8, true, 100), nullptr);
+  registry.add(std::make_unique<FixedRules>(7, false, 100), never_built);
+  registry.add(std::make_unique<FixedRules>(8, true, 100), never_built);
   const MatrixFeatures features;
   DeviceInfo cpu;
   cpu.is_gpu = false;
