@@ -1,0 +1,22 @@
+#include "kernels/formats/common/rules_support.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace spmvd {
+
+std::uint64_t smallest_candidate_bytes(const FormatRules& rules, const MatrixFeatures& features,
+                                       const DeviceInfo& device, Precision precision) {
+  std::uint64_t smallest = std::numeric_limits<std::uint64_t>::max();
+  for (const Candidate& candidate : rules.candidates(features, device))
+    smallest = std::min(smallest, rules.device_bytes(features, precision, candidate));
+  return smallest;
+}
+
+std::uint32_t blocks_for(std::uint64_t items, std::uint64_t items_per_block) {
+  const std::uint64_t blocks = items_per_block ? (items + items_per_block - 1) / items_per_block : 1;
+  return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(
+      blocks, 1, static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max())));
+}
+
+}  // namespace spmvd

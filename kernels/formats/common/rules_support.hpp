@@ -1,0 +1,19 @@
+#pragma once
+// Small pieces the catalogue's FormatRules share.
+
+#include <cstdint>
+
+#include "kernels/format_rules.hpp"
+
+namespace spmvd {
+
+// The least device_bytes over rules.candidates(features, device); UINT64_MAX when there is no
+// candidate. admissible() compares it with the memory budget: the format fits when its
+// smallest variant does (the tuner checks each candidate's own bytes before building it).
+std::uint64_t smallest_candidate_bytes(const FormatRules& rules, const MatrixFeatures& features,
+                                       const DeviceInfo& device, Precision precision);
+
+// ceil(items / items_per_block), clamped to CUDA's grid x-limit [1, 2^31 - 1].
+std::uint32_t blocks_for(std::uint64_t items, std::uint64_t items_per_block);
+
+}  // namespace spmvd

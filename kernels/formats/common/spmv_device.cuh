@@ -1,0 +1,61 @@
+#pragma once
+// Device pieces the catalogue's CUDA kernels share: the y = alpha*sum + beta*y epilogue, the
+// y = beta*y pre-pass, and the column-major ELL kernel (cuda_ell, and cuda_hyb's ELL part).
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "kernels/cuda/cuda_check.cuh"
+
+namespace spmvd::catalogue_detail {
+
+// beta == 0: y is write-only (SpmvOperator contract), so NaN already in y cannot leak.
+template <typename Value>
+__device__ __forceinline__ void store_axpby(Value* y, Value alpha, Value sum, Value beta) {
+  *y = beta == Value(0) ? alpha * sum : alpha * sum + beta * *y;
+}
+
+template <typename Value>
+__global__ void scale_kernel(std::int64_t size, Value* __restrict__ y, Value beta) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < size;
+       i += stride)
+    y[i] = beta == Value(0) ? Value(0) : beta * y[i];
+}
+
+// y = beta*y on `stream` (no-op for size 0). A bandwidth-bound sweep: 256 threads, at most
+// 4096 blocks, grid-stride beyond.
+template <typename Value>
+void launch_scale(std::int64_t size, Value* y, Value beta, cudaStream_t stream) {
+  if (size <= 0) return;
+  const auto blocks = static_cast<unsigned>(std::min<std::int64_t>((size + 255) / 256, 4096));
+  scale_kernel<Value><<<blocks, 256, 0, stream>>>(size, y, beta);
+  SPMVD_CUDA_CHECK_LAUNCH();
+}
+
+// One thread per row over a column-major ELL block (entry j of row r at j*rows + r; padding
+// column kPaddingColumn after a row's entries), grid-stride over rows. A row stops at its first
+// padding slot: the rest of its slots are padding too, so it reads no more values or x, and
+// 0 * x[...] never turns an Inf in x into NaN.
+template <typename Value>
+__global__ void ell_kernel(std::int64_t rows, std::int64_t width,
+                           const std::int32_t* __restrict__ col_indices,
+                           const Value* __restrict__ values, const Value* __restrict__ x,
+                           Value* __restrict__ y, Value alpha, Value beta) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+       row < rows; row += stride) {
+    Value sum = 0;
+    std::int64_t slot = row;
+    for (std::int64_t j = 0; j < width; ++j, slot += rows) {
+      const std::int32_t col = __ldg(col_indices + slot);
+      if (col < 0) break;
+      sum += __ldg(values + slot) * __ldg(x + col);
+    }
+    store_axpby(y + row, alpha, sum, beta);
+  }
+}
+
+}  // namespace spmvd::catalogue_detail

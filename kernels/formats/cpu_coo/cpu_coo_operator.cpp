@@ -1,0 +1,79 @@
+#include "kernels/formats/cpu_coo/cpu_coo_operator.hpp"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <string>
+
+#include "core/error.hpp"
+#include "kernels/formats/common/coo_layout.hpp"
+#include "kernels/formats/cpu_coo/cpu_coo_rules.hpp"
+
+namespace spmvd {
+namespace {
+
+template <typename Value>
+class CpuCooOperator final : public SpmvOperator {
+ public:
+  CpuCooOperator(const CsrMatrix<double>& m, Device& device) : rows_(m.rows), nnz_(m.nnz()) {
+    const CooLayout<Value> coo = make_coo_layout<Value>(m);
+    row_indices_ = upload(device, coo.row_indices.data(), coo.row_indices.size());
+    col_indices_ = upload(device, coo.col_indices.data(), coo.col_indices.size());
+    values_ = upload(device, coo.values.data(), coo.values.size());
+  }
+
+  void apply(const void* x_raw, void* y_raw, double alpha_in, double beta_in) override {
+    const auto* row_indices = row_indices_.as<const std::int32_t>();
+    const auto* cols = col_indices_.as<const ColIndex>();
+    const auto* values = values_.as<const Value>();
+    const auto* x = static_cast<const Value*>(x_raw);
+    auto* y = static_cast<Value*>(y_raw);
+    const auto alpha = static_cast<Value>(alpha_in);
+    const auto beta = static_cast<Value>(beta_in);
+    const std::int32_t* rows_end = row_indices + nnz_;
+    // Grain of 256 rows, as cpu_csr: TBB's work stealing evens out uneven rows.
+    tbb::parallel_for(
+        tbb::blocked_range<std::int64_t>(0, rows_, 256),
+        [&](const tbb::blocked_range<std::int64_t>& range) {
+          // The task's entries: rows are sorted, so they are one contiguous run.
+          std::int64_t k = std::lower_bound(row_indices, rows_end, range.begin()) - row_indices;
+          for (std::int64_t r = range.begin(); r < range.end(); ++r) {
+            Value sum = 0;
+            for (; k < nnz_ && row_indices[k] == r; ++k) sum += values[k] * x[cols[k]];
+            // beta == 0: y is write-only (SpmvOperator contract), NaN must not leak.
+            y[r] = beta == Value(0) ? alpha * sum : alpha * sum + beta * y[r];
+          }
+        });
+  }
+
+  Precision precision() const noexcept override { return precision_of<Value>(); }
+  std::size_t device_bytes() const noexcept override {
+    return row_indices_.bytes() + col_indices_.bytes() + values_.bytes();
+  }
+
+ private:
+  std::int64_t rows_;
+  std::int64_t nnz_;
+  DeviceBuffer row_indices_;
+  DeviceBuffer col_indices_;
+  DeviceBuffer values_;
+};
+
+}  // namespace
+
+std::unique_ptr<SpmvOperator> build_cpu_coo(const CsrMatrix<double>& matrix, Precision precision,
+                                            const Candidate& candidate, Device& device) {
+  if (candidate.format != kCpuCooFormatId)
+    throw_invalid("cpu_coo: candidate of format id " + std::to_string(candidate.format.value) +
+                  " given to the cpu_coo builder");
+  if (device.info().is_gpu)
+    throw Error(ErrorCode::failed_precondition,
+                "cpu_coo: cannot build on GPU device '" + device.info().name +
+                    "' (the CPU kernel reads x and y as host memory)");
+  if (precision == Precision::fp32)
+    return std::make_unique<CpuCooOperator<float>>(matrix, device);
+  return std::make_unique<CpuCooOperator<double>>(matrix, device);
+}
+
+}  // namespace spmvd

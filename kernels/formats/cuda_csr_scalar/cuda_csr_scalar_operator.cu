@@ -1,0 +1,83 @@
+#include "kernels/formats/cuda_csr_scalar/cuda_csr_scalar_operator.hpp"
+
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/formats/common/builder_checks.hpp"
+#include "kernels/formats/common/spmv_device.cuh"
+#include "kernels/formats/cuda_csr_scalar/cuda_csr_scalar_rules.hpp"
+
+namespace spmvd {
+namespace {
+
+// CSR scalar (Bell & Garland, SC'09, Sec. 3.3): one thread walks one row, grid-stride.
+template <typename Value>
+__global__ void csr_scalar_kernel(std::int64_t rows, const std::int64_t* __restrict__ row_offsets,
+                                  const std::int32_t* __restrict__ col_indices,
+                                  const Value* __restrict__ values, const Value* __restrict__ x,
+                                  Value* __restrict__ y, Value alpha, Value beta) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+       row < rows; row += stride) {
+    Value sum = 0;
+    const std::int64_t end = __ldg(row_offsets + row + 1);
+    for (std::int64_t k = __ldg(row_offsets + row); k < end; ++k)
+      sum += __ldg(values + k) * __ldg(x + __ldg(col_indices + k));
+    catalogue_detail::store_axpby(y + row, alpha, sum, beta);
+  }
+}
+
+template <typename Value>
+class CudaCsrScalarOperator final : public SpmvOperator {
+ public:
+  CudaCsrScalarOperator(const CsrMatrix<double>& m, const LaunchConfig& launch, Device& device)
+      : rows_(m.rows),
+        launch_(launch),
+        stream_(static_cast<cudaStream_t>(device.native_stream())),
+        row_offsets_(upload(device, m.row_offsets.data(), m.row_offsets.size())),
+        col_indices_(upload(device, m.col_indices.data(), m.col_indices.size())) {
+    const std::vector<Value> values(m.values.begin(), m.values.end());
+    values_ = upload(device, values.data(), values.size());
+  }
+
+  void apply(const void* x, void* y, double alpha, double beta) override {
+    if (rows_ == 0) return;
+    csr_scalar_kernel<Value><<<launch_.grid_size, launch_.block_size, 0, stream_>>>(
+        rows_, row_offsets_.as<const std::int64_t>(), col_indices_.as<const std::int32_t>(),
+        values_.as<const Value>(), static_cast<const Value*>(x), static_cast<Value*>(y),
+        static_cast<Value>(alpha), static_cast<Value>(beta));
+    SPMVD_CUDA_CHECK_LAUNCH();
+  }
+
+  Precision precision() const noexcept override { return precision_of<Value>(); }
+  std::size_t device_bytes() const noexcept override {
+    return row_offsets_.bytes() + col_indices_.bytes() + values_.bytes();
+  }
+
+ private:
+  std::int64_t rows_;
+  LaunchConfig launch_;
+  cudaStream_t stream_;
+  DeviceBuffer row_offsets_;
+  DeviceBuffer col_indices_;
+  DeviceBuffer values_;
+};
+
+}  // namespace
+
+std::unique_ptr<SpmvOperator> build_cuda_csr_scalar(const CsrMatrix<double>& matrix,
+                                                    Precision precision,
+                                                    const Candidate& candidate, Device& device) {
+  const LaunchConfig& launch = candidate.launch;
+  check_candidate_format("cuda_csr_scalar", kCudaCsrScalarFormatId, candidate);
+  check_one_of("cuda_csr_scalar", "block_size", launch.block_size, kCsrScalarBlockSizes);
+  if (launch.grid_size == 0) throw_invalid("cuda_csr_scalar: grid_size is 0");
+  check_gpu_device("cuda_csr_scalar", device);
+  if (precision == Precision::fp32)
+    return std::make_unique<CudaCsrScalarOperator<float>>(matrix, launch, device);
+  return std::make_unique<CudaCsrScalarOperator<double>>(matrix, launch, device);
+}
+
+}  // namespace spmvd

@@ -1,0 +1,33 @@
+#pragma once
+// CSR scalar kernel (Bell & Garland's "CSR (scalar)"): one thread per row, grid-stride over the
+// rows. block_size is the launch parameter swept (paper 004, Sec. 6, Table 5); the grid is one
+// full wave of resident blocks for (rows, DeviceInfo), so it is concrete.
+
+#include <array>
+#include <cstdint>
+
+#include "kernels/format_rules.hpp"
+
+namespace spmvd {
+
+inline constexpr FormatId kCudaCsrScalarFormatId{4};
+
+inline constexpr std::array<std::uint32_t, 4> kCsrScalarBlockSizes{64, 128, 256, 512};
+
+class CudaCsrScalarRules final : public FormatRules {
+ public:
+  FormatId id() const noexcept override { return kCudaCsrScalarFormatId; }
+  std::string_view name() const noexcept override { return "cuda_csr_scalar"; }
+  bool needs_gpu() const noexcept override { return true; }
+
+  bool admissible(const MatrixFeatures& features, const DeviceInfo& device, Precision precision,
+                  std::uint64_t memory_budget_bytes) const override;
+  // One candidate per block size in kCsrScalarBlockSizes.
+  std::vector<Candidate> candidates(const MatrixFeatures& features,
+                                    const DeviceInfo& device) const override;
+  // (rows + 1) 64-bit offsets + nnz 32-bit column indices + nnz values.
+  std::uint64_t device_bytes(const MatrixFeatures& features, Precision precision,
+                             const Candidate& candidate) const override;
+};
+
+}  // namespace spmvd

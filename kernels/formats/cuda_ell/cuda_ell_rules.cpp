@@ -1,0 +1,36 @@
+#include "kernels/formats/cuda_ell/cuda_ell_rules.hpp"
+
+#include "core/csr_matrix.hpp"
+#include "kernels/formats/common/rules_support.hpp"
+#include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
+
+namespace spmvd {
+
+bool CudaEllRules::admissible(const MatrixFeatures& features, const DeviceInfo& device,
+                              Precision precision, std::uint64_t memory_budget_bytes) const {
+  if (!device.is_gpu) return false;
+  if (features.rows * features.row_length_max > kEllMaxPaddingRatio * features.nnz) return false;
+  return smallest_candidate_bytes(*this, features, device, precision) <= memory_budget_bytes;
+}
+
+std::vector<Candidate> CudaEllRules::candidates(const MatrixFeatures& features,
+                                                const DeviceInfo& device) const {
+  std::vector<Candidate> out;
+  for (const std::uint32_t block : kEllBlockSizes)
+    out.push_back(Candidate{
+        .format = id(),
+        .params = {.ell_width = static_cast<std::uint32_t>(features.row_length_max)},
+        .launch = {.block_size = block,
+                   .threads_per_row = 1,
+                   .grid_size = CudaCsrVectorRules::grid_size(features.rows, 1, block, device)}});
+  return out;
+}
+
+std::uint64_t CudaEllRules::device_bytes(const MatrixFeatures& features, Precision precision,
+                                         const Candidate& candidate) const {
+  const auto slots =
+      static_cast<std::uint64_t>(features.rows) * std::uint64_t{candidate.params.ell_width};
+  return slots * (sizeof(ColIndex) + value_bytes(precision));
+}
+
+}  // namespace spmvd

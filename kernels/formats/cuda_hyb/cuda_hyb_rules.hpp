@@ -1,0 +1,52 @@
+#pragma once
+// HYB (Bell & Garland, SC'09, Sec. 3.5): an ELL part of width K (FormatParams.ell_width) plus
+// the entries beyond K in COO. The ELL kernel computes y = alpha*A_ell*x + beta*y for every row,
+// then cuda_coo's segmented kernel adds alpha*A_coo*x. Launch parameters (paper 004, Sec. 6,
+// Table 5: HYB tunes Num_Threads and Block_Size): block_size for both kernels, grid_size for
+// the COO part as in cuda_coo (entries per thread); the ELL part's grid is one wave of resident
+// blocks, derived from (rows, block_size, DeviceInfo).
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "kernels/format_rules.hpp"
+
+namespace spmvd {
+
+inline constexpr FormatId kCudaHybFormatId{7};
+
+inline constexpr std::array<std::uint32_t, 3> kHybBlockSizes{128, 256, 512};
+inline constexpr std::array<std::uint32_t, 2> kHybCooEntriesPerThread{4, 16};
+
+// Bell & Garland's K rule (SC'09, Sec. 4.2; CUSP's compute_hyb_cols_per_row): ELL pays off for
+// a column while at least max(4096, rows/3) rows fill it (ELL is about 3x faster per entry than
+// COO; below 4096 rows the ELL launch is not worth it).
+inline constexpr std::int64_t kHybBreakevenRows = 4096;
+inline constexpr std::int64_t kHybRelativeSpeed = 3;
+
+class CudaHybRules final : public FormatRules {
+ public:
+  FormatId id() const noexcept override { return kCudaHybFormatId; }
+  std::string_view name() const noexcept override { return "cuda_hyb"; }
+  bool needs_gpu() const noexcept override { return true; }
+
+  bool admissible(const MatrixFeatures& features, const DeviceInfo& device, Precision precision,
+                  std::uint64_t memory_budget_bytes) const override;
+  // ell_width in ell_widths(features), times kHybBlockSizes x kHybCooEntriesPerThread.
+  std::vector<Candidate> candidates(const MatrixFeatures& features,
+                                    const DeviceInfo& device) const override;
+  // rows * K ELL slots of (column index + value) + the COO remainder's entries of (row index +
+  // column index + value); the remainder's size is exact from the row-length distribution.
+  std::uint64_t device_bytes(const MatrixFeatures& features, Precision precision,
+                             const Candidate& candidate) const override;
+
+  // The largest K such that at least max(kHybBreakevenRows, rows / kHybRelativeSpeed) rows have
+  // >= K non-zeros; 0 when no K qualifies (fewer than 4096 rows: all COO).
+  static std::int64_t bell_garland_ell_width(const MatrixFeatures& features);
+  // The widths swept: the rule's K, round(mean) and ceil(mean + stddev), clamped to
+  // [0, longest row], ascending, without duplicates.
+  static std::vector<std::int64_t> ell_widths(const MatrixFeatures& features);
+};
+
+}  // namespace spmvd

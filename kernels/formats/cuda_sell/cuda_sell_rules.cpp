@@ -1,0 +1,63 @@
+#include "kernels/formats/cuda_sell/cuda_sell_rules.hpp"
+
+#include <algorithm>
+
+#include "core/csr_matrix.hpp"
+#include "kernels/formats/common/row_length_distribution.hpp"
+#include "kernels/formats/common/rules_support.hpp"
+#include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
+
+namespace spmvd {
+
+bool CudaSellRules::admissible(const MatrixFeatures& features, const DeviceInfo& device,
+                               Precision precision, std::uint64_t memory_budget_bytes) const {
+  if (!device.is_gpu) return false;
+  return smallest_candidate_bytes(*this, features, device, precision) <= memory_budget_bytes;
+}
+
+std::vector<Candidate> CudaSellRules::candidates(const MatrixFeatures& features,
+                                                 const DeviceInfo& device) const {
+  std::vector<Candidate> out;
+  for (const std::uint32_t height : kSellSliceHeights)
+    for (const std::uint32_t window : sort_windows(features))
+      for (const std::uint32_t block : kSellBlockSizes)
+        out.push_back(Candidate{
+            .format = id(),
+            .params = {.slice_height = height, .sort_window = window},
+            .launch = {.block_size = block,
+                       .threads_per_row = 1,
+                       .grid_size = CudaCsrVectorRules::grid_size(features.rows, 1, block, device)}});
+  return out;
+}
+
+std::uint64_t CudaSellRules::device_bytes(const MatrixFeatures& features, Precision precision,
+                                          const Candidate& candidate) const {
+  const std::int64_t height = std::max<std::uint32_t>(candidate.params.slice_height, 1);
+  const auto slices = static_cast<std::uint64_t>((features.rows + height - 1) / height);
+  const auto slots = static_cast<std::uint64_t>(
+      sell_slot_bound(features, height, candidate.params.sort_window));
+  const std::uint64_t permutation =
+      candidate.params.sort_window > 1 ? static_cast<std::uint64_t>(features.rows) * 4 : 0;
+  return (slices + 1) * sizeof(std::int64_t) + slots * (sizeof(ColIndex) + value_bytes(precision)) +
+         permutation;
+}
+
+std::vector<std::uint32_t> CudaSellRules::sort_windows(const MatrixFeatures& features) {
+  const auto rows = static_cast<std::uint32_t>(std::max<std::int64_t>(features.rows, 1));
+  std::vector<std::uint32_t> windows{rows};
+  for (const std::uint32_t window : kSellSortWindows) windows.push_back(std::min(window, rows));
+  std::sort(windows.begin(), windows.end());
+  windows.erase(std::unique(windows.begin(), windows.end()), windows.end());
+  return windows;
+}
+
+std::int64_t CudaSellRules::sell_slot_bound(const MatrixFeatures& features,
+                                            std::int64_t slice_height, std::int64_t sort_window) {
+  slice_height = std::max<std::int64_t>(slice_height, 1);
+  if (sort_window >= features.rows)
+    return slice_height * sorted_group_leader_sum(features, slice_height);
+  const std::int64_t slices = (features.rows + slice_height - 1) / slice_height;
+  return slice_height * longest_rows_length_sum(features, slices);
+}
+
+}  // namespace spmvd
