@@ -54,6 +54,8 @@ Prediction CsrVectorModel::predict_ms(const MatrixFeatures& features, const Cand
                                   : cal.kernel.threads_per_row;
 
   // Paper 004 Sec. 4.2: strips are the rows one wave of resident blocks covers; I strips.
+  // launch.grid_size is not used: a grid-stride launch moves through the rows in the same
+  // waves of resident warps, which is what the strip count stands for.
   const Occupancy occupancy = compute_occupancy(resources, device);
   if (occupancy.active_blocks_per_sm == 0) {
     throw_invalid("csr_vector model: block size " + std::to_string(resources.threads_per_block) +

@@ -51,13 +51,22 @@ struct Axis {
   double to_pixel(double v) const {
     return pixel_from + (space(v) - lo) / (hi - lo) * (pixel_to - pixel_from);
   }
-  // 1-2-5 steps on a linear axis (or in log space over less than two decades), decades on a
-  // log axis; returns data values.
+  // 1-2-5 steps on a linear axis; decades on a log axis, or 1-2-5 of each decade when it spans
+  // less than two. Returns data values.
   std::vector<double> ticks() const {
     std::vector<double> out;
     if (log && hi - lo >= 2.0) {
       const double step = std::max(1.0, std::ceil((hi - lo) / 8.0));
       for (double e = std::ceil(lo); e <= hi + 1e-9; e += step) out.push_back(std::pow(10.0, e));
+      return out;
+    }
+    if (log) {  // under two decades: 1, 2 and 5 of each decade
+      for (double e = std::floor(lo); e <= hi; e += 1.0) {
+        for (double m : {1.0, 2.0, 5.0}) {
+          const double t = m * std::pow(10.0, e);
+          if (std::log10(t) >= lo && std::log10(t) <= hi) out.push_back(t);
+        }
+      }
       return out;
     }
     const double raw = (hi - lo) / 6.0;
@@ -68,7 +77,7 @@ struct Axis {
       if (step >= raw) break;
     }
     for (double t = std::ceil(lo / step) * step; t <= hi + step * 1e-9; t += step) {
-      out.push_back(log ? std::pow(10.0, t) : (std::abs(t) < step * 1e-9 ? 0.0 : t));
+      out.push_back(std::abs(t) < step * 1e-9 ? 0.0 : t);
     }
     return out;
   }
@@ -207,6 +216,26 @@ std::string plot_fit_svg(std::span<const SamplePoint> samples,
                          const SvgPlotOptions& options) {
   const SvgSeries one{.label = "", .samples = {samples.begin(), samples.end()}, .curve = curve};
   return plot_svg(std::span<const SvgSeries>(&one, 1), options);
+}
+
+std::string plot_log_grid_svg(const LogGridFit& grid, SvgPlotOptions options) {
+  const std::size_t nw = grid.widths.size();
+  if (nw == 0 || grid.rows.empty() || grid.log_ms.size() != nw * grid.rows.size()) {
+    throw_invalid("plot_log_grid_svg: the grid is empty or its table does not match its axes");
+  }
+  std::vector<SvgSeries> series;
+  for (std::size_t r = 0; r < grid.rows.size(); ++r) {
+    SvgSeries s;
+    s.label = "rows " + number(grid.rows[r]);
+    for (std::size_t w = 0; w < nw; ++w) {
+      s.samples.push_back({grid.widths[w], std::exp(grid.log_ms[r * nw + w])});
+    }
+    s.curve = [&grid, rows = grid.rows[r]](double width) { return grid(width, rows); };
+    series.push_back(std::move(s));
+  }
+  options.log_x = true;
+  options.log_y = true;
+  return plot_svg(series, options);
 }
 
 void write_text_file(const std::string& path, const std::string& text) {

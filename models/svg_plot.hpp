@@ -40,6 +40,11 @@ std::string plot_fit_svg(std::span<const SamplePoint> samples,
                          const std::function<double(double)>& curve,
                          const SvgPlotOptions& options);
 
+// The ELL grid (paper 004 Fig. 5) as one series per calibrated row count: grid points as dots,
+// the interpolation along width as the curve;
+// both axes are logarithmic whatever options says, as the grid is interpolated in logs.
+std::string plot_log_grid_svg(const LogGridFit& grid, SvgPlotOptions options);
+
 // Writes text to path; throws Error(unavailable) naming the path when it cannot.
 void write_text_file(const std::string& path, const std::string& text);
 

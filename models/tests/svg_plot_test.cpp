@@ -82,3 +82,21 @@ TEST(SvgPlot, WritesTheFile) {
 
 }  // namespace
 }  // namespace spmvd
+
+namespace spmvd {
+namespace {
+
+TEST(SvgPlot, DrawsTheEllGridAsOneSeriesPerRowCount) {
+  LogGridFit grid;
+  grid.widths = {1, 4, 16};
+  grid.rows = {1e3, 1e5};
+  grid.log_ms = {-4.6, -4.0, -3.2, -2.3, -1.6, -0.7};
+  const std::string svg =
+      plot_log_grid_svg(grid, {.title = "ELL", .x_label = "width", .y_label = "ms"});
+  EXPECT_EQ(count(svg, "<circle class=\"sample\""), 6u);
+  EXPECT_EQ(count(svg, "<polyline class=\"fit\""), 2u);
+  EXPECT_NE(svg.find(">rows 1e+05</text>"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace spmvd
