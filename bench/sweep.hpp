@@ -1,0 +1,79 @@
+#pragma once
+// One matrix's benchmark sweep: every registry format admissible on the device, every
+// candidate (optionally thinned), each built, checked against reference_spmv and timed.
+//
+// Per precision: x is random in [-1, 1) and y is poisoned with 0xFF bytes (NaN) before the
+// checked apply, y = 1*A*x + 0*y, which is compared row by row with reference_spmv within the
+// bound of bench/result_check.hpp. A candidate that fails is reported FAILED and not timed.
+// Timed applies rotate over several x/y pairs when the matrix is smaller than L2, so that x
+// and y are not served from L2 by the previous repetition.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/copy_bandwidth.hpp"
+#include "core/csr_matrix.hpp"
+#include "core/matrix_features.hpp"
+#include "core/precision.hpp"
+#include "kernels/candidate.hpp"
+#include "kernels/device.hpp"
+
+namespace spmvd {
+
+struct SweepOptions {
+  std::vector<Precision> precisions{Precision::fp64};
+  int reps = 30;   // timed applies per candidate
+  int warmup = 5;  // untimed applies before them
+  std::vector<std::string> formats;        // registry names to run; empty: all
+  std::size_t max_candidates_per_format = 0;  // 0: every candidate; else evenly spaced ones
+  std::uint64_t memory_budget_bytes = 0;   // passed to FormatRules::admissible
+  std::uint64_t x_seed = 20240601;         // seed of the random x
+  int max_buffer_pairs = 32;               // cap on the rotated x/y pairs
+};
+
+enum class CandidateStatus { ok, failed, build_error, run_error };
+const char* to_string(CandidateStatus status) noexcept;  // "ok", "FAILED", "build_error", ...
+
+struct CandidateResult {
+  Precision precision = Precision::fp64;
+  std::string format;
+  Candidate candidate;
+  CandidateStatus status = CandidateStatus::ok;
+  std::string message;           // why it failed, empty when ok
+  double max_error_ratio = 0.0;  // max over rows |y - y_ref| / bound (<= 1 passes)
+  double build_ms = 0.0;
+  double median_ms = 0.0, min_ms = 0.0, p90_ms = 0.0;
+  int buffer_pairs = 0;
+  std::uint64_t device_bytes = 0;     // the operator's own footprint
+  std::uint64_t csr_model_bytes = 0;  // bench/byte_model.hpp, the common count
+  double gflops = 0.0;                // 2 * nnz / median
+  double effective_gb_per_s = 0.0;    // csr_model_bytes / median
+  double fraction_of_copy_bandwidth = 0.0;
+  // cuSPARSE CSR ALG1 (preprocessed) time / this time, same precision, same run; and the same
+  // against the fastest cuSPARSE variant. Absent when that baseline did not run.
+  std::optional<double> speedup_vs_cusparse_alg1;
+  std::optional<double> speedup_vs_best_cusparse;
+  bool correct() const noexcept { return status == CandidateStatus::ok; }
+};
+
+struct SweepResult {
+  std::vector<CandidateResult> candidates;
+  std::vector<std::string> inadmissible;  // "fp64 cuda_ell" for formats skipped on this device
+};
+
+// Called after each candidate (for progress output).
+using SweepProgress = std::function<void(const CandidateResult&)>;
+
+// Throws Error(invalid_argument) for a name in options.formats that the registry lacks.
+SweepResult sweep_matrix(const CsrMatrix<double>& matrix, const MatrixFeatures& features,
+                         Device& device, const CopyBandwidth& copy, const SweepOptions& options,
+                         const SweepProgress& progress = {});
+
+// Evenly spaced picks (first and last included) of at most `limit` from `count`; all when
+// limit is 0 or >= count.
+std::vector<std::size_t> spaced_picks(std::size_t count, std::size_t limit);
+
+}  // namespace spmvd
