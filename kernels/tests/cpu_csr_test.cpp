@@ -19,7 +19,7 @@ using ::testing::HasSubstr;
 TEST(CpuCsrRules, CountsOffsetsIndicesAndValues) {
   const CpuCsrRules rules;
   const auto f = testing::features(1000, 1000, 5000);
-  const Candidate c{.format = kCpuCsrFormatId};
+  const Candidate c{.format = kCpuCsrFormatId, .params = {}, .launch = {}};
   EXPECT_EQ(rules.device_bytes(f, Precision::fp64, c), 1001U * 8 + 5000U * (4 + 8));
   EXPECT_EQ(rules.device_bytes(f, Precision::fp32, c), 1001U * 8 + 5000U * (4 + 4));
 }

@@ -79,7 +79,7 @@ TEST(CudaCsrVectorRules, SizesTheGridForAllRowsUpToOneResidentWave) {
 TEST(CudaCsrVectorRules, CountsOffsetsIndicesAndValues) {
   const CudaCsrVectorRules rules;
   const auto f = testing::features(100, 100, 700);
-  const Candidate any{.format = kCudaCsrVectorFormatId};
+  const Candidate any{.format = kCudaCsrVectorFormatId, .params = {}, .launch = {}};
   EXPECT_EQ(rules.device_bytes(f, Precision::fp32, any), 101U * 8 + 700U * 8);
   EXPECT_EQ(rules.device_bytes(f, Precision::fp64, any), 101U * 8 + 700U * 12);
 }
