@@ -143,9 +143,15 @@ int main(int argc, char** argv) {
   Options options;
   if (const char* bundle = std::getenv("BUNDLE_DATA")) options.data_dir = bundle;
   std::size_t max_candidates = 0;
-  app.add_option("inputs", options.inputs, ".mtx / .mtx.gz paths or generator specs");
+  // A repeated single-valued option takes the last value, so wrappers (run_suite.sh) can put
+  // defaults first and let the caller's arguments override them. Lists (--gen, --formats)
+  // accumulate.
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  app.add_option("inputs", options.inputs, ".mtx / .mtx.gz paths or generator specs")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_option("--gen", options.specs, "generator spec, e.g. stencil2d:n=2000,points=5 (repeatable)")
-      ->allow_extra_args(false);
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_option("--suite", options.suite,
                  "file listing inputs one per line: <path|spec> [label=NAME] [derived=COPIES]");
   app.add_option("--data-dir", options.data_dir, "directory relative paths are read from (default $BUNDLE_DATA)");
@@ -156,7 +162,8 @@ int main(int argc, char** argv) {
   app.add_option("--warmup", options.sweep.warmup, "untimed applies before timing")
       ->check(CLI::Range(0, 1000000))->capture_default_str();
   app.add_option("--formats", options.sweep.formats, "registry format names to run (default: all)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_option("--max-candidates-per-format", max_candidates,
                  "evenly spaced candidates per format (0: all; cuSPARSE CSR ALG1 always runs)")
       ->capture_default_str();

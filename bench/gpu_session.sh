@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# One GPU-machine session, run from the repository root through the device tool:
+#   source .gpu/env.sh && bash bench/gpu_session.sh STAGE...
+# with the bundle made by bench/make_gpu_bundle.sh. Logs go to $OUT; a short table ends it.
+# Stages:
+#   tests   GPU conformance tests of every registered format (gtest)
+#   daemon  spmvd on loopback + `spmv run` on real matrices (twice: the 2nd is a cache hit),
+#           fp32 once, then SIGTERM (exit code checked)
+#   models  spmv-calibrate (both precisions), SVG plots
+#   suite   spmv-bench over bench/suite.txt (JSON/CSV), then model-accuracy if calibrated
+set -uo pipefail
+OUT=${OUT:-/tmp/out}
+mkdir -p "$OUT"
+data=${BUNDLE_DATA:?source .gpu/env.sh first}
+summary=()
+
+nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv | tee "$OUT/gpu.txt"
+
+stage_tests() {
+  kernels_conformance_gpu --gtest_brief=1 > "$OUT/tests_gpu.log" 2>&1
+  local rc=$?
+  tail -n 5 "$OUT/tests_gpu.log"
+  summary+=("tests: kernels_conformance_gpu exit $rc ($(grep -c '^\[       OK' "$OUT/tests_gpu.log" || true) ok lines; $(grep -E '^\[  PASSED|^\[  FAILED' "$OUT/tests_gpu.log" | tr '\n' ' '))")
+}
+
+stage_daemon() {
+  local db=/tmp/spmvd-plans.db log="$OUT/daemon.log"
+  rm -f "$db" /tmp/spmvd.port
+  spmvd --listen 127.0.0.1:0 --port-file /tmp/spmvd.port --database "$db" \
+        ${SPMVD_EXTRA_FLAGS:-} > "$log" 2>&1 &
+  local pid=$!
+  for _ in $(seq 1 600); do [ -s /tmp/spmvd.port ] && break; sleep 0.5; done
+  local port; port=$(cat /tmp/spmvd.port 2>/dev/null)
+  if [ -z "$port" ]; then summary+=("daemon: did not start"); tail "$log"; return; fi
+  local runs="$OUT/spmv_run.log"; : > "$runs"
+  for m in cage11 bcsstk16 ego-Twitter_u rajat01 luxembourg_osm_fz; do
+    for attempt in 1 2; do
+      echo "== $m fp64 attempt $attempt" >> "$runs"
+      spmv --server 127.0.0.1:$port run "$data/matrices/$m.mtx.gz" >> "$runs" 2>&1
+      echo "exit $?" >> "$runs"
+    done
+    echo "== $m fp32" >> "$runs"
+    spmv --server 127.0.0.1:$port run --precision fp32 "$data/matrices/$m.mtx.gz" >> "$runs" 2>&1
+    echo "exit $?" >> "$runs"
+  done
+  kill -TERM $pid; wait $pid; local rc=$?
+  summary+=("daemon: SIGTERM exit $rc; spmv run exits: $(grep -c '^exit 0' "$runs") ok of $(grep -c '^exit' "$runs"); cache hits $(grep -c 'cache:     hit' "$runs")")
+  grep -E "^==|plan:|cache:|check:" "$runs" | paste - - - - | cut -c1-200
+}
+
+stage_models() {
+  mkdir -p "$OUT/plots"
+  /usr/bin/time -v spmv-calibrate --out "$OUT/calibration.json" --plots "$OUT/plots" \
+    > "$OUT/calibrate.log" 2>&1
+  local rc=$?
+  tail -n 25 "$OUT/calibrate.log"
+  (cd "$OUT" && tar czf plots.tgz plots && rm -rf plots)
+  summary+=("models: spmv-calibrate exit $rc, $(grep -E 'Elapsed \(wall' "$OUT/calibrate.log")")
+}
+
+stage_suite() {
+  bash bench/run_suite.sh "$OUT" > "$OUT/suite.log" 2>&1
+  local rc=$?
+  tail -n 40 "$OUT/suite.log"
+  summary+=("suite: exit $rc")
+  if [ -s "$OUT/calibration.json" ] && [ -s "$OUT/bench.json" ]; then
+    model-accuracy --calibration "$OUT/calibration.json" --bench "$OUT/bench.json" \
+      --markdown "$OUT/accuracy.md" --json "$OUT/accuracy.json" > "$OUT/accuracy.log" 2>&1
+    summary+=("accuracy: exit $?")
+    tail -n 30 "$OUT/accuracy.log"
+  fi
+}
+
+for stage in "$@"; do
+  start=$(date +%s)
+  "stage_$stage"
+  summary+=("  ($stage took $(( $(date +%s) - start )) s)")
+done
+echo "================ summary"
+printf '%s\n' "${summary[@]}"

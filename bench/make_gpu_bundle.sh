@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Packs the GPU build (build-gpu, -DCMAKE_CUDA_ARCHITECTURES=90) with the shared matrices into
+# .gpu/ for the device tool (carry: [".gpu"]). Binaries are stripped to fit the 64 MiB limit.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build-gpu}
+programs=()
+for p in "$build"/bin/spmvd "$build"/bin/spmv "$build"/bin/spmvctl "$build"/bin/spmv-bench \
+         "$build"/bin/matrix_stats "$build"/bin/spmv-calibrate "$build"/bin/model-accuracy \
+         "$build"/tests/kernels_conformance_gpu "$build"/tests/kernels_conformance; do
+  [ -x "$p" ] && programs+=("$p")
+done
+mkdir -p /tmp/gpu-matrices/matrices
+cp -u ../shared/matrices/*.mtx.gz /tmp/gpu-matrices/matrices/
+../shared/tools/gpu-bundle .gpu "${programs[@]}" -- /tmp/gpu-matrices/matrices
+strip --strip-debug .gpu/bin/* .gpu/lib/* 2>/dev/null || true
+du -sh .gpu
