@@ -2,6 +2,7 @@
 // Devices and matrix features written by hand, so rules are tested without hardware
 // (STYLE.md: "DeviceInfo is a value a test can write by hand").
 
+#include <algorithm>
 #include <cstdint>
 
 #include "core/device_info.hpp"
@@ -44,7 +45,7 @@ inline MatrixFeatures features(std::int64_t rows, std::int64_t cols, std::int64_
   f.nnz = nnz;
   f.row_length_mean = rows > 0 ? static_cast<double>(nnz) / static_cast<double>(rows) : 0.0;
   f.row_length_min = 0;
-  f.row_length_max = nnz;
+  f.row_length_max = std::min(nnz, cols);
   return f;
 }
 
