@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 #include "core/precision.hpp"
 #include "models/fitting.hpp"
@@ -20,6 +21,7 @@ struct BytesCalibration {
   // Share of L2 that x may occupy and still be served from L2 (the matrix streams through the
   // rest). Not measured yet: 0.5 is a neutral starting point until calibration sets it.
   double l2_share_for_x = 0.5;
+  std::vector<SamplePoint> samples{};  // the measured (bytes moved, ms) of the fit: for plots only
   double bandwidth_bytes_per_ms() const noexcept {
     return time_vs_bytes.slope > 0.0 ? 1.0 / time_vs_bytes.slope : 0.0;
   }

@@ -12,6 +12,7 @@ namespace spmvd {
 struct CooCalibration {
   CalibratedKernel kernel;
   LinearFit time_vs_nnz;
+  std::vector<SamplePoint> samples{};  // the measured (nnz, ms) the fit came from: for plots only
   friend bool operator==(const CooCalibration&, const CooCalibration&) = default;
 };
 

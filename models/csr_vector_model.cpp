@@ -17,6 +17,7 @@ CsrVectorCalibration fit_csr_vector(const CalibratedKernel& kernel,
   CsrVectorCalibration c;
   c.kernel = kernel;
   c.sample_strips = sample_strips;
+  c.samples.assign(ms_vs_row_length.begin(), ms_vs_row_length.end());
   c.time_vs_row_length = fit_piecewise_conic_linear(ms_vs_row_length);
   // Fig. 4 uses only samples past the threshold ("the total number of non-zeros in the sample
   // matrix must be greater than a minimal value, which is calculated from the threshold").

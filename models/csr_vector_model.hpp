@@ -18,11 +18,12 @@ struct CsrVectorCalibration {
   std::int64_t sample_strips = 1;  // strips per sample matrix; the paper uses 1
   PiecewiseFit time_vs_row_length;  // Fig. 3: ms of a sample against c
   LinearFit time_vs_sample_nnz;     // Fig. 4: ms of a sample against its non-zeros, c >= threshold
+  std::vector<SamplePoint> samples{};  // the measured (c, ms) the fits came from: for plots only
   friend bool operator==(const CsrVectorCalibration&, const CsrVectorCalibration&) = default;
 };
 
 // Fits both curves from samples of (row length c, ms): Fig. 3 over all of them, Fig. 4 over
-// those at or above the fitted threshold with x = c * rows_per_sample. Throws
+// those at or above the fitted threshold with x = c * rows_per_sample. Keeps the samples. Throws
 // Error(invalid_argument) as the fitters do, or when rows_per_sample or sample_strips <= 0.
 CsrVectorCalibration fit_csr_vector(const CalibratedKernel& kernel,
                                     std::span<const SamplePoint> ms_vs_row_length,

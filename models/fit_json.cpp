@@ -8,6 +8,23 @@ namespace spmvd {
 // Each pair below lists its fields once per direction; a field added to a struct must be added
 // to both (and model_version bumped: models/model_set.hpp).
 
+// A sample as [x, y]: the records keep every measured point for plots, so keep them short.
+void to_json(nlohmann::json& j, const SamplePoint& v) { j = nlohmann::json::array({v.x, v.y}); }
+void from_json(const nlohmann::json& j, SamplePoint& v) {
+  if (!j.is_array() || j.size() != 2) throw std::invalid_argument("a sample is [x, y]");
+  j.at(0).get_to(v.x);
+  j.at(1).get_to(v.y);
+}
+
+namespace {
+// "samples" only feeds plots (spmv-calibrate --plots, spmvctl model plot), no prediction reads
+// it, so a record written without it reads as having none rather than being refused.
+void read_samples(const nlohmann::json& j, std::vector<SamplePoint>& samples) {
+  samples.clear();
+  if (j.contains("samples")) j.at("samples").get_to(samples);
+}
+}  // namespace
+
 void to_json(nlohmann::json& j, const FitQuality& v) {
   j = {{"sample_count", v.sample_count},
        {"rms_relative_error", v.rms_relative_error},
@@ -108,13 +125,15 @@ void to_json(nlohmann::json& j, const CsrVectorCalibration& v) {
   j = {{"kernel", v.kernel},
        {"sample_strips", v.sample_strips},
        {"time_vs_row_length", v.time_vs_row_length},
-       {"time_vs_sample_nnz", v.time_vs_sample_nnz}};
+       {"time_vs_sample_nnz", v.time_vs_sample_nnz},
+       {"samples", v.samples}};
 }
 void from_json(const nlohmann::json& j, CsrVectorCalibration& v) {
   j.at("kernel").get_to(v.kernel);
   j.at("sample_strips").get_to(v.sample_strips);
   j.at("time_vs_row_length").get_to(v.time_vs_row_length);
   j.at("time_vs_sample_nnz").get_to(v.time_vs_sample_nnz);
+  read_samples(j, v.samples);
 }
 
 void to_json(nlohmann::json& j, const EllCalibration& v) {
@@ -126,19 +145,23 @@ void from_json(const nlohmann::json& j, EllCalibration& v) {
 }
 
 void to_json(nlohmann::json& j, const CooCalibration& v) {
-  j = {{"kernel", v.kernel}, {"time_vs_nnz", v.time_vs_nnz}};
+  j = {{"kernel", v.kernel}, {"time_vs_nnz", v.time_vs_nnz}, {"samples", v.samples}};
 }
 void from_json(const nlohmann::json& j, CooCalibration& v) {
   j.at("kernel").get_to(v.kernel);
   j.at("time_vs_nnz").get_to(v.time_vs_nnz);
+  read_samples(j, v.samples);
 }
 
 void to_json(nlohmann::json& j, const BytesCalibration& v) {
-  j = {{"time_vs_bytes", v.time_vs_bytes}, {"l2_share_for_x", v.l2_share_for_x}};
+  j = {{"time_vs_bytes", v.time_vs_bytes},
+       {"l2_share_for_x", v.l2_share_for_x},
+       {"samples", v.samples}};
 }
 void from_json(const nlohmann::json& j, BytesCalibration& v) {
   j.at("time_vs_bytes").get_to(v.time_vs_bytes);
   j.at("l2_share_for_x").get_to(v.l2_share_for_x);
+  read_samples(j, v.samples);
 }
 
 void to_json(nlohmann::json& j, const BlockedEllTimeCoefficients& v) {

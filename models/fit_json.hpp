@@ -17,6 +17,9 @@
 
 namespace spmvd {
 
+// [x, y]; records read without "samples" get none (they are only drawn, never predicted from).
+void to_json(nlohmann::json& j, const SamplePoint& v);
+void from_json(const nlohmann::json& j, SamplePoint& v);
 void to_json(nlohmann::json& j, const FitQuality& v);
 void from_json(const nlohmann::json& j, FitQuality& v);
 void to_json(nlohmann::json& j, const LinearFit& v);

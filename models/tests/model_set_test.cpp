@@ -30,6 +30,7 @@ ModelSet full_set() {
                             .quality = {73, 0.005, 0.02, 1, 96}};
   csr.time_vs_sample_nnz = {.intercept = 0.004, .slope = 1.0 / 3.0 * 1e-7,
                             .quality = {70, 0.004, 0.012, 24 * 8448.0, 96 * 8448.0}};
+  csr.samples = {{1, 0.0101}, {24, 0.0233}, {96, 0.08}};
   set.csr_vector = {csr};
   LogGridFit grid;
   grid.widths = {1, 8};
@@ -39,10 +40,12 @@ ModelSet full_set() {
   set.ell = {{.kernel = {.resources = {.threads_per_block = 128}, .threads_per_row = 1},
               .time_vs_width_rows = grid}};
   set.coo = {{.kernel = {.resources = {.threads_per_block = 256}, .threads_per_row = 1},
-              .time_vs_nnz = {.intercept = 0.02, .slope = 1.1e-6, .quality = {12, 0.02, 0.04, 1e4, 1e8}}}};
+              .time_vs_nnz = {.intercept = 0.02, .slope = 1.1e-6, .quality = {12, 0.02, 0.04, 1e4, 1e8}},
+              .samples = {{1e4, 0.031}, {1e8, 110.0}}}};
   set.bytes = BytesCalibration{.time_vs_bytes = {.intercept = 0.005, .slope = 3.1e-10,
                                                  .quality = {20, 0.05, 0.1, 1e5, 1e10}},
-                               .l2_share_for_x = 0.4};
+                               .l2_share_for_x = 0.4,
+                               .samples = {{1e5, 0.005}, {1e10, 3.2}}};
   set.blocked_ell = BlockedEllTimeCoefficients{.transfer_elements_per_ms = 3e6,
                                                .sm_elements_per_ms = 1e7,
                                                .lower_limit_rows = 192, .sm_count = 132};
@@ -110,6 +113,30 @@ TEST(ModelSet, ReportsAMissingFieldAsInvalidArgument) {
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
     EXPECT_NE(std::string(e.what()).find("slope"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ModelSet, ReadsRecordsWithoutSamplesAsHavingNone) {
+  nlohmann::json j = nlohmann::json::parse(model_set_to_json(full_set()));
+  j["csr_vector"][0].erase("samples");
+  j["coo"][0].erase("samples");
+  j["bytes"].erase("samples");
+  const ModelSet back = model_set_from_json(j.dump(), h100_like().signature(), Precision::fp32);
+  EXPECT_TRUE(back.csr_vector.at(0).samples.empty());
+  EXPECT_TRUE(back.coo.at(0).samples.empty());
+  EXPECT_TRUE(back.bytes->samples.empty());
+  EXPECT_EQ(back.coo.at(0).time_vs_nnz, full_set().coo.at(0).time_vs_nnz);
+}
+
+TEST(ModelSet, RefusesASampleThatIsNotAPair) {
+  nlohmann::json j = nlohmann::json::parse(model_set_to_json(full_set()));
+  j["coo"][0]["samples"][0] = nlohmann::json::array({1.0});
+  try {
+    model_set_from_json(j.dump(), h100_like().signature(), Precision::fp32);
+    FAIL() << "expected Error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("a sample is [x, y]"), std::string::npos) << e.what();
   }
 }
 

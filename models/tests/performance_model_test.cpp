@@ -221,6 +221,7 @@ TEST(CsrVectorModel, FitsBothCurvesFromRowLengthSamples) {
   EXPECT_NEAR(fitted.time_vs_sample_nnz.slope, 0.005 / 8448, 1e-15);
   EXPECT_NEAR(fitted.time_vs_sample_nnz.intercept, 0.01, 1e-12);
   EXPECT_EQ(fitted.time_vs_sample_nnz.quality.sample_count, 57u);
+  EXPECT_EQ(fitted.samples, samples);  // kept for plots of measured points against the fit
 }
 
 TEST(BytesModel, CountsXOnceWhenItFitsInL2) {
