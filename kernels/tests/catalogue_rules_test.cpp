@@ -385,6 +385,18 @@ TEST(CudaSellRules, SlotBoundHoldsForTheWorstRowOrder) {
   EXPECT_EQ(CudaSellRules::sell_slot_bound(f, 32, 66), 32 * (50 + 1 + 1));
 }
 
+TEST(CudaSellRules, FallsBackToEllPaddingForFeaturesWithoutADistribution) {
+  // Hand-written features: 100 rows, 300 entries, longest row 50, no distribution.
+  MatrixFeatures f;
+  f.rows = 100;
+  f.cols = 100;
+  f.nnz = 300;
+  f.row_length_max = 50;
+  EXPECT_EQ(CudaSellRules::sell_slot_bound(f, 32, 100), 32 * 4 * 50);  // 4 slices of width 50
+  EXPECT_EQ(CudaHybRules::coo_entry_count(f, 3), 300);
+  EXPECT_EQ(CusparseBsrRules::bsr_block_upper_bound(f, 2), 300);
+}
+
 TEST(CusparseCooRules, ProposesCooAlgorithmsOneAndTwo) {
   const CusparseCooRules rules;
   const auto f = testing::features(100, 100, 700);
@@ -439,6 +451,12 @@ TEST(CusparseBsrRules, AdmitsRowsLongEnoughToFillBlocks) {
                           Candidate{.format = kCusparseBsrFormatId,
                                     .params = {.library_algorithm = 6, .block_dim = 4},
                                     .launch = {}}));
+}
+
+TEST(CusparseBsrRules, AdmitsAMatrixWithoutEntries) {
+  const CusparseBsrRules rules;
+  EXPECT_TRUE(rules.admissible(testing::features(1000, 1000, 0), testing::h100(), Precision::fp32,
+                               std::uint64_t{1} << 30));
 }
 
 TEST(CusparseBsrRules, DeviceBytesBoundTheBuiltLayout) {

@@ -4,6 +4,12 @@
 
 namespace spmvd {
 
+bool distribution_covers_nnz(const MatrixFeatures& features) {
+  std::int64_t entries = 0;
+  for (const RowLengthCount& bucket : features.distribution) entries += bucket.length * bucket.rows;
+  return entries == features.nnz;
+}
+
 std::int64_t rows_with_length_at_least(const MatrixFeatures& features, std::int64_t length) {
   if (length <= 0) return features.rows;
   std::int64_t rows = 0;

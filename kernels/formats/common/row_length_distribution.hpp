@@ -9,6 +9,11 @@
 
 namespace spmvd {
 
+// Whether the distribution accounts for every non-zero (sum of length * rows == nnz). Features
+// extracted from a matrix always do; hand-written ones may leave the distribution out, and the
+// rules then fall back to bounds that need only rows, nnz and the longest row.
+bool distribution_covers_nnz(const MatrixFeatures& features);
+
 // Rows with at least `length` non-zeros (empty rows included when length <= 0).
 std::int64_t rows_with_length_at_least(const MatrixFeatures& features, std::int64_t length);
 

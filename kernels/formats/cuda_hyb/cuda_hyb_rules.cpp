@@ -20,7 +20,7 @@ std::vector<Candidate> CudaHybRules::candidates(const MatrixFeatures& features,
                                                 const DeviceInfo&) const {
   std::vector<Candidate> out;
   for (const std::int64_t width : ell_widths(features)) {
-    const std::int64_t coo_entries = entries_beyond_width(features, width);
+    const std::int64_t coo_entries = coo_entry_count(features, width);
     for (const std::uint32_t block : kHybBlockSizes)
       for (const std::uint32_t per_thread : kHybCooEntriesPerThread) {
         const Candidate candidate{
@@ -39,9 +39,14 @@ std::uint64_t CudaHybRules::device_bytes(const MatrixFeatures& features, Precisi
                                          const Candidate& candidate) const {
   const std::int64_t width = candidate.params.ell_width;
   const auto ell_slots = static_cast<std::uint64_t>(features.rows) * static_cast<std::uint64_t>(width);
-  const auto coo_entries = static_cast<std::uint64_t>(entries_beyond_width(features, width));
+  const auto coo_entries = static_cast<std::uint64_t>(coo_entry_count(features, width));
   return ell_slots * (sizeof(ColIndex) + value_bytes(precision)) +
          coo_entries * (sizeof(std::int32_t) + sizeof(ColIndex) + value_bytes(precision));
+}
+
+std::int64_t CudaHybRules::coo_entry_count(const MatrixFeatures& features, std::int64_t ell_width) {
+  return distribution_covers_nnz(features) ? entries_beyond_width(features, ell_width)
+                                           : features.nnz;
 }
 
 std::int64_t CudaHybRules::bell_garland_ell_width(const MatrixFeatures& features) {

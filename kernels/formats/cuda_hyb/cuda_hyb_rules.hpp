@@ -38,6 +38,9 @@ class CudaHybRules final : public FormatRules {
                                     const DeviceInfo& device) const override;
   // rows * K ELL slots of (column index + value) + the COO remainder's entries of (row index +
   // column index + value); the remainder's size is exact from the row-length distribution.
+  // Entries of the COO remainder for ELL width K: exact from the distribution; nnz (a bound)
+  // for features without one.
+  static std::int64_t coo_entry_count(const MatrixFeatures& features, std::int64_t ell_width);
   std::uint64_t device_bytes(const MatrixFeatures& features, Precision precision,
                              const Candidate& candidate) const override;
 

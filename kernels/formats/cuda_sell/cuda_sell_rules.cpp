@@ -54,9 +54,11 @@ std::vector<std::uint32_t> CudaSellRules::sort_windows(const MatrixFeatures& fea
 std::int64_t CudaSellRules::sell_slot_bound(const MatrixFeatures& features,
                                             std::int64_t slice_height, std::int64_t sort_window) {
   slice_height = std::max<std::int64_t>(slice_height, 1);
+  const std::int64_t slices = (features.rows + slice_height - 1) / slice_height;
+  // Without a distribution: every slice as wide as the longest row (ELL's padding).
+  if (!distribution_covers_nnz(features)) return slice_height * slices * features.row_length_max;
   if (sort_window >= features.rows)
     return slice_height * sorted_group_leader_sum(features, slice_height);
-  const std::int64_t slices = (features.rows + slice_height - 1) / slice_height;
   return slice_height * longest_rows_length_sum(features, slices);
 }
 

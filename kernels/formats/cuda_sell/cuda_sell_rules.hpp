@@ -46,7 +46,8 @@ class CudaSellRules final : public FormatRules {
   static std::vector<std::uint32_t> sort_windows(const MatrixFeatures& features);
   // Padded slots of a SELL-C-sigma layout: with sigma >= rows, C * the sum of the sorted slice
   // leaders' lengths (exact); otherwise C * the sum of the ceil(rows / C) longest rows, which
-  // bounds every order, because each slice's width is the length of a distinct row.
+  // bounds every order, because each slice's width is the length of a distinct row. Features
+  // without a distribution: C * slices * the longest row.
   static std::int64_t sell_slot_bound(const MatrixFeatures& features, std::int64_t slice_height,
                                       std::int64_t sort_window);
 };

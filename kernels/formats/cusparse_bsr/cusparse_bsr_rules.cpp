@@ -55,14 +55,18 @@ std::int64_t CusparseBsrRules::bsr_block_upper_bound(const MatrixFeatures& featu
                                                      std::int64_t block_dim) {
   const std::int64_t b = std::max<std::int64_t>(block_dim, 1);
   const std::int64_t block_rows = (features.rows + b - 1) / b, block_cols = (features.cols + b - 1) / b;
-  std::int64_t blocks = 0;
-  for (const RowLengthCount& bucket : features.distribution)
-    blocks += std::min(bucket.length, block_cols) * bucket.rows;
+  std::int64_t blocks = features.nnz;  // one block per entry at worst
+  if (distribution_covers_nnz(features)) {
+    blocks = 0;
+    for (const RowLengthCount& bucket : features.distribution)
+      blocks += std::min(bucket.length, block_cols) * bucket.rows;
+  }
   return std::min(blocks, block_rows * block_cols);
 }
 
 bool CusparseBsrRules::may_fill_acceptably(const MatrixFeatures& features,
                                            std::int64_t block_dim) {
+  if (features.nnz == 0) return true;  // nothing to fill: y = beta*y in any format
   return bsr_slot_lower_bound(features, block_dim) < kBsrMaxFillRatio * features.nnz;
 }
 

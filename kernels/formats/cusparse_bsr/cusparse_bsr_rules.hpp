@@ -52,9 +52,10 @@ class CusparseBsrRules final : public FormatRules {
   // rows sorted by length (row_length_distribution.hpp), and at least ceil(nnz / b^2) blocks.
   static std::int64_t bsr_slot_lower_bound(const MatrixFeatures& features, std::int64_t block_dim);
   // Most blocks any BSR form can store: a row of length m meets at most min(m, block cols)
-  // blocks, and there are at most block rows * block cols blocks.
+  // blocks (without a distribution: one block per entry), and there are at most block rows *
+  // block cols blocks.
   static std::int64_t bsr_block_upper_bound(const MatrixFeatures& features, std::int64_t block_dim);
-  // Whether a block size passes the fill-in rule's necessary condition.
+  // Whether a block size passes the fill-in rule's necessary condition (always, without entries).
   static bool may_fill_acceptably(const MatrixFeatures& features, std::int64_t block_dim);
 };
 
