@@ -48,11 +48,8 @@ using ::testing::IsEmpty;
 //   [. . . . .]
 //   [. . 8 . 9]
 CsrMatrix<double> five_by_five() {
-  return CsrMatrix<double>{5,
-                           5,
-                           {0, 2, 3, 7, 7, 9},
-                           {0, 2, 1, 0, 1, 3, 4, 2, 4},
-                           {1, 2, 3, 4, 5, 6, 7, 8, 9}};
+  return CsrMatrix<double>{
+      5, 5, {0, 2, 3, 7, 7, 9}, {0, 2, 1, 0, 1, 3, 4, 2, 4}, {1, 2, 3, 4, 5, 6, 7, 8, 9}};
 }
 
 // Features with a hand-written row-length distribution (lengths ascending, no empty rows).
@@ -111,8 +108,8 @@ TEST(CooLayout, SpellsOutTheRowOfEveryEntryInCsrOrder) {
 TEST(EllLayout, StoresRowsColumnMajorPaddedToTheLongestRow) {
   const SellLayout<float> ell = make_ell_layout<float>(five_by_five());
   EXPECT_EQ(ell_width(ell), 4);
-  EXPECT_THAT(ell.col_indices, ElementsAreArray<ColIndex>({0, 1, 0, -1, 2,  //
-                                                           2, -1, 1, -1, 4,  //
+  EXPECT_THAT(ell.col_indices, ElementsAreArray<ColIndex>({0,  1,  0, -1, 2,   //
+                                                           2,  -1, 1, -1, 4,   //
                                                            -1, -1, 3, -1, -1,  //
                                                            -1, -1, 4, -1, -1}));
   EXPECT_THAT(ell.values, ElementsAreArray<float>({1, 3, 4, 0, 8,  //
@@ -125,10 +122,10 @@ TEST(EllLayout, StoresRowsColumnMajorPaddedToTheLongestRow) {
 TEST(SellLayout, UnsortedSlicesArePaddedToTheirOwnLongestRow) {
   const SellLayout<double> sell = make_sell_layout<double>(five_by_five(), 2, 1);
   EXPECT_THAT(sell.slice_offsets, ElementsAre(0, 4, 12, 16));  // widths 2, 4, 2; last slice padded
-  EXPECT_THAT(sell.col_indices, ElementsAreArray<ColIndex>({0, 1, 2, -1,  //
+  EXPECT_THAT(sell.col_indices, ElementsAreArray<ColIndex>({0, 1, 2, -1,                 //
                                                             0, -1, 1, -1, 3, -1, 4, -1,  //
                                                             2, -1, 4, -1}));
-  EXPECT_THAT(sell.values, ElementsAreArray<double>({1, 3, 2, 0,  //
+  EXPECT_THAT(sell.values, ElementsAreArray<double>({1, 3, 2, 0,              //
                                                      4, 0, 5, 0, 6, 0, 7, 0,  //
                                                      8, 0, 9, 0}));
   EXPECT_THAT(sell.permutation, IsEmpty());
@@ -245,7 +242,8 @@ TEST(CatalogueRules, GpuFormatsAreNotAdmissibleOnTheCpuAndCpuCooNotOnTheGpu) {
   for (const auto& r : catalogue()) {
     SCOPED_TRACE(std::string(r->name()));
     const std::uint64_t plenty = std::uint64_t{1} << 40;
-    EXPECT_EQ(r->admissible(f, testing::eight_core_cpu(), Precision::fp64, plenty), !r->needs_gpu());
+    EXPECT_EQ(r->admissible(f, testing::eight_core_cpu(), Precision::fp64, plenty),
+              !r->needs_gpu());
     if (r->name() != "cusparse_bsr") {  // its fill-in rule is tested below
       EXPECT_EQ(r->admissible(f, testing::h100(), Precision::fp64, plenty), r->needs_gpu());
     }
@@ -324,11 +322,14 @@ TEST(CudaCooRules, DropsCandidatesWhoseGridsCoincide) {
 
 TEST(CudaHybRules, PicksBellGarlandsWidth) {
   // >= 5 non-zeros in 7000 rows >= max(4096, 12000 / 3): K = 5.
-  EXPECT_EQ(CudaHybRules::bell_garland_ell_width(with_distribution(100, {{3, 5000}, {5, 7000}})), 5);
+  EXPECT_EQ(CudaHybRules::bell_garland_ell_width(with_distribution(100, {{3, 5000}, {5, 7000}})),
+            5);
   // Only 2000 rows reach 10 (< 4096); all 12000 reach 2: K = 2.
-  EXPECT_EQ(CudaHybRules::bell_garland_ell_width(with_distribution(100, {{2, 10000}, {10, 2000}})), 2);
+  EXPECT_EQ(CudaHybRules::bell_garland_ell_width(with_distribution(100, {{2, 10000}, {10, 2000}})),
+            2);
   // 30000 rows: 5000 of length 8 miss rows / 3 = 10000; 30000 reach 1: K = 1.
-  EXPECT_EQ(CudaHybRules::bell_garland_ell_width(with_distribution(100, {{1, 25000}, {8, 5000}})), 1);
+  EXPECT_EQ(CudaHybRules::bell_garland_ell_width(with_distribution(100, {{1, 25000}, {8, 5000}})),
+            1);
   // Fewer than 4096 rows: ELL never pays, all COO.
   EXPECT_EQ(CudaHybRules::bell_garland_ell_width(extract_features(five_by_five())), 0);
 }
@@ -345,13 +346,14 @@ TEST(CudaHybRules, DeviceBytesMatchTheLayout) {
                     .params = {.ell_width = 1},
                     .launch = {.block_size = 128, .threads_per_row = 1, .grid_size = 1}};
   const HybLayout<double> hyb = make_hyb_layout<double>(five_by_five(), 1);
-  EXPECT_EQ(rules.device_bytes(f, Precision::fp64, c),
-            hyb.ell_col_indices.size() * 4 + hyb.ell_values.size() * 8 +
-                hyb.coo.values.size() * (4 + 4 + 8));
+  EXPECT_EQ(rules.device_bytes(f, Precision::fp64, c), hyb.ell_col_indices.size() * 4 +
+                                                           hyb.ell_values.size() * 8 +
+                                                           hyb.coo.values.size() * (4 + 4 + 8));
 }
 
 TEST(CudaSellRules, SweepsSliceHeightsAndSortWindowsUpToAllRows) {
-  EXPECT_THAT(CudaSellRules::sort_windows(testing::features(300, 300, 900)), ElementsAre(1, 256, 300));
+  EXPECT_THAT(CudaSellRules::sort_windows(testing::features(300, 300, 900)),
+              ElementsAre(1, 256, 300));
   EXPECT_THAT(CudaSellRules::sort_windows(testing::features(10000, 300, 900)),
               ElementsAre(1, 256, 4096, 10000));
   EXPECT_THAT(CudaSellRules::sort_windows(testing::features(1, 300, 9)), ElementsAre(1));

@@ -7,7 +7,8 @@
 
 namespace spmvd {
 
-void check_candidate_format(std::string_view format, FormatId expected, const Candidate& candidate) {
+void check_candidate_format(std::string_view format, FormatId expected,
+                            const Candidate& candidate) {
   if (candidate.format != expected)
     throw_invalid(std::string(format) + ": candidate of format id " +
                   std::to_string(candidate.format.value) + " given to the " + std::string(format) +
@@ -25,9 +26,9 @@ void check_one_of(std::string_view format, std::string_view field, std::uint32_t
 
 void check_gpu_device(std::string_view format, const Device& device) {
   if (!device.info().is_gpu)
-    throw Error(ErrorCode::failed_precondition, std::string(format) +
-                                                    ": cannot build on the CPU device '" +
-                                                    device.info().name + "'");
+    throw Error(
+        ErrorCode::failed_precondition,
+        std::string(format) + ": cannot build on the CPU device '" + device.info().name + "'");
 }
 
 }  // namespace spmvd

@@ -1,8 +1,7 @@
-#include "kernels/formats/common/cusparse_spmv.cuh"
-
 #include <string>
 
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/formats/common/cusparse_spmv.cuh"
 #include "kernels/formats/common/log_lines.hpp"
 
 namespace spmvd::catalogue_detail {
@@ -22,7 +21,8 @@ struct DnVecDeleter {
     warn_on_failure(cusparseDestroyDnVec(descr), "cusparseDestroyDnVec");
   }
 };
-using ConstDnVecPtr = std::unique_ptr<std::remove_pointer_t<cusparseConstDnVecDescr_t>, DnVecDeleter>;
+using ConstDnVecPtr =
+    std::unique_ptr<std::remove_pointer_t<cusparseConstDnVecDescr_t>, DnVecDeleter>;
 using DnVecPtr = std::unique_ptr<std::remove_pointer_t<cusparseDnVecDescr_t>, DnVecDeleter>;
 
 ConstDnVecPtr make_x(std::int64_t size, const void* x, cudaDataType type) {
@@ -57,7 +57,8 @@ CusparseSpmv::CusparseSpmv(Device& device, CusparseSpMatPtr matrix, std::int64_t
   cusparseHandle_t handle = nullptr;
   SPMVD_CUSPARSE_CHECK(cusparseCreate(&handle));
   handle_.reset(handle);
-  SPMVD_CUSPARSE_CHECK(cusparseSetStream(handle, static_cast<cudaStream_t>(device.native_stream())));
+  SPMVD_CUSPARSE_CHECK(
+      cusparseSetStream(handle, static_cast<cudaStream_t>(device.native_stream())));
 
   // Sizing the workspace needs vector descriptors over real storage; these scratch vectors live
   // only for the build.
@@ -69,7 +70,8 @@ CusparseSpmv::CusparseSpmv(Device& device, CusparseSpMatPtr matrix, std::int64_t
   const double one_double = 1, zero_double = 0;
   const float one_float = 1, zero_float = 0;
   const void* one = value_type == CUDA_R_32F ? static_cast<const void*>(&one_float) : &one_double;
-  const void* zero = value_type == CUDA_R_32F ? static_cast<const void*>(&zero_float) : &zero_double;
+  const void* zero =
+      value_type == CUDA_R_32F ? static_cast<const void*>(&zero_float) : &zero_double;
   std::size_t workspace_bytes = 0;
   SPMVD_CUSPARSE_CHECK(cusparseSpMV_bufferSize(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, one,
                                                matrix_.get(), x_descr.get(), zero, y_descr.get(),

@@ -21,7 +21,8 @@ std::int64_t rows_with_length_at_least(const MatrixFeatures& features, std::int6
 std::int64_t entries_beyond_width(const MatrixFeatures& features, std::int64_t width) {
   std::int64_t entries = 0;
   for (const RowLengthCount& bucket : features.distribution)
-    if (bucket.length > width) entries += (bucket.length - std::max<std::int64_t>(width, 0)) * bucket.rows;
+    if (bucket.length > width)
+      entries += (bucket.length - std::max<std::int64_t>(width, 0)) * bucket.rows;
   return entries;
 }
 

@@ -14,7 +14,8 @@ std::uint64_t smallest_candidate_bytes(const FormatRules& rules, const MatrixFea
 }
 
 std::uint32_t blocks_for(std::uint64_t items, std::uint64_t items_per_block) {
-  const std::uint64_t blocks = items_per_block ? (items + items_per_block - 1) / items_per_block : 1;
+  const std::uint64_t blocks =
+      items_per_block ? (items + items_per_block - 1) / items_per_block : 1;
   return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(
       blocks, 1, static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max())));
 }

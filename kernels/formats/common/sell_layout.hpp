@@ -37,8 +37,7 @@ struct SellLayout {
 
 // The row order of SELL-C-sigma: a stable sort by length, descending, within each window of
 // sort_window consecutive rows (sort_window <= 1: identity). O(rows log sort_window).
-std::vector<std::int32_t> sell_row_order(const CsrMatrix<double>& matrix,
-                                         std::int64_t sort_window);
+std::vector<std::int32_t> sell_row_order(const CsrMatrix<double>& matrix, std::int64_t sort_window);
 
 // Throws Error(invalid_argument) for slice_height < 1 or rows >= 2^31.
 template <typename Value>

@@ -33,18 +33,19 @@ class CpuCooOperator final : public SpmvOperator {
     const auto beta = static_cast<Value>(beta_in);
     const std::int32_t* rows_end = row_indices + nnz_;
     // Grain of 256 rows, as cpu_csr: TBB's work stealing evens out uneven rows.
-    tbb::parallel_for(
-        tbb::blocked_range<std::int64_t>(0, rows_, 256),
-        [&](const tbb::blocked_range<std::int64_t>& range) {
-          // The task's entries: rows are sorted, so they are one contiguous run.
-          std::int64_t k = std::lower_bound(row_indices, rows_end, range.begin()) - row_indices;
-          for (std::int64_t r = range.begin(); r < range.end(); ++r) {
-            Value sum = 0;
-            for (; k < nnz_ && row_indices[k] == r; ++k) sum += values[k] * x[cols[k]];
-            // beta == 0: y is write-only (SpmvOperator contract), NaN must not leak.
-            y[r] = beta == Value(0) ? alpha * sum : alpha * sum + beta * y[r];
-          }
-        });
+    tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, rows_, 256),
+                      [&](const tbb::blocked_range<std::int64_t>& range) {
+                        // The task's entries: rows are sorted, so they are one contiguous run.
+                        std::int64_t k =
+                            std::lower_bound(row_indices, rows_end, range.begin()) - row_indices;
+                        for (std::int64_t r = range.begin(); r < range.end(); ++r) {
+                          Value sum = 0;
+                          for (; k < nnz_ && row_indices[k] == r; ++k)
+                            sum += values[k] * x[cols[k]];
+                          // beta == 0: y is write-only (SpmvOperator contract), NaN must not leak.
+                          y[r] = beta == Value(0) ? alpha * sum : alpha * sum + beta * y[r];
+                        }
+                      });
   }
 
   Precision precision() const noexcept override { return precision_of<Value>(); }
@@ -71,8 +72,7 @@ std::unique_ptr<SpmvOperator> build_cpu_coo(const CsrMatrix<double>& matrix, Pre
     throw Error(ErrorCode::failed_precondition,
                 "cpu_coo: cannot build on GPU device '" + device.info().name +
                     "' (the CPU kernel reads x and y as host memory)");
-  if (precision == Precision::fp32)
-    return std::make_unique<CpuCooOperator<float>>(matrix, device);
+  if (precision == Precision::fp32) return std::make_unique<CpuCooOperator<float>>(matrix, device);
   return std::make_unique<CpuCooOperator<double>>(matrix, device);
 }
 

@@ -7,7 +7,8 @@ namespace spmvd {
 bool CpuCooRules::admissible(const MatrixFeatures& features, const DeviceInfo& device,
                              Precision precision, std::uint64_t memory_budget_bytes) const {
   if (device.is_gpu) return false;
-  return device_bytes(features, precision, Candidate{.format = id(), .params = {}, .launch = {}}) <= memory_budget_bytes;
+  return device_bytes(features, precision, Candidate{.format = id(), .params = {}, .launch = {}}) <=
+         memory_budget_bytes;
 }
 
 std::vector<Candidate> CpuCooRules::candidates(const MatrixFeatures&, const DeviceInfo&) const {

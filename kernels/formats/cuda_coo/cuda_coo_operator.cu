@@ -1,11 +1,10 @@
-#include "kernels/formats/cuda_coo/cuda_coo_operator.hpp"
-
 #include "core/error.hpp"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/formats/common/builder_checks.hpp"
 #include "kernels/formats/common/coo_layout.hpp"
 #include "kernels/formats/common/segmented_coo_kernel.cuh"
 #include "kernels/formats/common/spmv_device.cuh"
+#include "kernels/formats/cuda_coo/cuda_coo_operator.hpp"
 #include "kernels/formats/cuda_coo/cuda_coo_rules.hpp"
 
 namespace spmvd {

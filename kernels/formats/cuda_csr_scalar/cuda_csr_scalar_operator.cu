@@ -1,5 +1,3 @@
-#include "kernels/formats/cuda_csr_scalar/cuda_csr_scalar_operator.hpp"
-
 #include <string>
 #include <vector>
 
@@ -7,6 +5,7 @@
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/formats/common/builder_checks.hpp"
 #include "kernels/formats/common/spmv_device.cuh"
+#include "kernels/formats/cuda_csr_scalar/cuda_csr_scalar_operator.hpp"
 #include "kernels/formats/cuda_csr_scalar/cuda_csr_scalar_rules.hpp"
 
 namespace spmvd {
@@ -68,8 +67,8 @@ class CudaCsrScalarOperator final : public SpmvOperator {
 }  // namespace
 
 std::unique_ptr<SpmvOperator> build_cuda_csr_scalar(const CsrMatrix<double>& matrix,
-                                                    Precision precision,
-                                                    const Candidate& candidate, Device& device) {
+                                                    Precision precision, const Candidate& candidate,
+                                                    Device& device) {
   const LaunchConfig& launch = candidate.launch;
   check_candidate_format("cuda_csr_scalar", kCudaCsrScalarFormatId, candidate);
   check_one_of("cuda_csr_scalar", "block_size", launch.block_size, kCsrScalarBlockSizes);

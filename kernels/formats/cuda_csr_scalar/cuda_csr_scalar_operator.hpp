@@ -16,7 +16,7 @@ namespace spmvd {
 // kCsrScalarBlockSizes or grid_size 0; Error(failed_precondition) on a CPU device;
 // Error(resource_exhausted) when device memory runs out.
 std::unique_ptr<SpmvOperator> build_cuda_csr_scalar(const CsrMatrix<double>& matrix,
-                                                    Precision precision,
-                                                    const Candidate& candidate, Device& device);
+                                                    Precision precision, const Candidate& candidate,
+                                                    Device& device);
 
 }  // namespace spmvd

@@ -7,8 +7,7 @@
 namespace spmvd {
 
 bool CudaCsrScalarRules::admissible(const MatrixFeatures& features, const DeviceInfo& device,
-                                    Precision precision,
-                                    std::uint64_t memory_budget_bytes) const {
+                                    Precision precision, std::uint64_t memory_budget_bytes) const {
   if (!device.is_gpu) return false;
   return smallest_candidate_bytes(*this, features, device, precision) <= memory_budget_bytes;
 }

@@ -1,11 +1,10 @@
-#include "kernels/formats/cuda_ell/cuda_ell_operator.hpp"
-
 #include <string>
 
 #include "core/error.hpp"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/formats/common/builder_checks.hpp"
 #include "kernels/formats/common/spmv_device.cuh"
+#include "kernels/formats/cuda_ell/cuda_ell_operator.hpp"
 #include "kernels/formats/cuda_ell/cuda_ell_rules.hpp"
 #include "kernels/formats/cuda_ell/ell_layout.hpp"
 

@@ -1,5 +1,3 @@
-#include "kernels/formats/cuda_hyb/cuda_hyb_operator.hpp"
-
 #include <algorithm>
 #include <string>
 
@@ -9,6 +7,7 @@
 #include "kernels/formats/common/segmented_coo_kernel.cuh"
 #include "kernels/formats/common/spmv_device.cuh"
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
+#include "kernels/formats/cuda_hyb/cuda_hyb_operator.hpp"
 #include "kernels/formats/cuda_hyb/cuda_hyb_rules.hpp"
 #include "kernels/formats/cuda_hyb/hyb_layout.hpp"
 
@@ -24,7 +23,8 @@ class CudaHybOperator final : public SpmvOperator {
         coo_nnz_(static_cast<std::int64_t>(hyb.coo.values.size())),
         launch_(launch),
         // The ELL part's grid: one wave of resident blocks, as for cuda_ell.
-        ell_grid_size_(CudaCsrVectorRules::grid_size(hyb.rows, 1, launch.block_size, device.info())),
+        ell_grid_size_(
+            CudaCsrVectorRules::grid_size(hyb.rows, 1, launch.block_size, device.info())),
         stream_(static_cast<cudaStream_t>(device.native_stream())),
         ell_col_indices_(upload(device, hyb.ell_col_indices.data(), hyb.ell_col_indices.size())),
         ell_values_(upload(device, hyb.ell_values.data(), hyb.ell_values.size())),

@@ -38,7 +38,8 @@ std::vector<Candidate> CudaHybRules::candidates(const MatrixFeatures& features,
 std::uint64_t CudaHybRules::device_bytes(const MatrixFeatures& features, Precision precision,
                                          const Candidate& candidate) const {
   const std::int64_t width = candidate.params.ell_width;
-  const auto ell_slots = static_cast<std::uint64_t>(features.rows) * static_cast<std::uint64_t>(width);
+  const auto ell_slots =
+      static_cast<std::uint64_t>(features.rows) * static_cast<std::uint64_t>(width);
   const auto coo_entries = static_cast<std::uint64_t>(coo_entry_count(features, width));
   return ell_slots * (sizeof(ColIndex) + value_bytes(precision)) +
          coo_entries * (sizeof(std::int32_t) + sizeof(ColIndex) + value_bytes(precision));

@@ -1,5 +1,3 @@
-#include "kernels/formats/cuda_sell/cuda_sell_operator.hpp"
-
 #include <string>
 
 #include "core/error.hpp"
@@ -7,6 +5,7 @@
 #include "kernels/formats/common/builder_checks.hpp"
 #include "kernels/formats/common/sell_layout.hpp"
 #include "kernels/formats/common/spmv_device.cuh"
+#include "kernels/formats/cuda_sell/cuda_sell_operator.hpp"
 #include "kernels/formats/cuda_sell/cuda_sell_rules.hpp"
 
 namespace spmvd {
@@ -55,12 +54,14 @@ class CudaSellOperator final : public SpmvOperator {
   void apply(const void* x, void* y, double alpha, double beta) override {
     if (rows_ == 0) return;
     switch (slice_height_) {
-      case 32: return launch<32>(x, y, alpha, beta);
-      case 64: return launch<64>(x, y, alpha, beta);
+      case 32:
+        return launch<32>(x, y, alpha, beta);
+      case 64:
+        return launch<64>(x, y, alpha, beta);
       default:  // build() admits only kSellSliceHeights, each a case above
-        throw Error(ErrorCode::internal, "cuda_sell: slice height " +
-                                             std::to_string(slice_height_) +
-                                             " has no compiled kernel");
+        throw Error(
+            ErrorCode::internal,
+            "cuda_sell: slice height " + std::to_string(slice_height_) + " has no compiled kernel");
     }
   }
 
@@ -102,8 +103,8 @@ std::unique_ptr<SpmvOperator> build_cuda_sell(const CsrMatrix<double>& matrix, P
   check_gpu_device("cuda_sell", device);
   const std::int64_t height = candidate.params.slice_height, window = candidate.params.sort_window;
   if (precision == Precision::fp32)
-    return std::make_unique<CudaSellOperator<float>>(make_sell_layout<float>(matrix, height, window),
-                                                     candidate.launch, device);
+    return std::make_unique<CudaSellOperator<float>>(
+        make_sell_layout<float>(matrix, height, window), candidate.launch, device);
   return std::make_unique<CudaSellOperator<double>>(
       make_sell_layout<double>(matrix, height, window), candidate.launch, device);
 }

@@ -21,12 +21,12 @@ std::vector<Candidate> CudaSellRules::candidates(const MatrixFeatures& features,
   for (const std::uint32_t height : kSellSliceHeights)
     for (const std::uint32_t window : sort_windows(features))
       for (const std::uint32_t block : kSellBlockSizes)
-        out.push_back(Candidate{
-            .format = id(),
-            .params = {.slice_height = height, .sort_window = window},
-            .launch = {.block_size = block,
-                       .threads_per_row = 1,
-                       .grid_size = CudaCsrVectorRules::grid_size(features.rows, 1, block, device)}});
+        out.push_back(Candidate{.format = id(),
+                                .params = {.slice_height = height, .sort_window = window},
+                                .launch = {.block_size = block,
+                                           .threads_per_row = 1,
+                                           .grid_size = CudaCsrVectorRules::grid_size(
+                                               features.rows, 1, block, device)}});
   return out;
 }
 
@@ -34,8 +34,8 @@ std::uint64_t CudaSellRules::device_bytes(const MatrixFeatures& features, Precis
                                           const Candidate& candidate) const {
   const std::int64_t height = std::max<std::uint32_t>(candidate.params.slice_height, 1);
   const auto slices = static_cast<std::uint64_t>((features.rows + height - 1) / height);
-  const auto slots = static_cast<std::uint64_t>(
-      sell_slot_bound(features, height, candidate.params.sort_window));
+  const auto slots =
+      static_cast<std::uint64_t>(sell_slot_bound(features, height, candidate.params.sort_window));
   const std::uint64_t permutation =
       candidate.params.sort_window > 1 ? static_cast<std::uint64_t>(features.rows) * 4 : 0;
   return (slices + 1) * sizeof(std::int64_t) + slots * (sizeof(ColIndex) + value_bytes(precision)) +

@@ -59,10 +59,12 @@ BsrLayout<Value> make_bsr_layout(const CsrMatrix<double>& matrix, std::int64_t b
   std::vector<std::int64_t> slot_of(static_cast<std::size_t>(bsr.block_cols), 0);
   for_each_block_row(matrix, b, [&](std::int64_t br, const std::vector<std::int32_t>& columns) {
     const auto first = static_cast<std::int64_t>(bsr.col_indices.size());
-    if (first + static_cast<std::int64_t>(columns.size()) > std::numeric_limits<std::int32_t>::max())
+    if (first + static_cast<std::int64_t>(columns.size()) >
+        std::numeric_limits<std::int32_t>::max())
       throw_invalid("bsr layout: more than 2^31 - 1 blocks of " + std::to_string(b) + "x" +
                     std::to_string(b) + " (32-bit block offsets)");
-    for (std::size_t i = 0; i < columns.size(); ++i) slot_of[columns[i]] = first + static_cast<std::int64_t>(i);
+    for (std::size_t i = 0; i < columns.size(); ++i)
+      slot_of[columns[i]] = first + static_cast<std::int64_t>(i);
     bsr.col_indices.insert(bsr.col_indices.end(), columns.begin(), columns.end());
     bsr.values.resize(bsr.col_indices.size() * static_cast<std::size_t>(b * b), Value(0));
     for (std::int64_t r = br * b; r < std::min(matrix.rows, (br + 1) * b); ++r)

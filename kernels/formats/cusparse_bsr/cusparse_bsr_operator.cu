@@ -1,5 +1,3 @@
-#include "kernels/formats/cusparse_bsr/cusparse_bsr_operator.hpp"
-
 #include <array>
 #include <optional>
 #include <string>
@@ -11,6 +9,7 @@
 #include "kernels/formats/common/log_lines.hpp"
 #include "kernels/formats/common/spmv_device.cuh"
 #include "kernels/formats/cusparse_bsr/bsr_layout.hpp"
+#include "kernels/formats/cusparse_bsr/cusparse_bsr_operator.hpp"
 #include "kernels/formats/cusparse_bsr/cusparse_bsr_rules.hpp"
 
 namespace spmvd {
@@ -43,11 +42,11 @@ class CusparseBsrOperator final : public SpmvOperator {
       device.fill_bytes(y_stage_.data(), 0, y_stage_.bytes());
     }
     cusparseSpMatDescr_t descr = nullptr;
-    SPMVD_CUSPARSE_CHECK(cusparseCreateBsr(
-        &descr, bsr.block_rows, bsr.block_cols, bsr.blocks(), bsr.block_dim, bsr.block_dim,
-        row_offsets_.data(), col_indices_.data(), values_.data(), CUSPARSE_INDEX_32I,
-        CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, catalogue_detail::cuda_value_type<Value>(),
-        CUSPARSE_ORDER_ROW));
+    SPMVD_CUSPARSE_CHECK(
+        cusparseCreateBsr(&descr, bsr.block_rows, bsr.block_cols, bsr.blocks(), bsr.block_dim,
+                          bsr.block_dim, row_offsets_.data(), col_indices_.data(), values_.data(),
+                          CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
+                          catalogue_detail::cuda_value_type<Value>(), CUSPARSE_ORDER_ROW));
     spmv_.emplace(device, catalogue_detail::CusparseSpMatPtr(descr), padded_cols, padded_rows,
                   catalogue_detail::cuda_value_type<Value>(), CUSPARSE_SPMV_BSR_ALG1);
     device.synchronize();  // the stage fills are done before the first apply()
@@ -57,7 +56,8 @@ class CusparseBsrOperator final : public SpmvOperator {
     const auto alpha = static_cast<Value>(alpha_in), beta = static_cast<Value>(beta_in);
     if (!spmv_) return catalogue_detail::launch_scale(rows_, static_cast<Value*>(y), beta, stream_);
     if (!x_stage_.data()) return spmv_->run(x, y, &alpha, &beta);
-    SPMVD_CUDA_CHECK(cudaMemcpyAsync(x_stage_.data(), x, static_cast<std::size_t>(cols_) * sizeof(Value),
+    SPMVD_CUDA_CHECK(cudaMemcpyAsync(x_stage_.data(), x,
+                                     static_cast<std::size_t>(cols_) * sizeof(Value),
                                      cudaMemcpyDeviceToDevice, stream_));
     // beta == 0: y is write-only and may hold NaN; the stage holds finite values from earlier
     // calls, so skipping the copy keeps NaN out whether or not cuSPARSE reads y then.
@@ -66,7 +66,8 @@ class CusparseBsrOperator final : public SpmvOperator {
                                        static_cast<std::size_t>(rows_) * sizeof(Value),
                                        cudaMemcpyDeviceToDevice, stream_));
     spmv_->run(x_stage_.data(), y_stage_.data(), &alpha, &beta);
-    SPMVD_CUDA_CHECK(cudaMemcpyAsync(y, y_stage_.data(), static_cast<std::size_t>(rows_) * sizeof(Value),
+    SPMVD_CUDA_CHECK(cudaMemcpyAsync(y, y_stage_.data(),
+                                     static_cast<std::size_t>(rows_) * sizeof(Value),
                                      cudaMemcpyDeviceToDevice, stream_));
   }
 

@@ -32,12 +32,14 @@ std::vector<Candidate> CusparseBsrRules::candidates(const MatrixFeatures&,
 std::uint64_t CusparseBsrRules::device_bytes(const MatrixFeatures& features, Precision precision,
                                              const Candidate& candidate) const {
   const std::int64_t b = std::max<std::uint32_t>(candidate.params.block_dim, 1);
-  const std::int64_t block_rows = (features.rows + b - 1) / b, block_cols = (features.cols + b - 1) / b;
+  const std::int64_t block_rows = (features.rows + b - 1) / b,
+                     block_cols = (features.cols + b - 1) / b;
   const std::int64_t max_blocks = bsr_block_upper_bound(features, b);
   const std::uint64_t vb = value_bytes(precision);
   const bool staged = features.rows % b != 0 || features.cols % b != 0;
-  const std::uint64_t staging =
-      staged ? static_cast<std::uint64_t>(block_rows + block_cols) * static_cast<std::uint64_t>(b) * vb : 0;
+  const std::uint64_t staging = staged ? static_cast<std::uint64_t>(block_rows + block_cols) *
+                                             static_cast<std::uint64_t>(b) * vb
+                                       : 0;
   return static_cast<std::uint64_t>(block_rows + 1 + max_blocks) * sizeof(std::int32_t) +
          static_cast<std::uint64_t>(max_blocks * b * b) * vb + staging +
          CusparseCsrRules::workspace_bound_bytes(features.rows);
@@ -54,7 +56,8 @@ std::int64_t CusparseBsrRules::bsr_slot_lower_bound(const MatrixFeatures& featur
 std::int64_t CusparseBsrRules::bsr_block_upper_bound(const MatrixFeatures& features,
                                                      std::int64_t block_dim) {
   const std::int64_t b = std::max<std::int64_t>(block_dim, 1);
-  const std::int64_t block_rows = (features.rows + b - 1) / b, block_cols = (features.cols + b - 1) / b;
+  const std::int64_t block_rows = (features.rows + b - 1) / b,
+                     block_cols = (features.cols + b - 1) / b;
   std::int64_t blocks = features.nnz;  // one block per entry at worst
   if (distribution_covers_nnz(features)) {
     blocks = 0;
@@ -64,8 +67,7 @@ std::int64_t CusparseBsrRules::bsr_block_upper_bound(const MatrixFeatures& featu
   return std::min(blocks, block_rows * block_cols);
 }
 
-bool CusparseBsrRules::may_fill_acceptably(const MatrixFeatures& features,
-                                           std::int64_t block_dim) {
+bool CusparseBsrRules::may_fill_acceptably(const MatrixFeatures& features, std::int64_t block_dim) {
   if (features.nnz == 0) return true;  // nothing to fill: y = beta*y in any format
   return bsr_slot_lower_bound(features, block_dim) < kBsrMaxFillRatio * features.nnz;
 }

@@ -1,5 +1,3 @@
-#include "kernels/formats/cusparse_coo/cusparse_coo_operator.hpp"
-
 #include <array>
 #include <optional>
 #include <string>
@@ -10,6 +8,7 @@
 #include "kernels/formats/common/coo_layout.hpp"
 #include "kernels/formats/common/cusparse_spmv.cuh"
 #include "kernels/formats/common/spmv_device.cuh"
+#include "kernels/formats/cusparse_coo/cusparse_coo_operator.hpp"
 #include "kernels/formats/cusparse_coo/cusparse_coo_rules.hpp"
 
 namespace spmvd {
@@ -31,10 +30,9 @@ class CusparseCooOperator final : public SpmvOperator {
     // Shapes without work are not handed to cuSPARSE: y = beta*y is all there is.
     if (m.rows == 0 || m.cols == 0 || m.nnz() == 0) return;
     cusparseSpMatDescr_t descr = nullptr;
-    SPMVD_CUSPARSE_CHECK(cusparseCreateCoo(&descr, m.rows, m.cols, m.nnz(), row_indices_.data(),
-                                           col_indices_.data(), values_.data(), CUSPARSE_INDEX_32I,
-                                           CUSPARSE_INDEX_BASE_ZERO,
-                                           catalogue_detail::cuda_value_type<Value>()));
+    SPMVD_CUSPARSE_CHECK(cusparseCreateCoo(
+        &descr, m.rows, m.cols, m.nnz(), row_indices_.data(), col_indices_.data(), values_.data(),
+        CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, catalogue_detail::cuda_value_type<Value>()));
     spmv_.emplace(device, catalogue_detail::CusparseSpMatPtr(descr), m.cols, m.rows,
                   catalogue_detail::cuda_value_type<Value>(), algorithm);
   }

@@ -14,8 +14,10 @@ bool CusparseCooRules::admissible(const MatrixFeatures& features, const DeviceIn
 
 std::vector<Candidate> CusparseCooRules::candidates(const MatrixFeatures&,
                                                     const DeviceInfo&) const {
-  return {Candidate{.format = id(), .params = {.library_algorithm = kCusparseSpmvCooAlg1}, .launch = {}},
-          Candidate{.format = id(), .params = {.library_algorithm = kCusparseSpmvCooAlg2}, .launch = {}}};
+  return {Candidate{
+              .format = id(), .params = {.library_algorithm = kCusparseSpmvCooAlg1}, .launch = {}},
+          Candidate{
+              .format = id(), .params = {.library_algorithm = kCusparseSpmvCooAlg2}, .launch = {}}};
 }
 
 std::uint64_t CusparseCooRules::device_bytes(const MatrixFeatures& features, Precision precision,

@@ -1,5 +1,3 @@
-#include "kernels/formats/cusparse_sell/cusparse_sell_operator.hpp"
-
 #include <array>
 #include <optional>
 #include <string>
@@ -11,6 +9,7 @@
 #include "kernels/formats/common/cusparse_spmv.cuh"
 #include "kernels/formats/common/sell_layout.hpp"
 #include "kernels/formats/common/spmv_device.cuh"
+#include "kernels/formats/cusparse_sell/cusparse_sell_operator.hpp"
 #include "kernels/formats/cusparse_sell/cusparse_sell_rules.hpp"
 
 namespace spmvd {

@@ -23,10 +23,10 @@ std::vector<Candidate> CusparseSellRules::candidates(const MatrixFeatures&,
                                                      const DeviceInfo&) const {
   std::vector<Candidate> out;
   for (const std::uint32_t height : kCusparseSellSliceHeights)
-    out.push_back(Candidate{
-        .format = id(),
-        .params = {.slice_height = height, .library_algorithm = kCusparseSpmvSellAlg1},
-        .launch = {}});
+    out.push_back(
+        Candidate{.format = id(),
+                  .params = {.slice_height = height, .library_algorithm = kCusparseSpmvSellAlg1},
+                  .launch = {}});
   return out;
 }
 
@@ -34,7 +34,8 @@ std::uint64_t CusparseSellRules::device_bytes(const MatrixFeatures& features, Pr
                                               const Candidate& candidate) const {
   const std::int64_t height = std::max<std::uint32_t>(candidate.params.slice_height, 1);
   const auto slices = static_cast<std::uint64_t>((features.rows + height - 1) / height);
-  const auto slots = static_cast<std::uint64_t>(CudaSellRules::sell_slot_bound(features, height, 1));
+  const auto slots =
+      static_cast<std::uint64_t>(CudaSellRules::sell_slot_bound(features, height, 1));
   return (slices + 1) * sizeof(std::int32_t) + slots * (sizeof(ColIndex) + value_bytes(precision)) +
          CusparseCsrRules::workspace_bound_bytes(features.rows);
 }
