@@ -1,0 +1,514 @@
+#include "models/calibration.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "core/error.hpp"
+#include "kernels/formats/cpu_coo/cpu_coo_rules.hpp"
+#include "kernels/formats/cpu_csr/cpu_csr_rules.hpp"
+#include "kernels/formats/cuda_coo/cuda_coo_rules.hpp"
+#include "kernels/formats/cuda_csr_scalar/cuda_csr_scalar_rules.hpp"
+#include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
+#include "kernels/formats/cuda_ell/cuda_ell_rules.hpp"
+#include "kernels/formats/cusparse_csr/cusparse_csr_rules.hpp"
+#include "models/bytes_model.hpp"
+#include "models/csr_vector_model.hpp"
+#include "models/fitting.hpp"
+#include "models/occupancy.hpp"
+
+namespace spmvd {
+
+std::string_view to_string(CalibrationStage stage) noexcept {
+  switch (stage) {
+    case CalibrationStage::csr_vector: return "csr_vector";
+    case CalibrationStage::ell: return "ell";
+    case CalibrationStage::coo: return "coo";
+    case CalibrationStage::bytes: return "bytes";
+  }
+  return "unknown";
+}
+
+namespace {
+
+constexpr CalibrationStage kStages[] = {CalibrationStage::csr_vector, CalibrationStage::ell,
+                                        CalibrationStage::coo, CalibrationStage::bytes};
+
+// The ELL grid's row axis starts here: below a few thousand rows every shape costs one launch.
+constexpr std::int64_t kEllMinRows = 4096;
+
+// splitmix64 (Steele, Lea, Flood, "Fast splittable pseudorandom number generators", 2014):
+// calibration draws hundreds of millions of numbers, and this is several times faster than
+// std::mt19937_64 with statistics that are ample for choosing columns.
+struct SplitMix64 {
+  std::uint64_t state;
+  std::uint64_t next() noexcept {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  double unit() noexcept { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
+};
+
+std::int64_t resolve_max_sample_nnz(const CalibrationOptions& options, const DeviceInfo& device) {
+  if (options.max_sample_nnz > 0) return options.max_sample_nnz;
+  // A fp64 CSR non-zero is 12 bytes (value + 32-bit column index).
+  const auto four_l2 = static_cast<std::int64_t>(4 * device.l2_bytes / 12);
+  return std::clamp<std::int64_t>(four_l2, std::int64_t{1} << 16, std::int64_t{1} << 25);
+}
+
+void validate_options(const CalibrationOptions& o) {
+  const auto fail = [](const std::string& what) { throw_invalid("calibration options: " + what); };
+  if (o.warmup_runs < 0) fail("warmup_runs " + std::to_string(o.warmup_runs) + " < 0");
+  if (o.timed_runs < 1) fail("timed_runs " + std::to_string(o.timed_runs) + " < 1");
+  if (o.size_steps < 2) fail("size_steps " + std::to_string(o.size_steps) + " < 2 (a line needs two sizes)");
+  if (o.coo_row_length < 1) fail("coo_row_length must be positive");
+  if (o.coo_entries_per_thread < 1) fail("coo_entries_per_thread must be positive");
+  if (o.csr_block_sizes.empty() || o.ell_block_sizes.empty() || o.coo_block_sizes.empty())
+    fail("block size lists must not be empty");
+  for (const std::int64_t c : o.csr_row_lengths)
+    if (c < 1) fail("csr_row_lengths holds " + std::to_string(c));
+  for (const std::int64_t w : o.ell_widths)
+    if (w < 1) fail("ell_widths holds " + std::to_string(w));
+  if (o.ell_widths.empty()) fail("ell_widths must not be empty");
+}
+
+// The doubling sizes of the COO and bytes samples.
+std::vector<SampleShape> doubling_shapes(std::int64_t max_nnz, const CalibrationOptions& o) {
+  std::vector<SampleShape> shapes;
+  for (int k = o.size_steps - 1; k >= 0; --k) {
+    const std::int64_t nnz = std::max<std::int64_t>(max_nnz >> k, 1);
+    const std::int64_t rows = std::max<std::int64_t>(nnz / o.coo_row_length, 1);
+    const SampleShape shape{.rows = rows, .row_length = std::min(o.coo_row_length, rows)};
+    if (shapes.empty() || shapes.back() != shape) shapes.push_back(shape);
+  }
+  return shapes;
+}
+
+KernelResources resources_or_assumed(const std::optional<KernelResources>& measured,
+                                     std::uint32_t block_size) {
+  if (measured) return *measured;
+  return KernelResources{.threads_per_block = static_cast<int>(block_size),
+                         .registers_per_thread = kAssumedRegistersPerThread,
+                         .static_shared_bytes = 0,
+                         .dynamic_shared_bytes = 0};
+}
+
+void plan_csr_vector(const FormatRegistry& registry, const DeviceInfo& device, Precision precision,
+                     const CalibrationOptions& o, std::int64_t max_nnz,
+                     const KernelResourcesFn& kernel_resources, CalibrationPlan& plan) {
+  std::vector<std::pair<FormatId, std::uint32_t>> lanes;  // (format, threads_per_row)
+  if (registry.find(kCudaCsrScalarFormatId)) lanes.emplace_back(kCudaCsrScalarFormatId, 1);
+  if (registry.find(kCudaCsrVectorFormatId))
+    for (const std::uint32_t t : kCsrVectorThreadsPerRow) lanes.emplace_back(kCudaCsrVectorFormatId, t);
+
+  for (const auto& [format, tpr] : lanes) {
+    for (const std::uint32_t block : o.csr_block_sizes) {
+      if (block % tpr != 0) continue;  // a row group never straddles blocks
+      std::optional<KernelResources> measured;
+      if (tpr > 1 && kernel_resources)  // the scalar kernel is not in a header (see .hpp)
+        measured = kernel_resources(CompiledKernel::csr_vector, precision, static_cast<int>(tpr),
+                                    static_cast<int>(block));
+      PlannedVariant v;
+      v.stage = CalibrationStage::csr_vector;
+      v.format = format;
+      v.kernel = {.resources = resources_or_assumed(measured, block),
+                  .threads_per_row = static_cast<int>(tpr)};
+      v.kernel.resources.threads_per_block = static_cast<int>(block);
+      v.registers_measured = measured.has_value();
+      const Occupancy occupancy = compute_occupancy(v.kernel.resources, device);
+      if (occupancy.active_blocks_per_sm == 0) continue;  // cannot launch: no candidate either
+      // Sec. 4.3.1: one strip is what one wave of resident blocks covers.
+      v.rows_per_strip = static_cast<std::int64_t>(device.sm_count) *
+                         occupancy.active_blocks_per_sm * (block / tpr);
+      std::vector<std::int64_t> lengths;
+      const std::int64_t longest = std::max<std::int64_t>(64, 4 * std::int64_t{tpr});
+      for (const std::int64_t c : o.csr_row_lengths)
+        if (c <= longest) lengths.push_back(c);
+      std::sort(lengths.begin(), lengths.end());
+      lengths.erase(std::unique(lengths.begin(), lengths.end()), lengths.end());
+      // The piecewise fit needs 3 lengths for the conic and 2 for the line.
+      if (lengths.size() < 5)
+        throw_invalid("calibration options: csr_row_lengths leaves " +
+                      std::to_string(lengths.size()) + " lengths <= " + std::to_string(longest) +
+                      " for threads_per_row " + std::to_string(tpr) + "; the fit needs 5");
+      // Enough strips that the longest-row sample holds about max_nnz non-zeros.
+      v.sample_strips = std::max<std::int64_t>(1, max_nnz / (v.rows_per_strip * lengths.back()));
+      const std::int64_t rows = v.sample_strips * v.rows_per_strip;
+      for (const std::int64_t c : lengths)
+        if (c <= rows) v.samples.push_back({.rows = rows, .row_length = c});
+      plan.variants.push_back(std::move(v));
+    }
+  }
+}
+
+void plan_ell(const FormatRegistry& registry, Precision precision, const CalibrationOptions& o,
+              std::int64_t max_nnz, const KernelResourcesFn& kernel_resources,
+              CalibrationPlan& plan) {
+  if (!registry.find(kCudaEllFormatId)) return;
+  // Rows 4096, x4, ... up to where width 16 holds max_nnz (width 64 holds 4x that), so the top
+  // of the grid streams from DRAM; the ELL model scales beyond the grid (ell_model.cpp).
+  const std::int64_t rows_max = std::max<std::int64_t>(
+      kEllMinRows, static_cast<std::int64_t>(std::bit_floor(static_cast<std::uint64_t>(
+                       std::max<std::int64_t>(max_nnz / 16, 1)))));
+  std::vector<std::int64_t> rows_axis;
+  for (std::int64_t r = kEllMinRows; r <= rows_max; r *= 4) rows_axis.push_back(r);
+  if (rows_axis.back() != rows_max) rows_axis.push_back(rows_max);
+  std::vector<std::int64_t> widths = o.ell_widths;
+  std::sort(widths.begin(), widths.end());
+  widths.erase(std::unique(widths.begin(), widths.end()), widths.end());
+
+  for (const std::uint32_t block : o.ell_block_sizes) {
+    const auto measured = kernel_resources ? kernel_resources(CompiledKernel::ell, precision, 1,
+                                                              static_cast<int>(block))
+                                           : std::nullopt;
+    PlannedVariant v;
+    v.stage = CalibrationStage::ell;
+    v.format = kCudaEllFormatId;
+    v.kernel = {.resources = resources_or_assumed(measured, block), .threads_per_row = 1};
+    v.kernel.resources.threads_per_block = static_cast<int>(block);
+    v.registers_measured = measured.has_value();
+    for (const std::int64_t rows : rows_axis)
+      for (const std::int64_t w : widths) v.samples.push_back({.rows = rows, .row_length = w});
+    plan.variants.push_back(std::move(v));
+  }
+}
+
+void plan_coo(const FormatRegistry& registry, const DeviceInfo& device, Precision precision,
+              const CalibrationOptions& o, std::int64_t max_nnz,
+              const KernelResourcesFn& kernel_resources, CalibrationPlan& plan) {
+  const std::vector<SampleShape> shapes = doubling_shapes(max_nnz, o);
+  if (device.is_gpu) {
+    if (!registry.find(kCudaCooFormatId)) return;
+    for (const std::uint32_t block : o.coo_block_sizes) {
+      const auto measured = kernel_resources ? kernel_resources(CompiledKernel::coo, precision, 1,
+                                                                static_cast<int>(block))
+                                             : std::nullopt;
+      PlannedVariant v;
+      v.stage = CalibrationStage::coo;
+      v.format = kCudaCooFormatId;
+      v.kernel = {.resources = resources_or_assumed(measured, block), .threads_per_row = 1};
+      v.kernel.resources.threads_per_block = static_cast<int>(block);
+      v.registers_measured = measured.has_value();
+      v.samples = shapes;
+      plan.variants.push_back(std::move(v));
+    }
+  } else if (registry.find(kCpuCooFormatId)) {
+    // oneTBB picks the ranges: no launch to record, block size 0 matches any candidate.
+    PlannedVariant v;
+    v.stage = CalibrationStage::coo;
+    v.format = kCpuCooFormatId;
+    v.kernel = {.resources = {}, .threads_per_row = 1};
+    v.samples = shapes;
+    plan.variants.push_back(std::move(v));
+  }
+}
+
+void plan_bytes(const FormatRegistry& registry, const DeviceInfo& device,
+                const CalibrationOptions& o, std::int64_t max_nnz, CalibrationPlan& plan) {
+  // cuSPARSE CSR ALG1 is the baseline and streams close to the device's bandwidth: the right
+  // stand-in for the library and other formats the bytes model covers.
+  const FormatId format = device.is_gpu ? kCusparseCsrFormatId : kCpuCsrFormatId;
+  if (!registry.find(format)) return;
+  PlannedVariant v;
+  v.stage = CalibrationStage::bytes;
+  v.format = format;
+  v.kernel = {.resources = {}, .threads_per_row = 0};
+  v.samples = doubling_shapes(max_nnz, o);
+  plan.variants.push_back(std::move(v));
+}
+
+std::uint64_t shape_seed(std::uint64_t seed, const SampleShape& shape) {
+  return seed ^ (static_cast<std::uint64_t>(shape.rows) * 0x9e3779b97f4a7c15ULL) ^
+         (static_cast<std::uint64_t>(shape.row_length) << 40);
+}
+
+Candidate make_candidate(const PlannedVariant& v, const SampleShape& shape,
+                         const DeviceInfo& device, const CalibrationOptions& o) {
+  const auto block = static_cast<std::uint32_t>(v.kernel.resources.threads_per_block);
+  const auto tpr = static_cast<std::uint32_t>(v.kernel.threads_per_row);
+  Candidate c{.format = v.format, .params = {}, .launch = {}};
+  switch (v.stage) {
+    case CalibrationStage::csr_vector:
+      // The launch the format's own rules produce: one wave of blocks, grid-stride beyond.
+      c.launch = {.block_size = block,
+                  .threads_per_row = tpr,
+                  .grid_size = CudaCsrVectorRules::grid_size(shape.rows, tpr, block, device)};
+      break;
+    case CalibrationStage::ell:
+      c.params.ell_width = static_cast<std::uint32_t>(shape.row_length);
+      c.launch = {.block_size = block,
+                  .threads_per_row = 1,
+                  .grid_size = CudaCsrVectorRules::grid_size(shape.rows, 1, block, device)};
+      break;
+    case CalibrationStage::coo:
+      if (v.format == kCudaCooFormatId)
+        c.launch = {.block_size = block,
+                    .threads_per_row = 0,
+                    .grid_size = CudaCooRules::grid_size(shape.nnz(), block,
+                                                         o.coo_entries_per_thread)};
+      break;
+    case CalibrationStage::bytes:
+      if (v.format == kCusparseCsrFormatId) c.params.library_algorithm = kCusparseSpmvCsrAlg1;
+      break;
+  }
+  return c;
+}
+
+// Median of individually timed applies, y = A x (beta = 0, as spmv-bench times them).
+double median_apply_ms(SpmvOperator& op, Device& device, const CsrMatrix<double>& sample,
+                       Precision precision, const CalibrationOptions& o) {
+  const std::size_t vb = value_bytes(precision);
+  DeviceBuffer x(device, static_cast<std::size_t>(sample.cols) * vb);
+  DeviceBuffer y(device, static_cast<std::size_t>(sample.rows) * vb);
+  // Values do not change the time; bytes of 0x3F make every x finite and normal
+  // (0.747 in fp32, 4.9e-4 in fp64), so no denormal slows a kernel down.
+  device.fill_bytes(x.data(), 0x3F, x.bytes());
+  device.fill_bytes(y.data(), 0, y.bytes());
+  const auto run = [&] { op.apply(x.data(), y.data(), 1.0, 0.0); };
+  for (int i = 0; i < o.warmup_runs; ++i) run();
+  device.synchronize();
+  std::vector<double> times(static_cast<std::size_t>(o.timed_runs));
+  for (double& t : times) t = device.time_ms(run);
+  std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(times.size() / 2),
+                   times.end());
+  return times[times.size() / 2];
+}
+
+std::string describe(const PlannedVariant& v) {
+  std::string text = std::string(to_string(v.stage)) + " format " + std::to_string(v.format.value);
+  if (v.kernel.threads_per_row > 0) text += " t=" + std::to_string(v.kernel.threads_per_row);
+  if (v.kernel.resources.threads_per_block > 0)
+    text += " block=" + std::to_string(v.kernel.resources.threads_per_block);
+  return text;
+}
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// What a stage measured: per variant, per sample, (x of the fit, ms).
+using StageSamples = std::vector<std::vector<SamplePoint>>;
+
+}  // namespace
+
+std::int64_t CalibrationPlan::generated_nnz(CalibrationStage stage) const {
+  std::vector<SampleShape> shapes;
+  for (const PlannedVariant& v : variants)
+    if (v.stage == stage) shapes.insert(shapes.end(), v.samples.begin(), v.samples.end());
+  std::sort(shapes.begin(), shapes.end());
+  shapes.erase(std::unique(shapes.begin(), shapes.end()), shapes.end());
+  std::int64_t total = 0;
+  for (const SampleShape& s : shapes) total += s.nnz();
+  return total;
+}
+
+std::int64_t CalibrationPlan::built_nnz(CalibrationStage stage) const {
+  std::int64_t total = 0;
+  for (const PlannedVariant& v : variants)
+    if (v.stage == stage)
+      for (const SampleShape& s : v.samples) total += s.nnz();
+  return total;
+}
+
+std::size_t CalibrationPlan::sample_count(CalibrationStage stage) const {
+  std::size_t total = 0;
+  for (const PlannedVariant& v : variants)
+    if (v.stage == stage) total += v.samples.size();
+  return total;
+}
+
+CalibrationPlan plan_calibration(const FormatRegistry& registry, const DeviceInfo& device,
+                                 Precision precision, const CalibrationOptions& options,
+                                 const KernelResourcesFn& kernel_resources) {
+  validate_options(options);
+  CalibrationPlan plan;
+  plan.precision = precision;
+  plan.max_sample_nnz = resolve_max_sample_nnz(options, device);
+  if (device.is_gpu) {
+    plan_csr_vector(registry, device, precision, options, plan.max_sample_nnz, kernel_resources,
+                    plan);
+    plan_ell(registry, precision, options, plan.max_sample_nnz, kernel_resources, plan);
+  }
+  plan_coo(registry, device, precision, options, plan.max_sample_nnz, kernel_resources, plan);
+  plan_bytes(registry, device, options, plan.max_sample_nnz, plan);
+  return plan;
+}
+
+CsrMatrix<double> uniform_row_length_sample(std::int64_t rows, std::int64_t row_length,
+                                            std::uint64_t seed) {
+  if (row_length < 1 || row_length > rows || rows > kMaxDimension) {
+    throw_invalid("uniform_row_length_sample: row length " + std::to_string(row_length) +
+                  " must be in [1, rows = " + std::to_string(rows) + "] and rows <= 2^31 - 1");
+  }
+  CsrMatrix<double> m;
+  m.rows = rows;
+  m.cols = rows;
+  const auto nnz = static_cast<std::size_t>(rows * row_length);
+  m.row_offsets.resize(static_cast<std::size_t>(rows) + 1);
+  m.col_indices.resize(nnz);
+  m.values.resize(nnz);
+  SplitMix64 rng{seed};
+  std::size_t k = 0;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    m.row_offsets[static_cast<std::size_t>(r)] = static_cast<RowOffset>(k);
+    for (std::int64_t j = 0; j < row_length; ++j, ++k) {
+      // Bin j is [j * rows / c, (j + 1) * rows / c): non-empty because c <= rows.
+      const std::int64_t begin = j * rows / row_length;
+      const std::int64_t end = (j + 1) * rows / row_length;
+      m.col_indices[k] = static_cast<ColIndex>(
+          begin + static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(end - begin)));
+      m.values[k] = 2.0 * rng.unit() - 1.0;
+    }
+  }
+  m.row_offsets.back() = static_cast<RowOffset>(k);
+  return m;
+}
+
+MatrixFeatures uniform_sample_features(const CsrMatrix<double>& m) {
+  MatrixFeatures f;
+  f.rows = m.rows;
+  f.cols = m.cols;
+  f.nnz = m.nnz();
+  const std::int64_t c = m.rows > 0 ? m.row_length(0) : 0;
+  f.row_length_min = f.row_length_max = c;
+  f.row_length_mean = static_cast<double>(c);
+  f.row_length_stddev = 0.0;
+  f.empty_rows = c == 0 ? m.rows : 0;
+  if (c > 0) f.distribution = {{.length = c, .rows = m.rows}};
+  double span_sum = 0.0;
+  for (std::int64_t r = 0; r < m.rows && c > 0; ++r) {
+    const auto first = m.col_indices[static_cast<std::size_t>(m.row_offsets[r])];
+    const auto last = m.col_indices[static_cast<std::size_t>(m.row_offsets[r + 1] - 1)];
+    span_sum += static_cast<double>(last - first + 1) / static_cast<double>(m.cols);
+  }
+  f.mean_row_span_fraction = m.rows > 0 ? span_sum / static_cast<double>(m.rows) : 0.0;
+  return f;
+}
+
+ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
+                              const CalibrationPlan& plan, const CalibrationOptions& options,
+                              const CalibrationProgressFn& on_progress) {
+  validate_options(options);
+  const DeviceInfo& info = device.info();
+  const Precision precision = plan.precision;
+  ModelSet set;
+  set.device_signature = info.signature();
+  set.precision = precision;
+
+  for (const CalibrationStage stage : kStages) {
+    const auto stage_start = Clock::now();
+    // Every variant of the stage that uses a shape is timed on one generated matrix.
+    std::map<SampleShape, std::vector<std::pair<std::size_t, std::size_t>>> users;
+    StageSamples measured(plan.variants.size());
+    for (std::size_t v = 0; v < plan.variants.size(); ++v) {
+      if (plan.variants[v].stage != stage) continue;
+      measured[v].resize(plan.variants[v].samples.size());
+      for (std::size_t s = 0; s < plan.variants[v].samples.size(); ++s)
+        users[plan.variants[v].samples[s]].emplace_back(v, s);
+    }
+    if (users.empty()) continue;
+    CalibrationProgress progress{.stage = std::string(to_string(stage)),
+                                 .done = 0,
+                                 .total = plan.sample_count(stage),
+                                 .detail = {},
+                                 .stage_elapsed_s = 0.0};
+
+    for (const auto& [shape, uses] : users) {
+      const CsrMatrix<double> sample =
+          uniform_row_length_sample(shape.rows, shape.row_length, shape_seed(options.seed, shape));
+      const MatrixFeatures features = uniform_sample_features(sample);
+      for (const auto& [v, s] : uses) {
+        const PlannedVariant& variant = plan.variants[v];
+        const Candidate candidate = make_candidate(variant, shape, info, options);
+        const FormatEntry* entry = registry.find(candidate.format);
+        if (entry == nullptr)
+          throw Error(ErrorCode::internal, "calibration: " + describe(variant) + " is not registered");
+        double ms = 0.0;
+        {
+          auto op = entry->build(sample, precision, candidate, device);
+          ms = median_apply_ms(*op, device, sample, precision, options);
+        }
+        double x = static_cast<double>(shape.row_length);  // csr_vector: Fig. 3's c
+        if (stage == CalibrationStage::coo) x = static_cast<double>(shape.nnz());
+        if (stage == CalibrationStage::bytes) {
+          // The bytes the model will count for this multiply, with the format's own footprint
+          // as the tuner passes it (FormatRules::device_bytes).
+          const std::uint64_t matrix_bytes =
+              entry->rules->device_bytes(features, precision, candidate);
+          x = static_cast<double>(
+              bytes_moved(features, matrix_bytes, info, precision, BytesCalibration{}.l2_share_for_x)
+                  .total());
+        }
+        measured[v][s] = {x, ms};
+        ++progress.done;
+        if (on_progress) {
+          char text[160];
+          std::snprintf(text, sizeof text, "%s rows=%lld c=%lld: %.5f ms", describe(variant).c_str(),
+                        static_cast<long long>(shape.rows), static_cast<long long>(shape.row_length),
+                        ms);
+          progress.detail = text;
+          progress.stage_elapsed_s = seconds_since(stage_start);
+          on_progress(progress);
+        }
+      }
+    }
+
+    for (std::size_t v = 0; v < plan.variants.size(); ++v) {
+      const PlannedVariant& variant = plan.variants[v];
+      if (variant.stage != stage) continue;
+      try {
+        switch (stage) {
+          case CalibrationStage::csr_vector:
+            set.csr_vector.push_back(fit_csr_vector(variant.kernel, measured[v],
+                                                    variant.sample_strips * variant.rows_per_strip,
+                                                    variant.sample_strips));
+            break;
+          case CalibrationStage::ell: {
+            std::vector<GridSample> grid;
+            for (std::size_t s = 0; s < variant.samples.size(); ++s)
+              grid.push_back({.width = static_cast<double>(variant.samples[s].row_length),
+                              .rows = static_cast<double>(variant.samples[s].rows),
+                              .ms = measured[v][s].y});
+            set.ell.push_back({.kernel = variant.kernel, .time_vs_width_rows = fit_log_grid(grid)});
+            break;
+          }
+          case CalibrationStage::coo:
+            set.coo.push_back({.kernel = variant.kernel,
+                               .time_vs_nnz = fit_linear(measured[v]),
+                               .samples = measured[v]});
+            break;
+          case CalibrationStage::bytes:
+            set.bytes = BytesCalibration{.time_vs_bytes = fit_linear(measured[v]),
+                                         .l2_share_for_x = BytesCalibration{}.l2_share_for_x,
+                                         .samples = measured[v]};
+            break;
+        }
+      } catch (const Error& e) {
+        throw Error(ErrorCode::internal,
+                    "calibration: cannot fit " + describe(variant) + ": " + e.what());
+      }
+    }
+    if (on_progress) {
+      progress.detail = "fitted";
+      progress.stage_elapsed_s = seconds_since(stage_start);
+      on_progress(progress);
+    }
+  }
+  return set;
+}
+
+ModelSet calibrate_precision(const FormatRegistry& registry, Device& device, Precision precision,
+                             const CalibrationOptions& options,
+                             const CalibrationProgressFn& on_progress) {
+  const CalibrationPlan plan = plan_calibration(registry, device.info(), precision, options);
+  return run_calibration_plan(registry, device, plan, options, on_progress);
+}
+
+}  // namespace spmvd

@@ -1,0 +1,139 @@
+#pragma once
+// Calibration of the performance models on one device and precision (paper 004 Sec. 4.3): the
+// paper's sample matrices are generated, built with the registry's own formats, timed with
+// Device::time_ms, and handed to the fitters of models/fitting.hpp.
+//
+// Stages (each runs only where the registry has the format for this kind of device):
+//   csr_vector  Fig. 3 and 4: for every threads_per_row t (1 = cuda_csr_scalar, 2-32 =
+//               cuda_csr_vector) and block size, samples of S strips of M * P * (block / t) rows
+//               (Sec. 4.3.1, with P from models/occupancy.hpp), every row of one length c.
+//   ell         Fig. 5: cuda_ell on a grid of widths x rows (powers of 2 and 4), per block size.
+//   coo         Fig. 6: cuda_coo (or cpu_coo on the CPU) at doubling non-zero counts.
+//   bytes       the fallback model: cuSPARSE CSR ALG1 (or cpu_csr on the CPU) at doubling sizes,
+//               time against the bytes models/bytes_model.hpp says the multiply moves.
+//
+// Thread safety: calibration issues work on `device` and expects nothing else to use it.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/csr_matrix.hpp"
+#include "core/device_info.hpp"
+#include "core/format_id.hpp"
+#include "core/precision.hpp"
+#include "kernels/device.hpp"
+#include "kernels/format_registry.hpp"
+#include "models/compiled_kernel_resources.hpp"
+#include "models/model_set.hpp"
+#include "models/performance_model.hpp"
+
+namespace spmvd {
+
+struct CalibrationOptions {
+  int warmup_runs = 2;  // untimed applies after building a sample (paper 004's beta runs)
+  int timed_runs = 7;   // individually timed applies; a sample's time is their median
+  // Non-zeros of the largest CSR-vector, COO and bytes sample (the largest ELL sample holds 4x
+  // this). 0: enough that a fp64 CSR sample is 4x the device's L2, so the large samples stream
+  // from DRAM as the paper's "very large sparse matrices" do, clamped to [2^16, 2^25].
+  std::int64_t max_sample_nnz = 0;
+  // Row lengths c of the CSR-vector samples (Fig. 3); threads_per_row t uses c <= max(64, 4t).
+  std::vector<std::int64_t> csr_row_lengths{1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128};
+  std::vector<std::uint32_t> csr_block_sizes{128, 256, 512};
+  std::vector<std::int64_t> ell_widths{1, 2, 4, 8, 16, 32, 64};
+  std::vector<std::uint32_t> ell_block_sizes{128, 256, 512};
+  std::vector<std::uint32_t> coo_block_sizes{128, 256, 512};
+  std::uint32_t coo_entries_per_thread = 8;  // the middle of cuda_coo's kCooEntriesPerThread
+  std::int64_t coo_row_length = 8;           // row length of the COO and bytes samples
+  int size_steps = 8;  // COO and bytes: max_sample_nnz / 2^(size_steps - 1) ... max, doubling
+  std::uint64_t seed = 20110101;
+};
+
+struct CalibrationProgress {
+  std::string stage;  // "csr_vector", "ell", "coo" or "bytes" (to_string(CalibrationStage))
+  std::size_t done = 0;   // samples timed in this stage so far
+  std::size_t total = 0;  // samples this stage times
+  // The sample just timed ("csr_vector format 2 t=8 block=256 rows=270336 c=24: 0.02130 ms"),
+  // or "fitted" on the stage's last call, made once its records are fitted.
+  std::string detail;
+  double stage_elapsed_s = 0.0;  // wall clock since the stage began (generation, builds, fits)
+};
+using CalibrationProgressFn = std::function<void(const CalibrationProgress&)>;
+
+enum class CalibrationStage { csr_vector, ell, coo, bytes };
+std::string_view to_string(CalibrationStage stage) noexcept;
+
+// One sample matrix: rows x rows, every row holding row_length non-zeros.
+struct SampleShape {
+  std::int64_t rows = 0;
+  std::int64_t row_length = 0;
+  std::int64_t nnz() const noexcept { return rows * row_length; }
+  friend auto operator<=>(const SampleShape&, const SampleShape&) = default;
+};
+
+// One calibration record to produce: which format is timed with which launch, on which samples.
+struct PlannedVariant {
+  CalibrationStage stage = CalibrationStage::bytes;
+  FormatId format;
+  CalibratedKernel kernel;        // block size, registers, lanes per row
+  bool registers_measured = false;  // false: registers_per_thread is the documented assumption
+  std::int64_t rows_per_strip = 0;  // csr_vector: M * P * (block / threads_per_row)
+  std::int64_t sample_strips = 1;   // csr_vector: strips per sample (rows = strips * strip)
+  std::vector<SampleShape> samples;
+};
+
+struct CalibrationPlan {
+  Precision precision = Precision::fp64;
+  std::int64_t max_sample_nnz = 0;  // the resolved CalibrationOptions::max_sample_nnz
+  std::vector<PlannedVariant> variants;
+  // Non-zeros generated on the host (each distinct shape of a stage once) and built into a
+  // format on the device (once per variant and sample): the two costs that dominate the run.
+  std::int64_t generated_nnz(CalibrationStage stage) const;
+  std::int64_t built_nnz(CalibrationStage stage) const;
+  std::size_t sample_count(CalibrationStage stage) const;
+};
+
+// Registers of a compiled kernel; compiled_kernel_resources by default, a fake in tests.
+using KernelResourcesFn = std::function<std::optional<KernelResources>(
+    CompiledKernel kernel, Precision precision, int threads_per_row, int threads_per_block)>;
+
+// Registers assumed for a kernel whose count cannot be read (cuda_csr_scalar, whose kernel is
+// not in a header; or no GPU): at 32 registers per thread a block of 2048 / P threads is limited
+// by threads, not registers, on every GPU from CC 7.0 to 9.0 (65536 registers, 2048 threads per
+// SM), so P is right for any kernel using 32 or fewer. SpMV kernels are that small.
+inline constexpr int kAssumedRegistersPerThread = 32;
+
+// What calibrate_precision would run on `device`: pure, O(variants * samples).
+// Throws Error(invalid_argument) on empty option lists or non-positive sizes.
+CalibrationPlan plan_calibration(const FormatRegistry& registry, const DeviceInfo& device,
+                                 Precision precision, const CalibrationOptions& options,
+                                 const KernelResourcesFn& kernel_resources =
+                                     compiled_kernel_resources);
+
+// A rows x rows sample whose every row has row_length non-zeros: one column drawn uniformly
+// from each of row_length equal bins of [0, rows) (sorted and distinct by construction, spread
+// over all of x like the paper's random columns), values uniform in [-1, 1). Deterministic in
+// seed. Throws Error(invalid_argument) unless 1 <= row_length <= rows.
+CsrMatrix<double> uniform_row_length_sample(std::int64_t rows, std::int64_t row_length,
+                                            std::uint64_t seed);
+
+// The features of such a sample (every row of one length), as tuner/feature_extraction would
+// compute them, without the dependency on tuner/.
+MatrixFeatures uniform_sample_features(const CsrMatrix<double>& sample);
+
+// Runs the plan on `device` and fits every record: the model set of this device and precision.
+// on_progress (may be empty) is called after every timed sample and once more per stage after
+// its fits. Throws what building or running a sample throws (Error(resource_exhausted) when device
+// memory runs out), and Error(internal) naming the variant when its samples cannot be fitted.
+ModelSet calibrate_precision(const FormatRegistry& registry, Device& device, Precision precision,
+                             const CalibrationOptions& options,
+                             const CalibrationProgressFn& on_progress);
+
+// The same for a plan made beforehand (plan_calibration with device.info() and precision).
+ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
+                              const CalibrationPlan& plan, const CalibrationOptions& options,
+                              const CalibrationProgressFn& on_progress);
+
+}  // namespace spmvd

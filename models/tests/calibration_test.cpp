@@ -1,0 +1,484 @@
+#include "models/calibration.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <string>
+
+#include "core/error.hpp"
+#include "kernels/formats/cpu_coo/cpu_coo_rules.hpp"
+#include "kernels/formats/cpu_csr/cpu_csr_rules.hpp"
+#include "kernels/formats/cuda_coo/cuda_coo_rules.hpp"
+#include "kernels/formats/cuda_csr_scalar/cuda_csr_scalar_rules.hpp"
+#include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
+#include "kernels/formats/cuda_ell/cuda_ell_rules.hpp"
+#include "kernels/formats/cusparse_csr/cusparse_csr_rules.hpp"
+#include "models/device_calibration.hpp"
+#include "models/model_accuracy.hpp"
+#include "models/model_plots.hpp"
+#include "models/model_predictor.hpp"
+#include "models/tests/test_device.hpp"
+
+namespace spmvd {
+namespace {
+
+using testing_support::h100_like;
+
+// ---- sample matrices ----
+
+TEST(UniformRowLengthSample, EveryRowHoldsCSortedDistinctColumnsSpreadOverX) {
+  const CsrMatrix<double> m = uniform_row_length_sample(1000, 7, 42);
+  EXPECT_NO_THROW(validate(m));  // sorted, distinct, in range, finite
+  ASSERT_EQ(m.rows, 1000);
+  ASSERT_EQ(m.cols, 1000);
+  ASSERT_EQ(m.nnz(), 7000);
+  for (std::int64_t r = 0; r < m.rows; ++r) {
+    ASSERT_EQ(m.row_length(r), 7) << "row " << r;
+    // One column per seventh of x: the first below 1000/7, the last at or above 6*1000/7.
+    EXPECT_LT(m.col_indices[m.row_offsets[r]], 1000 / 7 + 1);
+    EXPECT_GE(m.col_indices[m.row_offsets[r + 1] - 1], 6 * 1000 / 7);
+  }
+  for (const double v : m.values) {
+    EXPECT_GE(v, -1.0);
+    EXPECT_LT(v, 1.0);
+  }
+}
+
+TEST(UniformRowLengthSample, IsDeterministicInItsSeed) {
+  const auto a = uniform_row_length_sample(300, 5, 1);
+  const auto b = uniform_row_length_sample(300, 5, 1);
+  const auto c = uniform_row_length_sample(300, 5, 2);
+  EXPECT_EQ(a.col_indices, b.col_indices);
+  EXPECT_EQ(a.values, b.values);
+  EXPECT_NE(a.col_indices, c.col_indices);
+}
+
+TEST(UniformRowLengthSample, RefusesRowsLongerThanTheMatrixIsWide) {
+  try {
+    uniform_row_length_sample(4, 5, 1);
+    FAIL() << "expected Error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
+    EXPECT_STREQ(e.what(),
+                 "uniform_row_length_sample: row length 5 must be in [1, rows = 4] and rows <= 2^31 - 1");
+  }
+}
+
+TEST(UniformSampleFeatures, DescribeOneRowLength) {
+  const auto m = uniform_row_length_sample(64, 4, 3);
+  const MatrixFeatures f = uniform_sample_features(m);
+  EXPECT_EQ(f.rows, 64);
+  EXPECT_EQ(f.nnz, 256);
+  EXPECT_EQ(f.row_length_min, 4);
+  EXPECT_EQ(f.row_length_max, 4);
+  EXPECT_DOUBLE_EQ(f.row_length_mean, 4.0);
+  EXPECT_EQ(f.distribution, (std::vector<RowLengthCount>{{4, 64}}));
+  // First column in [0, 16), last in [48, 64): spans between 33/64 and 64/64 of x.
+  EXPECT_GT(f.mean_row_span_fraction, 33.0 / 64.0);
+  EXPECT_LE(f.mean_row_span_fraction, 1.0);
+}
+
+// ---- the plan (pure: hand-written registry and device) ----
+
+// Rules with an id and a name only: planning never asks for more, and never builds.
+class NamedRules final : public FormatRules {
+ public:
+  NamedRules(FormatId id, std::string name, bool gpu) : id_(id), name_(std::move(name)), gpu_(gpu) {}
+  FormatId id() const noexcept override { return id_; }
+  std::string_view name() const noexcept override { return name_; }
+  bool needs_gpu() const noexcept override { return gpu_; }
+  bool admissible(const MatrixFeatures&, const DeviceInfo&, Precision, std::uint64_t) const override {
+    return true;
+  }
+  std::vector<Candidate> candidates(const MatrixFeatures&, const DeviceInfo&) const override {
+    return {};
+  }
+  std::uint64_t device_bytes(const MatrixFeatures&, Precision, const Candidate&) const override {
+    return 0;
+  }
+
+ private:
+  FormatId id_;
+  std::string name_;
+  bool gpu_;
+};
+
+std::unique_ptr<SpmvOperator> never_built(const CsrMatrix<double>&, Precision, const Candidate&,
+                                          Device&) {
+  throw Error(ErrorCode::internal, "planning must not build formats");
+}
+
+FormatRegistry gpu_catalogue() {
+  FormatRegistry r;
+  r.add(std::make_unique<NamedRules>(kCudaCsrVectorFormatId, "cuda_csr_vector", true), never_built);
+  r.add(std::make_unique<NamedRules>(kCusparseCsrFormatId, "cusparse_csr", true), never_built);
+  r.add(std::make_unique<NamedRules>(kCudaCsrScalarFormatId, "cuda_csr_scalar", true), never_built);
+  r.add(std::make_unique<NamedRules>(kCudaEllFormatId, "cuda_ell", true), never_built);
+  r.add(std::make_unique<NamedRules>(kCudaCooFormatId, "cuda_coo", true), never_built);
+  r.add(std::make_unique<NamedRules>(kCpuCsrFormatId, "cpu_csr", false), never_built);
+  r.add(std::make_unique<NamedRules>(kCpuCooFormatId, "cpu_coo", false), never_built);
+  return r;
+}
+
+KernelResourcesFn fixed_registers(int registers) {
+  return [registers](CompiledKernel, Precision, int, int block) -> std::optional<KernelResources> {
+    return KernelResources{.threads_per_block = block, .registers_per_thread = registers,
+                           .static_shared_bytes = 0, .dynamic_shared_bytes = 0};
+  };
+}
+
+const PlannedVariant& find_variant(const CalibrationPlan& plan, CalibrationStage stage,
+                                   int threads_per_row, int block) {
+  for (const PlannedVariant& v : plan.variants)
+    if (v.stage == stage && v.kernel.threads_per_row == threads_per_row &&
+        v.kernel.resources.threads_per_block == block)
+      return v;
+  throw std::runtime_error("no such variant");
+}
+
+TEST(PlanCalibration, CsrVectorStripsAreOneWaveOfResidentWarpsAsInPaper004) {
+  const FormatRegistry registry = gpu_catalogue();
+  const CalibrationPlan plan =
+      plan_calibration(registry, h100_like(), Precision::fp64, {}, fixed_registers(30));
+  // 256 threads, 30 registers: P = 2048 / 256 = 8; M = 132; one row per warp (t = 32):
+  // M * P * w_pTB = 132 * 8 * 8 = 8448 rows (paper 004 Sec. 4.3.1).
+  const PlannedVariant& warp = find_variant(plan, CalibrationStage::csr_vector, 32, 256);
+  EXPECT_EQ(warp.format, kCudaCsrVectorFormatId);
+  EXPECT_EQ(warp.rows_per_strip, 8448);
+  EXPECT_TRUE(warp.registers_measured);
+  EXPECT_EQ(warp.kernel.resources.registers_per_thread, 30);
+  // The scalar kernel is the t = 1 variant: 256 rows per block.
+  const PlannedVariant& scalar = find_variant(plan, CalibrationStage::csr_vector, 1, 256);
+  EXPECT_EQ(scalar.format, kCudaCsrScalarFormatId);
+  EXPECT_EQ(scalar.rows_per_strip, 132 * 8 * 256);
+  EXPECT_FALSE(scalar.registers_measured);  // its kernel is not in a header
+  EXPECT_EQ(scalar.kernel.resources.registers_per_thread, kAssumedRegistersPerThread);
+  // Every variant: one rows count, at least 5 row lengths (3 conic + 2 line), the longest
+  // sample near max_sample_nnz.
+  std::size_t csr_variants = 0;
+  for (const PlannedVariant& v : plan.variants) {
+    if (v.stage != CalibrationStage::csr_vector) continue;
+    ++csr_variants;
+    ASSERT_GE(v.samples.size(), 5u);
+    for (const SampleShape& s : v.samples) EXPECT_EQ(s.rows, v.sample_strips * v.rows_per_strip);
+    EXPECT_LE(v.samples.back().nnz(), std::max(plan.max_sample_nnz, v.rows_per_strip * v.samples.back().row_length));
+    EXPECT_GT(2 * v.samples.back().nnz(), plan.max_sample_nnz);
+  }
+  EXPECT_EQ(csr_variants, 6u * 3u);  // t = 1, 2, 4, 8, 16, 32 at block 128, 256, 512
+}
+
+TEST(PlanCalibration, RegisterHeavyKernelsGetShorterStrips) {
+  const FormatRegistry registry = gpu_catalogue();
+  // 64 registers x 256 threads = 16384 per block: P = 4.
+  const CalibrationPlan plan =
+      plan_calibration(registry, h100_like(), Precision::fp64, {}, fixed_registers(64));
+  EXPECT_EQ(find_variant(plan, CalibrationStage::csr_vector, 32, 256).rows_per_strip, 132 * 4 * 8);
+}
+
+TEST(PlanCalibration, LeavesOutVariantsThatCannotLaunch) {
+  const FormatRegistry registry = gpu_catalogue();
+  // 255 registers x 512 threads exceed the SM's 65536: no block of 512 can run.
+  const CalibrationPlan plan =
+      plan_calibration(registry, h100_like(), Precision::fp64, {}, fixed_registers(255));
+  std::size_t blocks_of_512 = 0;
+  for (const PlannedVariant& v : plan.variants) {
+    if (v.stage == CalibrationStage::csr_vector && v.kernel.threads_per_row > 1 &&
+        v.kernel.resources.threads_per_block == 512)
+      ++blocks_of_512;
+  }
+  EXPECT_EQ(blocks_of_512, 0u);
+  // The scalar kernel's assumed 32 registers launch at 512, so it keeps its variant.
+  EXPECT_EQ(find_variant(plan, CalibrationStage::csr_vector, 1, 512).format, kCudaCsrScalarFormatId);
+}
+
+TEST(PlanCalibration, EllCoversAFullGridOfWidthsAndRowsPerBlockSize) {
+  const FormatRegistry registry = gpu_catalogue();
+  const CalibrationPlan plan =
+      plan_calibration(registry, h100_like(), Precision::fp32, {}, fixed_registers(30));
+  std::size_t ell_variants = 0;
+  for (const PlannedVariant& v : plan.variants) {
+    if (v.stage != CalibrationStage::ell) continue;
+    ++ell_variants;
+    std::set<std::int64_t> widths, rows;
+    for (const SampleShape& s : v.samples) {
+      widths.insert(s.row_length);
+      rows.insert(s.rows);
+    }
+    EXPECT_EQ(widths, (std::set<std::int64_t>{1, 2, 4, 8, 16, 32, 64}));
+    EXPECT_EQ(v.samples.size(), widths.size() * rows.size());
+    EXPECT_EQ(*rows.begin(), 4096);
+    // The top of the grid streams from DRAM: width 16 x the most rows is over 2x L2 in fp32.
+    EXPECT_GT(16 * *rows.rbegin() * 8, static_cast<std::int64_t>(2 * h100_like().l2_bytes));
+  }
+  EXPECT_EQ(ell_variants, 3u);
+}
+
+TEST(PlanCalibration, UsesGpuFormatsOnTheGpuAndCpuFormatsOnTheCpu) {
+  const FormatRegistry registry = gpu_catalogue();
+  const CalibrationPlan gpu = plan_calibration(registry, h100_like(), Precision::fp64, {}, {});
+  std::set<std::uint16_t> gpu_formats;
+  for (const PlannedVariant& v : gpu.variants) gpu_formats.insert(v.format.value);
+  EXPECT_EQ(gpu_formats, (std::set<std::uint16_t>{kCudaCsrVectorFormatId.value,
+                                                  kCusparseCsrFormatId.value,
+                                                  kCudaCsrScalarFormatId.value,
+                                                  kCudaEllFormatId.value, kCudaCooFormatId.value}));
+  DeviceInfo cpu;
+  cpu.name = "test cpu";
+  cpu.sm_count = 2;
+  cpu.l2_bytes = 1 << 20;
+  const CalibrationPlan on_cpu = plan_calibration(registry, cpu, Precision::fp64, {}, {});
+  std::set<std::uint16_t> cpu_formats;
+  for (const PlannedVariant& v : on_cpu.variants) cpu_formats.insert(v.format.value);
+  EXPECT_EQ(cpu_formats, (std::set<std::uint16_t>{kCpuCsrFormatId.value, kCpuCooFormatId.value}));
+}
+
+// The budget of the issue: both precisions in <= 2 minutes on an H100. The run is dominated by
+// generating samples on the host and building them on the device; this bounds both per
+// precision (at a few ns per generated and ~1 ns per built non-zero, ~10 s per precision).
+TEST(PlanCalibration, H100PlanStaysWithinTheCalibrationBudget) {
+  const FormatRegistry registry = gpu_catalogue();
+  const CalibrationPlan plan =
+      plan_calibration(registry, h100_like(), Precision::fp64, {}, fixed_registers(30));
+  std::int64_t generated = 0, built = 0;
+  std::size_t samples = 0;
+  for (const CalibrationStage stage : {CalibrationStage::csr_vector, CalibrationStage::ell,
+                                       CalibrationStage::coo, CalibrationStage::bytes}) {
+    generated += plan.generated_nnz(stage);
+    built += plan.built_nnz(stage);
+    samples += plan.sample_count(stage);
+  }
+  EXPECT_LT(generated, 500'000'000);
+  EXPECT_LT(built, 2'500'000'000);
+  EXPECT_LT(samples, 600u);
+  EXPECT_EQ(plan.max_sample_nnz, static_cast<std::int64_t>(4 * h100_like().l2_bytes / 12));
+}
+
+TEST(PlanCalibration, RefusesTooFewRowLengthsForThePiecewiseFit) {
+  const FormatRegistry registry = gpu_catalogue();
+  CalibrationOptions options;
+  options.csr_row_lengths = {1, 2, 4, 8};
+  try {
+    plan_calibration(registry, h100_like(), Precision::fp64, options, {});
+    FAIL() << "expected Error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
+    EXPECT_STREQ(e.what(),
+                 "calibration options: csr_row_lengths leaves 4 lengths <= 64 for threads_per_row 1; "
+                 "the fit needs 5");
+  }
+}
+
+// ---- end to end on the CPU device ----
+
+CalibrationOptions quick_cpu_options() {
+  CalibrationOptions options;
+  options.max_sample_nnz = 1 << 15;
+  options.warmup_runs = 1;
+  options.timed_runs = 3;
+  options.size_steps = 4;
+  return options;
+}
+
+class CpuCalibration : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    device_ = make_cpu_device().release();
+    calibration_ = new DeviceCalibration(calibrate_device(
+        format_registry(), *device_, quick_cpu_options(),
+        [](const CalibrationProgress& p) { progress_->push_back(p); }));
+  }
+  static void TearDownTestSuite() {
+    delete calibration_;
+    delete device_;
+  }
+  static Device* device_;
+  static DeviceCalibration* calibration_;
+  static std::vector<CalibrationProgress>* progress_;
+};
+Device* CpuCalibration::device_ = nullptr;
+DeviceCalibration* CpuCalibration::calibration_ = nullptr;
+std::vector<CalibrationProgress>* CpuCalibration::progress_ = new std::vector<CalibrationProgress>;
+
+TEST_F(CpuCalibration, FitsTheBytesModelAndCpuCooForBothPrecisions) {
+  const bool has_cpu_coo = format_registry().find(kCpuCooFormatId) != nullptr;
+  for (const Precision precision : {Precision::fp32, Precision::fp64}) {
+    const ModelSet& set = calibration_->for_precision(precision);
+    EXPECT_EQ(set.precision, precision);
+    EXPECT_EQ(set.device_signature, device_->info().signature());
+    EXPECT_TRUE(set.csr_vector.empty());  // GPU-only families
+    EXPECT_TRUE(set.ell.empty());
+    ASSERT_TRUE(set.bytes.has_value());
+    EXPECT_GT(set.bytes->time_vs_bytes.slope, 0.0) << "time must grow with bytes";
+    EXPECT_EQ(set.bytes->samples.size(), 4u);  // size_steps
+    EXPECT_EQ(set.bytes->time_vs_bytes.quality.sample_count, 4u);
+    ASSERT_EQ(set.coo.size(), has_cpu_coo ? 1u : 0u);
+    if (has_cpu_coo) {
+      EXPECT_EQ(set.coo[0].samples.size(), 4u);
+      EXPECT_EQ(set.coo[0].samples.back().x, 32768.0);  // max_sample_nnz
+      EXPECT_GT(set.coo[0].time_vs_nnz.slope, 0.0);
+    }
+  }
+}
+
+TEST_F(CpuCalibration, ReportsProgressPerPrecisionAndStage) {
+  ASSERT_FALSE(progress_->empty());
+  std::set<std::string> stages;
+  for (const CalibrationProgress& p : *progress_) {
+    stages.insert(p.stage);
+    EXPECT_LE(p.done, p.total) << p.stage;
+  }
+  EXPECT_TRUE(stages.contains("fp32 bytes"));
+  EXPECT_TRUE(stages.contains("fp64 bytes"));
+  const CalibrationProgress& last = progress_->back();
+  EXPECT_EQ(last.stage, "fp64 bytes");
+  EXPECT_EQ(last.detail, "fitted");
+  EXPECT_EQ(last.done, last.total);
+}
+
+TEST_F(CpuCalibration, RoundTripsThroughJson) {
+  const std::string text = device_calibration_to_json(*calibration_);
+  const DeviceCalibration back = device_calibration_from_json(text, device_->info().signature());
+  EXPECT_EQ(back, *calibration_);
+  EXPECT_EQ(back.device.l2_bytes, device_->info().l2_bytes);
+}
+
+TEST_F(CpuCalibration, RefusesAnotherDeviceSignature) {
+  const std::string text = device_calibration_to_json(*calibration_);
+  try {
+    device_calibration_from_json(text, h100_like().signature());
+    FAIL() << "expected Error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::failed_precondition);
+    EXPECT_EQ(std::string(e.what()),
+              "device calibration was made on device \"" + device_->info().signature() +
+                  "\", this device is \"" + h100_like().signature() + "\": recalibrate");
+  }
+}
+
+TEST_F(CpuCalibration, RefusesAnotherModelVersion) {
+  nlohmann::json j = nlohmann::json::parse(device_calibration_to_json(*calibration_));
+  j["model_version"] = kModelVersion + 1;
+  try {
+    device_calibration_from_json(j.dump(), device_->info().signature());
+    FAIL() << "expected Error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::failed_precondition);
+    EXPECT_NE(std::string(e.what()).find("model_version " + std::to_string(kModelVersion + 1)),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST_F(CpuCalibration, RefusesModelSetsUnderTheWrongPrecision) {
+  nlohmann::json j = nlohmann::json::parse(device_calibration_to_json(*calibration_));
+  std::swap(j["fp32"], j["fp64"]);
+  try {
+    device_calibration_from_json(j.dump(), device_->info().signature());
+    FAIL() << "expected Error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("model set is for fp64, wanted fp32"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST_F(CpuCalibration, PredictsCpuCsrThroughTheBytesModel) {
+  const ModelPredictor predictor(calibration_->fp64);
+  const CsrMatrix<double> m = uniform_row_length_sample(20000, 10, 9);
+  const MatrixFeatures f = uniform_sample_features(m);
+  const Candidate csr{.format = kCpuCsrFormatId, .params = {}, .launch = {}};
+  const Prediction small = predictor.predict_ms(ModelFamily::other, f, csr, device_->info());
+  MatrixFeatures larger = f;
+  larger.rows *= 10;
+  larger.cols *= 10;
+  larger.nnz *= 10;
+  larger.distribution = {{10, larger.rows}};
+  const Prediction large = predictor.predict_ms(ModelFamily::other, larger, csr, device_->info());
+  EXPECT_GT(small.ms, 0.0);
+  EXPECT_GT(large.ms, small.ms);
+}
+
+TEST_F(CpuCalibration, DrawsOnePlotPerRecordWithItsSamples) {
+  const std::vector<NamedSvg> plots = model_set_plots(calibration_->fp32);
+  const std::size_t records = calibration_->fp32.coo.size() + 1;  // + bytes
+  ASSERT_EQ(plots.size(), records);
+  const NamedSvg& bytes = plots.back();
+  EXPECT_EQ(bytes.file_name, "fp32_bytes.svg");
+  std::size_t circles = 0;
+  for (std::size_t at = 0; (at = bytes.svg.find("class=\"sample\"", at)) != std::string::npos; ++at)
+    ++circles;
+  EXPECT_EQ(circles, calibration_->fp32.bytes->samples.size());
+  EXPECT_NE(bytes.svg.find("class=\"fit\""), std::string::npos);
+}
+
+// ---- accuracy statistics ----
+
+TEST(SpearmanRankCorrelation, IsOneForAnyIncreasingRelation) {
+  const std::vector<double> a{1, 2, 3, 4, 5}, b{0.1, 0.5, 2, 30, 31};
+  EXPECT_DOUBLE_EQ(*spearman_rank_correlation(a, b), 1.0);
+}
+
+TEST(SpearmanRankCorrelation, IsMinusOneForAReversedOrder) {
+  const std::vector<double> a{1, 2, 3, 4}, b{9, 7, 5, 1};
+  EXPECT_DOUBLE_EQ(*spearman_rank_correlation(a, b), -1.0);
+}
+
+TEST(SpearmanRankCorrelation, GivesTiesTheirMeanRank) {
+  // b's ranks: 1, 2, 3.5, 5, 3.5. r = 8 / sqrt(10 * 9.5).
+  const std::vector<double> a{1, 2, 3, 4, 5}, b{5, 6, 7, 8, 7};
+  EXPECT_NEAR(*spearman_rank_correlation(a, b), 8.0 / std::sqrt(95.0), 1e-12);
+}
+
+TEST(SpearmanRankCorrelation, IsUndefinedForConstantsAndSinglePairs) {
+  const std::vector<double> a{1, 2, 3}, flat{4, 4, 4};
+  EXPECT_FALSE(spearman_rank_correlation(a, flat).has_value());
+  EXPECT_FALSE(spearman_rank_correlation(std::vector<double>{1}, std::vector<double>{2}).has_value());
+  EXPECT_THROW(spearman_rank_correlation(a, std::vector<double>{1, 2}), Error);
+}
+
+TEST(Quantile, InterpolatesBetweenClosestRanks) {
+  EXPECT_DOUBLE_EQ(quantile({4, 1, 3, 2}, 0.5), 2.5);
+  EXPECT_DOUBLE_EQ(quantile({4, 1, 3, 2}, 0.9), 3.7);
+  EXPECT_DOUBLE_EQ(quantile({7}, 0.9), 7.0);
+  EXPECT_THROW(quantile({}, 0.5), Error);
+}
+
+TEST(SummarizeAccuracy, ChecksTheModelsFavouriteAgainstTheMeasuredBest) {
+  const std::vector<AccuracyPoint> points{
+      // m1: the model's favourite (a) measures 1.05, the best (b) 1.0: within 10 %.
+      {"m1", Precision::fp64, "cuda_ell", "ell", "a", 0.5, 1.05},
+      {"m1", Precision::fp64, "cuda_coo", "coo", "b", 0.9, 1.0},
+      {"m1", Precision::fp64, "cuda_coo", "coo", "c", 2.0, 4.0},
+      // m2: the favourite (d) measures 2.0, the best (e) 1.0: not within.
+      {"m2", Precision::fp64, "cuda_ell", "ell", "d", 0.1, 2.0},
+      {"m2", Precision::fp64, "cuda_coo", "coo", "e", 0.2, 1.0},
+  };
+  const AccuracyReport r = summarize_accuracy(points);
+  ASSERT_EQ(r.matrices.size(), 2u);
+  EXPECT_TRUE(r.matrices[0].top_within_tolerance);
+  EXPECT_EQ(r.matrices[0].predicted_best, "a");
+  EXPECT_EQ(r.matrices[0].measured_best, "b");
+  EXPECT_FALSE(r.matrices[1].top_within_tolerance);
+  EXPECT_DOUBLE_EQ(r.fraction_top_within_tolerance, 0.5);
+  EXPECT_DOUBLE_EQ(*r.matrices[0].spearman, 0.5);  // ranks (1,2,3) vs (2,1,3)
+  EXPECT_DOUBLE_EQ(*r.matrices[1].spearman, -1.0);
+  // coo errors: 0.1, 0.5, 0.8 -> median 0.5; ell errors: 0.5238..., 0.95.
+  ASSERT_EQ(r.families.size(), 2u);
+  EXPECT_EQ(r.families[0].name, "coo");
+  EXPECT_EQ(r.families[0].count, 3u);
+  EXPECT_NEAR(r.families[0].median_abs_relative_error, 0.5, 1e-12);
+  EXPECT_NEAR(r.families[0].p90_abs_relative_error, 0.74, 1e-12);
+  const std::string md = accuracy_markdown(r);
+  EXPECT_NE(md.find("within 10 % of the measured best on 1 of 2"), std::string::npos) << md;
+  EXPECT_NE(md.find("| m2 | fp64 | 2 | -1.00 | d (2.0000) | e (1.0000) | no |"), std::string::npos) << md;
+}
+
+TEST(SummarizeAccuracy, RefusesANonPositiveMeasuredTime) {
+  const std::vector<AccuracyPoint> points{{"m", Precision::fp32, "f", "ell", "x", 1.0, 0.0}};
+  EXPECT_THROW(summarize_accuracy(points), Error);
+}
+
+}  // namespace
+}  // namespace spmvd
