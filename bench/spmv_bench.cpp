@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -56,6 +57,16 @@ std::vector<spmvd::BenchInput> collect_inputs(const Options& options) {
   if (!options.suite.empty())
     for (auto& input : spmvd::read_suite_file(options.suite)) inputs.push_back(std::move(input));
   if (inputs.empty()) spmvd::throw_invalid("no inputs: give paths, --gen specs or --suite");
+  // A missing file fails now, not after minutes of measuring the inputs before it.
+  for (const auto& input : inputs) {
+    if (spmvd::looks_like_generator_spec(input.source)) continue;
+    std::filesystem::path path(input.source);
+    if (path.is_relative() && !options.data_dir.empty()) path = std::filesystem::path(options.data_dir) / path;
+    if (!std::filesystem::is_regular_file(path))
+      throw spmvd::Error(spmvd::ErrorCode::not_found,
+                         "input '" + input.label + "': no file " + path.string() +
+                             (options.data_dir.empty() ? " (no --data-dir or $BUNDLE_DATA set)" : ""));
+  }
   return inputs;
 }
 

@@ -3,10 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <limits>
-#include <random>
-#include <sstream>
-#include <type_traits>
+#include <exception>
 
 #include "bench/byte_model.hpp"
 #include "bench/result_check.hpp"
@@ -67,7 +64,7 @@ void run_candidate(const CsrMatrix<double>& m, const FormatEntry& entry, Device&
   try {
     op = entry.build(m, result.precision, result.candidate, device);
     device.synchronize();
-  } catch (const Error& e) {
+  } catch (const std::exception& e) {  // Error, or bad_alloc from a host-side builder
     result.status = CandidateStatus::build_error;
     result.message = e.what();
     return;
@@ -105,7 +102,7 @@ void run_candidate(const CsrMatrix<double>& m, const FormatEntry& entry, Device&
     result.median_ms = stats.median_ms;
     result.min_ms = stats.min_ms;
     result.p90_ms = stats.p90_ms;
-  } catch (const Error& e) {
+  } catch (const std::exception& e) {  // Error, or bad_alloc from a host-side builder
     result.status = CandidateStatus::run_error;
     result.message = e.what();
   }

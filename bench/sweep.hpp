@@ -31,7 +31,7 @@ struct SweepOptions {
   std::size_t max_candidates_per_format = 0;  // 0: every candidate; else evenly spaced ones
   std::uint64_t memory_budget_bytes = 0;   // passed to FormatRules::admissible
   std::uint64_t x_seed = 20240601;         // seed of the random x
-  int max_buffer_pairs = 32;               // cap on the rotated x/y pairs
+  int max_buffer_pairs = 64;               // cap on the rotated x/y pairs
 };
 
 enum class CandidateStatus { ok, failed, build_error, run_error };

@@ -97,13 +97,16 @@ TEST(SpmvBenchCli, CpuRunWritesJsonWithCorrectCpuFormatsAndCsvRows) {
   std::filesystem::remove_all(dir);
 }
 
-TEST(SpmvBenchCli, RejectsUnknownFormatAndBadSpecNamingThem) {
+TEST(SpmvBenchCli, RejectsUnknownFormatBadSpecMissingFileAndTooFewRepsNamingThem) {
   const auto bad_format = run_command("--device cpu --copy-mb 8 --gen road:rows=100 --formats cpu_csr,nosuch");
   EXPECT_EQ(bad_format.exit_code, 1);
   EXPECT_THAT(bad_format.output, HasSubstr("unknown format 'nosuch'"));
   const auto bad_spec = run_command("--device cpu --copy-mb 8 --gen road:rows=100,lanes=2");
   EXPECT_EQ(bad_spec.exit_code, 1);
   EXPECT_THAT(bad_spec.output, HasSubstr("road: unknown key 'lanes'"));
+  const auto missing = run_command("--device cpu --copy-mb 8 --data-dir /nonexistent-dir cage11.mtx.gz");
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_THAT(missing.output, HasSubstr("input 'cage11': no file /nonexistent-dir/cage11.mtx.gz"));
   const auto few_reps = run_command("--device cpu --gen road:rows=100 --reps 5");
   EXPECT_NE(few_reps.exit_code, 0);
   EXPECT_THAT(few_reps.output, HasSubstr("--reps"));
