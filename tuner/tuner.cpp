@@ -5,6 +5,8 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "kernels/formats/cusparse_csr/cusparse_csr_rules.hpp"
+#include "tuner/format_family.hpp"
 
 namespace spmvd {
 
@@ -51,6 +53,89 @@ Selection select_fastest(std::span<const Candidate> candidates, CandidateTimer& 
                     ")");
   }
   return selection;
+}
+
+std::optional<Prediction> ModelCandidatePredictor::predict(const Candidate& candidate) const {
+  const FormatEntry* entry = registry_.find(candidate.format);
+  if (entry == nullptr) return std::nullopt;
+  try {
+    return models_.predict_ms(model_family(candidate.format), features_, candidate, device_,
+                              entry->rules->device_bytes(features_, precision_, candidate));
+  } catch (const Error&) {
+    // Not calibrated, or the model says it cannot launch: rank it last rather than guess.
+    return std::nullopt;
+  }
+}
+
+bool is_baseline_candidate(const Candidate& candidate) noexcept {
+  return candidate.format == kCusparseCsrFormatId &&
+         candidate.params.library_algorithm == kCusparseSpmvCsrAlg1;
+}
+
+std::vector<RankedCandidate> rank_candidates(std::span<const Candidate> candidates,
+                                             const CandidatePredictor& predictor) {
+  std::vector<RankedCandidate> ranked;
+  ranked.reserve(candidates.size());
+  for (const Candidate& c : candidates) {
+    const std::optional<Prediction> p = predictor.predict(c);
+    ranked.push_back({c, p ? std::optional<double>(p->ms) : std::nullopt});
+  }
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const RankedCandidate& a, const RankedCandidate& b) {
+                     if (a.predicted_ms.has_value() != b.predicted_ms.has_value())
+                       return a.predicted_ms.has_value();
+                     return a.predicted_ms.has_value() && *a.predicted_ms < *b.predicted_ms;
+                   });
+  return ranked;
+}
+
+std::vector<RankedCandidate> candidates_to_measure(std::span<const RankedCandidate> ranked,
+                                                   std::size_t top_k, std::size_t fallback_limit) {
+  const bool any_predicted = !ranked.empty() && ranked.front().predicted_ms.has_value();
+  std::vector<RankedCandidate> out;
+  if (!any_predicted) {
+    for (std::size_t i = 0; i < ranked.size() && i < fallback_limit; ++i) out.push_back(ranked[i]);
+    return out;
+  }
+  const std::size_t k = std::max<std::size_t>(top_k, 1);
+  std::size_t taken = 0;
+  for (const RankedCandidate& r : ranked) {
+    const bool top = r.predicted_ms.has_value() && taken < k;
+    if (top) ++taken;
+    if (top || is_baseline_candidate(r.candidate)) out.push_back(r);
+  }
+  return out;
+}
+
+RankedSelection select_model_ranked(std::span<const Candidate> candidates,
+                                    const CandidatePredictor& predictor, CandidateTimer& timer,
+                                    const TunerOptions& options) {
+  const std::vector<RankedCandidate> ranked = rank_candidates(candidates, predictor);
+  const std::vector<RankedCandidate> chosen =
+      candidates_to_measure(ranked, options.measure_top_k, options.max_candidates_measured);
+  std::vector<Candidate> to_measure;
+  to_measure.reserve(chosen.size());
+  for (const RankedCandidate& r : chosen) to_measure.push_back(r.candidate);
+  Selection selection;
+  try {
+    selection = select_fastest(to_measure, timer, to_measure.size());
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::failed_precondition) throw;
+    // None of the chosen could be built (short of memory, say): go on down the ranking, as
+    // far as the unranked search would have gone.
+    std::vector<Candidate> rest;
+    for (const RankedCandidate& r : ranked)
+      if (std::find(to_measure.begin(), to_measure.end(), r.candidate) == to_measure.end())
+        rest.push_back(r.candidate);
+    const std::size_t limit = options.max_candidates_measured > to_measure.size()
+                                  ? options.max_candidates_measured - to_measure.size()
+                                  : 0;
+    selection = select_fastest(rest, timer, limit);
+  }
+  RankedSelection out{.best = selection.best, .measured = selection.measured, .predicted_ms = 0.0};
+  for (const RankedCandidate& r : ranked)
+    if (r.candidate == selection.best.candidate) out.predicted_ms = r.predicted_ms.value_or(0.0);
+  return out;
 }
 
 namespace {
@@ -105,7 +190,17 @@ double DeviceCandidateTimer::median_ms(const Candidate& candidate) {
 }
 
 Plan tune_matrix(const FormatRegistry& registry, Device& device, const CsrMatrix<double>& matrix,
-                 const MatrixFeatures& features, Precision precision, const TunerOptions& options) {
+                 const MatrixFeatures& features, Precision precision, const TunerOptions& options,
+                 const ModelPredictor* predictor) {
+  if (predictor != nullptr) {
+    const ModelSet& set = predictor->model_set();
+    if (set.precision != precision)
+      throw_invalid("tune_matrix: the model set is for " + std::string(to_string(set.precision)) +
+                    ", the matrix is tuned for " + std::string(to_string(precision)));
+    if (set.device_signature != device.info().signature())
+      throw_invalid("tune_matrix: the model set was calibrated on \"" + set.device_signature +
+                    "\", tuning runs on \"" + device.info().signature() + "\"");
+  }
   const auto candidates = enumerate_candidates(registry, features, device.info(), precision,
                                                options.memory_budget_bytes);
   if (candidates.empty()) {
@@ -117,7 +212,16 @@ Plan tune_matrix(const FormatRegistry& registry, Device& device, const CsrMatrix
   }
   DeviceCandidateTimer timer(registry, device, matrix, precision, options.warmup_runs,
                              options.timed_runs);
-  const Selection selection = select_fastest(candidates, timer, options.max_candidates_measured);
+  Selection selection;
+  double predicted_ms = 0.0;
+  if (predictor != nullptr) {
+    const ModelCandidatePredictor models(*predictor, registry, features, device.info(), precision);
+    const RankedSelection ranked = select_model_ranked(candidates, models, timer, options);
+    selection = {ranked.best, ranked.measured};
+    predicted_ms = ranked.predicted_ms;
+  } else {
+    selection = select_fastest(candidates, timer, options.max_candidates_measured);
+  }
 
   Plan plan;
   plan.format = selection.best.candidate.format;
@@ -125,6 +229,7 @@ Plan tune_matrix(const FormatRegistry& registry, Device& device, const CsrMatrix
   plan.params = selection.best.candidate.params;
   plan.launch = selection.best.candidate.launch;
   plan.precision = precision;
+  plan.predicted_ms = predicted_ms;
   plan.measured_ms = selection.best.median_ms;
   plan.candidates_measured = selection.measured;
   plan.tuner_version = kTunerVersion;
