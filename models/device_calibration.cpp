@@ -56,7 +56,7 @@ std::string device_calibration_to_json(const DeviceCalibration& calibration) {
       {"fp32", nlohmann::json::parse(model_set_to_json(calibration.fp32))},
       {"fp64", nlohmann::json::parse(model_set_to_json(calibration.fp64))},
   };
-  return j.dump(1);
+  return j.dump();  // compact: it is stored per device; model_set_summary is for reading
 }
 
 DeviceCalibration device_calibration_from_json(const std::string& text,

@@ -1,0 +1,185 @@
+// model-accuracy: how well a device calibration (spmv-calibrate --out) predicts what spmv-bench
+// measured on the same device. Every correct measured candidate is predicted as the tuner would
+// predict it (its format's model family, FormatRules::device_bytes for the bytes fallback);
+// the report gives per family and per format the median and 90th-percentile absolute relative
+// error, per matrix the Spearman rank correlation of the candidates and whether the model's
+// favourite measured within the tolerance of the best, and the fraction of matrices where it
+// did. spmv-bench's JSON keeps only a summary of the row-length distribution, so each input is
+// read again (or regenerated) to compute its full features; its fingerprint must match.
+//
+//   model-accuracy --calibration calibration.json --bench bench.json
+//                  --data-dir /work/shared/matrices --markdown accuracy.md --json accuracy.json
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include "bench/bench_input.hpp"
+#include "core/error.hpp"
+#include "core/fingerprint.hpp"
+#include "core/launch_config.hpp"
+#include "kernels/format_registry.hpp"
+#include "models/device_calibration.hpp"
+#include "models/model_accuracy.hpp"
+#include "models/model_predictor.hpp"
+#include "models/svg_plot.hpp"
+#include "tuner/feature_extraction.hpp"
+#include "tuner/format_family.hpp"
+
+namespace {
+
+struct Options {
+  std::string calibration_path;
+  std::string bench_path;
+  std::string data_dir;
+  std::string markdown_path;
+  std::string json_path;
+  double tolerance = 0.10;
+};
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw spmvd::Error(spmvd::ErrorCode::not_found, "cannot read " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+template <typename Fields>
+Fields fields_from_json(const nlohmann::json& j) {
+  Fields fields;
+  spmvd::for_each_field(fields, [&j](const char* name, auto& value) { j.at(name).get_to(value); });
+  return fields;
+}
+
+// The model the predictor will use: the family's own where the set calibrates it, else bytes.
+std::string effective_family(spmvd::ModelFamily family, const spmvd::ModelSet& set) {
+  using spmvd::ModelFamily;
+  const bool dedicated = (family == ModelFamily::csr_vector && !set.csr_vector.empty()) ||
+                         (family == ModelFamily::ell && !set.ell.empty()) ||
+                         (family == ModelFamily::coo && !set.coo.empty()) ||
+                         (family == ModelFamily::hyb && !set.ell.empty() && !set.coo.empty());
+  return dedicated ? std::string(to_string(family)) : "bytes";
+}
+
+std::string describe(const std::string& format, const spmvd::Candidate& c) {
+  std::string text = format;
+  for (const std::string& part : {spmvd::to_string(c.params), spmvd::to_string(c.launch)})
+    if (part != "-") text += " " + part;
+  return text;
+}
+
+int run(const Options& options) {
+  const nlohmann::json bench = nlohmann::json::parse(read_file(options.bench_path));
+  const std::string signature = bench.at("device").at("signature").get<std::string>();
+  const spmvd::DeviceCalibration calibration =
+      spmvd::device_calibration_from_json(read_file(options.calibration_path), signature);
+  const spmvd::DeviceInfo& device = calibration.device;
+  const spmvd::ModelPredictor fp32(calibration.fp32), fp64(calibration.fp64);
+  const auto& registry = spmvd::format_registry();
+
+  std::vector<spmvd::AccuracyPoint> points;
+  std::map<std::string, std::size_t> unpredicted;  // reason -> count
+  for (const auto& m : bench.at("matrices")) {
+    const spmvd::BenchInput input{.source = m.at("source").get<std::string>(),
+                                  .label = m.at("label").get<std::string>(),
+                                  .copies = m.at("derived_copies").get<std::int64_t>()};
+    const auto matrix = spmvd::load_bench_input(input, options.data_dir);
+    const spmvd::MatrixFeatures features = spmvd::extract_features(matrix);
+    const std::string fingerprint = spmvd::structural_fingerprint(matrix).hex();
+    if (fingerprint != m.at("features").at("fingerprint").get<std::string>()) {
+      throw spmvd::Error(spmvd::ErrorCode::failed_precondition,
+                         input.label + ": " + input.source + " now has fingerprint " + fingerprint +
+                             ", the benchmark measured " +
+                             m["features"]["fingerprint"].get<std::string>());
+    }
+    for (const auto& r : m.at("results")) {
+      if (!r.at("correct").get<bool>() || !(r.at("time_ms").get<double>() > 0.0)) continue;
+      const auto precision = spmvd::parse_precision(r.at("precision").get<std::string>());
+      if (!precision) throw spmvd::Error(spmvd::ErrorCode::invalid_argument, "bad precision in " + options.bench_path);
+      const spmvd::Candidate candidate{
+          .format = spmvd::FormatId{r.at("format_id").get<std::uint16_t>()},
+          .params = fields_from_json<spmvd::FormatParams>(r.at("params")),
+          .launch = fields_from_json<spmvd::LaunchConfig>(r.at("launch"))};
+      const std::string format = r.at("format").get<std::string>();
+      const spmvd::ModelSet& set = calibration.for_precision(*precision);
+      const spmvd::ModelFamily family = spmvd::model_family(candidate.format);
+      // As the tuner passes it; the operator's reported footprint where this build lacks the
+      // format (a CPU-only build reading a GPU benchmark).
+      const spmvd::FormatEntry* entry = registry.find(candidate.format);
+      const std::uint64_t matrix_bytes =
+          entry ? entry->rules->device_bytes(features, *precision, candidate)
+                : r.at("device_bytes").get<std::uint64_t>();
+      try {
+        const spmvd::ModelPredictor& predictor = *precision == spmvd::Precision::fp32 ? fp32 : fp64;
+        const spmvd::Prediction p = predictor.predict_ms(family, features, candidate, device, matrix_bytes);
+        points.push_back({.matrix = input.label,
+                          .precision = *precision,
+                          .format = format,
+                          .family = effective_family(family, set),
+                          .candidate = describe(format, candidate),
+                          .predicted_ms = p.ms,
+                          .measured_ms = r.at("time_ms").get<double>()});
+      } catch (const spmvd::Error& e) {
+        ++unpredicted[format + ": " + e.what()];
+      }
+    }
+    std::fprintf(stderr, "  %s: %zu predictions so far\n", input.label.c_str(), points.size());
+  }
+  if (points.empty()) throw spmvd::Error(spmvd::ErrorCode::failed_precondition, "no candidate could be predicted");
+
+  const spmvd::AccuracyReport report = spmvd::summarize_accuracy(points, options.tolerance);
+  std::string markdown = spmvd::accuracy_markdown(report);
+  if (!unpredicted.empty()) {
+    markdown += "\nNot predicted:\n\n";
+    for (const auto& [reason, count] : unpredicted) markdown += "- " + std::to_string(count) + " x " + reason + "\n";
+  }
+  std::cout << markdown;
+  if (!options.markdown_path.empty()) spmvd::write_text_file(options.markdown_path, markdown);
+  if (!options.json_path.empty()) {
+    nlohmann::json j = spmvd::accuracy_to_json(report);
+    j["device_signature"] = signature;
+    j["calibration"] = options.calibration_path;
+    j["bench"] = options.bench_path;
+    nlohmann::json skipped = nlohmann::json::object();
+    for (const auto& [reason, count] : unpredicted) skipped[reason] = count;
+    j["not_predicted"] = skipped;
+    nlohmann::json predictions = nlohmann::json::array();
+    for (const auto& p : points)
+      predictions.push_back({{"matrix", p.matrix}, {"precision", std::string(to_string(p.precision))},
+                             {"format", p.format}, {"family", p.family}, {"candidate", p.candidate},
+                             {"predicted_ms", p.predicted_ms}, {"measured_ms", p.measured_ms}});
+    j["predictions"] = predictions;
+    spmvd::write_text_file(options.json_path, j.dump(2) + "\n");
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Compare a device calibration's predictions with spmv-bench's measurements"};
+  Options options;
+  if (const char* bundle = std::getenv("BUNDLE_DATA")) options.data_dir = bundle;
+  app.add_option("--calibration", options.calibration_path, "device calibration JSON (spmv-calibrate --out)")
+      ->required();
+  app.add_option("--bench", options.bench_path, "spmv-bench --json output of the same device")->required();
+  app.add_option("--data-dir", options.data_dir, "where the benchmark's relative paths are (default $BUNDLE_DATA)");
+  app.add_option("--markdown", options.markdown_path, "also write the markdown tables here");
+  app.add_option("--json", options.json_path, "write the summary and every prediction as JSON here");
+  app.add_option("--tolerance", options.tolerance, "the model's favourite counts as right within this fraction")
+      ->check(CLI::Range(0.0, 10.0))->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+  try {
+    return run(options);
+  } catch (const spmvd::Error& e) {
+    std::fprintf(stderr, "model-accuracy: %s\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "model-accuracy: %s\n", e.what());
+    return 1;
+  }
+}
