@@ -10,6 +10,8 @@
 //   model-accuracy --calibration calibration.json --bench bench.json
 //                  --data-dir /work/shared/matrices --markdown accuracy.md --json accuracy.json
 
+#include "models/model_accuracy.hpp"
+
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <fstream>
@@ -23,7 +25,6 @@
 #include "core/launch_config.hpp"
 #include "kernels/format_registry.hpp"
 #include "models/device_calibration.hpp"
-#include "models/model_accuracy.hpp"
 #include "models/model_predictor.hpp"
 #include "models/svg_plot.hpp"
 #include "tuner/feature_extraction.hpp"
@@ -99,7 +100,9 @@ int run(const Options& options) {
     for (const auto& r : m.at("results")) {
       if (!r.at("correct").get<bool>() || !(r.at("time_ms").get<double>() > 0.0)) continue;
       const auto precision = spmvd::parse_precision(r.at("precision").get<std::string>());
-      if (!precision) throw spmvd::Error(spmvd::ErrorCode::invalid_argument, "bad precision in " + options.bench_path);
+      if (!precision)
+        throw spmvd::Error(spmvd::ErrorCode::invalid_argument,
+                           "bad precision in " + options.bench_path);
       const spmvd::Candidate candidate{
           .format = spmvd::FormatId{r.at("format_id").get<std::uint16_t>()},
           .params = fields_from_json<spmvd::FormatParams>(r.at("params")),
@@ -115,7 +118,8 @@ int run(const Options& options) {
                 : r.at("device_bytes").get<std::uint64_t>();
       try {
         const spmvd::ModelPredictor& predictor = *precision == spmvd::Precision::fp32 ? fp32 : fp64;
-        const spmvd::Prediction p = predictor.predict_ms(family, features, candidate, device, matrix_bytes);
+        const spmvd::Prediction p =
+            predictor.predict_ms(family, features, candidate, device, matrix_bytes);
         points.push_back({.matrix = input.label,
                           .precision = *precision,
                           .format = format,
@@ -129,13 +133,15 @@ int run(const Options& options) {
     }
     std::fprintf(stderr, "  %s: %zu predictions so far\n", input.label.c_str(), points.size());
   }
-  if (points.empty()) throw spmvd::Error(spmvd::ErrorCode::failed_precondition, "no candidate could be predicted");
+  if (points.empty())
+    throw spmvd::Error(spmvd::ErrorCode::failed_precondition, "no candidate could be predicted");
 
   const spmvd::AccuracyReport report = spmvd::summarize_accuracy(points, options.tolerance);
   std::string markdown = spmvd::accuracy_markdown(report);
   if (!unpredicted.empty()) {
     markdown += "\nNot predicted:\n\n";
-    for (const auto& [reason, count] : unpredicted) markdown += "- " + std::to_string(count) + " x " + reason + "\n";
+    for (const auto& [reason, count] : unpredicted)
+      markdown += "- " + std::to_string(count) + " x " + reason + "\n";
   }
   std::cout << markdown;
   if (!options.markdown_path.empty()) spmvd::write_text_file(options.markdown_path, markdown);
@@ -149,9 +155,13 @@ int run(const Options& options) {
     j["not_predicted"] = skipped;
     nlohmann::json predictions = nlohmann::json::array();
     for (const auto& p : points)
-      predictions.push_back({{"matrix", p.matrix}, {"precision", std::string(to_string(p.precision))},
-                             {"format", p.format}, {"family", p.family}, {"candidate", p.candidate},
-                             {"predicted_ms", p.predicted_ms}, {"measured_ms", p.measured_ms}});
+      predictions.push_back({{"matrix", p.matrix},
+                             {"precision", std::string(to_string(p.precision))},
+                             {"format", p.format},
+                             {"family", p.family},
+                             {"candidate", p.candidate},
+                             {"predicted_ms", p.predicted_ms},
+                             {"measured_ms", p.measured_ms}});
     j["predictions"] = predictions;
     spmvd::write_text_file(options.json_path, j.dump(2) + "\n");
   }
@@ -164,14 +174,20 @@ int main(int argc, char** argv) {
   CLI::App app{"Compare a device calibration's predictions with spmv-bench's measurements"};
   Options options;
   if (const char* bundle = std::getenv("BUNDLE_DATA")) options.data_dir = bundle;
-  app.add_option("--calibration", options.calibration_path, "device calibration JSON (spmv-calibrate --out)")
+  app.add_option("--calibration", options.calibration_path,
+                 "device calibration JSON (spmv-calibrate --out)")
       ->required();
-  app.add_option("--bench", options.bench_path, "spmv-bench --json output of the same device")->required();
-  app.add_option("--data-dir", options.data_dir, "where the benchmark's relative paths are (default $BUNDLE_DATA)");
+  app.add_option("--bench", options.bench_path, "spmv-bench --json output of the same device")
+      ->required();
+  app.add_option("--data-dir", options.data_dir,
+                 "where the benchmark's relative paths are (default $BUNDLE_DATA)");
   app.add_option("--markdown", options.markdown_path, "also write the markdown tables here");
-  app.add_option("--json", options.json_path, "write the summary and every prediction as JSON here");
-  app.add_option("--tolerance", options.tolerance, "the model's favourite counts as right within this fraction")
-      ->check(CLI::Range(0.0, 10.0))->capture_default_str();
+  app.add_option("--json", options.json_path,
+                 "write the summary and every prediction as JSON here");
+  app.add_option("--tolerance", options.tolerance,
+                 "the model's favourite counts as right within this fraction")
+      ->check(CLI::Range(0.0, 10.0))
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   try {
     return run(options);

@@ -44,11 +44,12 @@ std::unique_ptr<spmvd::Device> open_device(const std::string& which) {
 }
 
 constexpr spmvd::CalibrationStage kStages[] = {
-    spmvd::CalibrationStage::csr_vector, spmvd::CalibrationStage::ell,
-    spmvd::CalibrationStage::coo, spmvd::CalibrationStage::bytes};
+    spmvd::CalibrationStage::csr_vector, spmvd::CalibrationStage::ell, spmvd::CalibrationStage::coo,
+    spmvd::CalibrationStage::bytes};
 
 void print_plan(const spmvd::CalibrationPlan& plan) {
-  std::printf("%s plan: largest sample %lld non-zeros\n", std::string(to_string(plan.precision)).c_str(),
+  std::printf("%s plan: largest sample %lld non-zeros\n",
+              std::string(to_string(plan.precision)).c_str(),
               static_cast<long long>(plan.max_sample_nnz));
   std::int64_t generated = 0, built = 0;
   for (const auto stage : kStages) {
@@ -61,11 +62,12 @@ void print_plan(const spmvd::CalibrationPlan& plan) {
     if (variants == 0) continue;
     generated += plan.generated_nnz(stage);
     built += plan.built_nnz(stage);
-    std::printf("  %-10s %3zu variants, %4zu samples, %7.1f M non-zeros generated, %8.1f M built%s\n",
-                std::string(to_string(stage)).c_str(), variants, plan.sample_count(stage),
-                static_cast<double>(plan.generated_nnz(stage)) / 1e6,
-                static_cast<double>(plan.built_nnz(stage)) / 1e6,
-                assumed > 0 ? (" (" + std::to_string(assumed) + " with assumed registers)").c_str() : "");
+    std::printf(
+        "  %-10s %3zu variants, %4zu samples, %7.1f M non-zeros generated, %8.1f M built%s\n",
+        std::string(to_string(stage)).c_str(), variants, plan.sample_count(stage),
+        static_cast<double>(plan.generated_nnz(stage)) / 1e6,
+        static_cast<double>(plan.built_nnz(stage)) / 1e6,
+        assumed > 0 ? (" (" + std::to_string(assumed) + " with assumed registers)").c_str() : "");
   }
   std::printf("  total      %.1f M non-zeros generated on the host, %.1f M built on the device\n",
               static_cast<double>(generated) / 1e6, static_cast<double>(built) / 1e6);
@@ -82,8 +84,10 @@ std::string variant_text(const nlohmann::json& fit) {
   if (!fit.contains("variant")) return "-";
   const auto& v = fit["variant"];
   std::string text;
-  if (v.at("threads_per_row").get<int>() > 0) text += "t=" + std::to_string(v["threads_per_row"].get<int>()) + " ";
-  if (v.at("block_size").get<int>() > 0) text += "block=" + std::to_string(v["block_size"].get<int>());
+  if (v.at("threads_per_row").get<int>() > 0)
+    text += "t=" + std::to_string(v["threads_per_row"].get<int>()) + " ";
+  if (v.at("block_size").get<int>() > 0)
+    text += "block=" + std::to_string(v["block_size"].get<int>());
   return text.empty() ? "-" : text;
 }
 
@@ -92,16 +96,20 @@ void print_fits(const spmvd::ModelSet& set) {
   const nlohmann::json summary = spmvd::model_set_summary(set);
   std::printf("%s fits (relative residuals over the samples):\n",
               std::string(to_string(set.precision)).c_str());
-  std::printf("  %-10s %-16s %-18s %7s %9s %9s\n", "family", "variant", "curve", "samples", "rms", "max");
+  std::printf("  %-10s %-16s %-18s %7s %9s %9s\n", "family", "variant", "curve", "samples", "rms",
+              "max");
   for (const auto& fit : summary.at("fits")) {
     const auto& q = fit.at("quality");
-    std::printf("  %-10s %-16s %-18s %7zu %8.2f%% %8.2f%%", fit.at("family").get<std::string>().c_str(),
-                variant_text(fit).c_str(), fit.at("curve").get<std::string>().c_str(),
-                q.at("sample_count").get<std::size_t>(), 100.0 * q.at("rms_relative_error").get<double>(),
+    std::printf("  %-10s %-16s %-18s %7zu %8.2f%% %8.2f%%",
+                fit.at("family").get<std::string>().c_str(), variant_text(fit).c_str(),
+                fit.at("curve").get<std::string>().c_str(), q.at("sample_count").get<std::size_t>(),
+                100.0 * q.at("rms_relative_error").get<double>(),
                 100.0 * q.at("max_relative_error").get<double>());
-    if (fit.contains("threshold_x")) std::printf("  threshold c=%g", fit["threshold_x"].get<double>());
+    if (fit.contains("threshold_x"))
+      std::printf("  threshold c=%g", fit["threshold_x"].get<double>());
     if (fit.contains("bandwidth_bytes_per_ms"))
-      std::printf("  %.1f GB/s, overhead %.4f ms", fit["bandwidth_bytes_per_ms"].get<double>() / 1e6,
+      std::printf("  %.1f GB/s, overhead %.4f ms",
+                  fit["bandwidth_bytes_per_ms"].get<double>() / 1e6,
                   fit.at("intercept").get<double>());
     std::printf("\n");
   }
@@ -131,14 +139,15 @@ int run(const Options& options) {
     print_plan(spmvd::plan_calibration(registry, info, precision, options.calibration));
   if (options.plan_only) return 0;
 
-  // One line per stage when it ends (with --verbose, one per sample).
-  std::string last_stage;
+  // A line at each quarter of a stage and one when it ends (with --verbose, one per sample).
   const auto on_progress = [&](const spmvd::CalibrationProgress& p) {
-    if (options.verbose && p.detail != "fitted")
-      std::printf("  [%s %zu/%zu] %s\n", p.stage.c_str(), p.done, p.total, p.detail.c_str());
+    const bool quarter = p.total >= 4 && p.done % (p.total / 4) == 0 && p.done < p.total;
+    if ((options.verbose || quarter) && p.detail != "fitted")
+      std::printf("  [%s %zu/%zu, %.1f s] %s\n", p.stage.c_str(), p.done, p.total,
+                  p.stage_elapsed_s, p.detail.c_str());
     if (p.detail == "fitted")
-      std::printf("%-16s %4zu samples timed and fitted in %6.2f s (total %.1f s)\n", p.stage.c_str(),
-                  p.total, p.stage_elapsed_s, seconds_since(start));
+      std::printf("%-16s %4zu samples timed and fitted in %6.2f s (total %.1f s)\n",
+                  p.stage.c_str(), p.total, p.stage_elapsed_s, seconds_since(start));
     std::fflush(stdout);
   };
   const spmvd::DeviceCalibration calibration =
@@ -164,16 +173,21 @@ int main(int argc, char** argv) {
   app.add_option("--out", options.out_path, "write the device calibration JSON here");
   app.add_option("--plots", options.plots_dir, "write one SVG per fit into this directory");
   app.add_option("--device", options.device, "auto (GPU 0 if present), gpu or cpu")
-      ->check(CLI::IsMember({"auto", "gpu", "cpu"}))->capture_default_str();
+      ->check(CLI::IsMember({"auto", "gpu", "cpu"}))
+      ->capture_default_str();
   app.add_option("--warmup-runs", c.warmup_runs, "untimed applies per sample")
-      ->check(CLI::Range(0, 1000))->capture_default_str();
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
   app.add_option("--timed-runs", c.timed_runs, "timed applies per sample (median)")
-      ->check(CLI::Range(1, 1000))->capture_default_str();
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
   app.add_option("--max-sample-nnz", c.max_sample_nnz,
                  "non-zeros of the largest sample (0: 4x L2 worth of fp64 CSR, in [2^16, 2^25])")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   app.add_option("--size-steps", c.size_steps, "COO and bytes: doubling sizes up to the largest")
-      ->check(CLI::Range(2, 30))->capture_default_str();
+      ->check(CLI::Range(2, 30))
+      ->capture_default_str();
   app.add_flag("--plan-only", options.plan_only, "print what would be timed, and stop");
   app.add_flag("--verbose", options.verbose, "print every timed sample");
   CLI11_PARSE(app, argc, argv);

@@ -25,10 +25,14 @@ namespace spmvd {
 
 std::string_view to_string(CalibrationStage stage) noexcept {
   switch (stage) {
-    case CalibrationStage::csr_vector: return "csr_vector";
-    case CalibrationStage::ell: return "ell";
-    case CalibrationStage::coo: return "coo";
-    case CalibrationStage::bytes: return "bytes";
+    case CalibrationStage::csr_vector:
+      return "csr_vector";
+    case CalibrationStage::ell:
+      return "ell";
+    case CalibrationStage::coo:
+      return "coo";
+    case CalibrationStage::bytes:
+      return "bytes";
   }
   return "unknown";
 }
@@ -66,7 +70,8 @@ void validate_options(const CalibrationOptions& o) {
   const auto fail = [](const std::string& what) { throw_invalid("calibration options: " + what); };
   if (o.warmup_runs < 0) fail("warmup_runs " + std::to_string(o.warmup_runs) + " < 0");
   if (o.timed_runs < 1) fail("timed_runs " + std::to_string(o.timed_runs) + " < 1");
-  if (o.size_steps < 2) fail("size_steps " + std::to_string(o.size_steps) + " < 2 (a line needs two sizes)");
+  if (o.size_steps < 2)
+    fail("size_steps " + std::to_string(o.size_steps) + " < 2 (a line needs two sizes)");
   if (o.coo_row_length < 1) fail("coo_row_length must be positive");
   if (o.coo_entries_per_thread < 1) fail("coo_entries_per_thread must be positive");
   if (o.csr_block_sizes.empty() || o.ell_block_sizes.empty() || o.coo_block_sizes.empty())
@@ -105,7 +110,8 @@ void plan_csr_vector(const FormatRegistry& registry, const DeviceInfo& device, P
   std::vector<std::pair<FormatId, std::uint32_t>> lanes;  // (format, threads_per_row)
   if (registry.find(kCudaCsrScalarFormatId)) lanes.emplace_back(kCudaCsrScalarFormatId, 1);
   if (registry.find(kCudaCsrVectorFormatId))
-    for (const std::uint32_t t : kCsrVectorThreadsPerRow) lanes.emplace_back(kCudaCsrVectorFormatId, t);
+    for (const std::uint32_t t : kCsrVectorThreadsPerRow)
+      lanes.emplace_back(kCudaCsrVectorFormatId, t);
 
   for (const auto& [format, tpr] : lanes) {
     for (const std::uint32_t block : o.csr_block_sizes) {
@@ -154,8 +160,8 @@ void plan_ell(const FormatRegistry& registry, Precision precision, const Calibra
   // Rows 4096, x4, ... up to where width 16 holds max_nnz (width 64 holds 4x that), so the top
   // of the grid streams from DRAM; the ELL model scales beyond the grid (ell_model.cpp).
   const std::int64_t rows_max = std::max<std::int64_t>(
-      kEllMinRows, static_cast<std::int64_t>(std::bit_floor(static_cast<std::uint64_t>(
-                       std::max<std::int64_t>(max_nnz / 16, 1)))));
+      kEllMinRows, static_cast<std::int64_t>(std::bit_floor(
+                       static_cast<std::uint64_t>(std::max<std::int64_t>(max_nnz / 16, 1)))));
   std::vector<std::int64_t> rows_axis;
   for (std::int64_t r = kEllMinRows; r <= rows_max; r *= 4) rows_axis.push_back(r);
   if (rows_axis.back() != rows_max) rows_axis.push_back(rows_max);
@@ -248,10 +254,10 @@ Candidate make_candidate(const PlannedVariant& v, const SampleShape& shape,
       break;
     case CalibrationStage::coo:
       if (v.format == kCudaCooFormatId)
-        c.launch = {.block_size = block,
-                    .threads_per_row = 0,
-                    .grid_size = CudaCooRules::grid_size(shape.nnz(), block,
-                                                         o.coo_entries_per_thread)};
+        c.launch = {
+            .block_size = block,
+            .threads_per_row = 0,
+            .grid_size = CudaCooRules::grid_size(shape.nnz(), block, o.coo_entries_per_thread)};
       break;
     case CalibrationStage::bytes:
       if (v.format == kCusparseCsrFormatId) c.params.library_algorithm = kCusparseSpmvCsrAlg1;
@@ -267,7 +273,7 @@ double median_apply_ms(SpmvOperator& op, Device& device, const CsrMatrix<double>
   DeviceBuffer x(device, static_cast<std::size_t>(sample.cols) * vb);
   DeviceBuffer y(device, static_cast<std::size_t>(sample.rows) * vb);
   // Values do not change the time; bytes of 0x3F make every x finite and normal
-  // (0.747 in fp32, 4.9e-4 in fp64), so no denormal slows a kernel down.
+  // (0.747 in fp32, 4.8e-4 in fp64), so no denormal slows a kernel down.
   device.fill_bytes(x.data(), 0x3F, x.bytes());
   device.fill_bytes(y.data(), 0, y.bytes());
   const auto run = [&] { op.apply(x.data(), y.data(), 1.0, 0.0); };
@@ -280,8 +286,12 @@ double median_apply_ms(SpmvOperator& op, Device& device, const CsrMatrix<double>
   return times[times.size() / 2];
 }
 
-std::string describe(const PlannedVariant& v) {
-  std::string text = std::string(to_string(v.stage)) + " format " + std::to_string(v.format.value);
+// "csr_vector cuda_csr_vector t=8 block=256"
+std::string describe(const PlannedVariant& v, const FormatRegistry& registry) {
+  const FormatEntry* entry = registry.find(v.format);
+  std::string text =
+      std::string(to_string(v.stage)) + " " +
+      (entry ? std::string(entry->rules->name()) : "format " + std::to_string(v.format.value));
   if (v.kernel.threads_per_row > 0) text += " t=" + std::to_string(v.kernel.threads_per_row);
   if (v.kernel.resources.threads_per_block > 0)
     text += " block=" + std::to_string(v.kernel.resources.threads_per_block);
@@ -429,7 +439,8 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
         const Candidate candidate = make_candidate(variant, shape, info, options);
         const FormatEntry* entry = registry.find(candidate.format);
         if (entry == nullptr)
-          throw Error(ErrorCode::internal, "calibration: " + describe(variant) + " is not registered");
+          throw Error(ErrorCode::internal,
+                      "calibration: " + describe(variant, registry) + " is not registered");
         double ms = 0.0;
         {
           auto op = entry->build(sample, precision, candidate, device);
@@ -442,17 +453,17 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
           // as the tuner passes it (FormatRules::device_bytes).
           const std::uint64_t matrix_bytes =
               entry->rules->device_bytes(features, precision, candidate);
-          x = static_cast<double>(
-              bytes_moved(features, matrix_bytes, info, precision, BytesCalibration{}.l2_share_for_x)
-                  .total());
+          x = static_cast<double>(bytes_moved(features, matrix_bytes, info, precision,
+                                              BytesCalibration{}.l2_share_for_x)
+                                      .total());
         }
         measured[v][s] = {x, ms};
         ++progress.done;
         if (on_progress) {
           char text[160];
-          std::snprintf(text, sizeof text, "%s rows=%lld c=%lld: %.5f ms", describe(variant).c_str(),
-                        static_cast<long long>(shape.rows), static_cast<long long>(shape.row_length),
-                        ms);
+          std::snprintf(text, sizeof text, "%s rows=%lld c=%lld: %.5f ms",
+                        describe(variant, registry).c_str(), static_cast<long long>(shape.rows),
+                        static_cast<long long>(shape.row_length), ms);
           progress.detail = text;
           progress.stage_elapsed_s = seconds_since(stage_start);
           on_progress(progress);
@@ -492,7 +503,7 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
         }
       } catch (const Error& e) {
         throw Error(ErrorCode::internal,
-                    "calibration: cannot fit " + describe(variant) + ": " + e.what());
+                    "calibration: cannot fit " + describe(variant, registry) + ": " + e.what());
       }
     }
     if (on_progress) {

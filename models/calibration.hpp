@@ -52,11 +52,11 @@ struct CalibrationOptions {
 };
 
 struct CalibrationProgress {
-  std::string stage;  // "csr_vector", "ell", "coo" or "bytes" (to_string(CalibrationStage))
+  std::string stage;      // "csr_vector", "ell", "coo" or "bytes" (to_string(CalibrationStage))
   std::size_t done = 0;   // samples timed in this stage so far
   std::size_t total = 0;  // samples this stage times
-  // The sample just timed ("csr_vector format 2 t=8 block=256 rows=270336 c=24: 0.02130 ms"),
-  // or "fitted" on the stage's last call, made once its records are fitted.
+  // The sample just timed ("csr_vector cuda_csr_vector t=8 block=256 rows=270336 c=24: 0.02130
+  // ms"), or "fitted" on the stage's last call, made once its records are fitted.
   std::string detail;
   double stage_elapsed_s = 0.0;  // wall clock since the stage began (generation, builds, fits)
 };
@@ -77,7 +77,7 @@ struct SampleShape {
 struct PlannedVariant {
   CalibrationStage stage = CalibrationStage::bytes;
   FormatId format;
-  CalibratedKernel kernel;        // block size, registers, lanes per row
+  CalibratedKernel kernel;          // block size, registers, lanes per row
   bool registers_measured = false;  // false: registers_per_thread is the documented assumption
   std::int64_t rows_per_strip = 0;  // csr_vector: M * P * (block / threads_per_row)
   std::int64_t sample_strips = 1;   // csr_vector: strips per sample (rows = strips * strip)
@@ -107,10 +107,10 @@ inline constexpr int kAssumedRegistersPerThread = 32;
 
 // What calibrate_precision would run on `device`: pure, O(variants * samples).
 // Throws Error(invalid_argument) on empty option lists or non-positive sizes.
-CalibrationPlan plan_calibration(const FormatRegistry& registry, const DeviceInfo& device,
-                                 Precision precision, const CalibrationOptions& options,
-                                 const KernelResourcesFn& kernel_resources =
-                                     compiled_kernel_resources);
+CalibrationPlan plan_calibration(
+    const FormatRegistry& registry, const DeviceInfo& device, Precision precision,
+    const CalibrationOptions& options,
+    const KernelResourcesFn& kernel_resources = compiled_kernel_resources);
 
 // A rows x rows sample whose every row has row_length non-zeros: one column drawn uniformly
 // from each of row_length equal bins of [0, rows) (sorted and distinct by construction, spread

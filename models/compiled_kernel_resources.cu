@@ -1,10 +1,9 @@
-#include "models/compiled_kernel_resources.hpp"
-
 #include <cuda_runtime.h>
 
 #include "kernels/formats/common/segmented_coo_kernel.cuh"
 #include "kernels/formats/common/spmv_device.cuh"
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_kernel.cuh"
+#include "models/compiled_kernel_resources.hpp"
 
 namespace spmvd {
 namespace {
@@ -27,12 +26,18 @@ template <typename Value>
 std::optional<KernelResources> csr_vector_resources(int threads_per_row, int threads_per_block) {
   using namespace csr_vector_detail;
   switch (threads_per_row) {
-    case 2: return attributes_of(csr_vector_kernel<Value, 2>, threads_per_block);
-    case 4: return attributes_of(csr_vector_kernel<Value, 4>, threads_per_block);
-    case 8: return attributes_of(csr_vector_kernel<Value, 8>, threads_per_block);
-    case 16: return attributes_of(csr_vector_kernel<Value, 16>, threads_per_block);
-    case 32: return attributes_of(csr_vector_kernel<Value, 32>, threads_per_block);
-    default: return std::nullopt;
+    case 2:
+      return attributes_of(csr_vector_kernel<Value, 2>, threads_per_block);
+    case 4:
+      return attributes_of(csr_vector_kernel<Value, 4>, threads_per_block);
+    case 8:
+      return attributes_of(csr_vector_kernel<Value, 8>, threads_per_block);
+    case 16:
+      return attributes_of(csr_vector_kernel<Value, 16>, threads_per_block);
+    case 32:
+      return attributes_of(csr_vector_kernel<Value, 32>, threads_per_block);
+    default:
+      return std::nullopt;
   }
 }
 
@@ -52,8 +57,7 @@ std::optional<KernelResources> resources(CompiledKernel kernel, int threads_per_
 
 }  // namespace
 
-std::optional<KernelResources> compiled_kernel_resources(CompiledKernel kernel,
-                                                         Precision precision,
+std::optional<KernelResources> compiled_kernel_resources(CompiledKernel kernel, Precision precision,
                                                          int threads_per_row,
                                                          int threads_per_block) {
   int devices = 0;

@@ -26,8 +26,7 @@ enum class CompiledKernel {
 // (threads_per_row selects the csr_vector variant: 2, 4, 8, 16 or 32; ignored otherwise).
 // nullopt when built without CUDA, when no GPU is visible, or for a csr_vector variant that is
 // not compiled. Dynamic shared bytes are 0: none of these kernels uses dynamic shared memory.
-std::optional<KernelResources> compiled_kernel_resources(CompiledKernel kernel,
-                                                         Precision precision,
+std::optional<KernelResources> compiled_kernel_resources(CompiledKernel kernel, Precision precision,
                                                          int threads_per_row,
                                                          int threads_per_block);
 

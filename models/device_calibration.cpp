@@ -1,7 +1,6 @@
 #include "models/device_calibration.hpp"
 
 #include <exception>
-
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
@@ -85,15 +84,15 @@ DeviceCalibration device_calibration_from_json(const std::string& text,
     throw Error(ErrorCode::invalid_argument, std::string("device calibration JSON: ") + e.what());
   }
   if (signature != expected_device_signature) {
-    throw Error(ErrorCode::failed_precondition,
-                "device calibration was made on device \"" + signature + "\", this device is \"" +
-                    expected_device_signature + "\": recalibrate");
+    throw Error(ErrorCode::failed_precondition, "device calibration was made on device \"" +
+                                                    signature + "\", this device is \"" +
+                                                    expected_device_signature + "\": recalibrate");
   }
   if (calibration.device.signature() != signature) {
     throw Error(ErrorCode::invalid_argument,
                 "device calibration JSON: its \"device\" has signature \"" +
-                    calibration.device.signature() + "\", not its device_signature \"" +
-                    signature + "\"");
+                    calibration.device.signature() + "\", not its device_signature \"" + signature +
+                    "\"");
   }
   // model_set_from_json checks each set's version, device and precision again.
   try {

@@ -44,8 +44,7 @@ std::string fixed(double value, int digits) {
 
 std::string percent(double fraction) { return fixed(100.0 * fraction, 1) + " %"; }
 
-void error_table(std::ostringstream& out, const char* what,
-                 const std::vector<ErrorSummary>& rows) {
+void error_table(std::ostringstream& out, const char* what, const std::vector<ErrorSummary>& rows) {
   out << "| " << what << " | candidates | median abs. rel. error | p90 abs. rel. error |\n"
       << "| --- | ---: | ---: | ---: |\n";
   for (const ErrorSummary& r : rows)
@@ -86,7 +85,8 @@ std::optional<double> spearman_rank_correlation(std::span<const double> a,
 
 double quantile(std::vector<double> values, double p) {
   if (values.empty()) throw_invalid("quantile of no values");
-  if (!(p >= 0.0 && p <= 1.0)) throw_invalid("quantile: p = " + std::to_string(p) + " is not in [0, 1]");
+  if (!(p >= 0.0 && p <= 1.0))
+    throw_invalid("quantile: p = " + std::to_string(p) + " is not in [0, 1]");
   std::sort(values.begin(), values.end());
   const double position = p * static_cast<double>(values.size() - 1);
   const auto below = static_cast<std::size_t>(std::floor(position));
@@ -139,7 +139,8 @@ AccuracyReport summarize_accuracy(std::span<const AccuracyPoint> points, double 
     m.measured_best = top_measured->candidate;
     m.predicted_best_measured_ms = top_predicted->measured_ms;
     m.measured_best_ms = top_measured->measured_ms;
-    m.top_within_tolerance = top_predicted->measured_ms <= (1.0 + tolerance) * top_measured->measured_ms;
+    m.top_within_tolerance =
+        top_predicted->measured_ms <= (1.0 + tolerance) * top_measured->measured_ms;
     if (m.top_within_tolerance) ++within;
     report.matrices.push_back(std::move(m));
   }
@@ -152,17 +153,19 @@ AccuracyReport summarize_accuracy(std::span<const AccuracyPoint> points, double 
 
 std::string accuracy_markdown(const AccuracyReport& report) {
   std::ostringstream out;
-  const std::size_t within = static_cast<std::size_t>(
-      std::lround(report.fraction_top_within_tolerance * static_cast<double>(report.matrices.size())));
+  const std::size_t within = static_cast<std::size_t>(std::lround(
+      report.fraction_top_within_tolerance * static_cast<double>(report.matrices.size())));
   out << "Model's top candidate within " << fixed(100.0 * report.tolerance, 0)
       << " % of the measured best on " << within << " of " << report.matrices.size()
       << " matrix-precision pairs (" << percent(report.fraction_top_within_tolerance) << ")";
-  if (report.median_spearman) out << "; median Spearman rank correlation " << fixed(*report.median_spearman, 2);
+  if (report.median_spearman)
+    out << "; median Spearman rank correlation " << fixed(*report.median_spearman, 2);
   out << ".\n\n";
   error_table(out, "family", report.families);
   out << "\n";
   error_table(out, "format", report.formats);
-  out << "\n| matrix | precision | candidates | Spearman | model's top (measured ms) | measured best (ms) | within "
+  out << "\n| matrix | precision | candidates | Spearman | model's top (measured ms) | measured "
+         "best (ms) | within "
       << fixed(100.0 * report.tolerance, 0) << " % |\n"
       << "| --- | --- | ---: | ---: | --- | --- | --- |\n";
   for (const MatrixAccuracy& m : report.matrices) {
@@ -178,19 +181,20 @@ std::string accuracy_markdown(const AccuracyReport& report) {
 nlohmann::json accuracy_to_json(const AccuracyReport& report) {
   nlohmann::json matrices = nlohmann::json::array();
   for (const MatrixAccuracy& m : report.matrices)
-    matrices.push_back({{"matrix", m.matrix},
-                        {"precision", std::string(to_string(m.precision))},
-                        {"candidates", m.candidates},
-                        {"spearman", m.spearman ? nlohmann::json(*m.spearman) : nlohmann::json(nullptr)},
-                        {"predicted_best", m.predicted_best},
-                        {"measured_best", m.measured_best},
-                        {"predicted_best_measured_ms", m.predicted_best_measured_ms},
-                        {"measured_best_ms", m.measured_best_ms},
-                        {"top_within_tolerance", m.top_within_tolerance}});
+    matrices.push_back(
+        {{"matrix", m.matrix},
+         {"precision", std::string(to_string(m.precision))},
+         {"candidates", m.candidates},
+         {"spearman", m.spearman ? nlohmann::json(*m.spearman) : nlohmann::json(nullptr)},
+         {"predicted_best", m.predicted_best},
+         {"measured_best", m.measured_best},
+         {"predicted_best_measured_ms", m.predicted_best_measured_ms},
+         {"measured_best_ms", m.measured_best_ms},
+         {"top_within_tolerance", m.top_within_tolerance}});
   return {{"tolerance", report.tolerance},
           {"fraction_top_within_tolerance", report.fraction_top_within_tolerance},
-          {"median_spearman",
-           report.median_spearman ? nlohmann::json(*report.median_spearman) : nlohmann::json(nullptr)},
+          {"median_spearman", report.median_spearman ? nlohmann::json(*report.median_spearman)
+                                                     : nlohmann::json(nullptr)},
           {"families", errors_json(report.families)},
           {"formats", errors_json(report.formats)},
           {"matrices", matrices}};

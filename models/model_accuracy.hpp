@@ -4,12 +4,11 @@
 // agreement of the candidates and whether the model's favourite is close to the measured best.
 
 #include <cstddef>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/precision.hpp"
 
@@ -27,7 +26,7 @@ double quantile(std::vector<double> values, double p);
 
 // One measured candidate with its prediction.
 struct AccuracyPoint {
-  std::string matrix;     // label of the matrix
+  std::string matrix;  // label of the matrix
   Precision precision = Precision::fp64;
   std::string format;     // registry name
   std::string family;     // to_string(ModelFamily), "bytes" when the fallback predicted it
@@ -47,9 +46,9 @@ struct MatrixAccuracy {
   std::string matrix;
   Precision precision = Precision::fp64;
   std::size_t candidates = 0;
-  std::optional<double> spearman;  // predicted vs measured over the candidates
-  std::string predicted_best;      // the candidate with the least predicted time
-  std::string measured_best;       // the candidate with the least measured time
+  std::optional<double> spearman;           // predicted vs measured over the candidates
+  std::string predicted_best;               // the candidate with the least predicted time
+  std::string measured_best;                // the candidate with the least measured time
   double predicted_best_measured_ms = 0.0;  // what the model's favourite measured
   double measured_best_ms = 0.0;
   bool top_within_tolerance = false;  // predicted_best_measured_ms <= (1 + tol) * best
@@ -57,9 +56,9 @@ struct MatrixAccuracy {
 
 struct AccuracyReport {
   double tolerance = 0.10;
-  std::vector<ErrorSummary> families;  // sorted by name
-  std::vector<ErrorSummary> formats;   // sorted by name
-  std::vector<MatrixAccuracy> matrices;  // in order of first appearance
+  std::vector<ErrorSummary> families;          // sorted by name
+  std::vector<ErrorSummary> formats;           // sorted by name
+  std::vector<MatrixAccuracy> matrices;        // in order of first appearance
   double fraction_top_within_tolerance = 0.0;  // over matrices (matrix x precision)
   std::optional<double> median_spearman;       // over matrices where it is defined
 };

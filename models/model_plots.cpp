@@ -15,7 +15,8 @@ std::string variant_name(const CalibratedKernel& kernel) {
 
 std::string variant_title(const CalibratedKernel& kernel) {
   std::string title;
-  if (kernel.threads_per_row > 0) title += ", " + std::to_string(kernel.threads_per_row) + " lanes/row";
+  if (kernel.threads_per_row > 0)
+    title += ", " + std::to_string(kernel.threads_per_row) + " lanes/row";
   if (kernel.resources.threads_per_block > 0)
     title += ", block " + std::to_string(kernel.resources.threads_per_block);
   if (kernel.resources.registers_per_thread > 0)
@@ -35,7 +36,8 @@ std::vector<NamedSvg> model_set_plots(const ModelSet& set) {
     out.push_back({prefix + "csr_vector" + variant_name(c.kernel) + ".svg",
                    plot_fit_svg(c.samples, [fit](double x) { return fit(x); },
                                 {.title = "CSR vector" + variant_title(c.kernel) + device +
-                                          ": conic below c = " + std::to_string(static_cast<long long>(fit.threshold_x)) +
+                                          ": conic below c = " +
+                                          std::to_string(static_cast<long long>(fit.threshold_x)) +
                                           ", line above (paper 004 Fig. 3)",
                                  .x_label = "non-zeros per row c",
                                  .y_label = "ms per sample",
@@ -64,13 +66,14 @@ std::vector<NamedSvg> model_set_plots(const ModelSet& set) {
   }
   if (set.bytes && !set.bytes->samples.empty()) {
     const LinearFit fit = set.bytes->time_vs_bytes;
-    out.push_back({prefix + "bytes.svg",
-                   plot_fit_svg(set.bytes->samples, [fit](double x) { return fit(x); },
-                                {.title = "bytes model" + device + ": launch overhead + bytes / bandwidth",
-                                 .x_label = "bytes moved",
-                                 .y_label = "ms",
-                                 .log_x = true,
-                                 .log_y = true})});
+    out.push_back(
+        {prefix + "bytes.svg",
+         plot_fit_svg(set.bytes->samples, [fit](double x) { return fit(x); },
+                      {.title = "bytes model" + device + ": launch overhead + bytes / bandwidth",
+                       .x_label = "bytes moved",
+                       .y_label = "ms",
+                       .log_x = true,
+                       .log_y = true})});
   }
   return out;
 }

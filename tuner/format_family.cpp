@@ -29,6 +29,8 @@ std::optional<ModelFamily> listed_model_family(FormatId format) noexcept {
   //   cuSPARSE formats, SELL, CPU CSR   no dedicated model: their kernels differ from the
   //                     calibrated ones, so the bytes model (calibrated on cuSPARSE CSR / CPU
   //                     CSR) is the honest estimate.
+  // One format per line:
+  // clang-format off
   static constexpr Row kRows[] = {
       {kCpuCsrFormatId, ModelFamily::other},
       {kCudaCsrVectorFormatId, ModelFamily::csr_vector},
@@ -43,6 +45,8 @@ std::optional<ModelFamily> listed_model_family(FormatId format) noexcept {
       {kCusparseBsrFormatId, ModelFamily::other},
       {kCpuCooFormatId, ModelFamily::coo},
   };
+  // clang-format on
+
   for (const Row& row : kRows)
     if (row.format == format) return row.family;
   return std::nullopt;

@@ -49,8 +49,8 @@ Selection select_fastest(std::span<const Candidate> candidates, CandidateTimer& 
   if (!found) {
     throw Error(ErrorCode::failed_precondition,
                 "no candidate could be measured (" + std::to_string(candidates.size()) +
-                    " admissible" + (last_failure.empty() ? "" : "; last failure: " + last_failure) +
-                    ")");
+                    " admissible" +
+                    (last_failure.empty() ? "" : "; last failure: " + last_failure) + ")");
   }
   return selection;
 }

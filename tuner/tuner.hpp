@@ -29,9 +29,9 @@ inline constexpr std::uint32_t kTunerVersion = 2;
 
 struct TunerOptions {
   int warmup_runs = 3;
-  int timed_runs = 20;                        // the median of these is a candidate's time
-  std::size_t max_candidates_measured = 96;   // bound on build + measure work per matrix
-  std::uint64_t memory_budget_bytes = 0;      // device bytes one matrix may occupy
+  int timed_runs = 20;                       // the median of these is a candidate's time
+  std::size_t max_candidates_measured = 96;  // bound on build + measure work per matrix
+  std::uint64_t memory_budget_bytes = 0;     // device bytes one matrix may occupy
   // With a model predictor: how many of the best predicted candidates are measured (the
   // baseline is measured besides them). Paper 004 trusts its model alone; the margin covers the
   // model's error. At least 1 is measured.
@@ -83,7 +83,10 @@ class ModelCandidatePredictor final : public CandidatePredictor {
   ModelCandidatePredictor(const ModelPredictor& models, const FormatRegistry& registry,
                           const MatrixFeatures& features, const DeviceInfo& device,
                           Precision precision)
-      : models_(models), registry_(registry), features_(features), device_(device),
+      : models_(models),
+        registry_(registry),
+        features_(features),
+        device_(device),
         precision_(precision) {}
   std::optional<Prediction> predict(const Candidate& candidate) const override;
 

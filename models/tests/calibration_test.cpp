@@ -61,8 +61,9 @@ TEST(UniformRowLengthSample, RefusesRowsLongerThanTheMatrixIsWide) {
     FAIL() << "expected Error";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
-    EXPECT_STREQ(e.what(),
-                 "uniform_row_length_sample: row length 5 must be in [1, rows = 4] and rows <= 2^31 - 1");
+    EXPECT_STREQ(
+        e.what(),
+        "uniform_row_length_sample: row length 5 must be in [1, rows = 4] and rows <= 2^31 - 1");
   }
 }
 
@@ -85,11 +86,13 @@ TEST(UniformSampleFeatures, DescribeOneRowLength) {
 // Rules with an id and a name only: planning never asks for more, and never builds.
 class NamedRules final : public FormatRules {
  public:
-  NamedRules(FormatId id, std::string name, bool gpu) : id_(id), name_(std::move(name)), gpu_(gpu) {}
+  NamedRules(FormatId id, std::string name, bool gpu)
+      : id_(id), name_(std::move(name)), gpu_(gpu) {}
   FormatId id() const noexcept override { return id_; }
   std::string_view name() const noexcept override { return name_; }
   bool needs_gpu() const noexcept override { return gpu_; }
-  bool admissible(const MatrixFeatures&, const DeviceInfo&, Precision, std::uint64_t) const override {
+  bool admissible(const MatrixFeatures&, const DeviceInfo&, Precision,
+                  std::uint64_t) const override {
     return true;
   }
   std::vector<Candidate> candidates(const MatrixFeatures&, const DeviceInfo&) const override {
@@ -124,8 +127,10 @@ FormatRegistry gpu_catalogue() {
 
 KernelResourcesFn fixed_registers(int registers) {
   return [registers](CompiledKernel, Precision, int, int block) -> std::optional<KernelResources> {
-    return KernelResources{.threads_per_block = block, .registers_per_thread = registers,
-                           .static_shared_bytes = 0, .dynamic_shared_bytes = 0};
+    return KernelResources{.threads_per_block = block,
+                           .registers_per_thread = registers,
+                           .static_shared_bytes = 0,
+                           .dynamic_shared_bytes = 0};
   };
 }
 
@@ -163,7 +168,8 @@ TEST(PlanCalibration, CsrVectorStripsAreOneWaveOfResidentWarpsAsInPaper004) {
     ++csr_variants;
     ASSERT_GE(v.samples.size(), 5u);
     for (const SampleShape& s : v.samples) EXPECT_EQ(s.rows, v.sample_strips * v.rows_per_strip);
-    EXPECT_LE(v.samples.back().nnz(), std::max(plan.max_sample_nnz, v.rows_per_strip * v.samples.back().row_length));
+    EXPECT_LE(v.samples.back().nnz(),
+              std::max(plan.max_sample_nnz, v.rows_per_strip * v.samples.back().row_length));
     EXPECT_GT(2 * v.samples.back().nnz(), plan.max_sample_nnz);
   }
   EXPECT_EQ(csr_variants, 6u * 3u);  // t = 1, 2, 4, 8, 16, 32 at block 128, 256, 512
@@ -190,7 +196,8 @@ TEST(PlanCalibration, LeavesOutVariantsThatCannotLaunch) {
   }
   EXPECT_EQ(blocks_of_512, 0u);
   // The scalar kernel's assumed 32 registers launch at 512, so it keeps its variant.
-  EXPECT_EQ(find_variant(plan, CalibrationStage::csr_vector, 1, 512).format, kCudaCsrScalarFormatId);
+  EXPECT_EQ(find_variant(plan, CalibrationStage::csr_vector, 1, 512).format,
+            kCudaCsrScalarFormatId);
 }
 
 TEST(PlanCalibration, EllCoversAFullGridOfWidthsAndRowsPerBlockSize) {
@@ -220,10 +227,10 @@ TEST(PlanCalibration, UsesGpuFormatsOnTheGpuAndCpuFormatsOnTheCpu) {
   const CalibrationPlan gpu = plan_calibration(registry, h100_like(), Precision::fp64, {}, {});
   std::set<std::uint16_t> gpu_formats;
   for (const PlannedVariant& v : gpu.variants) gpu_formats.insert(v.format.value);
-  EXPECT_EQ(gpu_formats, (std::set<std::uint16_t>{kCudaCsrVectorFormatId.value,
-                                                  kCusparseCsrFormatId.value,
-                                                  kCudaCsrScalarFormatId.value,
-                                                  kCudaEllFormatId.value, kCudaCooFormatId.value}));
+  EXPECT_EQ(gpu_formats,
+            (std::set<std::uint16_t>{kCudaCsrVectorFormatId.value, kCusparseCsrFormatId.value,
+                                     kCudaCsrScalarFormatId.value, kCudaEllFormatId.value,
+                                     kCudaCooFormatId.value}));
   DeviceInfo cpu;
   cpu.name = "test cpu";
   cpu.sm_count = 2;
@@ -264,9 +271,10 @@ TEST(PlanCalibration, RefusesTooFewRowLengthsForThePiecewiseFit) {
     FAIL() << "expected Error";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
-    EXPECT_STREQ(e.what(),
-                 "calibration options: csr_row_lengths leaves 4 lengths <= 64 for threads_per_row 1; "
-                 "the fit needs 5");
+    EXPECT_STREQ(
+        e.what(),
+        "calibration options: csr_row_lengths leaves 4 lengths <= 64 for threads_per_row 1; "
+        "the fit needs 5");
   }
 }
 
@@ -285,9 +293,9 @@ class CpuCalibration : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     device_ = make_cpu_device().release();
-    calibration_ = new DeviceCalibration(calibrate_device(
-        format_registry(), *device_, quick_cpu_options(),
-        [](const CalibrationProgress& p) { progress_->push_back(p); }));
+    calibration_ = new DeviceCalibration(
+        calibrate_device(format_registry(), *device_, quick_cpu_options(),
+                         [](const CalibrationProgress& p) { progress_->push_back(p); }));
   }
   static void TearDownTestSuite() {
     delete calibration_;
@@ -351,9 +359,9 @@ TEST_F(CpuCalibration, RefusesAnotherDeviceSignature) {
     FAIL() << "expected Error";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::failed_precondition);
-    EXPECT_EQ(std::string(e.what()),
-              "device calibration was made on device \"" + device_->info().signature() +
-                  "\", this device is \"" + h100_like().signature() + "\": recalibrate");
+    EXPECT_EQ(std::string(e.what()), "device calibration was made on device \"" +
+                                         device_->info().signature() + "\", this device is \"" +
+                                         h100_like().signature() + "\": recalibrate");
   }
 }
 
@@ -434,7 +442,8 @@ TEST(SpearmanRankCorrelation, GivesTiesTheirMeanRank) {
 TEST(SpearmanRankCorrelation, IsUndefinedForConstantsAndSinglePairs) {
   const std::vector<double> a{1, 2, 3}, flat{4, 4, 4};
   EXPECT_FALSE(spearman_rank_correlation(a, flat).has_value());
-  EXPECT_FALSE(spearman_rank_correlation(std::vector<double>{1}, std::vector<double>{2}).has_value());
+  EXPECT_FALSE(
+      spearman_rank_correlation(std::vector<double>{1}, std::vector<double>{2}).has_value());
   EXPECT_THROW(spearman_rank_correlation(a, std::vector<double>{1, 2}), Error);
 }
 
@@ -472,7 +481,8 @@ TEST(SummarizeAccuracy, ChecksTheModelsFavouriteAgainstTheMeasuredBest) {
   EXPECT_NEAR(r.families[0].p90_abs_relative_error, 0.74, 1e-12);
   const std::string md = accuracy_markdown(r);
   EXPECT_NE(md.find("within 10 % of the measured best on 1 of 2"), std::string::npos) << md;
-  EXPECT_NE(md.find("| m2 | fp64 | 2 | -1.00 | d (2.0000) | e (1.0000) | no |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| m2 | fp64 | 2 | -1.00 | d (2.0000) | e (1.0000) | no |"), std::string::npos)
+      << md;
 }
 
 TEST(SummarizeAccuracy, RefusesANonPositiveMeasuredTime) {

@@ -32,7 +32,8 @@ Candidate cusparse_alg2() {
 // Predictions from a table keyed by candidate; a missing entry has no prediction.
 class FakePredictor final : public CandidatePredictor {
  public:
-  explicit FakePredictor(std::vector<std::pair<Candidate, double>> table) : table_(std::move(table)) {}
+  explicit FakePredictor(std::vector<std::pair<Candidate, double>> table)
+      : table_(std::move(table)) {}
   std::optional<Prediction> predict(const Candidate& c) const override {
     for (const auto& [known, ms] : table_)
       if (known == c) return Prediction{.ms = ms, .confidence = 0.5};
@@ -46,7 +47,8 @@ class FakePredictor final : public CandidatePredictor {
 // Measured times from a table; a missing entry fails to build. Records what it measured.
 class RecordingTimer final : public CandidateTimer {
  public:
-  explicit RecordingTimer(std::vector<std::pair<Candidate, double>> table) : table_(std::move(table)) {}
+  explicit RecordingTimer(std::vector<std::pair<Candidate, double>> table)
+      : table_(std::move(table)) {}
   double median_ms(const Candidate& c) override {
     measured.push_back(c);
     for (const auto& [known, ms] : table_)
@@ -66,14 +68,22 @@ TunerOptions top(std::size_t k) {
 }
 
 TEST(ModelRankedTuning, MeasuresOnlyTheTopKAndTheBaseline) {
-  const std::vector<Candidate> all{candidate(1), candidate(2), candidate(3), baseline(),
+  const std::vector<Candidate> all{candidate(1), candidate(2), candidate(3),   baseline(),
                                    candidate(4), candidate(5), cusparse_alg2()};
   // Block 5 is predicted best, then 4, 3, ...; the baseline last but one.
-  const FakePredictor predictor({{candidate(1), 6.0}, {candidate(2), 5.0}, {candidate(3), 4.0},
-                                 {baseline(), 9.0}, {candidate(4), 3.0}, {candidate(5), 2.0},
+  const FakePredictor predictor({{candidate(1), 6.0},
+                                 {candidate(2), 5.0},
+                                 {candidate(3), 4.0},
+                                 {baseline(), 9.0},
+                                 {candidate(4), 3.0},
+                                 {candidate(5), 2.0},
                                  {cusparse_alg2(), 10.0}});
-  RecordingTimer timer({{candidate(1), 1.0}, {candidate(2), 1.0}, {candidate(3), 1.0},
-                        {baseline(), 1.5}, {candidate(4), 2.0}, {candidate(5), 3.0},
+  RecordingTimer timer({{candidate(1), 1.0},
+                        {candidate(2), 1.0},
+                        {candidate(3), 1.0},
+                        {baseline(), 1.5},
+                        {candidate(4), 2.0},
+                        {candidate(5), 3.0},
                         {cusparse_alg2(), 1.0}});
   const RankedSelection s = select_model_ranked(all, predictor, timer, top(2));
   EXPECT_EQ(timer.measured, (std::vector<Candidate>{candidate(5), candidate(4), baseline()}));
@@ -177,13 +187,15 @@ TEST(TuneMatrix, WithModelsMeasuresTheTopKAndRecordsThePrediction) {
   options.timed_runs = 3;
   options.memory_budget_bytes = 1 << 30;
   options.measure_top_k = 1;
-  const Plan plan = tune_matrix(format_registry(), *device, m, f, Precision::fp64, options, &predictor);
+  const Plan plan =
+      tune_matrix(format_registry(), *device, m, f, Precision::fp64, options, &predictor);
   EXPECT_EQ(plan.format, kCpuCsrFormatId);
   EXPECT_EQ(plan.candidates_measured, 1u);  // no baseline on the CPU
   EXPECT_EQ(plan.tuner_version, 2u);
   const ModelCandidatePredictor models(predictor, format_registry(), f, device->info(),
                                        Precision::fp64);
-  const auto expected = models.predict(Candidate{.format = kCpuCsrFormatId, .params = {}, .launch = {}});
+  const auto expected =
+      models.predict(Candidate{.format = kCpuCsrFormatId, .params = {}, .launch = {}});
   ASSERT_TRUE(expected.has_value());
   EXPECT_DOUBLE_EQ(plan.predicted_ms, expected->ms);
   EXPECT_GT(plan.predicted_ms, 0.001);
@@ -197,8 +209,8 @@ TEST(TuneMatrix, WithoutModelsMeasuresEveryCandidateAsBefore) {
   options.warmup_runs = 0;
   options.timed_runs = 1;
   options.memory_budget_bytes = 1 << 30;
-  const Plan plan = tune_matrix(format_registry(), *device, m, extract_features(m),
-                                Precision::fp64, options);
+  const Plan plan =
+      tune_matrix(format_registry(), *device, m, extract_features(m), Precision::fp64, options);
   const auto admissible = enumerate_candidates(format_registry(), extract_features(m),
                                                device->info(), Precision::fp64, 1 << 30);
   EXPECT_EQ(plan.candidates_measured, admissible.size());
