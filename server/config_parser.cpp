@@ -33,6 +33,9 @@ std::variant<DaemonConfig, ConfigExit> parse_daemon_config(int argc, char** argv
       ->capture_default_str();
   app.add_option("--log-level", config.log_level, "trace, debug, info, warn, error")
       ->capture_default_str();
+  app.add_option("--calibrate-on-start", config.calibrate_on_start,
+                 "calibrate the performance models at start when none are stored")
+      ->capture_default_str();
   app.add_option("--tune-timed-runs", config.tuner.timed_runs,
                  "timed runs per candidate (median taken)")
       ->capture_default_str()

@@ -23,6 +23,10 @@ struct DaemonConfig {
   std::uint64_t max_message_bytes = std::uint64_t{64} << 20;  // one gRPC message
   std::uint64_t shutdown_grace_ms = 10000;  // in-flight requests get this long after SIGTERM
   std::string log_level = "info";
+  // Calibrate the performance models at start when none are stored for this device (both
+  // precisions; about two minutes on an H100). Without models the tuner measures every
+  // admissible candidate.
+  bool calibrate_on_start = true;
   TunerOptions tuner;
 };
 

@@ -178,7 +178,9 @@ TuneOutcome Engine::ensure_plan(Resident& m, bool force) {
     TunerOptions options = config_.tuner;
     options.memory_budget_bytes = config_.memory_budget_bytes - bytes_in_use_by_others(m);
     m.op.reset();  // the tuner may use the memory the current format holds
-    plan = tune_matrix(registry_, device_, m.host, m.features, m.summary.precision, options);
+    const auto models = predictor_for(m.summary.precision);
+    plan = tune_matrix(registry_, device_, m.host, m.features, m.summary.precision, options,
+                       models.get());
     const PlanKey key{m.summary.fingerprint, device_.info().signature(), m.summary.precision,
                       kTunerVersion};
     try {
@@ -249,6 +251,71 @@ void Engine::release(const std::string& handle) {
   }
   // In-flight requests hold their own reference; the device memory goes with the last one.
   spdlog::info("matrix {} released", handle);
+}
+
+void Engine::install_calibration(const DeviceCalibration& calibration, std::string json) {
+  auto models = std::make_shared<const Models>(
+      Models{std::move(json), ModelPredictor(calibration.fp32), ModelPredictor(calibration.fp64)});
+  std::lock_guard lock(models_mutex_);
+  models_ = std::move(models);
+}
+
+std::shared_ptr<const ModelPredictor> Engine::predictor_for(Precision precision) const {
+  std::lock_guard lock(models_mutex_);
+  if (!models_) return nullptr;
+  // Aliasing constructor: the predictor lives as long as the Models it belongs to.
+  return {models_, precision == Precision::fp32 ? &models_->fp32 : &models_->fp64};
+}
+
+bool Engine::load_calibration(bool calibrate_when_missing,
+                              const CalibrationProgressFn& on_progress) {
+  const std::string device = device_.info().signature();
+  std::optional<std::string> stored;
+  try {
+    stored = plans_.find_calibration(device, kModelVersion);
+  } catch (const Error& e) {
+    spdlog::warn("cannot read the stored calibration: {}", e.what());
+  }
+  if (stored) {
+    try {
+      install_calibration(device_calibration_from_json(*stored, device), *stored);
+      spdlog::info("performance models: stored calibration for this device (model version {})",
+                   kModelVersion);
+      return true;
+    } catch (const Error& e) {
+      // A calibration that does not decode is replaced, like a bad plan.
+      spdlog::warn("stored calibration unusable ({}); recalibrating", e.what());
+    }
+  }
+  if (!calibrate_when_missing) {
+    spdlog::info("performance models: none stored; the tuner measures every candidate");
+    return false;
+  }
+  calibrate(on_progress);
+  return true;
+}
+
+void Engine::calibrate(const CalibrationProgressFn& on_progress) {
+  const auto start = std::chrono::steady_clock::now();
+  DeviceCalibration calibration;
+  {
+    std::lock_guard device_lock(device_mutex_);
+    calibration = calibrate_device(registry_, device_, config_.calibration, on_progress);
+  }
+  std::string json = device_calibration_to_json(calibration);
+  try {
+    plans_.put_calibration(device_.info().signature(), kModelVersion, json);
+  } catch (const Error& e) {
+    spdlog::warn("could not store the calibration: {}", e.what());
+  }
+  install_calibration(calibration, std::move(json));
+  spdlog::info("performance models calibrated in {:.1f} s", elapsed_ms(start) / 1000.0);
+}
+
+std::optional<std::string> Engine::calibration_json() const {
+  std::lock_guard lock(models_mutex_);
+  if (!models_) return std::nullopt;
+  return models_->json;
 }
 
 std::vector<MatrixSummary> Engine::list() const {

@@ -7,6 +7,7 @@
 // device stream.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -21,6 +22,9 @@
 #include "db/plan_store.hpp"
 #include "kernels/device.hpp"
 #include "kernels/format_registry.hpp"
+#include "models/calibration.hpp"
+#include "models/device_calibration.hpp"
+#include "models/model_predictor.hpp"
 #include "tuner/tuner.hpp"
 
 namespace spmvd {
@@ -28,7 +32,9 @@ namespace spmvd {
 struct EngineConfig {
   std::uint64_t memory_budget_bytes = 0;  // device bytes for all resident matrices
   TunerOptions tuner;
+  CalibrationOptions calibration;
 };
+
 
 struct MatrixSummary {
   std::string handle;
@@ -69,6 +75,15 @@ class Engine {
                            const std::vector<std::vector<double>>& ys);
   void release(const std::string& handle);
   std::vector<MatrixSummary> list() const;
+
+  // Uses the calibration stored for this device and model version; when there is none and
+  // calibrate_when_missing, calibrates now and stores it. Returns whether models are in use
+  // (without, the tuner measures every admissible candidate).
+  bool load_calibration(bool calibrate_when_missing, const CalibrationProgressFn& on_progress);
+  // Runs the calibration micro-benchmarks (device held throughout), stores and uses the result.
+  void calibrate(const CalibrationProgressFn& on_progress);
+  // The calibration in use as JSON, or nullopt when uncalibrated.
+  std::optional<std::string> calibration_json() const;
   const DeviceInfo& device_info() const noexcept { return device_.info(); }
 
  private:
@@ -78,6 +93,14 @@ class Engine {
   std::optional<Plan> cached_plan(const Resident& m);
   void build_operator(Resident& m, const Plan& plan);
   std::uint64_t bytes_in_use_by_others(const Resident& m) const;
+  void install_calibration(const DeviceCalibration& calibration, std::string json);
+  std::shared_ptr<const ModelPredictor> predictor_for(Precision precision) const;
+
+  struct Models {
+    std::string json;
+    ModelPredictor fp32;
+    ModelPredictor fp64;
+  };
 
   EngineConfig config_;
   Device& device_;
@@ -87,6 +110,8 @@ class Engine {
   std::map<std::string, std::shared_ptr<Resident>> residents_;
   std::uint64_t reserved_bytes_ = 0;  // guarded by residents_mutex_
   std::mutex device_mutex_;
+  mutable std::mutex models_mutex_;
+  std::shared_ptr<const Models> models_;  // swapped whole by a (re)calibration
 };
 
 // 128 random bits from the OS as 32 hex digits: a handle nobody can guess.

@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "db/sqlite_plan_store.hpp"
 #include "kernels/format_registry.hpp"
+#include "server/admin_service.hpp"
 #include "server/config_parser.hpp"
 #include "server/engine.hpp"
 #include "server/spmv_service.hpp"
@@ -57,7 +58,7 @@ std::unique_ptr<Device> open_device(const DaemonConfig& config) {
 }
 
 EngineConfig engine_config_for(const DaemonConfig& config, const DeviceInfo& device) {
-  EngineConfig engine{config.memory_budget_bytes, config.tuner};
+  EngineConfig engine{config.memory_budget_bytes, config.tuner, {}};
   if (engine.memory_budget_bytes == 0) {
     // 80% of the device leaves room for cuSPARSE workspaces and the tuner's trial builds.
     const std::uint64_t memory = device.memory_bytes ? device.memory_bytes : (std::uint64_t{8} << 30);
@@ -67,7 +68,7 @@ EngineConfig engine_config_for(const DaemonConfig& config, const DeviceInfo& dev
 }
 
 std::unique_ptr<grpc::Server> start_grpc_server(const DaemonConfig& config, SpmvService& service,
-                                                int& bound_port) {
+                                                AdminService& admin, int& bound_port) {
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
@@ -75,11 +76,22 @@ std::unique_ptr<grpc::Server> start_grpc_server(const DaemonConfig& config, Spmv
   builder.SetMaxReceiveMessageSize(static_cast<int>(config.max_message_bytes));
   builder.SetMaxSendMessageSize(static_cast<int>(config.max_message_bytes));
   builder.RegisterService(&service);
+  builder.RegisterService(&admin);
   auto server = builder.BuildAndStart();
   if (!server || bound_port == 0)
     throw Error(ErrorCode::unavailable, "cannot listen on " + config.listen_address);
   server->GetHealthCheckService()->SetServingStatus(true);
   return server;
+}
+
+// Before serving: a daemon that tunes with models from its first request on.
+void load_performance_models(Engine& engine, const DaemonConfig& config) {
+  std::string last_stage;
+  engine.load_calibration(config.calibrate_on_start, [&](const CalibrationProgress& p) {
+    if (p.stage == last_stage) return;
+    last_stage = p.stage;
+    spdlog::info("calibrating [{}/{}] {}", p.done, p.total, p.stage);
+  });
 }
 
 void write_port_file(const std::string& path, int port) {
@@ -105,9 +117,11 @@ int run(const DaemonConfig& config) {
   spdlog::info("plan cache: {}", config.database_path);
   const auto& registry = format_registry();
   Engine engine(engine_config_for(config, device->info()), *device, plans, registry);
+  load_performance_models(engine, config);
   SpmvService service(engine, config.max_upload_bytes);
+  AdminService admin(engine, plans);
   int port = 0;
-  auto server = start_grpc_server(config, service, port);
+  auto server = start_grpc_server(config, service, admin, port);
   write_port_file(config.port_file, port);
   spdlog::info("serving on {} (port {}), {} formats registered", config.listen_address, port,
                registry.entries().size());

@@ -12,6 +12,7 @@
 #include <random>
 #include <thread>
 
+#include "client/admin_client.hpp"
 #include "client/spmv_client.hpp"
 #include "core/fingerprint.hpp"
 #include "db/sqlite_plan_store.hpp"
@@ -59,8 +60,9 @@ class DaemonIntegration : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
   std::unique_ptr<DaemonProcess> start(std::vector<std::string> extra = {}) {
+    // Calibration has its own test; elsewhere the tuner measures every candidate.
     std::vector<std::string> args{"--database", database(), "--device", "auto",
-                                  "--tune-timed-runs", "5"};
+                                  "--tune-timed-runs", "5", "--calibrate-on-start", "false"};
     args.insert(args.end(), extra.begin(), extra.end());
     return std::make_unique<DaemonProcess>(SPMVD_DAEMON_PATH, dir_.string(), args);
   }
@@ -236,6 +238,65 @@ TEST_F(DaemonIntegration, SigtermLetsTheInFlightRequestFinish) {
   EXPECT_EQ(exit_code, 0);
   SqlitePlanStore store({.path = database()});
   EXPECT_EQ(store.list(10).size(), 1u) << "the drained request's plan was stored";
+}
+
+std::string run_command(const std::string& command, int& exit_code) {
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) throw std::runtime_error("popen failed: " + command);
+  std::string output;
+  char buffer[4096];
+  while (fgets(buffer, sizeof buffer, pipe)) output += buffer;
+  exit_code = WEXITSTATUS(pclose(pipe));
+  return output;
+}
+
+TEST_F(DaemonIntegration, CalibrationIsStreamedStoredAndReusedAfterRestart) {
+  std::string calibration;
+  {
+    auto daemon = start();
+    AdminClient admin(daemon->address());
+    EXPECT_FALSE(admin.show_models().calibrated());
+    std::vector<v1::CalibrateProgress> progress;
+    admin.calibrate([&](const v1::CalibrateProgress& p) { progress.push_back(p); });
+    ASSERT_GE(progress.size(), 2u);
+    EXPECT_TRUE(progress.back().finished());
+    const auto models = admin.show_models();
+    ASSERT_TRUE(models.calibrated());
+    EXPECT_NE(models.calibration_json().find(models.device()), std::string::npos);
+    calibration = models.calibration_json();
+
+    // Tuning with models stores a plan that spmvctl lists.
+    SpmvClient client(daemon->address());
+    const auto info = client.upload(banded_matrix(20'000, 2), Precision::fp64);
+    const auto tuned = client.tune(info.handle());
+    const auto plans = admin.list_plans(10);
+    ASSERT_EQ(plans.size(), 1u);
+    EXPECT_EQ(plans[0].fingerprint(), info.fingerprint());
+    EXPECT_EQ(plans[0].plan().format(), tuned.plan().format());
+
+    int exit_code = -1;
+    const auto shown = run_command(std::string(SPMVCTL_PATH) + " --server " + daemon->address() +
+                                       " model show", exit_code);
+    EXPECT_EQ(exit_code, 0) << shown;
+    EXPECT_NE(shown.find("fp64 models"), std::string::npos) << shown;
+    EXPECT_NE(shown.find("samples="), std::string::npos) << shown;
+    const auto plots_dir = dir_ / "plots";
+    const auto plotted = run_command(std::string(SPMVCTL_PATH) + " --server " + daemon->address() +
+                                         " model plot --out " + plots_dir.string(), exit_code);
+    EXPECT_EQ(exit_code, 0) << plotted;
+    std::size_t svgs = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(plots_dir))
+      svgs += entry.path().extension() == ".svg";
+    EXPECT_GE(svgs, 1u) << plotted;
+    EXPECT_EQ(daemon->stop(SIGTERM), 0);
+  }
+  {
+    // Calibrate-on-start finds the stored calibration and uses it as it is.
+    auto daemon = start({"--calibrate-on-start", "true"});
+    AdminClient admin(daemon->address());
+    EXPECT_EQ(admin.show_models().calibration_json(), calibration);
+    EXPECT_EQ(daemon->stop(SIGTERM), 0);
+  }
 }
 
 TEST_F(DaemonIntegration, SpmvRunChecksAgainstTheCpuReference) {
