@@ -43,6 +43,12 @@ stage_daemon() {
     spmv --server 127.0.0.1:$port run --precision fp32 "$data/matrices/$m.mtx.gz" >> "$runs" 2>&1
     echo "exit $?" >> "$runs"
   done
+  # The admin side: models the daemon calibrated (or loaded) at start, their plots, the plans.
+  spmvctl --server 127.0.0.1:$port model show > "$OUT/spmvctl_model_show.txt" 2>&1
+  spmvctl --server 127.0.0.1:$port model plot --out /tmp/daemon-plots > /dev/null 2>&1
+  spmvctl --server 127.0.0.1:$port plans > "$OUT/spmvctl_plans.txt" 2>&1
+  summary+=("spmvctl: model show $(wc -l < "$OUT/spmvctl_model_show.txt") lines, $(ls /tmp/daemon-plots 2>/dev/null | wc -l) plots, $(($(wc -l < "$OUT/spmvctl_plans.txt") - 1)) plans")
+  grep -E "calibrat|models" "$log" | head -n 12
   kill -TERM $pid; wait $pid; local rc=$?
   summary+=("daemon: SIGTERM exit $rc; spmv run exits: $(grep -c '^exit 0' "$runs") ok of $(grep -c '^exit' "$runs"); cache hits $(grep -c 'cache:     hit' "$runs")")
   grep -E "^==|plan:|cache:|check:" "$runs" | paste - - - - | cut -c1-200
@@ -55,7 +61,7 @@ stage_models() {
   local rc=$?
   tail -n 25 "$OUT/calibrate.log"
   (cd "$OUT" && tar czf plots.tgz plots && rm -rf plots)
-  summary+=("models: spmv-calibrate exit $rc, $(grep -E 'Elapsed \(wall' "$OUT/calibrate.log")")
+  summary+=("models: spmv-calibrate exit $rc, $(grep -E 'Elapsed \(wall' "$OUT/calibrate.log" | sed 's/^[[:space:]]*//')")
 }
 
 stage_suite() {
@@ -65,7 +71,8 @@ stage_suite() {
   summary+=("suite: exit $rc")
   if [ -s "$OUT/calibration.json" ] && [ -s "$OUT/bench.json" ]; then
     model-accuracy --calibration "$OUT/calibration.json" --bench "$OUT/bench.json" \
-      --markdown "$OUT/accuracy.md" --json "$OUT/accuracy.json" > "$OUT/accuracy.log" 2>&1
+      --data-dir "$data/matrices" --markdown "$OUT/accuracy.md" --json "$OUT/accuracy.json" \
+      > "$OUT/accuracy.log" 2>&1
     summary+=("accuracy: exit $?")
     tail -n 30 "$OUT/accuracy.log"
   fi
