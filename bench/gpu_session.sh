@@ -69,8 +69,9 @@ stage_suite() {
   local rc=$?
   tail -n 40 "$OUT/suite.log"
   summary+=("suite: exit $rc")
-  if [ -s "$OUT/calibration.json" ] && [ -s "$OUT/bench.json" ]; then
-    model-accuracy --calibration "$OUT/calibration.json" --bench "$OUT/bench.json" \
+  local calibration=${CALIBRATION:-$OUT/calibration.json}
+  if [ -s "$calibration" ] && [ -s "$OUT/bench.json" ]; then
+    model-accuracy --calibration "$calibration" --bench "$OUT/bench.json" \
       --data-dir "$data/matrices" --markdown "$OUT/accuracy.md" --json "$OUT/accuracy.json" \
       > "$OUT/accuracy.log" 2>&1
     summary+=("accuracy: exit $?")
