@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "core/error.hpp"
@@ -90,7 +91,8 @@ std::vector<RankedCandidate> rank_candidates(std::span<const Candidate> candidat
 }
 
 std::vector<RankedCandidate> candidates_to_measure(std::span<const RankedCandidate> ranked,
-                                                   std::size_t top_k, std::size_t fallback_limit) {
+                                                   std::size_t top_k, std::size_t fallback_limit,
+                                                   bool best_of_each_format) {
   const bool any_predicted = !ranked.empty() && ranked.front().predicted_ms.has_value();
   std::vector<RankedCandidate> out;
   if (!any_predicted) {
@@ -99,10 +101,13 @@ std::vector<RankedCandidate> candidates_to_measure(std::span<const RankedCandida
   }
   const std::size_t k = std::max<std::size_t>(top_k, 1);
   std::size_t taken = 0;
+  std::set<FormatId> formats_seen;
   for (const RankedCandidate& r : ranked) {
     const bool top = r.predicted_ms.has_value() && taken < k;
     if (top) ++taken;
-    if (top || is_baseline_candidate(r.candidate)) out.push_back(r);
+    const bool first_of_format = formats_seen.insert(r.candidate.format).second;
+    if (top || is_baseline_candidate(r.candidate) || (best_of_each_format && first_of_format))
+      out.push_back(r);
   }
   return out;
 }
@@ -112,7 +117,8 @@ RankedSelection select_model_ranked(std::span<const Candidate> candidates,
                                     const TunerOptions& options) {
   const std::vector<RankedCandidate> ranked = rank_candidates(candidates, predictor);
   const std::vector<RankedCandidate> chosen =
-      candidates_to_measure(ranked, options.measure_top_k, options.max_candidates_measured);
+      candidates_to_measure(ranked, options.measure_top_k, options.max_candidates_measured,
+                            options.measure_best_of_each_format);
   std::vector<Candidate> to_measure;
   to_measure.reserve(chosen.size());
   for (const RankedCandidate& r : chosen) to_measure.push_back(r.candidate);

@@ -25,7 +25,8 @@ namespace spmvd {
 // plan-cache key, so plans made by an older tuner are not reused.
 // 2: with a model predictor only the measure_top_k best predicted candidates and the cuSPARSE
 //    CSR ALG1 baseline are measured, so a plan may differ from version 1's exhaustive search.
-inline constexpr std::uint32_t kTunerVersion = 2;
+// 3: each format's best predicted candidate is measured too (measure_best_of_each_format).
+inline constexpr std::uint32_t kTunerVersion = 3;
 
 struct TunerOptions {
   int warmup_runs = 3;
@@ -36,6 +37,10 @@ struct TunerOptions {
   // baseline is measured besides them). Paper 004 trusts its model alone; the margin covers the
   // model's error. At least 1 is measured.
   std::size_t measure_top_k = 4;
+  // With a model predictor: also measure each format's best predicted candidate, so that a
+  // model that misjudges one format against another (docs/MODELS.md: across formats the models
+  // rank far worse than within one) costs a measurement, not a slow plan.
+  bool measure_best_of_each_format = true;
 };
 
 // Measures one candidate. The device timer builds and runs it; tests substitute fakes.
@@ -112,10 +117,12 @@ std::vector<RankedCandidate> rank_candidates(std::span<const Candidate> candidat
                                              const CandidatePredictor& predictor);
 
 // What a model-ranked tuning measures: the first max(top_k, 1) ranked candidates that have a
-// prediction, plus the baseline candidate wherever it is ranked. When no candidate has a
-// prediction, the first `fallback_limit` in order (the unranked search). Ranked order.
+// prediction, plus the baseline candidate wherever it is ranked, plus (best_of_each_format)
+// the best-ranked candidate of every format. When no candidate has a prediction, the first
+// `fallback_limit` in order (the unranked search). Ranked order.
 std::vector<RankedCandidate> candidates_to_measure(std::span<const RankedCandidate> ranked,
-                                                   std::size_t top_k, std::size_t fallback_limit);
+                                                   std::size_t top_k, std::size_t fallback_limit,
+                                                   bool best_of_each_format = false);
 
 struct RankedSelection {
   Measurement best;

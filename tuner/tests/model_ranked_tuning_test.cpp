@@ -94,6 +94,27 @@ TEST(ModelRankedTuning, MeasuresOnlyTheTopKAndTheBaseline) {
   EXPECT_DOUBLE_EQ(s.predicted_ms, 9.0);
 }
 
+TEST(ModelRankedTuning, MeasuresTheBestPredictedCandidateOfEveryFormat) {
+  // Format 7's only candidate is predicted slowest of all, but it is the only one of its
+  // format: it is measured, and it wins.
+  const Candidate other_format{.format = FormatId{7}, .params = {}, .launch = {.block_size = 9}};
+  const std::vector<Candidate> all{candidate(1), candidate(2), candidate(3), other_format};
+  const FakePredictor predictor(
+      {{candidate(1), 1.0}, {candidate(2), 2.0}, {candidate(3), 3.0}, {other_format, 50.0}});
+  RecordingTimer timer(
+      {{candidate(1), 5.0}, {candidate(2), 4.0}, {candidate(3), 3.0}, {other_format, 0.5}});
+  const RankedSelection hedged = select_model_ranked(all, predictor, timer, top(1));
+  EXPECT_EQ(timer.measured, (std::vector<Candidate>{candidate(1), other_format}));
+  EXPECT_EQ(hedged.best.candidate, other_format);
+
+  TunerOptions trusting = top(1);
+  trusting.measure_best_of_each_format = false;
+  RecordingTimer trusting_timer(
+      {{candidate(1), 5.0}, {candidate(2), 4.0}, {candidate(3), 3.0}, {other_format, 0.5}});
+  EXPECT_EQ(select_model_ranked(all, predictor, trusting_timer, trusting).best.candidate,
+            candidate(1));
+}
+
 TEST(ModelRankedTuning, TheFastestMeasuredWinsEvenWhenNotTopRanked) {
   const std::vector<Candidate> all{candidate(1), candidate(2), candidate(3), baseline()};
   const FakePredictor predictor(
@@ -187,11 +208,12 @@ TEST(TuneMatrix, WithModelsMeasuresTheTopKAndRecordsThePrediction) {
   options.timed_runs = 3;
   options.memory_budget_bytes = 1 << 30;
   options.measure_top_k = 1;
+  options.measure_best_of_each_format = false;
   const Plan plan =
       tune_matrix(format_registry(), *device, m, f, Precision::fp64, options, &predictor);
   EXPECT_EQ(plan.format, kCpuCsrFormatId);
   EXPECT_EQ(plan.candidates_measured, 1u);  // no baseline on the CPU
-  EXPECT_EQ(plan.tuner_version, 2u);
+  EXPECT_EQ(plan.tuner_version, kTunerVersion);
   const ModelCandidatePredictor models(predictor, format_registry(), f, device->info(),
                                        Precision::fp64);
   const auto expected =
