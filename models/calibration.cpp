@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <string>
@@ -33,14 +34,21 @@ std::string_view to_string(CalibrationStage stage) noexcept {
       return "coo";
     case CalibrationStage::bytes:
       return "bytes";
+    case CalibrationStage::latency:
+      return "latency";
   }
   return "unknown";
 }
 
 namespace {
 
+// latency runs after csr_vector: it completes those calibrations.
 constexpr CalibrationStage kStages[] = {CalibrationStage::csr_vector, CalibrationStage::ell,
-                                        CalibrationStage::coo, CalibrationStage::bytes};
+                                        CalibrationStage::coo, CalibrationStage::bytes,
+                                        CalibrationStage::latency};
+
+// The block size of the latency samples: a latency does not depend on it.
+constexpr std::uint32_t kLatencyBlockSize = 256;
 
 // The ELL grid's row axis starts here: below a few thousand rows every shape costs one launch.
 constexpr std::int64_t kEllMinRows = 4096;
@@ -229,6 +237,24 @@ void plan_bytes(const FormatRegistry& registry, const DeviceInfo& device,
   plan.variants.push_back(std::move(v));
 }
 
+// One latency variant per planned csr_vector variant of kLatencyBlockSize.
+void plan_latency(const FormatRegistry& registry, CalibrationPlan& plan) {
+  std::vector<PlannedVariant> added;
+  for (const PlannedVariant& csr : plan.variants) {
+    if (csr.stage != CalibrationStage::csr_vector ||
+        csr.kernel.resources.threads_per_block != static_cast<int>(kLatencyBlockSize) ||
+        !registry.find(csr.format))
+      continue;
+    PlannedVariant v = csr;
+    v.stage = CalibrationStage::latency;
+    v.samples = {{.rows = kLatencySampleRows, .row_length = 4, .long_row = false},
+                 {.rows = kLongRowLength, .row_length = 1, .long_row = false},
+                 {.rows = kLongRowLength, .row_length = 1, .long_row = true}};
+    added.push_back(std::move(v));
+  }
+  plan.variants.insert(plan.variants.end(), added.begin(), added.end());
+}
+
 std::uint64_t shape_seed(std::uint64_t seed, const SampleShape& shape) {
   return seed ^ (static_cast<std::uint64_t>(shape.rows) * 0x9e3779b97f4a7c15ULL) ^
          (static_cast<std::uint64_t>(shape.row_length) << 40);
@@ -241,6 +267,7 @@ Candidate make_candidate(const PlannedVariant& v, const SampleShape& shape,
   Candidate c{.format = v.format, .params = {}, .launch = {}};
   switch (v.stage) {
     case CalibrationStage::csr_vector:
+    case CalibrationStage::latency:
       // The launch the format's own rules produce: one wave of blocks, grid-stride beyond.
       c.launch = {.block_size = block,
                   .threads_per_row = tpr,
@@ -348,6 +375,7 @@ CalibrationPlan plan_calibration(const FormatRegistry& registry, const DeviceInf
   }
   plan_coo(registry, device, precision, options, plan.max_sample_nnz, kernel_resources, plan);
   plan_bytes(registry, device, options, plan.max_sample_nnz, plan);
+  if (device.is_gpu) plan_latency(registry, plan);
   return plan;
 }
 
@@ -378,6 +406,27 @@ CsrMatrix<double> uniform_row_length_sample(std::int64_t rows, std::int64_t row_
     }
   }
   m.row_offsets.back() = static_cast<RowOffset>(k);
+  return m;
+}
+
+CsrMatrix<double> long_row_sample(std::int64_t rows, std::uint64_t seed) {
+  CsrMatrix<double> base = uniform_row_length_sample(rows, 1, seed);
+  CsrMatrix<double> m;
+  m.rows = m.cols = rows;
+  m.row_offsets.resize(static_cast<std::size_t>(rows) + 1);
+  m.col_indices.reserve(static_cast<std::size_t>(2 * rows - 1));
+  m.values.reserve(static_cast<std::size_t>(2 * rows - 1));
+  m.row_offsets[0] = 0;
+  for (std::int64_t c = 0; c < rows; ++c) {
+    m.col_indices.push_back(static_cast<ColIndex>(c));
+    m.values.push_back(base.values[0]);
+  }
+  for (std::int64_t r = 1; r < rows; ++r) {
+    m.row_offsets[static_cast<std::size_t>(r)] = static_cast<RowOffset>(m.col_indices.size());
+    m.col_indices.push_back(base.col_indices[static_cast<std::size_t>(r)]);
+    m.values.push_back(base.values[static_cast<std::size_t>(r)]);
+  }
+  m.row_offsets.back() = static_cast<RowOffset>(m.col_indices.size());
   return m;
 }
 
@@ -432,7 +481,11 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
 
     for (const auto& [shape, uses] : users) {
       const CsrMatrix<double> sample =
-          uniform_row_length_sample(shape.rows, shape.row_length, shape_seed(options.seed, shape));
+          shape.long_row
+              ? long_row_sample(shape.rows, shape_seed(options.seed, shape))
+              : uniform_row_length_sample(shape.rows, shape.row_length,
+                                          shape_seed(options.seed, shape));
+      // The long-row sample's features only feed the bytes x of other stages: not used.
       const MatrixFeatures features = uniform_sample_features(sample);
       for (const auto& [v, s] : uses) {
         const PlannedVariant& variant = plan.variants[v];
@@ -495,6 +548,19 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
                                .time_vs_nnz = fit_linear(measured[v]),
                                .samples = measured[v]});
             break;
+          case CalibrationStage::latency: {
+            // Samples: tiny, uniform(kLongRowLength, 1), the same with row 0 of all columns.
+            const double tiny_ms = measured[v][0].y;
+            set.launch_floor_ms =
+                set.launch_floor_ms > 0.0 ? std::min(set.launch_floor_ms, tiny_ms) : tiny_ms;
+            const double steps = std::ceil(static_cast<double>(kLongRowLength) /
+                                           static_cast<double>(variant.kernel.threads_per_row));
+            const double step_ms = std::max(measured[v][2].y - measured[v][1].y, 0.0) / steps;
+            for (CsrVectorCalibration& c : set.csr_vector)
+              if (c.kernel.threads_per_row == variant.kernel.threads_per_row)
+                c.long_row_step_ms = step_ms;
+            break;
+          }
           case CalibrationStage::bytes:
             set.bytes = BytesCalibration{.time_vs_bytes = fit_linear(measured[v]),
                                          .l2_share_for_x = BytesCalibration{}.l2_share_for_x,

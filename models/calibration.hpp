@@ -9,6 +9,10 @@
 //               (Sec. 4.3.1, with P from models/occupancy.hpp), every row of one length c.
 //   ell         Fig. 5: cuda_ell on a grid of widths x rows (powers of 2 and 4), per block size.
 //   coo         Fig. 6: cuda_coo (or cpu_coo on the CPU) at doubling non-zero counts.
+//   latency     per threads_per_row (block 256): a tiny sample (the launch floor of every
+//               prediction, ModelSet::launch_floor_ms) and a sample with one row of
+//               kLongRowLength non-zeros against the same matrix without it (the critical-path
+//               step time, CsrVectorCalibration::long_row_step_ms).
 //   bytes       the fallback model: cuSPARSE CSR ALG1 (or cpu_csr on the CPU) at doubling sizes,
 //               time against the bytes models/bytes_model.hpp says the multiply moves.
 //
@@ -62,14 +66,22 @@ struct CalibrationProgress {
 };
 using CalibrationProgressFn = std::function<void(const CalibrationProgress&)>;
 
-enum class CalibrationStage { csr_vector, ell, coo, bytes };
+enum class CalibrationStage { csr_vector, ell, coo, bytes, latency };
 std::string_view to_string(CalibrationStage stage) noexcept;
 
-// One sample matrix: rows x rows, every row holding row_length non-zeros.
+// Rows of the tiny latency sample, and the length of the long row of the long-row sample.
+inline constexpr std::int64_t kLatencySampleRows = 1024;
+inline constexpr std::int64_t kLongRowLength = 65536;
+
+// One sample matrix: rows x rows, every row holding row_length non-zeros; with long_row, row 0
+// instead holds all `rows` columns (long_row_sample).
 struct SampleShape {
   std::int64_t rows = 0;
   std::int64_t row_length = 0;
-  std::int64_t nnz() const noexcept { return rows * row_length; }
+  bool long_row = false;
+  std::int64_t nnz() const noexcept {
+    return rows * row_length + (long_row ? rows - row_length : 0);
+  }
   friend auto operator<=>(const SampleShape&, const SampleShape&) = default;
 };
 
@@ -118,6 +130,10 @@ CalibrationPlan plan_calibration(
 // seed. Throws Error(invalid_argument) unless 1 <= row_length <= rows.
 CsrMatrix<double> uniform_row_length_sample(std::int64_t rows, std::int64_t row_length,
                                             std::uint64_t seed);
+
+// uniform_row_length_sample(rows, 1, seed) with row 0 replaced by all `rows` columns: one row
+// whose critical path dominates. Throws Error(invalid_argument) unless 1 <= rows <= 2^31 - 1.
+CsrMatrix<double> long_row_sample(std::int64_t rows, std::uint64_t seed);
 
 // The features of such a sample (every row of one length), as tuner/feature_extraction would
 // compute them, without the dependency on tuner/.

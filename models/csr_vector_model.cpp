@@ -1,6 +1,7 @@
 #include "models/csr_vector_model.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "core/error.hpp"
@@ -18,6 +19,8 @@ CsrVectorCalibration fit_csr_vector(const CalibratedKernel& kernel,
   c.kernel = kernel;
   c.sample_strips = sample_strips;
   c.samples.assign(ms_vs_row_length.begin(), ms_vs_row_length.end());
+  std::stable_sort(c.samples.begin(), c.samples.end(),
+                   [](const SamplePoint& l, const SamplePoint& r) { return l.x < r.x; });
   c.time_vs_row_length = fit_piecewise_conic_linear(ms_vs_row_length);
   // Fig. 4 uses only samples past the threshold ("the total number of non-zeros in the sample
   // matrix must be greater than a minimal value, which is calculated from the threshold").
@@ -39,6 +42,26 @@ double CsrVectorModel::extended_row_length(const CsrVectorCalibration& calibrati
   return std::max(length, extended);
 }
 
+double CsrVectorModel::sample_ms_at(const CsrVectorCalibration& calibration, double length) {
+  const std::vector<SamplePoint>& s = calibration.samples;
+  const PiecewiseFit& fig3 = calibration.time_vs_row_length;
+  if (s.size() < 2) return std::max(fig3(length), 0.0);
+  // Piecewise linear through the measured samples (sorted by c at fit time); beyond the longest
+  // sampled row, Fig. 3's line slope (time grows by a fixed cost per extra non-zero per row).
+  if (length <= s.front().x) return s.front().y;
+  for (std::size_t i = 1; i < s.size(); ++i) {
+    if (length <= s[i].x) {
+      const double f = (length - s[i - 1].x) / (s[i].x - s[i - 1].x);
+      return s[i - 1].y + f * (s[i].y - s[i - 1].y);
+    }
+  }
+  const SamplePoint& last = s.back();
+  const SamplePoint& before = s[s.size() - 2];
+  const double slope = fig3.above.slope > 0.0 ? fig3.above.slope
+                                              : (last.y - before.y) / (last.x - before.x);
+  return last.y + std::max(slope, 0.0) * (length - last.x);
+}
+
 Prediction CsrVectorModel::predict_ms(const MatrixFeatures& features, const Candidate& candidate,
                                       const DeviceInfo& device) const {
   bool exact = false;
@@ -53,43 +76,50 @@ Prediction CsrVectorModel::predict_ms(const MatrixFeatures& features, const Cand
   const int threads_per_row = candidate.launch.threads_per_row != 0
                                   ? static_cast<int>(candidate.launch.threads_per_row)
                                   : cal.kernel.threads_per_row;
-
-  // Paper 004 Sec. 4.2: strips are the rows one wave of resident blocks covers; I strips.
-  // launch.grid_size is not used: a grid-stride launch moves through the rows in the same
-  // waves of resident warps, which is what the strip count stands for.
   const Occupancy occupancy = compute_occupancy(resources, device);
   if (occupancy.active_blocks_per_sm == 0) {
     throw_invalid("csr_vector model: block size " + std::to_string(resources.threads_per_block) +
                   " cannot launch on " + device.name + " (limited by " +
                   std::string(to_string(occupancy.limit)) + ")");
   }
-  const std::int64_t strips = iterations(
-      thread_blocks_for_rows(features.rows, threads_per_row, resources.threads_per_block),
-      occupancy, device);
 
-  // Extend and count (Sec. 4.3.1). The strip times sum to I * intercept + slope * (extended
-  // non-zeros of the whole matrix), because Fig. 4 is linear in a strip's non-zeros and each row
-  // is extended on its own. So only the DF is needed, whatever the row order: the paper's sorted
-  // rows and an unsorted matrix predict the same. What this does not see is imbalance inside a
-  // strip (one very long row holding its block while the others idle); the confidence drops
-  // for skewed distributions instead.
-  double extended_nnz =
-      static_cast<double>(features.empty_rows) * extended_row_length(cal, 0.0);
+  // Rows of one calibration sample: sample_strips strips of one wave of resident row groups
+  // (paper 004 Sec. 4.2), recomputed from the calibrated kernel as calibration planned them.
+  const Occupancy cal_occupancy = compute_occupancy(cal.kernel.resources, device);
+  const double sample_rows =
+      static_cast<double>(cal.sample_strips) * static_cast<double>(device.sm_count) *
+      static_cast<double>(std::max(cal_occupancy.active_blocks_per_sm, 1)) *
+      static_cast<double>(cal.kernel.resources.threads_per_block) /
+      static_cast<double>(std::max(cal.kernel.threads_per_row, 1));
+
+  // Throughput term. Paper 004 Sec. 4.3.1 sums per-strip times from a line in strip non-zeros
+  // (Fig. 4) whose intercept is charged once per strip. On Hopper that line is fitted over 2-4
+  // long-row samples only and its intercept is often negative (fp64 scalar: -0.024 ms per strip),
+  // which drove small matrices to 0 ms. Here each row of length c costs what one row of a
+  // calibration sample of length c cost at full occupancy, T(c) / sample rows, with T
+  // interpolated between the measured samples: the same additivity (Eq. (*)) without the
+  // extrapolated intercept, and exact at every calibrated shape.
+  double ms = static_cast<double>(features.empty_rows) * sample_ms_at(cal, 1.0) / sample_rows;
   for (const RowLengthCount& set : features.distribution) {
-    extended_nnz +=
-        static_cast<double>(set.rows) * extended_row_length(cal, static_cast<double>(set.length));
+    ms += static_cast<double>(set.rows) * sample_ms_at(cal, static_cast<double>(set.length)) /
+          sample_rows;
   }
-  const LinearFit& fig4 = cal.time_vs_sample_nnz;
-  const double per_strip_intercept_ms = fig4.intercept / static_cast<double>(cal.sample_strips);
-  const double ms = static_cast<double>(strips) * per_strip_intercept_ms + fig4.slope * extended_nnz;
+  // Critical path: the longest row is summed by threads_per_row lanes in ceil(L / t) dependent
+  // steps, however idle the rest of the GPU is; strip-wise estimation (which assumes the rows
+  // of a strip finish together) misses this for matrices with a few very long rows.
+  if (cal.long_row_step_ms > 0.0) {
+    const double steps = std::ceil(static_cast<double>(features.row_length_max) /
+                                   static_cast<double>(std::max(threads_per_row, 1)));
+    ms = std::max(ms, cal.long_row_step_ms * steps);
+  }
 
-  double confidence = (exact ? 0.8 : 0.5) * quality_factor(fig4.quality);
+  double confidence = (exact ? 0.8 : 0.5) * quality_factor(cal.time_vs_row_length.quality);
   if (static_cast<double>(features.row_length_max) > cal.time_vs_row_length.quality.x_max) {
-    confidence *= 0.8;  // rows longer than any calibrated row: Fig. 3 extrapolated
+    confidence *= 0.8;  // rows longer than any calibrated row: extrapolated
   }
   if (features.row_length_mean > 0.0 &&
       features.row_length_stddev > features.row_length_mean) {
-    confidence *= 0.7;  // skewed rows: intra-strip imbalance is outside the model
+    confidence *= 0.7;  // skewed rows: imbalance beyond the longest row is outside the model
   }
   return {.ms = std::max(ms, 0.0), .confidence = confidence};
 }

@@ -18,11 +18,18 @@ struct CsrVectorCalibration {
   std::int64_t sample_strips = 1;  // strips per sample matrix; the paper uses 1
   PiecewiseFit time_vs_row_length;  // Fig. 3: ms of a sample against c
   LinearFit time_vs_sample_nnz;     // Fig. 4: ms of a sample against its non-zeros, c >= threshold
-  std::vector<SamplePoint> samples{};  // the measured (c, ms) the fits came from: for plots only
+  // The measured (c, ms) the fits came from, ascending in c: the throughput term interpolates
+  // them (sample_ms_at), the plots draw them.
+  std::vector<SamplePoint> samples{};
+  // ms per step of one lane group along a single long row (the latency-bound critical path of a
+  // row of length L: ceil(L / threads_per_row) steps), from the long-row calibration sample;
+  // 0: not calibrated, no critical-path term.
+  double long_row_step_ms = 0.0;
   friend bool operator==(const CsrVectorCalibration&, const CsrVectorCalibration&) = default;
 };
 
-// Fits both curves from samples of (row length c, ms): Fig. 3 over all of them, Fig. 4 over
+// Prediction (see csr_vector_model.cpp): sum over rows of T(c) / sample rows, at least the
+// critical path of the longest row. Fits both curves from samples of (row length c, ms): Fig. 3 over all of them, Fig. 4 over
 // those at or above the fitted threshold with x = c * rows_per_sample. Keeps the samples. Throws
 // Error(invalid_argument) as the fitters do, or when rows_per_sample or sample_strips <= 0.
 CsrVectorCalibration fit_csr_vector(const CalibratedKernel& kernel,
@@ -41,6 +48,9 @@ class CsrVectorModel final : public PerformanceModel {
   // The paper's "extend" step: a row of length c below the threshold counts as the length on
   // Fig. 3's line that takes as long as c does on the conic; never less than c.
   static double extended_row_length(const CsrVectorCalibration& calibration, double length);
+  // Time of one calibration sample of row length `length`: linear between the measured samples,
+  // Fig. 3's line slope past the longest, the Fig. 3 fit where the samples were not kept.
+  static double sample_ms_at(const CsrVectorCalibration& calibration, double length);
 
  private:
   std::vector<CsrVectorCalibration> calibrations_;

@@ -17,7 +17,9 @@ void from_json(const nlohmann::json& j, SamplePoint& v) {
 }
 
 namespace {
-// "samples" only feeds plots (spmv-calibrate --plots, spmvctl model plot), no prediction reads
+// "samples" feeds plots (spmv-calibrate --plots, spmvctl model plot) and the CSR-vector
+// throughput term, which falls back on the Fig. 3 fit where they were dropped; no other
+// prediction reads
 // it, so a record written without it reads as having none rather than being refused.
 void read_samples(const nlohmann::json& j, std::vector<SamplePoint>& samples) {
   samples.clear();
@@ -126,6 +128,7 @@ void to_json(nlohmann::json& j, const CsrVectorCalibration& v) {
        {"sample_strips", v.sample_strips},
        {"time_vs_row_length", v.time_vs_row_length},
        {"time_vs_sample_nnz", v.time_vs_sample_nnz},
+       {"long_row_step_ms", v.long_row_step_ms},
        {"samples", v.samples}};
 }
 void from_json(const nlohmann::json& j, CsrVectorCalibration& v) {
@@ -133,7 +136,10 @@ void from_json(const nlohmann::json& j, CsrVectorCalibration& v) {
   j.at("sample_strips").get_to(v.sample_strips);
   j.at("time_vs_row_length").get_to(v.time_vs_row_length);
   j.at("time_vs_sample_nnz").get_to(v.time_vs_sample_nnz);
+  j.at("long_row_step_ms").get_to(v.long_row_step_ms);
   read_samples(j, v.samples);
+  std::stable_sort(v.samples.begin(), v.samples.end(),
+                   [](const SamplePoint& l, const SamplePoint& r) { return l.x < r.x; });
 }
 
 void to_json(nlohmann::json& j, const EllCalibration& v) {

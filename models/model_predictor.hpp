@@ -20,6 +20,10 @@ namespace spmvd {
 enum class ModelFamily { csr_vector, ell, coo, hyb, other };
 std::string_view to_string(ModelFamily family) noexcept;
 
+// (floor^4 + ms^4)^(1/4): at least floor_ms, ms itself far above it, strictly increasing in ms.
+// floor_ms <= 0 returns ms.
+double smooth_floor_ms(double ms, double floor_ms) noexcept;
+
 class ModelPredictor {
  public:
   explicit ModelPredictor(ModelSet set);
@@ -27,6 +31,7 @@ class ModelPredictor {
 
   // The family's model where the set calibrates it (HYB needs both ELL and COO), else the bytes
   // model with matrix_bytes as the format's storage (csr_storage_bytes_estimate when absent).
+  // Never less than the set's launch_floor_ms (smooth_floor_ms).
   // Throws Error(failed_precondition) when neither is calibrated, naming the family, and
   // Error(invalid_argument) when the candidate cannot launch. Thread-safe.
   Prediction predict_ms(ModelFamily family, const MatrixFeatures& features,
@@ -34,6 +39,9 @@ class ModelPredictor {
                         std::optional<std::uint64_t> matrix_bytes = std::nullopt) const;
 
  private:
+  Prediction predict_unfloored_ms(ModelFamily family, const MatrixFeatures& features,
+                                  const Candidate& candidate, const DeviceInfo& device,
+                                  std::optional<std::uint64_t> matrix_bytes) const;
   ModelSet set_;
   CsrVectorModel csr_vector_;
   EllModel ell_;

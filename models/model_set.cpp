@@ -14,7 +14,8 @@ std::string model_set_to_json(const ModelSet& set) {
                       {"precision", std::string(to_string(set.precision))},
                       {"csr_vector", set.csr_vector},
                       {"ell", set.ell},
-                      {"coo", set.coo}};
+                      {"coo", set.coo},
+                      {"launch_floor_ms", set.launch_floor_ms}};
   j["bytes"] = set.bytes ? nlohmann::json(*set.bytes) : nlohmann::json(nullptr);
   j["blocked_ell"] = set.blocked_ell ? nlohmann::json(*set.blocked_ell) : nlohmann::json(nullptr);
   j["cpu_gpu"] = set.cpu_gpu ? nlohmann::json(*set.cpu_gpu) : nlohmann::json(nullptr);
@@ -62,6 +63,7 @@ ModelSet model_set_from_json(const std::string& text, const std::string& expecte
     j.at("csr_vector").get_to(set.csr_vector);
     j.at("ell").get_to(set.ell);
     j.at("coo").get_to(set.coo);
+    j.at("launch_floor_ms").get_to(set.launch_floor_ms);
     set.bytes = optional_field<BytesCalibration>(j, "bytes");
     set.blocked_ell = optional_field<BlockedEllTimeCoefficients>(j, "blocked_ell");
     set.cpu_gpu = optional_field<CpuGpuTimeCoefficients>(j, "cpu_gpu");

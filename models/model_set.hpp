@@ -21,7 +21,7 @@ namespace spmvd {
 // The form of the models: bump on any change of a fit, a calibration record, a field or what a
 // model computes from them. Plans record the version that chose them; a stored model set of
 // another version is refused and recalibrated.
-inline constexpr int kModelVersion = 1;
+inline constexpr int kModelVersion = 2;
 
 struct ModelSet {
   std::string device_signature;  // DeviceInfo::signature() of the calibrated device
@@ -32,6 +32,9 @@ struct ModelSet {
   std::optional<BytesCalibration> bytes;
   std::optional<BlockedEllTimeCoefficients> blocked_ell;  // paper 000
   std::optional<CpuGpuTimeCoefficients> cpu_gpu;          // paper 003
+  // The least time any multiply takes on this device (launch and completion latency), measured
+  // on a tiny calibration sample; every prediction is at least this. 0: not calibrated.
+  double launch_floor_ms = 0.0;
   friend bool operator==(const ModelSet&, const ModelSet&) = default;
 };
 

@@ -175,6 +175,33 @@ TEST(PlanCalibration, CsrVectorStripsAreOneWaveOfResidentWarpsAsInPaper004) {
   EXPECT_EQ(csr_variants, 6u * 3u);  // t = 1, 2, 4, 8, 16, 32 at block 128, 256, 512
 }
 
+TEST(PlanCalibration, TimesALatencySampleAndALongRowPerLaneCount) {
+  const FormatRegistry registry = gpu_catalogue();
+  const CalibrationPlan plan =
+      plan_calibration(registry, h100_like(), Precision::fp64, {}, fixed_registers(30));
+  std::set<int> lanes;
+  for (const PlannedVariant& v : plan.variants) {
+    if (v.stage != CalibrationStage::latency) continue;
+    lanes.insert(v.kernel.threads_per_row);
+    EXPECT_EQ(v.kernel.resources.threads_per_block, 256);
+    ASSERT_EQ(v.samples.size(), 3u);
+    EXPECT_EQ(v.samples[0], (SampleShape{.rows = kLatencySampleRows, .row_length = 4}));
+    EXPECT_EQ(v.samples[1], (SampleShape{.rows = kLongRowLength, .row_length = 1}));
+    EXPECT_EQ(v.samples[2],
+              (SampleShape{.rows = kLongRowLength, .row_length = 1, .long_row = true}));
+  }
+  EXPECT_EQ(lanes, (std::set<int>{1, 2, 4, 8, 16, 32}));
+}
+
+TEST(LongRowSample, HoldsOneFullRowAndOneEntryInEveryOtherRow) {
+  const CsrMatrix<double> m = long_row_sample(100, 7);
+  ASSERT_EQ(m.rows, 100);
+  EXPECT_EQ(m.nnz(), 199);
+  EXPECT_EQ(m.row_length(0), 100);
+  for (std::int64_t r = 1; r < 100; ++r) EXPECT_EQ(m.row_length(r), 1);
+  EXPECT_EQ((SampleShape{.rows = 100, .row_length = 1, .long_row = true}).nnz(), 199);
+}
+
 TEST(PlanCalibration, RegisterHeavyKernelsGetShorterStrips) {
   const FormatRegistry registry = gpu_catalogue();
   // 64 registers x 256 threads = 16384 per block: P = 4.

@@ -191,15 +191,51 @@ TEST(CsrVectorModel, ExtendsShortRowsToTheLineOfEqualTime) {
   EXPECT_DOUBLE_EQ(CsrVectorModel::extended_row_length(c, 20), 20.0);
 }
 
-TEST(CsrVectorModel, SumsStripTimesOverIterations) {
+TEST(CsrVectorModel, ChargesEachRowItsShareOfASampleOfItsLength) {
   const CsrVectorModel model({csr_vector_256x32()});
-  // 10000 rows, half of length 2, half of length 20. Block 256, 32 registers: P = 8; N_TB =
-  // ceil(10000 * 32 / 256) = 1250; I = ceil(1250 / (8 * 132)) = 2 strips. Extended non-zeros
-  // 5000 * 8 + 5000 * 20 = 140000: T = 2 * 0.004 + 1e-6 * 140000 = 0.148 ms.
+  // Block 256, 32 registers: P = 8; a one-strip sample holds 132 * 8 * 256 / 32 = 8448 rows.
+  // No samples kept: T(c) is the Fig. 3 fit, T(2) = 0.05 and T(20) = 0.01 + 0.005 * 20 = 0.11.
+  // 5000 rows of each: (5000 * 0.05 + 5000 * 0.11) / 8448 ms.
   const MatrixFeatures f = features_with({{2, 5000}, {20, 5000}}, 10000);
   const Prediction p = model.predict_ms(f, launch(256, 32), h100_like());
-  EXPECT_NEAR(p.ms, 0.148, 1e-12);
+  EXPECT_NEAR(p.ms, 800.0 / 8448.0, 1e-12);
   EXPECT_DOUBLE_EQ(p.confidence, 0.8);
+}
+
+TEST(CsrVectorModel, InterpolatesBetweenTheMeasuredSamples) {
+  CsrVectorCalibration c = csr_vector_256x32();
+  c.samples = {{1, 0.02}, {4, 0.05}, {8, 0.09}};
+  EXPECT_DOUBLE_EQ(CsrVectorModel::sample_ms_at(c, 0.5), 0.02);  // held below the first
+  EXPECT_NEAR(CsrVectorModel::sample_ms_at(c, 2), 0.03, 1e-15);
+  EXPECT_NEAR(CsrVectorModel::sample_ms_at(c, 6), 0.07, 1e-15);
+  // Past the longest sample: Fig. 3's line slope, 0.005 ms per unit of row length.
+  EXPECT_NEAR(CsrVectorModel::sample_ms_at(c, 18), 0.09 + 0.05, 1e-15);
+  // A matrix shaped like a sample predicts the sample's time.
+  const CsrVectorModel model({c});
+  const MatrixFeatures f = features_with({{4, 8448}}, 8448);
+  EXPECT_NEAR(model.predict_ms(f, launch(256, 32), h100_like()).ms, 0.05, 1e-12);
+}
+
+TEST(CsrVectorModel, ALongRowCostsAtLeastItsCriticalPath) {
+  CsrVectorCalibration c = csr_vector_256x32();
+  c.long_row_step_ms = 1e-4;
+  const CsrVectorModel model({c});
+  // One row of 6400 among 100 short ones: 6400 / 32 lanes = 200 steps of 1e-4 ms = 0.02 ms,
+  // far above the throughput term (100 * 0.05 + 0.01 + 0.005 * 6400) / 8448 = 0.0044 ms.
+  const MatrixFeatures f = features_with({{2, 100}, {6400, 1}}, 10000);
+  EXPECT_NEAR(model.predict_ms(f, launch(256, 32), h100_like()).ms, 0.02, 1e-12);
+  // With no long row the critical path (1 step) is below the throughput term.
+  const MatrixFeatures short_rows = features_with({{2, 5000}, {20, 5000}}, 10000);
+  EXPECT_NEAR(model.predict_ms(short_rows, launch(256, 32), h100_like()).ms, 800.0 / 8448.0,
+              1e-12);
+}
+
+TEST(SmoothFloor, NeverGoesBelowTheLaunchFloorAndKeepsTheOrder) {
+  EXPECT_DOUBLE_EQ(smooth_floor_ms(0.0, 0.005), 0.005);
+  EXPECT_NEAR(smooth_floor_ms(0.005, 0.005), 0.005 * std::pow(2.0, 0.25), 1e-15);
+  EXPECT_LT(smooth_floor_ms(0.001, 0.005), smooth_floor_ms(0.002, 0.005));
+  EXPECT_NEAR(smooth_floor_ms(1.0, 0.005), 1.0, 1e-9);
+  EXPECT_DOUBLE_EQ(smooth_floor_ms(0.001, 0.0), 0.001);  // not calibrated: unchanged
 }
 
 TEST(CsrVectorModel, RefusesABlockThatCannotLaunch) {
@@ -277,6 +313,18 @@ TEST(ModelPredictor, UsesTheDedicatedModelWhereCalibrated) {
   MatrixFeatures f;
   f.nnz = 2'000'000;
   EXPECT_DOUBLE_EQ(predictor.predict_ms(ModelFamily::coo, f, launch(256), h100_like()).ms, 2.01);
+}
+
+TEST(ModelPredictor, HoldsEveryPredictionAboveTheLaunchFloor) {
+  ModelSet set;
+  set.coo = {coo_256()};
+  set.launch_floor_ms = 0.02;
+  const ModelPredictor predictor(set);
+  MatrixFeatures f;
+  f.nnz = 10'000;  // the COO line: 0.01 + 1e-6 * 1e4 = 0.02 ms, right at the floor
+  EXPECT_DOUBLE_EQ(predictor.predict_ms(ModelFamily::coo, f, launch(256), h100_like()).ms,
+                   smooth_floor_ms(0.02, 0.02));
+  EXPECT_GT(predictor.predict_ms(ModelFamily::coo, f, launch(256), h100_like()).ms, 0.02);
 }
 
 TEST(ModelPredictor, NamesTheFamilyWhenNothingCanPredict) {
