@@ -20,4 +20,12 @@ void log_warning(std::string_view message) noexcept {
   }
 }
 
+void log_debug(std::string_view message) noexcept {
+  try {
+    spdlog::debug("{}", message);
+  } catch (...) {
+    // As above.
+  }
+}
+
 }  // namespace spmvd::cuda_detail

@@ -9,5 +9,6 @@ namespace spmvd::cuda_detail {
 
 void log_error(std::string_view message) noexcept;
 void log_warning(std::string_view message) noexcept;
+void log_debug(std::string_view message) noexcept;
 
 }  // namespace spmvd::cuda_detail

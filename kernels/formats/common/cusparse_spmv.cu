@@ -2,7 +2,7 @@
 
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/formats/common/cusparse_spmv.cuh"
-#include "kernels/formats/common/log_lines.hpp"
+#include "kernels/cuda/host_log.hpp"
 
 namespace spmvd::catalogue_detail {
 namespace {
@@ -10,7 +10,7 @@ namespace {
 void warn_on_failure(cusparseStatus_t status, const char* call) noexcept {
   if (status == CUSPARSE_STATUS_SUCCESS) return;
   try {
-    log_warning_line(std::string("cuSPARSE: ") + call + " failed: " + cusparseGetErrorName(status));
+    cuda_detail::log_warning(std::string("cuSPARSE: ") + call + " failed: " + cusparseGetErrorName(status));
   } catch (...) {
     // Building the message can throw (bad_alloc); a destructor must not. The line is lost.
   }

@@ -6,7 +6,7 @@
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/formats/common/builder_checks.hpp"
 #include "kernels/formats/common/cusparse_spmv.cuh"
-#include "kernels/formats/common/log_lines.hpp"
+#include "kernels/cuda/host_log.hpp"
 #include "kernels/formats/common/spmv_device.cuh"
 #include "kernels/formats/cusparse_bsr/bsr_layout.hpp"
 #include "kernels/formats/cusparse_bsr/cusparse_bsr_operator.hpp"
@@ -97,7 +97,7 @@ std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, std::int64_
   // The rules could only apply a necessary condition for the fill-in rule (cusparse_bsr_rules.hpp);
   // say when the real fill-in breaks it, so a tuner log shows why BSR lost.
   if (matrix.nnz() > 0 && slots >= kBsrMaxFillRatio * matrix.nnz())
-    log_debug_line("cusparse_bsr: block_dim " + std::to_string(block_dim) + " stores " +
+    cuda_detail::log_debug("cusparse_bsr: block_dim " + std::to_string(block_dim) + " stores " +
                    std::to_string(slots) + " slots for " + std::to_string(matrix.nnz()) +
                    " non-zeros, beyond the fill-in rule's " + std::to_string(kBsrMaxFillRatio) +
                    "x");
