@@ -43,9 +43,11 @@ std::unique_ptr<spmvd::Device> open_device(const std::string& which) {
   return spmvd::make_cpu_device();
 }
 
+// In the order calibration runs them (models/calibration.cpp).
 constexpr spmvd::CalibrationStage kStages[] = {
-    spmvd::CalibrationStage::csr_vector, spmvd::CalibrationStage::ell, spmvd::CalibrationStage::coo,
-    spmvd::CalibrationStage::bytes};
+    spmvd::CalibrationStage::csr_vector, spmvd::CalibrationStage::ell,
+    spmvd::CalibrationStage::coo,        spmvd::CalibrationStage::bytes,
+    spmvd::CalibrationStage::format_bytes, spmvd::CalibrationStage::latency};
 
 void print_plan(const spmvd::CalibrationPlan& plan) {
   std::printf("%s plan: largest sample %lld non-zeros\n",
@@ -63,7 +65,7 @@ void print_plan(const spmvd::CalibrationPlan& plan) {
     generated += plan.generated_nnz(stage);
     built += plan.built_nnz(stage);
     std::printf(
-        "  %-10s %3zu variants, %4zu samples, %7.1f M non-zeros generated, %8.1f M built%s\n",
+        "  %-12s %3zu variants, %4zu samples, %7.1f M non-zeros generated, %8.1f M built%s\n",
         std::string(to_string(stage)).c_str(), variants, plan.sample_count(stage),
         static_cast<double>(plan.generated_nnz(stage)) / 1e6,
         static_cast<double>(plan.built_nnz(stage)) / 1e6,
@@ -96,11 +98,11 @@ void print_fits(const spmvd::ModelSet& set) {
   const nlohmann::json summary = spmvd::model_set_summary(set);
   std::printf("%s fits (relative residuals over the samples):\n",
               std::string(to_string(set.precision)).c_str());
-  std::printf("  %-10s %-16s %-18s %7s %9s %9s\n", "family", "variant", "curve", "samples", "rms",
+  std::printf("  %-12s %-16s %-18s %7s %9s %9s\n", "family", "variant", "curve", "samples", "rms",
               "max");
   for (const auto& fit : summary.at("fits")) {
     const auto& q = fit.at("quality");
-    std::printf("  %-10s %-16s %-18s %7zu %8.2f%% %8.2f%%",
+    std::printf("  %-12s %-16s %-18s %7zu %8.2f%% %8.2f%%",
                 fit.at("family").get<std::string>().c_str(), variant_text(fit).c_str(),
                 fit.at("curve").get<std::string>().c_str(), q.at("sample_count").get<std::size_t>(),
                 100.0 * q.at("rms_relative_error").get<double>(),
@@ -111,6 +113,13 @@ void print_fits(const spmvd::ModelSet& set) {
       std::printf("  %.1f GB/s, overhead %.4f ms",
                   fit["bandwidth_bytes_per_ms"].get<double>() / 1e6,
                   fit.at("intercept").get<double>());
+    if (fit.contains("format")) std::printf("  format id %d", fit["format"].get<int>());
+    // Banded / random time (models/locality.hpp): the x-locality term of the family.
+    if (fit.contains("banded_ratio") && !fit["banded_ratio"].empty()) {
+      std::printf("  banded/random");
+      for (const auto& point : fit["banded_ratio"])
+        std::printf(" %g:%.2f", point.at(0).get<double>(), point.at(1).get<double>());
+    }
     std::printf("\n");
   }
 }

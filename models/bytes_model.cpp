@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.hpp"
+#include "models/locality.hpp"
 
 namespace spmvd {
 namespace {
@@ -49,8 +50,10 @@ Prediction BytesModel::predict_ms(const MatrixFeatures& features, const Candidat
                                                     : csr_storage_bytes_estimate(features, precision_);
   const BytesMoved moved =
       bytes_moved(features, matrix_bytes, device, precision_, calibration_.l2_share_for_x);
-  const double ms = calibration_.launch_overhead_ms() +
-                    static_cast<double>(moved.total()) * calibration_.time_vs_bytes.slope;
+  // x locality (models/locality.hpp): the fit is made on random-column samples.
+  const double total = static_cast<double>(moved.total());
+  const double ms = (calibration_.launch_overhead_ms() + total * calibration_.time_vs_bytes.slope) *
+                    locality_factor(calibration_.banded_ratio, total, x_randomness(features));
   return {.ms = ms, .confidence = 0.3 * quality_factor(calibration_.time_vs_bytes.quality)};
 }
 

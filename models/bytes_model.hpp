@@ -9,6 +9,7 @@
 #include <functional>
 #include <vector>
 
+#include "core/format_id.hpp"
 #include "core/precision.hpp"
 #include "models/fitting.hpp"
 #include "models/performance_model.hpp"
@@ -22,6 +23,8 @@ struct BytesCalibration {
   // rest). Not measured yet: 0.5 is a neutral starting point until calibration sets it.
   double l2_share_for_x = 0.5;
   std::vector<SamplePoint> samples{};  // the measured (bytes moved, ms) of the fit: for plots only
+  // (bytes moved, T_banded / T_random) (models/locality.hpp); empty: no locality term.
+  std::vector<SamplePoint> banded_ratio{};
   double bandwidth_bytes_per_ms() const noexcept {
     return time_vs_bytes.slope > 0.0 ? 1.0 / time_vs_bytes.slope : 0.0;
   }
@@ -35,6 +38,16 @@ using StorageBytesFn = std::function<std::uint64_t(const MatrixFeatures&, const 
 
 // CSR with 32-bit indices: (rows + 1) * 4 + nnz * (4 + value bytes).
 std::uint64_t csr_storage_bytes_estimate(const MatrixFeatures& features, Precision precision);
+
+// Per-format bytes efficiency: the same form fitted on the format's own samples (calibration
+// stage format_bytes), for the formats without a dedicated model. The cuSPARSE SELL, BSR and
+// COO kernels and cuda_sell move the same bytes at different efficiency than cuSPARSE CSR ALG1
+// (cusparse_sell at 80 % median error with the shared fit on the H200).
+struct FormatBytesCalibration {
+  FormatId format;
+  BytesCalibration bytes;
+  friend bool operator==(const FormatBytesCalibration&, const FormatBytesCalibration&) = default;
+};
 
 struct BytesMoved {
   std::uint64_t matrix_bytes = 0;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <span>
 #include <string>
 #include <utility>
 
@@ -16,7 +17,11 @@
 #include "kernels/formats/cuda_csr_scalar/cuda_csr_scalar_rules.hpp"
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
 #include "kernels/formats/cuda_ell/cuda_ell_rules.hpp"
+#include "kernels/formats/cuda_sell/cuda_sell_rules.hpp"
+#include "kernels/formats/cusparse_bsr/cusparse_bsr_rules.hpp"
+#include "kernels/formats/cusparse_coo/cusparse_coo_rules.hpp"
 #include "kernels/formats/cusparse_csr/cusparse_csr_rules.hpp"
+#include "kernels/formats/cusparse_sell/cusparse_sell_rules.hpp"
 #include "models/bytes_model.hpp"
 #include "models/csr_vector_model.hpp"
 #include "models/fitting.hpp"
@@ -36,8 +41,17 @@ std::string_view to_string(CalibrationStage stage) noexcept {
       return "bytes";
     case CalibrationStage::latency:
       return "latency";
+    case CalibrationStage::format_bytes:
+      return "format_bytes";
   }
   return "unknown";
+}
+
+bool has_format_bytes_stage(FormatId format) noexcept {
+  // The rows of tuner/format_family.cpp whose family is `other`.
+  return format == kCusparseCsrFormatId || format == kCusparseSellFormatId ||
+         format == kCusparseCooFormatId || format == kCusparseBsrFormatId ||
+         format == kCudaSellFormatId || format == kCpuCsrFormatId;
 }
 
 namespace {
@@ -45,6 +59,7 @@ namespace {
 // latency runs after csr_vector: it completes those calibrations.
 constexpr CalibrationStage kStages[] = {CalibrationStage::csr_vector, CalibrationStage::ell,
                                         CalibrationStage::coo, CalibrationStage::bytes,
+                                        CalibrationStage::format_bytes,
                                         CalibrationStage::latency};
 
 // The block size of the latency samples: a latency does not depend on it.
@@ -103,6 +118,22 @@ std::vector<SampleShape> doubling_shapes(std::int64_t max_nnz, const Calibration
   return shapes;
 }
 
+// Appends the banded twin of every random sample of `rows` rows whose row length is in
+// `lengths` (every one of those rows where `lengths` is empty).
+void add_banded_twins(PlannedVariant& v, std::span<const std::int64_t> lengths,
+                      std::int64_t rows) {
+  std::vector<SampleShape> twins;
+  for (const SampleShape& s : v.samples) {
+    if (s.rows != rows || s.long_row || s.banded) continue;
+    if (!lengths.empty() && std::find(lengths.begin(), lengths.end(), s.row_length) == lengths.end())
+      continue;
+    SampleShape twin = s;
+    twin.banded = true;
+    twins.push_back(twin);
+  }
+  v.samples.insert(v.samples.end(), twins.begin(), twins.end());
+}
+
 KernelResources resources_or_assumed(const std::optional<KernelResources>& measured,
                                      std::uint32_t block_size) {
   if (measured) return *measured;
@@ -156,6 +187,7 @@ void plan_csr_vector(const FormatRegistry& registry, const DeviceInfo& device, P
       const std::int64_t rows = v.sample_strips * v.rows_per_strip;
       for (const std::int64_t c : lengths)
         if (c <= rows) v.samples.push_back({.rows = rows, .row_length = c});
+      add_banded_twins(v, kBandedCsrRowLengths, rows);
       plan.variants.push_back(std::move(v));
     }
   }
@@ -189,6 +221,7 @@ void plan_ell(const FormatRegistry& registry, Precision precision, const Calibra
     v.registers_measured = measured.has_value();
     for (const std::int64_t rows : rows_axis)
       for (const std::int64_t w : widths) v.samples.push_back({.rows = rows, .row_length = w});
+    add_banded_twins(v, kBandedEllWidths, rows_axis.back());
     plan.variants.push_back(std::move(v));
   }
 }
@@ -210,6 +243,7 @@ void plan_coo(const FormatRegistry& registry, const DeviceInfo& device, Precisio
       v.kernel.resources.threads_per_block = static_cast<int>(block);
       v.registers_measured = measured.has_value();
       v.samples = shapes;
+      add_banded_twins(v, {}, shapes.back().rows);
       plan.variants.push_back(std::move(v));
     }
   } else if (registry.find(kCpuCooFormatId)) {
@@ -219,6 +253,7 @@ void plan_coo(const FormatRegistry& registry, const DeviceInfo& device, Precisio
     v.format = kCpuCooFormatId;
     v.kernel = {.resources = {}, .threads_per_row = 1};
     v.samples = shapes;
+    add_banded_twins(v, {}, shapes.back().rows);
     plan.variants.push_back(std::move(v));
   }
 }
@@ -235,6 +270,34 @@ void plan_bytes(const FormatRegistry& registry, const DeviceInfo& device,
   v.kernel = {.resources = {}, .threads_per_row = 0};
   v.samples = doubling_shapes(max_nnz, o);
   plan.variants.push_back(std::move(v));
+}
+
+// Per-format bytes efficiency: two sizes a factor 4 apart (a line needs two), each random and
+// banded. Few samples: the line is the same form as the bytes stage's, whose 8 sizes show it
+// straight on the H200 from 2^21 non-zeros up.
+void plan_format_bytes(const FormatRegistry& registry, const DeviceInfo& device,
+                       const CalibrationOptions& o, std::int64_t max_nnz, CalibrationPlan& plan) {
+  std::vector<SampleShape> shapes;
+  for (const std::int64_t nnz : {std::max<std::int64_t>(max_nnz / 4, 1), max_nnz}) {
+    const std::int64_t rows = std::max<std::int64_t>(nnz / o.coo_row_length, 1);
+    const SampleShape shape{.rows = rows, .row_length = std::min(o.coo_row_length, rows)};
+    if (shapes.empty() || shapes.back() != shape) shapes.push_back(shape);
+  }
+  for (const FormatEntry& entry : registry.entries()) {
+    const FormatId format = entry.rules->id();
+    if (!has_format_bytes_stage(format) || entry.rules->needs_gpu() != device.is_gpu) continue;
+    PlannedVariant v;
+    v.stage = CalibrationStage::format_bytes;
+    v.format = format;
+    v.kernel = {.resources = {}, .threads_per_row = 0};
+    v.samples = shapes;
+    for (const SampleShape& s : shapes) {
+      SampleShape twin = s;
+      twin.banded = true;
+      v.samples.push_back(twin);
+    }
+    plan.variants.push_back(std::move(v));
+  }
 }
 
 // One latency variant per planned csr_vector variant of kLatencyBlockSize.
@@ -261,6 +324,7 @@ std::uint64_t shape_seed(std::uint64_t seed, const SampleShape& shape) {
 }
 
 Candidate make_candidate(const PlannedVariant& v, const SampleShape& shape,
+                         const MatrixFeatures& features, const FormatRegistry& registry,
                          const DeviceInfo& device, const CalibrationOptions& o) {
   const auto block = static_cast<std::uint32_t>(v.kernel.resources.threads_per_block);
   const auto tpr = static_cast<std::uint32_t>(v.kernel.threads_per_row);
@@ -289,6 +353,19 @@ Candidate make_candidate(const PlannedVariant& v, const SampleShape& shape,
     case CalibrationStage::bytes:
       if (v.format == kCusparseCsrFormatId) c.params.library_algorithm = kCusparseSpmvCsrAlg1;
       break;
+    case CalibrationStage::format_bytes: {
+      // The format's own first candidate: its parameters enter the bytes through device_bytes.
+      const FormatEntry* entry = registry.find(v.format);
+      const std::vector<Candidate> own =
+          entry ? entry->rules->candidates(features, device) : std::vector<Candidate>{};
+      if (own.empty())
+        throw Error(ErrorCode::internal, "calibration: format_bytes " +
+                                             std::string(entry ? entry->rules->name() : "?") +
+                                             " offers no candidate for a uniform sample of " +
+                                             std::to_string(shape.rows) + " rows");
+      c = own.front();
+      break;
+    }
   }
   return c;
 }
@@ -333,6 +410,35 @@ double seconds_since(Clock::time_point start) {
 // What a stage measured: per variant, per sample, (x of the fit, ms).
 using StageSamples = std::vector<std::vector<SamplePoint>>;
 
+// A variant's measurements split: the random samples (what the fits see) in plan order, and
+// per banded sample (x of its random twin, T_banded / T_random), ascending in x
+// (models/locality.hpp).
+struct SplitMeasurements {
+  std::vector<SamplePoint> random;
+  std::vector<SampleShape> random_shapes;
+  std::vector<SamplePoint> banded_ratio;
+};
+
+SplitMeasurements split_banded(const PlannedVariant& v, const std::vector<SamplePoint>& ms) {
+  SplitMeasurements out;
+  for (std::size_t s = 0; s < v.samples.size(); ++s) {
+    if (v.samples[s].banded) continue;
+    out.random.push_back(ms[s]);
+    out.random_shapes.push_back(v.samples[s]);
+  }
+  for (std::size_t s = 0; s < v.samples.size(); ++s) {
+    if (!v.samples[s].banded) continue;
+    SampleShape twin = v.samples[s];
+    twin.banded = false;
+    for (std::size_t r = 0; r < out.random_shapes.size(); ++r)
+      if (out.random_shapes[r] == twin && out.random[r].y > 0.0)
+        out.banded_ratio.push_back({out.random[r].x, ms[s].y / out.random[r].y});
+  }
+  std::sort(out.banded_ratio.begin(), out.banded_ratio.end(),
+            [](const SamplePoint& l, const SamplePoint& r) { return l.x < r.x; });
+  return out;
+}
+
 }  // namespace
 
 std::int64_t CalibrationPlan::generated_nnz(CalibrationStage stage) const {
@@ -375,6 +481,7 @@ CalibrationPlan plan_calibration(const FormatRegistry& registry, const DeviceInf
   }
   plan_coo(registry, device, precision, options, plan.max_sample_nnz, kernel_resources, plan);
   plan_bytes(registry, device, options, plan.max_sample_nnz, plan);
+  plan_format_bytes(registry, device, options, plan.max_sample_nnz, plan);
   if (device.is_gpu) plan_latency(registry, plan);
   return plan;
 }
@@ -402,6 +509,33 @@ CsrMatrix<double> uniform_row_length_sample(std::int64_t rows, std::int64_t row_
       const std::int64_t end = (j + 1) * rows / row_length;
       m.col_indices[k] = static_cast<ColIndex>(
           begin + static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(end - begin)));
+      m.values[k] = 2.0 * rng.unit() - 1.0;
+    }
+  }
+  m.row_offsets.back() = static_cast<RowOffset>(k);
+  return m;
+}
+
+CsrMatrix<double> banded_row_length_sample(std::int64_t rows, std::int64_t row_length,
+                                           std::uint64_t seed) {
+  if (row_length < 1 || row_length > rows || rows > kMaxDimension) {
+    throw_invalid("banded_row_length_sample: row length " + std::to_string(row_length) +
+                  " must be in [1, rows = " + std::to_string(rows) + "] and rows <= 2^31 - 1");
+  }
+  CsrMatrix<double> m;
+  m.rows = rows;
+  m.cols = rows;
+  const auto nnz = static_cast<std::size_t>(rows * row_length);
+  m.row_offsets.resize(static_cast<std::size_t>(rows) + 1);
+  m.col_indices.resize(nnz);
+  m.values.resize(nnz);
+  SplitMix64 rng{seed};
+  std::size_t k = 0;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    m.row_offsets[static_cast<std::size_t>(r)] = static_cast<RowOffset>(k);
+    const std::int64_t first = std::clamp<std::int64_t>(r - row_length / 2, 0, rows - row_length);
+    for (std::int64_t j = 0; j < row_length; ++j, ++k) {
+      m.col_indices[k] = static_cast<ColIndex>(first + j);
       m.values[k] = 2.0 * rng.unit() - 1.0;
     }
   }
@@ -480,16 +614,17 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
                                  .stage_elapsed_s = 0.0};
 
     for (const auto& [shape, uses] : users) {
+      const std::uint64_t seed = shape_seed(options.seed, shape);
       const CsrMatrix<double> sample =
-          shape.long_row
-              ? long_row_sample(shape.rows, shape_seed(options.seed, shape))
-              : uniform_row_length_sample(shape.rows, shape.row_length,
-                                          shape_seed(options.seed, shape));
+          shape.long_row ? long_row_sample(shape.rows, seed)
+          : shape.banded ? banded_row_length_sample(shape.rows, shape.row_length, seed)
+                         : uniform_row_length_sample(shape.rows, shape.row_length, seed);
       // The long-row sample's features only feed the bytes x of other stages: not used.
       const MatrixFeatures features = uniform_sample_features(sample);
       for (const auto& [v, s] : uses) {
         const PlannedVariant& variant = plan.variants[v];
-        const Candidate candidate = make_candidate(variant, shape, info, options);
+        const Candidate candidate =
+            make_candidate(variant, shape, features, registry, info, options);
         const FormatEntry* entry = registry.find(candidate.format);
         if (entry == nullptr)
           throw Error(ErrorCode::internal,
@@ -501,7 +636,7 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
         }
         double x = static_cast<double>(shape.row_length);  // csr_vector: Fig. 3's c
         if (stage == CalibrationStage::coo) x = static_cast<double>(shape.nnz());
-        if (stage == CalibrationStage::bytes) {
+        if (stage == CalibrationStage::bytes || stage == CalibrationStage::format_bytes) {
           // The bytes the model will count for this multiply, with the format's own footprint
           // as the tuner passes it (FormatRules::device_bytes).
           const std::uint64_t matrix_bytes =
@@ -514,9 +649,10 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
         ++progress.done;
         if (on_progress) {
           char text[160];
-          std::snprintf(text, sizeof text, "%s rows=%lld c=%lld: %.5f ms",
+          std::snprintf(text, sizeof text, "%s rows=%lld c=%lld%s: %.5f ms",
                         describe(variant, registry).c_str(), static_cast<long long>(shape.rows),
-                        static_cast<long long>(shape.row_length), ms);
+                        static_cast<long long>(shape.row_length),
+                        shape.banded ? " banded" : "", ms);
           progress.detail = text;
           progress.stage_elapsed_s = seconds_since(stage_start);
           on_progress(progress);
@@ -527,26 +663,31 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
     for (std::size_t v = 0; v < plan.variants.size(); ++v) {
       const PlannedVariant& variant = plan.variants[v];
       if (variant.stage != stage) continue;
+      const SplitMeasurements split = split_banded(variant, measured[v]);
       try {
         switch (stage) {
           case CalibrationStage::csr_vector:
-            set.csr_vector.push_back(fit_csr_vector(variant.kernel, measured[v],
+            set.csr_vector.push_back(fit_csr_vector(variant.kernel, split.random,
                                                     variant.sample_strips * variant.rows_per_strip,
                                                     variant.sample_strips));
+            set.csr_vector.back().banded_ratio = split.banded_ratio;
             break;
           case CalibrationStage::ell: {
             std::vector<GridSample> grid;
-            for (std::size_t s = 0; s < variant.samples.size(); ++s)
-              grid.push_back({.width = static_cast<double>(variant.samples[s].row_length),
-                              .rows = static_cast<double>(variant.samples[s].rows),
-                              .ms = measured[v][s].y});
-            set.ell.push_back({.kernel = variant.kernel, .time_vs_width_rows = fit_log_grid(grid)});
+            for (std::size_t s = 0; s < split.random.size(); ++s)
+              grid.push_back({.width = static_cast<double>(split.random_shapes[s].row_length),
+                              .rows = static_cast<double>(split.random_shapes[s].rows),
+                              .ms = split.random[s].y});
+            set.ell.push_back({.kernel = variant.kernel,
+                               .time_vs_width_rows = fit_log_grid(grid),
+                               .banded_ratio = split.banded_ratio});
             break;
           }
           case CalibrationStage::coo:
             set.coo.push_back({.kernel = variant.kernel,
-                               .time_vs_nnz = fit_linear(measured[v]),
-                               .samples = measured[v]});
+                               .time_vs_nnz = fit_linear(split.random),
+                               .samples = split.random,
+                               .banded_ratio = split.banded_ratio});
             break;
           case CalibrationStage::latency: {
             // Samples: tiny, uniform(kLongRowLength, 1), the same with row 0 of all columns.
@@ -562,9 +703,18 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
             break;
           }
           case CalibrationStage::bytes:
-            set.bytes = BytesCalibration{.time_vs_bytes = fit_linear(measured[v]),
+            set.bytes = BytesCalibration{.time_vs_bytes = fit_linear(split.random),
                                          .l2_share_for_x = BytesCalibration{}.l2_share_for_x,
-                                         .samples = measured[v]};
+                                         .samples = split.random,
+                                         .banded_ratio = split.banded_ratio};
+            break;
+          case CalibrationStage::format_bytes:
+            set.format_bytes.push_back(
+                {.format = variant.format,
+                 .bytes = BytesCalibration{.time_vs_bytes = fit_linear(split.random),
+                                           .l2_share_for_x = BytesCalibration{}.l2_share_for_x,
+                                           .samples = split.random,
+                                           .banded_ratio = split.banded_ratio}});
             break;
         }
       } catch (const Error& e) {

@@ -15,6 +15,14 @@
 //               step time, CsrVectorCalibration::long_row_step_ms).
 //   bytes       the fallback model: cuSPARSE CSR ALG1 (or cpu_csr on the CPU) at doubling sizes,
 //               time against the bytes models/bytes_model.hpp says the multiply moves.
+//   format_bytes  the same line per format without a dedicated model (kFormatBytesFormats:
+//               cuSPARSE CSR, SELL, COO, BSR, cuda_sell; cpu_csr on the CPU), from its first
+//               candidate on two sizes (max_sample_nnz / 4 and max_sample_nnz), each random and
+//               banded: ModelSet::format_bytes.
+// x locality (models/locality.hpp): csr_vector (row lengths kBandedCsrRowLengths), ell (widths
+// kBandedEllWidths at the largest rows), coo (the largest size) and format_bytes also time a
+// banded twin of some random samples (banded_row_length_sample); each banded / random time
+// ratio becomes the record's banded_ratio, and the fits use the random samples only.
 //
 // Thread safety: calibration issues work on `device` and expects nothing else to use it.
 
@@ -56,7 +64,7 @@ struct CalibrationOptions {
 };
 
 struct CalibrationProgress {
-  std::string stage;      // "csr_vector", "ell", "coo" or "bytes" (to_string(CalibrationStage))
+  std::string stage;      // "csr_vector", "ell", ... (to_string(CalibrationStage))
   std::size_t done = 0;   // samples timed in this stage so far
   std::size_t total = 0;  // samples this stage times
   // The sample just timed ("csr_vector cuda_csr_vector t=8 block=256 rows=270336 c=24: 0.02130
@@ -66,19 +74,30 @@ struct CalibrationProgress {
 };
 using CalibrationProgressFn = std::function<void(const CalibrationProgress&)>;
 
-enum class CalibrationStage { csr_vector, ell, coo, bytes, latency };
+enum class CalibrationStage { csr_vector, ell, coo, bytes, latency, format_bytes };
 std::string_view to_string(CalibrationStage stage) noexcept;
 
 // Rows of the tiny latency sample, and the length of the long row of the long-row sample.
 inline constexpr std::int64_t kLatencySampleRows = 1024;
 inline constexpr std::int64_t kLongRowLength = 65536;
 
+// Row lengths whose csr_vector samples get a banded twin, ELL widths whose largest-rows sample
+// does: around the 5-30 entries per row of stencil and FEM matrices, and a short and long end.
+inline constexpr std::int64_t kBandedCsrRowLengths[] = {2, 8, 32};
+inline constexpr std::int64_t kBandedEllWidths[] = {2, 8, 32};
+
+// Formats the format_bytes stage fits, by the stable id (the formats without a dedicated model
+// in tuner/format_family.cpp, which cannot be included here: tuner/ depends on models/).
+bool has_format_bytes_stage(FormatId format) noexcept;
+
 // One sample matrix: rows x rows, every row holding row_length non-zeros; with long_row, row 0
-// instead holds all `rows` columns (long_row_sample).
+// instead holds all `rows` columns (long_row_sample); with banded, the columns of every row
+// are contiguous around the diagonal (banded_row_length_sample).
 struct SampleShape {
   std::int64_t rows = 0;
   std::int64_t row_length = 0;
   bool long_row = false;
+  bool banded = false;
   std::int64_t nnz() const noexcept {
     return rows * row_length + (long_row ? rows - row_length : 0);
   }
@@ -130,6 +149,14 @@ CalibrationPlan plan_calibration(
 // seed. Throws Error(invalid_argument) unless 1 <= row_length <= rows.
 CsrMatrix<double> uniform_row_length_sample(std::int64_t rows, std::int64_t row_length,
                                             std::uint64_t seed);
+
+// The banded twin of uniform_row_length_sample(rows, row_length, seed): row r holds the
+// row_length contiguous columns starting at clamp(r - row_length / 2, 0, rows - row_length),
+// a band of neighbouring rows sharing nearly all of their x (the local end of
+// models/locality.hpp). Values uniform in [-1, 1), deterministic in seed. Throws
+// Error(invalid_argument) unless 1 <= row_length <= rows <= 2^31 - 1.
+CsrMatrix<double> banded_row_length_sample(std::int64_t rows, std::int64_t row_length,
+                                           std::uint64_t seed);
 
 // uniform_row_length_sample(rows, 1, seed) with row 0 replaced by all `rows` columns: one row
 // whose critical path dominates. Throws Error(invalid_argument) unless 1 <= rows <= 2^31 - 1.

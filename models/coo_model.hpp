@@ -13,6 +13,8 @@ struct CooCalibration {
   CalibratedKernel kernel;
   LinearFit time_vs_nnz;
   std::vector<SamplePoint> samples{};  // the measured (nnz, ms) the fit came from: for plots only
+  // (nnz, T_banded / T_random) (models/locality.hpp); empty: no locality term.
+  std::vector<SamplePoint> banded_ratio{};
   friend bool operator==(const CooCalibration&, const CooCalibration&) = default;
 };
 
@@ -24,7 +26,9 @@ class CooModel final : public PerformanceModel {
   Prediction predict_ms(const MatrixFeatures& features, const Candidate& candidate,
                         const DeviceInfo& device) const override;
   // The same for an explicit non-zero count: also the COO half of HYB. O(calibrations).
-  Prediction predict_nnz_ms(std::int64_t nnz, std::uint32_t block_size) const;
+  // randomness: x_randomness of the matrix (models/locality.hpp); 1 = the random calibration.
+  Prediction predict_nnz_ms(std::int64_t nnz, std::uint32_t block_size,
+                            double randomness = 1.0) const;
 
  private:
   std::vector<CooCalibration> calibrations_;

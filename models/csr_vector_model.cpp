@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "models/locality.hpp"
 
 namespace spmvd {
 
@@ -104,6 +105,9 @@ Prediction CsrVectorModel::predict_ms(const MatrixFeatures& features, const Cand
     ms += static_cast<double>(set.rows) * sample_ms_at(cal, static_cast<double>(set.length)) /
           sample_rows;
   }
+  // x locality (models/locality.hpp): the samples have random columns; rho is read at the
+  // mean row length. The critical path below is a latency, not a gather volume: unscaled.
+  ms *= locality_factor(cal.banded_ratio, features.row_length_mean, x_randomness(features));
   // Critical path: the longest row is summed by threads_per_row lanes in ceil(L / t) dependent
   // steps, however idle the rest of the GPU is; strip-wise estimation (which assumes the rows
   // of a strip finish together) misses this for matrices with a few very long rows.

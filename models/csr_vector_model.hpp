@@ -25,6 +25,9 @@ struct CsrVectorCalibration {
   // row of length L: ceil(L / threads_per_row) steps), from the long-row calibration sample;
   // 0: not calibrated, no critical-path term.
   double long_row_step_ms = 0.0;
+  // (c, T_banded(c) / T_random(c)) of the banded twins of some samples (models/locality.hpp);
+  // empty: no locality term.
+  std::vector<SamplePoint> banded_ratio{};
   friend bool operator==(const CsrVectorCalibration&, const CsrVectorCalibration&) = default;
 };
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "models/locality.hpp"
+
 namespace spmvd {
 
 Prediction EllModel::predict_ms(const MatrixFeatures& features, const Candidate& candidate,
@@ -9,11 +11,12 @@ Prediction EllModel::predict_ms(const MatrixFeatures& features, const Candidate&
   const std::int64_t width = candidate.params.ell_width != 0
                                  ? static_cast<std::int64_t>(candidate.params.ell_width)
                                  : features.row_length_max;
-  return predict_shape_ms(width, features.rows, candidate.launch.block_size);
+  return predict_shape_ms(width, features.rows, candidate.launch.block_size,
+                          x_randomness(features));
 }
 
 Prediction EllModel::predict_shape_ms(std::int64_t width, std::int64_t rows,
-                                      std::uint32_t block_size) const {
+                                      std::uint32_t block_size, double randomness) const {
   bool exact = false;
   const EllCalibration& cal = nearest_calibration(std::span<const EllCalibration>(calibrations_),
                                                   block_size, 1, family(), exact);
@@ -27,6 +30,7 @@ Prediction EllModel::predict_shape_ms(std::int64_t width, std::int64_t rows,
   // in proportion to the rows (and entries per row) beyond the largest calibrated ones.
   if (!grid.rows.empty() && r > grid.rows.back()) ms *= r / grid.rows.back();
   if (!grid.widths.empty() && w > grid.widths.back()) ms *= w / grid.widths.back();
+  ms *= locality_factor(cal.banded_ratio, w, randomness);
   const double confidence = 0.75 * (grid.covers(w, r) ? 1.0 : 0.7) * (exact ? 1.0 : 0.7);
   return {.ms = ms, .confidence = confidence};
 }

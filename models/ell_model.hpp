@@ -13,6 +13,9 @@ namespace spmvd {
 struct EllCalibration {
   CalibratedKernel kernel;  // threads_per_row is 1: one thread per row (paper 004 Table 4)
   LogGridFit time_vs_width_rows;
+  // (width, T_banded / T_random) at the largest calibrated rows (models/locality.hpp); empty:
+  // no locality term.
+  std::vector<SamplePoint> banded_ratio{};
   friend bool operator==(const EllCalibration&, const EllCalibration&) = default;
 };
 
@@ -26,8 +29,9 @@ class EllModel final : public PerformanceModel {
   Prediction predict_ms(const MatrixFeatures& features, const Candidate& candidate,
                         const DeviceInfo& device) const override;
   // The same for an explicit ELL shape: also the ELL half of HYB.
-  Prediction predict_shape_ms(std::int64_t width, std::int64_t rows,
-                              std::uint32_t block_size) const;
+  // randomness: x_randomness of the matrix (models/locality.hpp); 1 = the random calibration.
+  Prediction predict_shape_ms(std::int64_t width, std::int64_t rows, std::uint32_t block_size,
+                              double randomness = 1.0) const;
 
  private:
   std::vector<EllCalibration> calibrations_;

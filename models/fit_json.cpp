@@ -129,6 +129,7 @@ void to_json(nlohmann::json& j, const CsrVectorCalibration& v) {
        {"time_vs_row_length", v.time_vs_row_length},
        {"time_vs_sample_nnz", v.time_vs_sample_nnz},
        {"long_row_step_ms", v.long_row_step_ms},
+       {"banded_ratio", v.banded_ratio},
        {"samples", v.samples}};
 }
 void from_json(const nlohmann::json& j, CsrVectorCalibration& v) {
@@ -137,37 +138,55 @@ void from_json(const nlohmann::json& j, CsrVectorCalibration& v) {
   j.at("time_vs_row_length").get_to(v.time_vs_row_length);
   j.at("time_vs_sample_nnz").get_to(v.time_vs_sample_nnz);
   j.at("long_row_step_ms").get_to(v.long_row_step_ms);
+  j.at("banded_ratio").get_to(v.banded_ratio);
   read_samples(j, v.samples);
   std::stable_sort(v.samples.begin(), v.samples.end(),
                    [](const SamplePoint& l, const SamplePoint& r) { return l.x < r.x; });
 }
 
 void to_json(nlohmann::json& j, const EllCalibration& v) {
-  j = {{"kernel", v.kernel}, {"time_vs_width_rows", v.time_vs_width_rows}};
+  j = {{"kernel", v.kernel},
+       {"time_vs_width_rows", v.time_vs_width_rows},
+       {"banded_ratio", v.banded_ratio}};
 }
 void from_json(const nlohmann::json& j, EllCalibration& v) {
   j.at("kernel").get_to(v.kernel);
   j.at("time_vs_width_rows").get_to(v.time_vs_width_rows);
+  j.at("banded_ratio").get_to(v.banded_ratio);
 }
 
 void to_json(nlohmann::json& j, const CooCalibration& v) {
-  j = {{"kernel", v.kernel}, {"time_vs_nnz", v.time_vs_nnz}, {"samples", v.samples}};
+  j = {{"kernel", v.kernel},
+       {"time_vs_nnz", v.time_vs_nnz},
+       {"banded_ratio", v.banded_ratio},
+       {"samples", v.samples}};
 }
 void from_json(const nlohmann::json& j, CooCalibration& v) {
   j.at("kernel").get_to(v.kernel);
   j.at("time_vs_nnz").get_to(v.time_vs_nnz);
+  j.at("banded_ratio").get_to(v.banded_ratio);
   read_samples(j, v.samples);
 }
 
 void to_json(nlohmann::json& j, const BytesCalibration& v) {
   j = {{"time_vs_bytes", v.time_vs_bytes},
        {"l2_share_for_x", v.l2_share_for_x},
+       {"banded_ratio", v.banded_ratio},
        {"samples", v.samples}};
 }
 void from_json(const nlohmann::json& j, BytesCalibration& v) {
   j.at("time_vs_bytes").get_to(v.time_vs_bytes);
   j.at("l2_share_for_x").get_to(v.l2_share_for_x);
+  j.at("banded_ratio").get_to(v.banded_ratio);
   read_samples(j, v.samples);
+}
+
+void to_json(nlohmann::json& j, const FormatBytesCalibration& v) {
+  j = {{"format", v.format.value}, {"bytes", v.bytes}};
+}
+void from_json(const nlohmann::json& j, FormatBytesCalibration& v) {
+  j.at("format").get_to(v.format.value);
+  j.at("bytes").get_to(v.bytes);
 }
 
 void to_json(nlohmann::json& j, const BlockedEllTimeCoefficients& v) {

@@ -44,6 +44,8 @@ void to_json(nlohmann::json& j, const CooCalibration& v);
 void from_json(const nlohmann::json& j, CooCalibration& v);
 void to_json(nlohmann::json& j, const BytesCalibration& v);
 void from_json(const nlohmann::json& j, BytesCalibration& v);
+void to_json(nlohmann::json& j, const FormatBytesCalibration& v);
+void from_json(const nlohmann::json& j, FormatBytesCalibration& v);
 void to_json(nlohmann::json& j, const BlockedEllTimeCoefficients& v);
 void from_json(const nlohmann::json& j, BlockedEllTimeCoefficients& v);
 void to_json(nlohmann::json& j, const CpuGpuTimeCoefficients& v);

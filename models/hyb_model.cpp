@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "models/df_split.hpp"
+#include "models/locality.hpp"
 
 namespace spmvd {
 
@@ -11,15 +12,18 @@ Prediction HybModel::predict_ms(const MatrixFeatures& features, const Candidate&
   const std::int64_t k = candidate.params.ell_width;
   const EllCooSplit split = ell_coo_split(features, k);
   Prediction total{.ms = 0.0, .confidence = 1.0};
+  const double randomness = x_randomness(features);  // models/locality.hpp
   // The two kernels run one after the other: times add, and the sum is as uncertain as its
   // least certain part, a little less for the second launch.
   if (k > 0) {
-    const Prediction ell = ell_.predict_shape_ms(k, features.rows, candidate.launch.block_size);
+    const Prediction ell =
+        ell_.predict_shape_ms(k, features.rows, candidate.launch.block_size, randomness);
     total.ms += ell.ms;
     total.confidence = std::min(total.confidence, ell.confidence);
   }
   if (split.coo_nnz > 0 || k == 0) {
-    const Prediction coo = coo_.predict_nnz_ms(split.coo_nnz, candidate.launch.block_size);
+    const Prediction coo =
+        coo_.predict_nnz_ms(split.coo_nnz, candidate.launch.block_size, randomness);
     total.ms += coo.ms;
     total.confidence = std::min(total.confidence, coo.confidence);
   }

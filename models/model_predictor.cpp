@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "models/hyb_model.hpp"
+#include "models/locality.hpp"
 
 namespace spmvd {
 
@@ -38,6 +39,11 @@ Prediction ModelPredictor::predict_ms(ModelFamily family, const MatrixFeatures& 
   // A smooth maximum (4-norm) rather than max(): strictly increasing in the unfloored time, so
   // candidates below the floor keep their order instead of tying at it.
   Prediction p = predict_unfloored_ms(family, features, candidate, device, matrix_bytes);
+  // Random gathers from an x beyond L2 miss it every time: slower than the random calibration
+  // samples (x at most a third of L2), which no dedicated model extrapolates (models/locality.hpp).
+  if (family != ModelFamily::other && x_beyond_l2(features, device, set_.precision) &&
+      x_randomness(features) > 0.5)
+    p.confidence *= 0.8;
   p.ms = smooth_floor_ms(p.ms, set_.launch_floor_ms);
   return p;
 }
@@ -65,16 +71,24 @@ Prediction ModelPredictor::predict_unfloored_ms(ModelFamily family,
     case ModelFamily::other:
       break;
   }
-  if (!set_.bytes) {
+  const bool has_own_bytes =
+      std::any_of(set_.format_bytes.begin(), set_.format_bytes.end(),
+                  [&](const FormatBytesCalibration& own) { return own.format == candidate.format; });
+  if (!set_.bytes && !has_own_bytes) {
     throw Error(ErrorCode::failed_precondition,
                 "no calibrated model for format family " + std::string(to_string(family)) +
                     " and no bytes model to fall back on");
   }
+  // The format's own bytes fit where calibration made one (stage format_bytes), else the shared
+  // fit on cuSPARSE CSR ALG1 / CPU CSR.
+  const BytesCalibration* bytes = set_.bytes ? &*set_.bytes : nullptr;
+  for (const FormatBytesCalibration& own : set_.format_bytes)
+    if (own.format == candidate.format) bytes = &own.bytes;
   StorageBytesFn storage;
   if (matrix_bytes) {
     storage = [bytes = *matrix_bytes](const MatrixFeatures&, const Candidate&) { return bytes; };
   }
-  return BytesModel(*set_.bytes, set_.precision, std::move(storage))
+  return BytesModel(*bytes, set_.precision, std::move(storage))
       .predict_ms(features, candidate, device);
 }
 

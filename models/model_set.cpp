@@ -15,6 +15,7 @@ std::string model_set_to_json(const ModelSet& set) {
                       {"csr_vector", set.csr_vector},
                       {"ell", set.ell},
                       {"coo", set.coo},
+                      {"format_bytes", set.format_bytes},
                       {"launch_floor_ms", set.launch_floor_ms}};
   j["bytes"] = set.bytes ? nlohmann::json(*set.bytes) : nlohmann::json(nullptr);
   j["blocked_ell"] = set.blocked_ell ? nlohmann::json(*set.blocked_ell) : nlohmann::json(nullptr);
@@ -63,6 +64,7 @@ ModelSet model_set_from_json(const std::string& text, const std::string& expecte
     j.at("csr_vector").get_to(set.csr_vector);
     j.at("ell").get_to(set.ell);
     j.at("coo").get_to(set.coo);
+    j.at("format_bytes").get_to(set.format_bytes);
     j.at("launch_floor_ms").get_to(set.launch_floor_ms);
     set.bytes = optional_field<BytesCalibration>(j, "bytes");
     set.blocked_ell = optional_field<BlockedEllTimeCoefficients>(j, "blocked_ell");
@@ -104,22 +106,35 @@ void add_fit(nlohmann::json& fits, const char* family, const nlohmann::json& var
 nlohmann::json model_set_summary(const ModelSet& set) {
   nlohmann::json fits = nlohmann::json::array();
   for (const CsrVectorCalibration& c : set.csr_vector) {
-    add_fit(fits, "csr_vector", variant_json(c.kernel), "ms_vs_row_length", c.time_vs_row_length);
+    nlohmann::json fig3 = c.time_vs_row_length;
+    fig3["banded_ratio"] = c.banded_ratio;  // models/locality.hpp
+    add_fit(fits, "csr_vector", variant_json(c.kernel), "ms_vs_row_length", std::move(fig3));
     add_fit(fits, "csr_vector", variant_json(c.kernel), "ms_vs_sample_nnz", c.time_vs_sample_nnz);
   }
   for (const EllCalibration& c : set.ell) {
     nlohmann::json grid = c.time_vs_width_rows;
     grid.erase("log_ms");  // the table is for plots (svg_plot), not for reading
+    grid["banded_ratio"] = c.banded_ratio;
     add_fit(fits, "ell", variant_json(c.kernel), "ms_vs_width_rows", std::move(grid));
   }
   for (const CooCalibration& c : set.coo) {
-    add_fit(fits, "coo", variant_json(c.kernel), "ms_vs_nnz", c.time_vs_nnz);
+    nlohmann::json fit = c.time_vs_nnz;
+    fit["banded_ratio"] = c.banded_ratio;
+    add_fit(fits, "coo", variant_json(c.kernel), "ms_vs_nnz", std::move(fit));
   }
   if (set.bytes) {
     nlohmann::json fit = set.bytes->time_vs_bytes;
     fit["bandwidth_bytes_per_ms"] = set.bytes->bandwidth_bytes_per_ms();
     fit["l2_share_for_x"] = set.bytes->l2_share_for_x;
+    fit["banded_ratio"] = set.bytes->banded_ratio;
     add_fit(fits, "bytes", nullptr, "ms_vs_bytes", std::move(fit));
+  }
+  for (const FormatBytesCalibration& own : set.format_bytes) {
+    nlohmann::json fit = own.bytes.time_vs_bytes;
+    fit["bandwidth_bytes_per_ms"] = own.bytes.bandwidth_bytes_per_ms();
+    fit["banded_ratio"] = own.bytes.banded_ratio;
+    fit["format"] = own.format.value;
+    add_fit(fits, "format_bytes", nullptr, "ms_vs_bytes", std::move(fit));
   }
   nlohmann::json summary = {{"model_version", kModelVersion},
                             {"device_signature", set.device_signature},

@@ -21,7 +21,7 @@ namespace spmvd {
 // The form of the models: bump on any change of a fit, a calibration record, a field or what a
 // model computes from them. Plans record the version that chose them; a stored model set of
 // another version is refused and recalibrated.
-inline constexpr int kModelVersion = 2;
+inline constexpr int kModelVersion = 3;
 
 struct ModelSet {
   std::string device_signature;  // DeviceInfo::signature() of the calibrated device
@@ -30,6 +30,9 @@ struct ModelSet {
   std::vector<EllCalibration> ell;
   std::vector<CooCalibration> coo;
   std::optional<BytesCalibration> bytes;
+  // Per-format bytes fits (calibration stage format_bytes): used for a format without a
+  // dedicated model in place of `bytes`, which stays the fallback for unlisted formats.
+  std::vector<FormatBytesCalibration> format_bytes;
   std::optional<BlockedEllTimeCoefficients> blocked_ell;  // paper 000
   std::optional<CpuGpuTimeCoefficients> cpu_gpu;          // paper 003
   // The least time any multiply takes on this device (launch and completion latency), measured

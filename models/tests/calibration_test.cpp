@@ -166,11 +166,19 @@ TEST(PlanCalibration, CsrVectorStripsAreOneWaveOfResidentWarpsAsInPaper004) {
   for (const PlannedVariant& v : plan.variants) {
     if (v.stage != CalibrationStage::csr_vector) continue;
     ++csr_variants;
-    ASSERT_GE(v.samples.size(), 5u);
+    std::vector<SampleShape> random;
+    std::set<std::int64_t> banded_lengths;
+    for (const SampleShape& s : v.samples) {
+      if (s.banded) banded_lengths.insert(s.row_length);
+      else random.push_back(s);
+    }
+    ASSERT_GE(random.size(), 5u);
     for (const SampleShape& s : v.samples) EXPECT_EQ(s.rows, v.sample_strips * v.rows_per_strip);
-    EXPECT_LE(v.samples.back().nnz(),
-              std::max(plan.max_sample_nnz, v.rows_per_strip * v.samples.back().row_length));
-    EXPECT_GT(2 * v.samples.back().nnz(), plan.max_sample_nnz);
+    EXPECT_LE(random.back().nnz(),
+              std::max(plan.max_sample_nnz, v.rows_per_strip * random.back().row_length));
+    EXPECT_GT(2 * random.back().nnz(), plan.max_sample_nnz);
+    // The x-locality twins (models/locality.hpp): banded copies of c = 2, 8, 32.
+    EXPECT_EQ(banded_lengths, (std::set<std::int64_t>{2, 8, 32}));
   }
   EXPECT_EQ(csr_variants, 6u * 3u);  // t = 1, 2, 4, 8, 16, 32 at block 128, 256, 512
 }
@@ -191,6 +199,45 @@ TEST(PlanCalibration, TimesALatencySampleAndALongRowPerLaneCount) {
               (SampleShape{.rows = kLongRowLength, .row_length = 1, .long_row = true}));
   }
   EXPECT_EQ(lanes, (std::set<int>{1, 2, 4, 8, 16, 32}));
+}
+
+TEST(BandedRowLengthSample, HoldsContiguousColumnsAroundTheDiagonal) {
+  const CsrMatrix<double> m = banded_row_length_sample(100, 5, 3);
+  ASSERT_EQ(m.nnz(), 500);
+  // Row 50: columns 48..52; row 0 starts at 0; row 99 ends at 99.
+  for (std::int64_t j = 0; j < 5; ++j) {
+    EXPECT_EQ(m.col_indices[static_cast<std::size_t>(m.row_offsets[50] + j)], 48 + j);
+    EXPECT_EQ(m.col_indices[static_cast<std::size_t>(m.row_offsets[0] + j)], j);
+    EXPECT_EQ(m.col_indices[static_cast<std::size_t>(m.row_offsets[99] + j)], 95 + j);
+  }
+  EXPECT_NEAR(uniform_sample_features(m).mean_row_span_fraction, 0.05, 1e-12);
+  EXPECT_THROW(banded_row_length_sample(4, 5, 3), Error);
+}
+
+TEST(PlanCalibration, FitsEachFormatWithoutADedicatedModelOnRandomAndBandedSamples) {
+  const FormatRegistry registry = gpu_catalogue();
+  const CalibrationPlan plan =
+      plan_calibration(registry, h100_like(), Precision::fp64, {}, fixed_registers(30));
+  std::size_t variants = 0;
+  for (const PlannedVariant& v : plan.variants) {
+    if (v.stage != CalibrationStage::format_bytes) continue;
+    ++variants;
+    EXPECT_EQ(v.format, kCusparseCsrFormatId);  // the one such format of this catalogue
+    ASSERT_EQ(v.samples.size(), 4u);
+    // max_sample_nnz and a quarter of it, in whole rows of coo_row_length = 8.
+    EXPECT_NEAR(static_cast<double>(v.samples[1].nnz()), plan.max_sample_nnz, 8.0);
+    EXPECT_NEAR(static_cast<double>(v.samples[0].nnz() * 4), plan.max_sample_nnz, 32.0);
+    EXPECT_FALSE(v.samples[1].banded);
+    EXPECT_TRUE(v.samples[2].banded);
+    EXPECT_TRUE(v.samples[3].banded);
+  }
+  EXPECT_EQ(variants, 1u);
+  // COO: one banded twin, of the largest sample.
+  for (const PlannedVariant& v : plan.variants) {
+    if (v.stage != CalibrationStage::coo) continue;
+    ASSERT_TRUE(v.samples.back().banded);
+    EXPECT_EQ(v.samples.back().nnz(), v.samples[v.samples.size() - 2].nnz());
+  }
 }
 
 TEST(LongRowSample, HoldsOneFullRowAndOneEntryInEveryOtherRow) {
@@ -235,13 +282,20 @@ TEST(PlanCalibration, EllCoversAFullGridOfWidthsAndRowsPerBlockSize) {
   for (const PlannedVariant& v : plan.variants) {
     if (v.stage != CalibrationStage::ell) continue;
     ++ell_variants;
-    std::set<std::int64_t> widths, rows;
+    std::set<std::int64_t> widths, rows, banded_widths;
+    std::size_t random = 0;
     for (const SampleShape& s : v.samples) {
       widths.insert(s.row_length);
       rows.insert(s.rows);
+      if (s.banded) banded_widths.insert(s.row_length);
+      else ++random;
     }
     EXPECT_EQ(widths, (std::set<std::int64_t>{1, 2, 4, 8, 16, 32, 64}));
-    EXPECT_EQ(v.samples.size(), widths.size() * rows.size());
+    EXPECT_EQ(random, widths.size() * rows.size());
+    // Banded twins of widths 2, 8 and 32 at the most rows only.
+    EXPECT_EQ(banded_widths, (std::set<std::int64_t>{2, 8, 32}));
+    for (const SampleShape& s : v.samples)
+      if (s.banded) EXPECT_EQ(s.rows, *rows.rbegin());
     EXPECT_EQ(*rows.begin(), 4096);
     // The top of the grid streams from DRAM: width 16 x the most rows is over 2x L2 in fp32.
     EXPECT_GT(16 * *rows.rbegin() * 8, static_cast<std::int64_t>(2 * h100_like().l2_bytes));
@@ -277,8 +331,9 @@ TEST(PlanCalibration, H100PlanStaysWithinTheCalibrationBudget) {
       plan_calibration(registry, h100_like(), Precision::fp64, {}, fixed_registers(30));
   std::int64_t generated = 0, built = 0;
   std::size_t samples = 0;
-  for (const CalibrationStage stage : {CalibrationStage::csr_vector, CalibrationStage::ell,
-                                       CalibrationStage::coo, CalibrationStage::bytes}) {
+  for (const CalibrationStage stage :
+       {CalibrationStage::csr_vector, CalibrationStage::ell, CalibrationStage::coo,
+        CalibrationStage::bytes, CalibrationStage::format_bytes, CalibrationStage::latency}) {
     generated += plan.generated_nnz(stage);
     built += plan.built_nnz(stage);
     samples += plan.sample_count(stage);
@@ -348,9 +403,19 @@ TEST_F(CpuCalibration, FitsTheBytesModelAndCpuCooForBothPrecisions) {
     EXPECT_GT(set.bytes->time_vs_bytes.slope, 0.0) << "time must grow with bytes";
     EXPECT_EQ(set.bytes->samples.size(), 4u);  // size_steps
     EXPECT_EQ(set.bytes->time_vs_bytes.quality.sample_count, 4u);
+    // format_bytes: cpu_csr's own line and its banded / random ratios at both sizes.
+    ASSERT_EQ(set.format_bytes.size(), 1u);
+    EXPECT_EQ(set.format_bytes[0].format, kCpuCsrFormatId);
+    EXPECT_EQ(set.format_bytes[0].bytes.samples.size(), 2u);
+    EXPECT_GT(set.format_bytes[0].bytes.time_vs_bytes.slope, 0.0);
+    ASSERT_EQ(set.format_bytes[0].bytes.banded_ratio.size(), 2u);
+    EXPECT_EQ(set.format_bytes[0].bytes.banded_ratio[0].x, set.format_bytes[0].bytes.samples[0].x);
+    for (const SamplePoint& r : set.format_bytes[0].bytes.banded_ratio) EXPECT_GT(r.y, 0.0);
+    EXPECT_TRUE(set.bytes->banded_ratio.empty());  // the shared fallback times random only
     ASSERT_EQ(set.coo.size(), has_cpu_coo ? 1u : 0u);
     if (has_cpu_coo) {
-      EXPECT_EQ(set.coo[0].samples.size(), 4u);
+      EXPECT_EQ(set.coo[0].samples.size(), 4u);  // the random ones: the fit's
+      EXPECT_EQ(set.coo[0].banded_ratio.size(), 1u);
       EXPECT_EQ(set.coo[0].samples.back().x, 32768.0);  // max_sample_nnz
       EXPECT_GT(set.coo[0].time_vs_nnz.slope, 0.0);
     }
@@ -366,8 +431,9 @@ TEST_F(CpuCalibration, ReportsProgressPerPrecisionAndStage) {
   }
   EXPECT_TRUE(stages.contains("fp32 bytes"));
   EXPECT_TRUE(stages.contains("fp64 bytes"));
+  EXPECT_TRUE(stages.contains("fp64 format_bytes"));
   const CalibrationProgress& last = progress_->back();
-  EXPECT_EQ(last.stage, "fp64 bytes");
+  EXPECT_EQ(last.stage, "fp64 format_bytes");
   EXPECT_EQ(last.detail, "fitted");
   EXPECT_EQ(last.done, last.total);
 }

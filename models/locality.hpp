@@ -1,0 +1,58 @@
+#pragma once
+// x locality (the Hopper extension of paper 004's empirical models; issue "Calibrated empirical
+// performance models"). Paper 004 calibrates on matrices with random columns, so every gather
+// of x touches its own 32-byte sector, served from L2 at best. On an H200 (L2 of 60 MB) a
+// banded, stencil or FEM matrix reuses the sectors of neighbouring rows instead and runs
+// 1.5-3x faster than its random-column twin of the same shape, in every format family.
+//
+// Calibration times, next to some random samples, a banded twin of the same shape (row r holds
+// columns [r - c/2, r + c/2), models/calibration.hpp) and keeps rho = T_banded / T_random,
+// as points (x, rho) against the stage's own axis (row length, ELL width, non-zeros, bytes).
+// A prediction made from the random samples is then scaled by
+//     factor = rho(x) + (1 - rho(x)) * w,
+// a linear interpolation between the two calibrations in the randomness w in [0, 1] of the
+// matrix (x_randomness): w = 0 for a band (factor rho: the banded sample itself), w = 1 for
+// random columns (factor 1: the random sample itself).
+
+#include <span>
+
+#include "core/device_info.hpp"
+#include "core/matrix_features.hpp"
+#include "core/precision.hpp"
+#include "models/fitting.hpp"
+
+namespace spmvd {
+
+// E[max - min] / cols of `row_length` columns drawn uniformly from [0, cols): (c - 1) / (c + 1)
+// (the expected range of c uniform points), 0 for c <= 1.
+double random_span_fraction(double row_length) noexcept;
+
+// How random the matrix's x gathers are, in [0, 1]:
+//   w = clamp(mean_row_span_fraction / random_span_fraction(row_length_mean), 0, 1).
+// Dividing by the span that random rows of the same mean length would have makes a random
+// matrix of short rows (whose span is small by chance: 0 for one entry per row) count as
+// random, as the random calibration samples of that length do; a band of c columns has span
+// c / cols, so w ~ 0. Below 1.5 entries per row the span cannot tell a band from random
+// columns: w = 1 (the random calibration, as before this term).
+double x_randomness(const MatrixFeatures& features) noexcept;
+
+// Whether x does not fit in half of L2 (cols * value bytes > l2_bytes / 2; Hopper: 50-60 MB).
+// A band's advantage is sector reuse between neighbouring rows, which holds at any size of x,
+// so w does not depend on it. What changes is the random end: every random gather then misses
+// L2, beyond the random calibration samples (whose x is at most a third of L2). Rather than
+// extrapolate an uncalibrated penalty, the dedicated models stay at the random calibration
+// (factor 1) and ModelPredictor lowers their confidence for random matrices of such an x; the
+// bytes models count the DRAM sectors of those gathers (models/bytes_model.hpp).
+bool x_beyond_l2(const MatrixFeatures& features, const DeviceInfo& device,
+                 Precision precision) noexcept;
+
+// rho at x: linear between the points (ascending in x), constant beyond the ends; 1 when there
+// are none (no banded calibration: no locality term). Never below 0.05 nor above 1.5, so one
+// noisy sample cannot zero or blow up every prediction.
+double banded_ratio_at(std::span<const SamplePoint> banded_ratio, double x) noexcept;
+
+// rho(x) + (1 - rho(x)) * randomness.
+double locality_factor(std::span<const SamplePoint> banded_ratio, double x,
+                       double randomness) noexcept;
+
+}  // namespace spmvd

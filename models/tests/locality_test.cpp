@@ -1,0 +1,146 @@
+#include "models/locality.hpp"
+
+#include <gtest/gtest.h>
+
+#include "models/bytes_model.hpp"
+#include "models/coo_model.hpp"
+#include "models/csr_vector_model.hpp"
+#include "models/ell_model.hpp"
+#include "models/model_predictor.hpp"
+#include "models/tests/test_device.hpp"
+
+namespace spmvd {
+namespace {
+
+using testing_support::h100_like;
+
+MatrixFeatures rows_of(std::int64_t rows, std::int64_t length, double span) {
+  MatrixFeatures f;
+  f.rows = f.cols = rows;
+  f.nnz = rows * length;
+  f.row_length_min = f.row_length_max = length;
+  f.row_length_mean = static_cast<double>(length);
+  f.distribution = {{length, rows}};
+  f.mean_row_span_fraction = span;
+  return f;
+}
+
+TEST(RandomSpanFraction, IsTheExpectedRangeOfUniformColumns) {
+  EXPECT_DOUBLE_EQ(random_span_fraction(1.0), 0.0);
+  EXPECT_DOUBLE_EQ(random_span_fraction(3.0), 0.5);
+  EXPECT_DOUBLE_EQ(random_span_fraction(9.0), 0.8);
+}
+
+TEST(XRandomness, IsOneForRandomRowsAndNearZeroForABand) {
+  // 8 random columns span 7/9 of x on average: as random as the calibration samples.
+  EXPECT_DOUBLE_EQ(x_randomness(rows_of(100000, 8, 7.0 / 9.0)), 1.0);
+  EXPECT_DOUBLE_EQ(x_randomness(rows_of(100000, 8, 0.95)), 1.0);  // clamped
+  // A band of 8 columns spans 8 / 100000.
+  EXPECT_NEAR(x_randomness(rows_of(100000, 8, 8e-5)), 8e-5 * 9.0 / 7.0, 1e-12);
+  // Half the random span: half random.
+  EXPECT_DOUBLE_EQ(x_randomness(rows_of(100000, 8, 0.5 * 7.0 / 9.0)), 0.5);
+  // One entry per row: the span says nothing, the random calibration stands.
+  EXPECT_DOUBLE_EQ(x_randomness(rows_of(100000, 1, 1e-5)), 1.0);
+}
+
+TEST(XBeyondL2, ComparesXWithHalfOfL2) {
+  const DeviceInfo device = h100_like();  // 50 MB of L2
+  const auto half_l2_fp64_cols = static_cast<std::int64_t>(device.l2_bytes / 2 / 8);
+  EXPECT_FALSE(x_beyond_l2(rows_of(half_l2_fp64_cols, 4, 1.0), device, Precision::fp64));
+  EXPECT_TRUE(x_beyond_l2(rows_of(half_l2_fp64_cols + 1, 4, 1.0), device, Precision::fp64));
+  EXPECT_FALSE(x_beyond_l2(rows_of(half_l2_fp64_cols + 1, 4, 1.0), device, Precision::fp32));
+}
+
+TEST(BandedRatioAt, InterpolatesHoldsItsEndsAndIsOneWithoutCalibration) {
+  const std::vector<SamplePoint> ratio{{2, 0.6}, {8, 0.4}, {32, 0.7}};
+  EXPECT_DOUBLE_EQ(banded_ratio_at({}, 5.0), 1.0);
+  EXPECT_DOUBLE_EQ(banded_ratio_at(ratio, 1.0), 0.6);
+  EXPECT_NEAR(banded_ratio_at(ratio, 5.0), 0.5, 1e-15);
+  EXPECT_NEAR(banded_ratio_at(ratio, 20.0), 0.55, 1e-15);
+  EXPECT_DOUBLE_EQ(banded_ratio_at(ratio, 64.0), 0.7);
+  // A broken sample cannot zero every prediction.
+  const std::vector<SamplePoint> broken{{8, 0.0}};
+  EXPECT_DOUBLE_EQ(banded_ratio_at(broken, 8.0), 0.05);
+}
+
+TEST(LocalityFactor, InterpolatesBetweenTheBandedAndTheRandomCalibration) {
+  const std::vector<SamplePoint> ratio{{8, 0.4}};
+  EXPECT_DOUBLE_EQ(locality_factor(ratio, 8.0, 0.0), 0.4);
+  EXPECT_DOUBLE_EQ(locality_factor(ratio, 8.0, 1.0), 1.0);
+  EXPECT_DOUBLE_EQ(locality_factor(ratio, 8.0, 0.5), 0.7);
+}
+
+CsrVectorCalibration csr_with_samples() {
+  CsrVectorCalibration c;
+  c.kernel = {.resources = {.threads_per_block = 256, .registers_per_thread = 32},
+              .threads_per_row = 32};
+  c.time_vs_row_length.threshold_x = 1;
+  c.time_vs_row_length.above = {.intercept = 0.01, .slope = 0.005};
+  c.samples = {{1, 0.02}, {4, 0.05}, {8, 0.09}};
+  c.banded_ratio = {{2, 0.5}, {8, 0.3}};
+  return c;
+}
+
+TEST(CsrVectorModel, ScalesABandedMatrixByTheBandedRatioAtItsRowLength) {
+  const CsrVectorModel model({csr_with_samples()});
+  Candidate c;
+  c.launch = {.block_size = 256, .threads_per_row = 32, .grid_size = 0};
+  // A sample-shaped matrix (8448 rows of 4) predicts the sample, 0.05 ms, when random...
+  const MatrixFeatures random = rows_of(8448, 4, 3.0 / 5.0);
+  EXPECT_NEAR(model.predict_ms(random, c, h100_like()).ms, 0.05, 1e-12);
+  // ...and the sample times rho(4) = 0.5 + (0.3 - 0.5) * 2 / 6 when it is a band.
+  const MatrixFeatures band = rows_of(8448, 4, 0.0);
+  EXPECT_NEAR(model.predict_ms(band, c, h100_like()).ms, 0.05 * (0.5 - 0.2 / 3.0), 1e-12);
+}
+
+TEST(EllModel, ScalesABandedMatrixByTheBandedRatioAtItsWidth) {
+  LogGridFit grid;
+  grid.widths = {1, 10};
+  grid.rows = {1e3, 1e5};
+  grid.log_ms = {std::log(0.01), std::log(0.02), std::log(0.1), std::log(1.0)};
+  const EllModel model({{.kernel = {.resources = {.threads_per_block = 256}, .threads_per_row = 1},
+                         .time_vs_width_rows = grid,
+                         .banded_ratio = {{10, 0.4}}}});
+  EXPECT_NEAR(model.predict_shape_ms(10, 100000, 256, 1.0).ms, 1.0, 1e-12);
+  EXPECT_NEAR(model.predict_shape_ms(10, 100000, 256, 0.0).ms, 0.4, 1e-12);
+  EXPECT_NEAR(model.predict_shape_ms(10, 100000, 256, 0.5).ms, 0.7, 1e-12);
+}
+
+TEST(ModelPredictor, PricesAFormatWithItsOwnBytesFitWhereCalibrated) {
+  ModelSet set;
+  set.bytes = BytesCalibration{.time_vs_bytes = {.intercept = 0.005, .slope = 1.0 / 3e9}};
+  const FormatId sell{10};
+  const FormatId other{11};
+  set.format_bytes = {{.format = sell,
+                       .bytes = {.time_vs_bytes = {.intercept = 0.002, .slope = 1.0 / 1e9},
+                                 .banded_ratio = {{1e3, 0.5}}}}};
+  const ModelPredictor predictor(set);
+  MatrixFeatures f = rows_of(1000, 5, 1.0);
+  Candidate c;
+  c.format = sell;
+  // 1000 matrix bytes + x 8000 + y 8000 at the format's own 1 GB/s; random rows: factor 1.
+  EXPECT_DOUBLE_EQ(predictor.predict_ms(ModelFamily::other, f, c, h100_like(), 1000).ms,
+                   0.002 + 17000.0 / 1e9);
+  // A band: the format's own banded ratio.
+  f.mean_row_span_fraction = 0.0;
+  EXPECT_DOUBLE_EQ(predictor.predict_ms(ModelFamily::other, f, c, h100_like(), 1000).ms,
+                   0.5 * (0.002 + 17000.0 / 1e9));
+  // Another format keeps the shared fit, which has no banded calibration.
+  c.format = other;
+  EXPECT_DOUBLE_EQ(predictor.predict_ms(ModelFamily::other, f, c, h100_like(), 1000).ms,
+                   0.005 + 17000.0 / 3e9);
+}
+
+TEST(ModelPredictor, NeedsNoSharedBytesFitForAFormatWithItsOwn) {
+  ModelSet set;
+  set.format_bytes = {{.format = FormatId{10},
+                       .bytes = {.time_vs_bytes = {.intercept = 0.002, .slope = 1.0 / 1e9}}}};
+  const ModelPredictor predictor(set);
+  Candidate c;
+  c.format = FormatId{10};
+  EXPECT_GT(predictor.predict_ms(ModelFamily::other, rows_of(1000, 5, 1.0), c, h100_like()).ms,
+            0.002);
+}
+
+}  // namespace
+}  // namespace spmvd
