@@ -26,9 +26,10 @@ std::optional<ModelFamily> listed_model_family(FormatId format) noexcept {
   //                     threads_per_row = 1 variant (models/calibration.hpp);
   //   cuda_ell, cuda_coo, cuda_hyb   Sec. 4.3.2 and 4.3.3 with the kernels they were fitted on;
   //   cpu_coo           the COO line, fitted on cpu_coo when calibrating the CPU device;
-  //   cuSPARSE formats, SELL, CPU CSR   no dedicated model: their kernels differ from the
-  //                     calibrated ones, so the bytes model (calibrated on cuSPARSE CSR / CPU
-  //                     CSR) is the honest estimate.
+  //   cuSPARSE formats, SELL, CPU CSR   no dedicated model: the bytes model, fitted per
+  //                     format by calibration stage format_bytes (models/calibration.hpp's
+  //                     has_format_bytes_stage lists these rows), the shared cuSPARSE CSR / CPU
+  //                     CSR fit where a format has none.
   // One format per line:
   // clang-format off
   static constexpr Row kRows[] = {
