@@ -8,6 +8,7 @@
 #           fp32 once, then SIGTERM (exit code checked)
 #   models  spmv-calibrate (both precisions), SVG plots
 #   suite   spmv-bench over bench/suite.txt (JSON/CSV), then model-accuracy if calibrated
+#   accuracy  model-accuracy of $OUT/calibration.json against BENCH_JSON (an earlier suite)
 set -uo pipefail
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -77,6 +78,14 @@ stage_suite() {
     summary+=("accuracy: exit $?")
     tail -n 30 "$OUT/accuracy.log"
   fi
+}
+
+# Predictions of a fresh calibration against an earlier suite run (BENCH_JSON).
+stage_accuracy() {
+  model-accuracy --calibration "$OUT/calibration.json" --bench "${BENCH_JSON:?}" \
+    --data-dir "$data/matrices" --markdown "$OUT/accuracy.md" --json "$OUT/accuracy.json" \
+    > "$OUT/accuracy.log" 2>&1
+  summary+=("accuracy: exit $?; $(head -n 1 "$OUT/accuracy.md")")
 }
 
 for stage in "$@"; do
