@@ -38,7 +38,9 @@ class EngineTest : public ::testing::Test {
   EngineTest()
       : device_(make_cpu_device()),
         store_({.path = ":memory:"}),
-        engine_({.memory_budget_bytes = 64 << 20, .tuner = {.warmup_runs = 1, .timed_runs = 3}},
+        engine_({.memory_budget_bytes = 64 << 20,
+                 .tuner = {.warmup_runs = 1, .timed_runs = 3},
+                 .calibration = {}},
                 *device_, store_, format_registry()) {}
 
   std::unique_ptr<Device> device_;
@@ -129,7 +131,8 @@ TEST_F(EngineTest, MatrixOverTheMemoryBudgetIsRefusedAndOthersStayServed) {
   huge.row_offsets.assign((1 << 20) + 1, 0);
   huge.col_indices.resize(0);
   // 2^20 rows + cols of fp64 vectors plus 8-byte offsets need ~25 MB of a 1 MiB budget.
-  Engine small({.memory_budget_bytes = 1 << 20, .tuner = {}}, *device_, store_, format_registry());
+  Engine small({.memory_budget_bytes = 1 << 20, .tuner = {}, .calibration = {}}, *device_, store_,
+               format_registry());
   expect_error([&] { small.add_matrix(huge, Precision::fp64, "huge"); },
                ErrorCode::resource_exhausted, "memory budget");
   EXPECT_NO_THROW(engine_.multiply(kept.handle, 1, 0, {std::vector<double>(10, 1.0)}, {}));
