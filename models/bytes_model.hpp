@@ -46,6 +46,14 @@ std::uint64_t csr_storage_bytes_estimate(const MatrixFeatures& features, Precisi
 struct FormatBytesCalibration {
   FormatId format;
   BytesCalibration bytes;
+  // Extra ms per non-zero of the longest row: the format's critical path where one thread (or
+  // one block row) walks a row alone — SELL, BSR. Measured like the CSR-vector latency stage:
+  // a kLongRowLength-row sample with one full row against the same sample without it; ~0 for
+  // formats that balance non-zeros (COO, cuSPARSE CSR).
+  double long_row_step_ms = 0.0;
+  // The format's own launch floor: its time on the latency stage's tiny sample. Libraries that
+  // launch several kernels per multiply (cuSPARSE BSR) sit well above the CSR-vector floor.
+  double floor_ms = 0.0;
   friend bool operator==(const FormatBytesCalibration&, const FormatBytesCalibration&) = default;
 };
 

@@ -296,6 +296,11 @@ void plan_format_bytes(const FormatRegistry& registry, const DeviceInfo& device,
       twin.banded = true;
       v.samples.push_back(twin);
     }
+    // Last: the long-row pair of the latency stage, for the format's critical path, and its
+    // tiny sample, for the format's own launch floor.
+    v.samples.push_back({.rows = kLongRowLength, .row_length = 1, .long_row = false});
+    v.samples.push_back({.rows = kLongRowLength, .row_length = 1, .long_row = true});
+    v.samples.push_back({.rows = kLatencySampleRows, .row_length = 4});
     plan.variants.push_back(std::move(v));
   }
 }
@@ -419,10 +424,17 @@ struct SplitMeasurements {
   std::vector<SamplePoint> banded_ratio;
 };
 
+// The long-row pair and the tiny sample measure a critical path and a launch floor, not
+// throughput: they stay out of every fit.
+bool is_long_row_pair(const SampleShape& s) noexcept {
+  return (s.rows == kLongRowLength && s.row_length == 1) ||
+         (s.rows == kLatencySampleRows && s.row_length == 4 && !s.banded);
+}
+
 SplitMeasurements split_banded(const PlannedVariant& v, const std::vector<SamplePoint>& ms) {
   SplitMeasurements out;
   for (std::size_t s = 0; s < v.samples.size(); ++s) {
-    if (v.samples[s].banded) continue;
+    if (v.samples[s].banded || is_long_row_pair(v.samples[s])) continue;
     out.random.push_back(ms[s]);
     out.random_shapes.push_back(v.samples[s]);
   }
@@ -708,14 +720,21 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
                                          .samples = split.random,
                                          .banded_ratio = split.banded_ratio};
             break;
-          case CalibrationStage::format_bytes:
+          case CalibrationStage::format_bytes: {
+            // The last three: long-row pair (without, with the full row), the tiny sample.
+            const std::size_t n = variant.samples.size();
+            const double step_ms = std::max(measured[v][n - 2].y - measured[v][n - 3].y, 0.0) /
+                                   static_cast<double>(kLongRowLength);
             set.format_bytes.push_back(
                 {.format = variant.format,
                  .bytes = BytesCalibration{.time_vs_bytes = fit_linear(split.random),
                                            .l2_share_for_x = BytesCalibration{}.l2_share_for_x,
                                            .samples = split.random,
-                                           .banded_ratio = split.banded_ratio}});
+                                           .banded_ratio = split.banded_ratio},
+                 .long_row_step_ms = step_ms,
+                 .floor_ms = measured[v][n - 1].y});
             break;
+          }
         }
       } catch (const Error& e) {
         throw Error(ErrorCode::internal,

@@ -182,11 +182,16 @@ void from_json(const nlohmann::json& j, BytesCalibration& v) {
 }
 
 void to_json(nlohmann::json& j, const FormatBytesCalibration& v) {
-  j = {{"format", v.format.value}, {"bytes", v.bytes}};
+  j = {{"format", v.format.value},
+       {"bytes", v.bytes},
+       {"long_row_step_ms", v.long_row_step_ms},
+       {"floor_ms", v.floor_ms}};
 }
 void from_json(const nlohmann::json& j, FormatBytesCalibration& v) {
   j.at("format").get_to(v.format.value);
   j.at("bytes").get_to(v.bytes);
+  j.at("long_row_step_ms").get_to(v.long_row_step_ms);
+  j.at("floor_ms").get_to(v.floor_ms);
 }
 
 void to_json(nlohmann::json& j, const BlockedEllTimeCoefficients& v) {

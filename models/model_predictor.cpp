@@ -44,7 +44,10 @@ Prediction ModelPredictor::predict_ms(ModelFamily family, const MatrixFeatures& 
   if (family != ModelFamily::other && x_beyond_l2(features, device, set_.precision) &&
       x_randomness(features) > 0.5)
     p.confidence *= 0.8;
-  p.ms = smooth_floor_ms(p.ms, set_.launch_floor_ms);
+  double floor_ms = set_.launch_floor_ms;
+  for (const FormatBytesCalibration& own : set_.format_bytes)
+    if (own.format == candidate.format) floor_ms = std::max(floor_ms, own.floor_ms);
+  p.ms = smooth_floor_ms(p.ms, floor_ms);
   return p;
 }
 
@@ -82,14 +85,22 @@ Prediction ModelPredictor::predict_unfloored_ms(ModelFamily family,
   // The format's own bytes fit where calibration made one (stage format_bytes), else the shared
   // fit on cuSPARSE CSR ALG1 / CPU CSR.
   const BytesCalibration* bytes = set_.bytes ? &*set_.bytes : nullptr;
-  for (const FormatBytesCalibration& own : set_.format_bytes)
-    if (own.format == candidate.format) bytes = &own.bytes;
+  double long_row_step_ms = 0.0;
+  for (const FormatBytesCalibration& own : set_.format_bytes) {
+    if (own.format != candidate.format) continue;
+    bytes = &own.bytes;
+    long_row_step_ms = own.long_row_step_ms;
+  }
   StorageBytesFn storage;
   if (matrix_bytes) {
     storage = [bytes = *matrix_bytes](const MatrixFeatures&, const Candidate&) { return bytes; };
   }
-  return BytesModel(*bytes, set_.precision, std::move(storage))
-      .predict_ms(features, candidate, device);
+  Prediction p = BytesModel(*bytes, set_.precision, std::move(storage))
+                     .predict_ms(features, candidate, device);
+  // Bytes say nothing of a row one thread walks alone: where the format has such a critical
+  // path (SELL: the longest row sets its slice's width; BSR), it bounds the time from below.
+  p.ms = std::max(p.ms, long_row_step_ms * static_cast<double>(features.row_length_max));
+  return p;
 }
 
 }  // namespace spmvd

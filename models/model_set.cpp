@@ -134,6 +134,8 @@ nlohmann::json model_set_summary(const ModelSet& set) {
     fit["bandwidth_bytes_per_ms"] = own.bytes.bandwidth_bytes_per_ms();
     fit["banded_ratio"] = own.bytes.banded_ratio;
     fit["format"] = own.format.value;
+    fit["long_row_step_ms"] = own.long_row_step_ms;
+    fit["floor_ms"] = own.floor_ms;
     add_fit(fits, "format_bytes", nullptr, "ms_vs_bytes", std::move(fit));
   }
   nlohmann::json summary = {{"model_version", kModelVersion},

@@ -223,13 +223,18 @@ TEST(PlanCalibration, FitsEachFormatWithoutADedicatedModelOnRandomAndBandedSampl
     if (v.stage != CalibrationStage::format_bytes) continue;
     ++variants;
     EXPECT_EQ(v.format, kCusparseCsrFormatId);  // the one such format of this catalogue
-    ASSERT_EQ(v.samples.size(), 4u);
+    ASSERT_EQ(v.samples.size(), 7u);
     // max_sample_nnz and a quarter of it, in whole rows of coo_row_length = 8.
     EXPECT_NEAR(static_cast<double>(v.samples[1].nnz()), plan.max_sample_nnz, 8.0);
     EXPECT_NEAR(static_cast<double>(v.samples[0].nnz() * 4), plan.max_sample_nnz, 32.0);
     EXPECT_FALSE(v.samples[1].banded);
     EXPECT_TRUE(v.samples[2].banded);
     EXPECT_TRUE(v.samples[3].banded);
+    // Last, the long-row pair that measures the format's critical path.
+    EXPECT_FALSE(v.samples[4].long_row);
+    EXPECT_TRUE(v.samples[5].long_row);
+    EXPECT_EQ(v.samples[5].rows, kLongRowLength);
+    EXPECT_EQ(v.samples[6].rows, kLatencySampleRows);  // the format's own floor
   }
   EXPECT_EQ(variants, 1u);
   // COO: one banded twin, of the largest sample.

@@ -131,6 +131,40 @@ TEST(ModelPredictor, PricesAFormatWithItsOwnBytesFitWhereCalibrated) {
                    0.005 + 17000.0 / 3e9);
 }
 
+TEST(ModelPredictor, BoundsAFormatByTheCriticalPathOfItsLongestRow) {
+  ModelSet set;
+  const FormatId sell{8};
+  set.format_bytes = {{.format = sell,
+                       .bytes = {.time_vs_bytes = {.intercept = 0.002, .slope = 1.0 / 1e9}},
+                       .long_row_step_ms = 1e-4}};
+  const ModelPredictor predictor(set);
+  Candidate c;
+  c.format = sell;
+  MatrixFeatures f = rows_of(1000, 5, 1.0);
+  const double throughput = 0.002 + 17000.0 / 1e9;
+  // Rows of 5: the bytes decide.
+  EXPECT_DOUBLE_EQ(predictor.predict_ms(ModelFamily::other, f, c, h100_like(), 1000).ms,
+                   throughput);
+  // One row of 3000: one thread walks it, 3000 steps of 0.1 us.
+  f.row_length_max = 3000;
+  EXPECT_DOUBLE_EQ(predictor.predict_ms(ModelFamily::other, f, c, h100_like(), 1000).ms, 0.3);
+}
+
+TEST(ModelPredictor, HoldsAFormatAboveItsOwnFloor) {
+  ModelSet set;
+  set.launch_floor_ms = 0.005;
+  const FormatId bsr{11};
+  set.format_bytes = {{.format = bsr,
+                       .bytes = {.time_vs_bytes = {.intercept = 0.0, .slope = 1.0 / 1e9}},
+                       .floor_ms = 0.02}};
+  const ModelPredictor predictor(set);
+  Candidate c;
+  c.format = bsr;
+  const double ms = predictor.predict_ms(ModelFamily::other, rows_of(10, 5, 1.0), c, h100_like(), 100).ms;
+  EXPECT_GE(ms, 0.02);
+  EXPECT_LT(ms, 0.0201);
+}
+
 TEST(ModelPredictor, NeedsNoSharedBytesFitForAFormatWithItsOwn) {
   ModelSet set;
   set.format_bytes = {{.format = FormatId{10},
