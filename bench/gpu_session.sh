@@ -30,9 +30,13 @@ stage_daemon() {
   spmvd --listen 127.0.0.1:0 --port-file /tmp/spmvd.port --database "$db" \
         ${SPMVD_EXTRA_FLAGS:-} > "$log" 2>&1 &
   local pid=$!
-  for _ in $(seq 1 600); do [ -s /tmp/spmvd.port ] && break; sleep 0.5; done
+  for _ in $(seq 1 600); do
+    [ -s /tmp/spmvd.port ] && break
+    kill -0 $pid 2>/dev/null || break  # it exited: its log says why
+    sleep 0.5
+  done
   local port; port=$(cat /tmp/spmvd.port 2>/dev/null)
-  if [ -z "$port" ]; then summary+=("daemon: did not start"); tail "$log"; return; fi
+  if [ -z "$port" ]; then summary+=("daemon: did not start"); tail -n 5 "$log"; return; fi
   local runs="$OUT/spmv_run.log"; : > "$runs"
   for m in cage11 bcsstk16 ego-Twitter_u rajat01 luxembourg_osm_fz; do
     for attempt in 1 2; do

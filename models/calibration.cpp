@@ -424,9 +424,12 @@ struct SplitMeasurements {
   std::vector<SamplePoint> banded_ratio;
 };
 
-// The long-row pair and the tiny sample measure a critical path and a launch floor, not
-// throughput: they stay out of every fit.
-bool is_long_row_pair(const SampleShape& s) noexcept {
+// In the format_bytes stage, the long-row pair and the tiny sample measure a critical path
+// and a launch floor, not throughput: they stay out of its bytes fit. (Other stages have
+// samples of the same shapes that are ordinary points of their fits: the ELL grid has width 1
+// at 65536 rows.)
+bool is_critical_path_sample(const PlannedVariant& v, const SampleShape& s) noexcept {
+  if (v.stage != CalibrationStage::format_bytes) return false;
   return (s.rows == kLongRowLength && s.row_length == 1) ||
          (s.rows == kLatencySampleRows && s.row_length == 4 && !s.banded);
 }
@@ -434,7 +437,7 @@ bool is_long_row_pair(const SampleShape& s) noexcept {
 SplitMeasurements split_banded(const PlannedVariant& v, const std::vector<SamplePoint>& ms) {
   SplitMeasurements out;
   for (std::size_t s = 0; s < v.samples.size(); ++s) {
-    if (v.samples[s].banded || is_long_row_pair(v.samples[s])) continue;
+    if (v.samples[s].banded || is_critical_path_sample(v, v.samples[s])) continue;
     out.random.push_back(ms[s]);
     out.random_shapes.push_back(v.samples[s]);
   }
