@@ -150,8 +150,11 @@ std::string plot_svg(std::span<const SvgSeries> series, const SvgPlotOptions& o)
       << o.height_px << "\" viewBox=\"0 0 " << o.width_px << ' ' << o.height_px
       << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
   svg << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  // Long titles shrink to the picture's width (about 0.55 em per character of sans-serif).
+  const double title_px =
+      std::clamp(0.95 * o.width_px / (0.55 * std::max<double>(1.0, o.title.size())), 8.0, 15.0);
   svg << "<text x=\"" << pixel(o.width_px / 2.0) << "\" y=\"22\" text-anchor=\"middle\" "
-      << "font-size=\"15\">" << escape_xml(o.title) << "</text>\n";
+      << "font-size=\"" << pixel(title_px) << "\">" << escape_xml(o.title) << "</text>\n";
   // Axes and ticks.
   const double left = x.pixel_from, right = x.pixel_to, bottom = y.pixel_from, top = y.pixel_to;
   svg << "<g class=\"axes\" stroke=\"black\" fill=\"none\">\n"
