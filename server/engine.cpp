@@ -291,7 +291,14 @@ bool Engine::load_calibration(bool calibrate_when_missing,
     spdlog::info("performance models: none stored; the tuner measures every candidate");
     return false;
   }
-  calibrate(on_progress);
+  try {
+    calibrate(on_progress);
+  } catch (const Error& e) {
+    // Models only decide what is measured: a daemon without them still serves, more slowly
+    // tuned. `spmvctl calibrate` can retry once the cause is fixed.
+    spdlog::error("calibration failed, the tuner measures every candidate: {}", e.what());
+    return false;
+  }
   return true;
 }
 
