@@ -19,9 +19,13 @@ struct Engine::Resident {
   CsrMatrix<double> host;  // kept to (re)build formats; structure also keys the plan cache
   MatrixFeatures features;
   std::uint64_t reserved_bytes = 0;  // counted against the budget (guarded by residents_mutex_)
-  std::mutex mutex;                  // guards plan and op
+  std::mutex mutex;                  // guards plan, op and the vectors
   std::optional<Plan> plan;
   std::unique_ptr<SpmvOperator> op;
+  // One x and one y on the device, allocated with the format (and counted in its budget) so
+  // that a multiply allocates nothing.
+  DeviceBuffer x;
+  DeviceBuffer y;
 };
 
 namespace {
@@ -161,8 +165,12 @@ void Engine::build_operator(Resident& m, const Plan& plan) {
   m.op.reset();  // free the old format before building the new one
   m.op = entry->build(m.host, m.summary.precision, candidate, device_);
   m.plan = plan;
-  const std::uint64_t vectors = static_cast<std::uint64_t>(m.summary.rows + m.summary.cols) *
-                                value_bytes(m.summary.precision);
+  const std::size_t vb = value_bytes(m.summary.precision);
+  if (!m.x.data() && !m.y.data()) {
+    m.x = DeviceBuffer(device_, static_cast<std::size_t>(m.summary.cols) * vb);
+    m.y = DeviceBuffer(device_, static_cast<std::size_t>(m.summary.rows) * vb);
+  }
+  const std::uint64_t vectors = m.x.bytes() + m.y.bytes();
   std::unique_lock lock(residents_mutex_);
   reserved_bytes_ = reserved_bytes_ - m.reserved_bytes + m.op->device_bytes() + vectors;
   m.reserved_bytes = m.op->device_bytes() + vectors;
@@ -227,13 +235,13 @@ MultiplyOutcome Engine::multiply(const std::string& handle, double alpha, double
   outcome.plan = *m->plan;
   const Precision p = m->summary.precision;
   std::lock_guard device_lock(device_mutex_);
-  DeviceBuffer x(device_, static_cast<std::size_t>(m->summary.cols) * value_bytes(p));
-  DeviceBuffer y(device_, static_cast<std::size_t>(m->summary.rows) * value_bytes(p));
   for (std::size_t i = 0; i < xs.size(); ++i) {
-    copy_vector_in(device_, xs[i], p, x.data());
-    if (beta != 0.0) copy_vector_in(device_, ys[i], p, y.data());
-    outcome.device_ms += device_.time_ms([&] { m->op->apply(x.data(), y.data(), alpha, beta); });
-    outcome.y.push_back(copy_vector_out(device_, y.data(), static_cast<std::size_t>(m->summary.rows), p));
+    copy_vector_in(device_, xs[i], p, m->x.data());
+    if (beta != 0.0) copy_vector_in(device_, ys[i], p, m->y.data());
+    outcome.device_ms +=
+        device_.time_ms([&] { m->op->apply(m->x.data(), m->y.data(), alpha, beta); });
+    outcome.y.push_back(
+        copy_vector_out(device_, m->y.data(), static_cast<std::size_t>(m->summary.rows), p));
   }
   return outcome;
 }
