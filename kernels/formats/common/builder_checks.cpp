@@ -31,4 +31,11 @@ void check_gpu_device(std::string_view format, const Device& device) {
         std::string(format) + ": cannot build on the CPU device '" + device.info().name + "'");
 }
 
+void check_cpu_device(std::string_view format, const Device& device) {
+  if (device.info().is_gpu)
+    throw Error(ErrorCode::failed_precondition,
+                std::string(format) + ": cannot build on GPU device '" + device.info().name +
+                    "' (the CPU kernel reads x and y as host memory)");
+}
+
 }  // namespace spmvd

@@ -18,5 +18,7 @@ void check_one_of(std::string_view format, std::string_view field, std::uint32_t
                   std::span<const std::uint32_t> allowed);
 // Error(failed_precondition) unless `device` is a GPU.
 void check_gpu_device(std::string_view format, const Device& device);
+// Error(failed_precondition) unless `device` is the CPU (CPU kernels read x and y as host memory).
+void check_cpu_device(std::string_view format, const Device& device);
 
 }  // namespace spmvd

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "kernels/formats/common/builder_checks.hpp"
 #include "kernels/formats/common/coo_layout.hpp"
 #include "kernels/formats/cpu_coo/cpu_coo_rules.hpp"
 
@@ -65,13 +66,8 @@ class CpuCooOperator final : public SpmvOperator {
 
 std::unique_ptr<SpmvOperator> build_cpu_coo(const CsrMatrix<double>& matrix, Precision precision,
                                             const Candidate& candidate, Device& device) {
-  if (candidate.format != kCpuCooFormatId)
-    throw_invalid("cpu_coo: candidate of format id " + std::to_string(candidate.format.value) +
-                  " given to the cpu_coo builder");
-  if (device.info().is_gpu)
-    throw Error(ErrorCode::failed_precondition,
-                "cpu_coo: cannot build on GPU device '" + device.info().name +
-                    "' (the CPU kernel reads x and y as host memory)");
+  check_candidate_format("cpu_coo", kCpuCooFormatId, candidate);
+  check_cpu_device("cpu_coo", device);
   if (precision == Precision::fp32) return std::make_unique<CpuCooOperator<float>>(matrix, device);
   return std::make_unique<CpuCooOperator<double>>(matrix, device);
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "kernels/formats/common/builder_checks.hpp"
 #include "kernels/formats/cpu_csr/cpu_csr_rules.hpp"
 
 namespace spmvd {
@@ -62,13 +63,8 @@ class CpuCsrOperator final : public SpmvOperator {
 
 std::unique_ptr<SpmvOperator> build_cpu_csr(const CsrMatrix<double>& matrix, Precision precision,
                                             const Candidate& candidate, Device& device) {
-  if (candidate.format != kCpuCsrFormatId)
-    throw_invalid("cpu_csr: candidate of format id " + std::to_string(candidate.format.value) +
-                  " given to the cpu_csr builder");
-  if (device.info().is_gpu)
-    throw Error(ErrorCode::failed_precondition,
-                "cpu_csr: cannot build on GPU device '" + device.info().name +
-                    "' (the CPU kernel reads x and y as host memory)");
+  check_candidate_format("cpu_csr", kCpuCsrFormatId, candidate);
+  check_cpu_device("cpu_csr", device);
   if (precision == Precision::fp32) return std::make_unique<CpuCsrOperator<float>>(matrix, device);
   return std::make_unique<CpuCsrOperator<double>>(matrix, device);
 }
