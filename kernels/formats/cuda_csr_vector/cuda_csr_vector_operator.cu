@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/formats/common/builder_checks.hpp"
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_kernel.cuh"
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_operator.hpp"
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
@@ -78,9 +79,7 @@ std::unique_ptr<SpmvOperator> build_cuda_csr_vector(const CsrMatrix<double>& mat
                                                     Precision precision, const Candidate& candidate,
                                                     Device& device) {
   const LaunchConfig& launch = candidate.launch;
-  if (candidate.format != kCudaCsrVectorFormatId)
-    throw_invalid("cuda_csr_vector: candidate of format id " +
-                  std::to_string(candidate.format.value) + " given to the cuda_csr_vector builder");
+  check_candidate_format("cuda_csr_vector", kCudaCsrVectorFormatId, candidate);
   if (!contains(kCsrVectorThreadsPerRow, launch.threads_per_row))
     throw_invalid("cuda_csr_vector: threads_per_row " + std::to_string(launch.threads_per_row) +
                   " is not a compiled variant (2, 4, 8, 16, 32)");
@@ -89,9 +88,7 @@ std::unique_ptr<SpmvOperator> build_cuda_csr_vector(const CsrMatrix<double>& mat
     throw_invalid("cuda_csr_vector: block_size " + std::to_string(launch.block_size) +
                   " is not one of 128, 256, 512");
   if (launch.grid_size == 0) throw_invalid("cuda_csr_vector: grid_size is 0");
-  if (!device.info().is_gpu)
-    throw Error(ErrorCode::failed_precondition,
-                "cuda_csr_vector: cannot build on the CPU device '" + device.info().name + "'");
+  check_gpu_device("cuda_csr_vector", device);
   if (precision == Precision::fp32)
     return std::make_unique<CudaCsrVectorOperator<float>>(matrix, launch, device);
   return std::make_unique<CudaCsrVectorOperator<double>>(matrix, launch, device);

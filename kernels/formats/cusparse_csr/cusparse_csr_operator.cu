@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/formats/common/builder_checks.hpp"
 #include "kernels/cuda/host_log.hpp"
 #include "kernels/formats/cusparse_csr/cusparse_csr_operator.hpp"
 #include "kernels/formats/cusparse_csr/cusparse_csr_rules.hpp"
@@ -176,16 +177,12 @@ class CusparseCsrOperator final : public SpmvOperator {
 std::unique_ptr<SpmvOperator> build_cusparse_csr(const CsrMatrix<double>& matrix,
                                                  Precision precision, const Candidate& candidate,
                                                  Device& device) {
-  if (candidate.format != kCusparseCsrFormatId)
-    throw_invalid("cusparse_csr: candidate of format id " + std::to_string(candidate.format.value) +
-                  " given to the cusparse_csr builder");
+  check_candidate_format("cusparse_csr", kCusparseCsrFormatId, candidate);
   const std::uint32_t algorithm = candidate.params.library_algorithm;
   if (algorithm != kCusparseSpmvCsrAlg1 && algorithm != kCusparseSpmvCsrAlg2)
     throw_invalid("cusparse_csr: library_algorithm " + std::to_string(algorithm) +
                   " is not CUSPARSE_SPMV_CSR_ALG1 (2) or CUSPARSE_SPMV_CSR_ALG2 (3)");
-  if (!device.info().is_gpu)
-    throw Error(ErrorCode::failed_precondition,
-                "cusparse_csr: cannot build on the CPU device '" + device.info().name + "'");
+  check_gpu_device("cusparse_csr", device);
   const auto alg = static_cast<cusparseSpMVAlg_t>(algorithm);
   if (precision == Precision::fp32)
     return std::make_unique<CusparseCsrOperator<float>>(matrix, alg, device);
