@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -395,6 +397,65 @@ double median_apply_ms(SpmvOperator& op, Device& device, const CsrMatrix<double>
   return times[times.size() / 2];
 }
 
+// The host samples of the paper 003 CPU side beside a GPU: 4 doubling sizes up to 2^21
+// non-zeros, a few ms each on a 16-core host (well under a second per precision).
+constexpr int kHostCooSizes = 4;
+constexpr std::int64_t kMaxHostCooSampleNnz = std::int64_t{1} << 21;
+
+// Paper 003 Sec. 5.1 from measurements. Eq. 6 (CPU side): cpu_coo's time per non-zero on all
+// nc hardware threads of the host, a line ms = a * nnz + b; with TC = 2 NNZ / (fc * nc) on
+// those nc threads, fc = 2 / (a * nc) per core (Eq. 6 itself then runs the COO part on nc - 1,
+// one core driving the GPU). On the CPU device the coo stage has timed exactly this (its only
+// record is cpu_coo); beside a GPU the host is a second device, timed here and not planned,
+// since every planned variant runs on `device`. Eq. 7 (GPU side): ell_ms_per_entry, the slope of
+// the fastest ELL launch's ms against rows * width; Eq. 7 uses only the product C * F, and
+// DeviceInfo counts SMs, not SPs, so C = sm_count and F is per SM: F = 1 / (slope * C). The
+// paper's equations have no constant term, so both intercepts are dropped (the launch floor is
+// ModelSet::launch_floor_ms). Without ELL samples (the CPU device) C and F stay 0, which
+// gpu_ell_time_ms refuses. nullopt: no cpu_coo, or its slope is not positive (no rate).
+std::optional<CpuGpuTimeCoefficients> fit_cpu_gpu(const FormatRegistry& registry, Device& device,
+                                                  const CalibrationPlan& plan,
+                                                  const CalibrationOptions& o,
+                                                  const std::vector<CooCalibration>& coo,
+                                                  std::optional<double> ell_ms_per_entry) {
+  const FormatEntry* entry = registry.find(kCpuCooFormatId);
+  if (entry == nullptr) return std::nullopt;
+  double cpu_ms_per_nnz = 0.0;
+  int cores = 0;
+  if (!device.info().is_gpu) {
+    if (coo.empty()) return std::nullopt;
+    cpu_ms_per_nnz = coo.front().time_vs_nnz.slope;
+    cores = device.info().sm_count;
+  } else {
+    const std::unique_ptr<Device> host = make_cpu_device();
+    CalibrationOptions sizes = o;
+    sizes.size_steps = kHostCooSizes;
+    std::vector<SamplePoint> points;
+    for (const SampleShape& shape :
+         doubling_shapes(std::min(plan.max_sample_nnz, kMaxHostCooSampleNnz), sizes)) {
+      const CsrMatrix<double> sample =
+          uniform_row_length_sample(shape.rows, shape.row_length, shape_seed(o.seed, shape));
+      auto op = entry->build(sample, plan.precision,
+                             Candidate{.format = kCpuCooFormatId, .params = {}, .launch = {}},
+                             *host);
+      points.push_back({static_cast<double>(shape.nnz()),
+                        median_apply_ms(*op, *host, sample, plan.precision, o)});
+    }
+    cpu_ms_per_nnz = fit_linear(points).slope;
+    cores = host->info().sm_count;
+  }
+  if (cpu_ms_per_nnz <= 0.0 || cores <= 0) return std::nullopt;
+  CpuGpuTimeCoefficients c;
+  c.cpu_cores = cores;
+  c.cpu_operations_per_ms = 2.0 / (cpu_ms_per_nnz * static_cast<double>(cores));
+  if (ell_ms_per_entry && device.info().sm_count > 0) {
+    c.gpu_streaming_processors = device.info().sm_count;
+    c.gpu_operations_per_ms_per_sp =
+        1.0 / (*ell_ms_per_entry * static_cast<double>(device.info().sm_count));
+  }
+  return c;
+}
+
 // "csr_vector cuda_csr_vector t=8 block=256"
 std::string describe(const PlannedVariant& v, const FormatRegistry& registry) {
   const FormatEntry* entry = registry.find(v.format);
@@ -609,6 +670,8 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
   ModelSet set;
   set.device_signature = info.signature();
   set.precision = precision;
+  // Paper 003 Eq. 7: the fastest ELL launch's ms per padded entry (fit_cpu_gpu).
+  std::optional<double> ell_ms_per_entry;
 
   for (const CalibrationStage stage : kStages) {
     const auto stage_start = Clock::now();
@@ -689,10 +752,16 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
             break;
           case CalibrationStage::ell: {
             std::vector<GridSample> grid;
-            for (std::size_t s = 0; s < split.random.size(); ++s)
+            std::vector<SamplePoint> per_entry;  // ms against rows * width
+            for (std::size_t s = 0; s < split.random.size(); ++s) {
               grid.push_back({.width = static_cast<double>(split.random_shapes[s].row_length),
                               .rows = static_cast<double>(split.random_shapes[s].rows),
                               .ms = split.random[s].y});
+              per_entry.push_back({grid.back().width * grid.back().rows, grid.back().ms});
+            }
+            const double slope = fit_linear(per_entry).slope;
+            if (slope > 0.0 && (!ell_ms_per_entry || slope < *ell_ms_per_entry))
+              ell_ms_per_entry = slope;
             set.ell.push_back({.kernel = variant.kernel,
                                .time_vs_width_rows = fit_log_grid(grid),
                                .banded_ratio = split.banded_ratio});
@@ -750,6 +819,14 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
       on_progress(progress);
     }
   }
+  set.cpu_gpu = fit_cpu_gpu(registry, device, plan, options, set.coo, ell_ms_per_entry);
+  // set.blocked_ell (paper 000 Sec. 5.3) stays unset: its T_t needs TW, the host-device
+  // (PCIe) bandwidth, and no stage times a transfer (every sample is resident on the device, as
+  // the daemon's matrices are). L, the rows below which an SM idles, would be the knee where
+  // ELL time stops being flat in rows, but the grid steps rows by 4x from kEllMinRows and its
+  // flat end is the launch latency, which the model has no term for: no honest L either. f_p
+  // alone (the ELL slope per SM) does not make the model usable, and a guessed TW or L would
+  // make its times fiction.
   return set;
 }
 

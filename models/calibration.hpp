@@ -19,6 +19,10 @@
 //               cuSPARSE CSR, SELL, COO, BSR, cuda_sell; cpu_csr on the CPU), from its first
 //               candidate on two sizes (max_sample_nnz / 4 and max_sample_nnz), each random and
 //               banded: ModelSet::format_bytes.
+// After the stages, ModelSet::cpu_gpu (paper 003 Eqs. 6-7): the GPU side from the ell stage's
+// samples (ms against rows * width), the CPU side from cpu_coo at doubling non-zero counts
+// (the coo stage on the CPU device; beside a GPU, 4 small samples on make_cpu_device(), not in
+// the plan). ModelSet::blocked_ell (paper 000) stays unset: see run_calibration_plan.
 // x locality (models/locality.hpp): csr_vector (row lengths kBandedCsrRowLengths), ell (widths
 // kBandedEllWidths at the largest rows), coo (the largest size) and format_bytes also time a
 // banded twin of some random samples (banded_row_length_sample); each banded / random time

@@ -427,6 +427,36 @@ TEST_F(CpuCalibration, FitsTheBytesModelAndCpuCooForBothPrecisions) {
   }
 }
 
+// Paper 003 Eq. 6 on the CPU device: fc from the coo stage's cpu_coo line on all cores; no
+// GPU side (no ELL samples), and no paper 000 model (no transfer is ever timed).
+TEST_F(CpuCalibration, FillsTheCpuSideOfThePaper003ModelFromCpuCoo) {
+  const bool has_cpu_coo = format_registry().find(kCpuCooFormatId) != nullptr;
+  for (const Precision precision : {Precision::fp32, Precision::fp64}) {
+    const ModelSet& set = calibration_->for_precision(precision);
+    EXPECT_FALSE(set.blocked_ell.has_value());
+    if (!has_cpu_coo) {
+      EXPECT_FALSE(set.cpu_gpu.has_value());
+      continue;
+    }
+    ASSERT_TRUE(set.cpu_gpu.has_value());
+    const CpuGpuTimeCoefficients& c = *set.cpu_gpu;
+    const int cores = device_->info().sm_count;
+    EXPECT_EQ(c.cpu_cores, cores);
+    EXPECT_GT(c.cpu_operations_per_ms, 0.0) << "the CPU side's slope must be positive";
+    ASSERT_EQ(set.coo.size(), 1u);
+    const double slope_ms_per_nnz = set.coo[0].time_vs_nnz.slope;
+    EXPECT_DOUBLE_EQ(c.cpu_operations_per_ms, 2.0 / (slope_ms_per_nnz * cores));
+    if (cores >= 2) {
+      // Eq. 6 runs the COO part on nc - 1 cores: the measured slope scaled by nc / (nc - 1).
+      EXPECT_NEAR(cpu_coo_time_ms(1'000'000, c),
+                  1e6 * slope_ms_per_nnz * cores / (cores - 1.0),
+                  1e-9 * 1e6 * slope_ms_per_nnz);
+    }
+    EXPECT_EQ(c.gpu_streaming_processors, 0);
+    EXPECT_EQ(c.gpu_operations_per_ms_per_sp, 0.0);
+  }
+}
+
 TEST_F(CpuCalibration, ReportsProgressPerPrecisionAndStage) {
   ASSERT_FALSE(progress_->empty());
   std::set<std::string> stages;

@@ -60,6 +60,23 @@ TEST(ModelSet, JsonRoundTripKeepsEveryValue) {
   EXPECT_FALSE(back.cpu_gpu.has_value());
 }
 
+TEST(ModelSet, JsonRoundTripKeepsThePaper003CoefficientsAndSummaryShowsThem) {
+  ModelSet set = full_set();
+  set.cpu_gpu = CpuGpuTimeCoefficients{.cpu_cores = 16, .cpu_operations_per_ms = 4.1e5,
+                                       .gpu_streaming_processors = 132,
+                                       .gpu_operations_per_ms_per_sp = 2.3e6};
+  const ModelSet back =
+      model_set_from_json(model_set_to_json(set), h100_like().signature(), Precision::fp32);
+  ASSERT_TRUE(back.cpu_gpu.has_value());
+  EXPECT_EQ(*back.cpu_gpu, *set.cpu_gpu);
+  EXPECT_EQ(back, set);
+  const nlohmann::json s = model_set_summary(set);  // what `spmvctl model show` prints
+  EXPECT_EQ(s.at("cpu_gpu").at("cpu_cores"), 16);
+  EXPECT_EQ(s.at("cpu_gpu").at("cpu_operations_per_ms"), 4.1e5);
+  EXPECT_EQ(s.at("cpu_gpu").at("gpu_streaming_processors"), 132);
+  EXPECT_EQ(s.at("cpu_gpu").at("gpu_operations_per_ms_per_sp"), 2.3e6);
+}
+
 TEST(ModelSet, JsonCarriesTheModelVersion) {
   const nlohmann::json j = nlohmann::json::parse(model_set_to_json(full_set()));
   EXPECT_EQ(j.at("model_version").get<int>(), kModelVersion);
