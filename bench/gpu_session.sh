@@ -20,6 +20,8 @@ nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=c
 stage_tests() {
   kernels_conformance_gpu --gtest_brief=1 > "$OUT/tests_gpu.log" 2>&1
   local rc=$?
+  calibration_gpu > "$OUT/calibration_gpu.log" 2>&1
+  summary+=("tests: calibration_gpu exit $? ($(grep -E '^\[  PASSED|^\[  FAILED|predicted' "$OUT/calibration_gpu.log" | tr '\n' ' '))")
   tail -n 5 "$OUT/tests_gpu.log"
   summary+=("tests: kernels_conformance_gpu exit $rc ($(grep -c '^\[       OK' "$OUT/tests_gpu.log" || true) ok lines; $(grep -E '^\[  PASSED|^\[  FAILED' "$OUT/tests_gpu.log" | tr '\n' ' '))")
 }
