@@ -184,7 +184,10 @@ TuneOutcome Engine::ensure_plan(Resident& m, bool force) {
   outcome.cache_hit = plan.has_value();
   if (!plan) {
     TunerOptions options = config_.tuner;
-    options.memory_budget_bytes = config_.memory_budget_bytes - bytes_in_use_by_others(m);
+    const std::uint64_t others = bytes_in_use_by_others(m);
+    // Formats may outgrow their estimate, so the others can exceed the budget: then nothing is left.
+    options.memory_budget_bytes =
+        others < config_.memory_budget_bytes ? config_.memory_budget_bytes - others : 0;
     m.op.reset();  // the tuner may use the memory the current format holds
     const auto models = predictor_for(m.summary.precision);
     plan = tune_matrix(registry_, device_, m.host, m.features, m.summary.precision, options,
