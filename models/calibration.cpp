@@ -562,10 +562,16 @@ CalibrationPlan plan_calibration(const FormatRegistry& registry, const DeviceInf
   return plan;
 }
 
-CsrMatrix<double> uniform_row_length_sample(std::int64_t rows, std::int64_t row_length,
-                                            std::uint64_t seed) {
+namespace {
+
+// A rows x rows sample in which every row holds row_length non-zeros with random values;
+// column_of(r, j, rng) picks row r's j-th column (ascending in j).
+template <typename ColumnOf>
+CsrMatrix<double> fixed_row_length_sample(const char* name, std::int64_t rows,
+                                          std::int64_t row_length, std::uint64_t seed,
+                                          ColumnOf column_of) {
   if (row_length < 1 || row_length > rows || rows > kMaxDimension) {
-    throw_invalid("uniform_row_length_sample: row length " + std::to_string(row_length) +
+    throw_invalid(std::string(name) + ": row length " + std::to_string(row_length) +
                   " must be in [1, rows = " + std::to_string(rows) + "] and rows <= 2^31 - 1");
   }
   CsrMatrix<double> m;
@@ -580,11 +586,7 @@ CsrMatrix<double> uniform_row_length_sample(std::int64_t rows, std::int64_t row_
   for (std::int64_t r = 0; r < rows; ++r) {
     m.row_offsets[static_cast<std::size_t>(r)] = static_cast<RowOffset>(k);
     for (std::int64_t j = 0; j < row_length; ++j, ++k) {
-      // Bin j is [j * rows / c, (j + 1) * rows / c): non-empty because c <= rows.
-      const std::int64_t begin = j * rows / row_length;
-      const std::int64_t end = (j + 1) * rows / row_length;
-      m.col_indices[k] = static_cast<ColIndex>(
-          begin + static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(end - begin)));
+      m.col_indices[k] = static_cast<ColIndex>(column_of(r, j, rng));
       m.values[k] = 2.0 * rng.unit() - 1.0;
     }
   }
@@ -592,31 +594,28 @@ CsrMatrix<double> uniform_row_length_sample(std::int64_t rows, std::int64_t row_
   return m;
 }
 
+}  // namespace
+
+CsrMatrix<double> uniform_row_length_sample(std::int64_t rows, std::int64_t row_length,
+                                            std::uint64_t seed) {
+  return fixed_row_length_sample(
+      "uniform_row_length_sample", rows, row_length, seed,
+      [&](std::int64_t, std::int64_t j, SplitMix64& rng) {
+        // Bin j is [j * rows / c, (j + 1) * rows / c): non-empty because c <= rows.
+        const std::int64_t begin = j * rows / row_length;
+        const std::int64_t end = (j + 1) * rows / row_length;
+        return begin +
+               static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(end - begin));
+      });
+}
+
 CsrMatrix<double> banded_row_length_sample(std::int64_t rows, std::int64_t row_length,
                                            std::uint64_t seed) {
-  if (row_length < 1 || row_length > rows || rows > kMaxDimension) {
-    throw_invalid("banded_row_length_sample: row length " + std::to_string(row_length) +
-                  " must be in [1, rows = " + std::to_string(rows) + "] and rows <= 2^31 - 1");
-  }
-  CsrMatrix<double> m;
-  m.rows = rows;
-  m.cols = rows;
-  const auto nnz = static_cast<std::size_t>(rows * row_length);
-  m.row_offsets.resize(static_cast<std::size_t>(rows) + 1);
-  m.col_indices.resize(nnz);
-  m.values.resize(nnz);
-  SplitMix64 rng{seed};
-  std::size_t k = 0;
-  for (std::int64_t r = 0; r < rows; ++r) {
-    m.row_offsets[static_cast<std::size_t>(r)] = static_cast<RowOffset>(k);
-    const std::int64_t first = std::clamp<std::int64_t>(r - row_length / 2, 0, rows - row_length);
-    for (std::int64_t j = 0; j < row_length; ++j, ++k) {
-      m.col_indices[k] = static_cast<ColIndex>(first + j);
-      m.values[k] = 2.0 * rng.unit() - 1.0;
-    }
-  }
-  m.row_offsets.back() = static_cast<RowOffset>(k);
-  return m;
+  return fixed_row_length_sample(
+      "banded_row_length_sample", rows, row_length, seed,
+      [&](std::int64_t r, std::int64_t j, SplitMix64&) {
+        return std::clamp<std::int64_t>(r - row_length / 2, 0, rows - row_length) + j;
+      });
 }
 
 CsrMatrix<double> long_row_sample(std::int64_t rows, std::uint64_t seed) {
