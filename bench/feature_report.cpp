@@ -13,11 +13,25 @@ std::vector<RowLengthCount> most_common_lengths(const MatrixFeatures& features, 
   return sorted;
 }
 
+namespace {
+// Values a BSR of this block size stores per non-zero of the matrix (1 = every block full).
+double stored_per_nonzero(const MatrixFeatures& f, const BlockCount& b) {
+  return f.nnz > 0 ? static_cast<double>(b.blocks * b.block_dim * b.block_dim) /
+                         static_cast<double>(f.nnz)
+                   : 0.0;
+}
+}  // namespace
+
 nlohmann::json features_to_json(const MatrixFeatures& f, const Fingerprint& fingerprint,
                                 std::size_t top) {
   nlohmann::json common = nlohmann::json::array();
   for (const auto& entry : most_common_lengths(f, top))
     common.push_back({{"length", entry.length}, {"rows", entry.rows}});
+  nlohmann::json bsr_fill = nlohmann::json::array();
+  for (const BlockCount& b : f.block_counts)
+    bsr_fill.push_back({{"block_dim", b.block_dim},
+                        {"blocks", b.blocks},
+                        {"stored_per_nonzero", stored_per_nonzero(f, b)}});
   return {
       {"rows", f.rows},
       {"cols", f.cols},
@@ -29,6 +43,7 @@ nlohmann::json features_to_json(const MatrixFeatures& f, const Fingerprint& fing
       {"empty_rows", f.empty_rows},
       {"distribution", {{"distinct_lengths", f.distribution.size()}, {"most_common", common}}},
       {"mean_row_span_fraction", f.mean_row_span_fraction},
+      {"bsr_fill", bsr_fill},
       {"fingerprint", fingerprint.hex()},
   };
 }
@@ -51,6 +66,12 @@ void print_features(std::ostream& out, const MatrixFeatures& f, const Fingerprin
   out << "\n";
   key("mean row span") << std::setprecision(4) << f.mean_row_span_fraction << std::defaultfloat
                        << " of cols\n";
+  key("BSR fill");
+  for (const BlockCount& b : f.block_counts)
+    out << " " << b.block_dim << "x" << b.block_dim << ": " << b.blocks << " blocks, "
+        << std::setprecision(3) << stored_per_nonzero(f, b) << std::defaultfloat
+        << " stored per non-zero;";
+  out << "\n";
   key("fingerprint") << fingerprint.hex() << "\n";
 }
 

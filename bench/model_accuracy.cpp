@@ -16,6 +16,8 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <algorithm>
+#include <limits>
 #include <map>
 #include <sstream>
 
@@ -66,6 +68,17 @@ std::string effective_family(spmvd::ModelFamily family, const spmvd::ModelSet& s
   return dedicated ? std::string(to_string(family)) : "bytes";
 }
 
+// Whether the tuner would enumerate this candidate for these features on this device (memory
+// aside: the benchmark already built it).
+bool offered(const spmvd::FormatRules& rules, const spmvd::MatrixFeatures& features,
+             const spmvd::DeviceInfo& device, spmvd::Precision precision,
+             const spmvd::Candidate& candidate) {
+  if (!rules.admissible(features, device, precision, std::numeric_limits<std::uint64_t>::max()))
+    return false;
+  const std::vector<spmvd::Candidate> all = rules.candidates(features, device);
+  return std::find(all.begin(), all.end(), candidate) != all.end();
+}
+
 std::string describe(const std::string& format, const spmvd::Candidate& c) {
   std::string text = format;
   for (const std::string& part : {spmvd::to_string(c.params), spmvd::to_string(c.launch)})
@@ -84,6 +97,9 @@ int run(const Options& options) {
 
   std::vector<spmvd::AccuracyPoint> points;
   std::map<std::string, std::size_t> unpredicted;  // reason -> count
+  // format -> measured candidates the registry's rules no longer offer for the matrix (BSR
+  // over its fill limit since model version 6): the tuner never ranks them, so neither do we.
+  std::map<std::string, std::size_t> not_offered;
   for (const auto& m : bench.at("matrices")) {
     const spmvd::BenchInput input{.source = m.at("source").get<std::string>(),
                                   .label = m.at("label").get<std::string>(),
@@ -113,6 +129,10 @@ int run(const Options& options) {
       // As the tuner passes it; the operator's reported footprint where this build lacks the
       // format (a CPU-only build reading a GPU benchmark).
       const spmvd::FormatEntry* entry = registry.find(candidate.format);
+      if (entry != nullptr && !offered(*entry->rules, features, device, *precision, candidate)) {
+        ++not_offered[format];
+        continue;
+      }
       const std::uint64_t matrix_bytes =
           entry ? entry->rules->device_bytes(features, *precision, candidate)
                 : r.at("device_bytes").get<std::uint64_t>();
@@ -143,6 +163,11 @@ int run(const Options& options) {
     for (const auto& [reason, count] : unpredicted)
       markdown += "- " + std::to_string(count) + " x " + reason + "\n";
   }
+  if (!not_offered.empty()) {
+    markdown += "\nMeasured but no longer offered by the format's rules (not ranked):\n\n";
+    for (const auto& [format, count] : not_offered)
+      markdown += "- " + std::to_string(count) + " x " + format + "\n";
+  }
   std::cout << markdown;
   if (!options.markdown_path.empty()) spmvd::write_text_file(options.markdown_path, markdown);
   if (!options.json_path.empty()) {
@@ -153,6 +178,7 @@ int run(const Options& options) {
     nlohmann::json skipped = nlohmann::json::object();
     for (const auto& [reason, count] : unpredicted) skipped[reason] = count;
     j["not_predicted"] = skipped;
+    j["not_offered"] = not_offered;
     nlohmann::json predictions = nlohmann::json::array();
     for (const auto& p : points)
       predictions.push_back({{"matrix", p.matrix},

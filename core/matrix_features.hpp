@@ -14,6 +14,28 @@ struct RowLengthCount {
   friend bool operator==(const RowLengthCount&, const RowLengthCount&) = default;
 };
 
+// The rows of groups of `group_rows` consecutive rows, each row counted at the length of the
+// longest row of its group (rows 0..g-1, g..2g-1, ...; the last group may be shorter). A warp
+// of a CSR kernel with t lanes per row holds 32 / t consecutive rows and runs as long as its
+// longest; a SELL slice of height g is stored that wide. Ascending in length; length 0 where a
+// whole group is empty.
+struct GroupPaddedDistribution {
+  std::int64_t group_rows = 0;
+  std::vector<RowLengthCount> distribution;
+  friend bool operator==(const GroupPaddedDistribution&, const GroupPaddedDistribution&) = default;
+};
+
+// Non-zero b x b blocks of the block grid aligned at (0, 0): what a BSR of block_dim b stores.
+struct BlockCount {
+  std::int64_t block_dim = 0;
+  std::int64_t blocks = 0;
+  friend bool operator==(const BlockCount&, const BlockCount&) = default;
+};
+
+// Group sizes and block dimensions that feature extraction measures.
+inline constexpr std::int64_t kFeatureGroupRows[] = {2, 4, 8, 16, 32, 64};
+inline constexpr std::int64_t kFeatureBlockDims[] = {2, 4};
+
 struct MatrixFeatures {
   std::int64_t rows = 0;
   std::int64_t cols = 0;
@@ -29,6 +51,23 @@ struct MatrixFeatures {
   // Mean over rows of (max column - min column + 1) / cols: a cheap x-locality measure
   // (1/cols for a diagonal, ~1 for rows that span all of x).
   double mean_row_span_fraction = 0.0;
+  // One per kFeatureGroupRows; empty where not measured (features from before model version 6).
+  std::vector<GroupPaddedDistribution> group_padded;
+  // One per kFeatureBlockDims; empty where not measured.
+  std::vector<BlockCount> block_counts;
+
+  // The padded distribution of groups of `group_rows`, nullptr where not measured.
+  const GroupPaddedDistribution* padded_for(std::int64_t group_rows) const noexcept {
+    for (const GroupPaddedDistribution& g : group_padded)
+      if (g.group_rows == group_rows) return &g;
+    return nullptr;
+  }
+  // The non-zero blocks of block_dim, or -1 where not measured.
+  std::int64_t blocks_for(std::int64_t block_dim) const noexcept {
+    for (const BlockCount& b : block_counts)
+      if (b.block_dim == block_dim) return b.blocks;
+    return -1;
+  }
 
   friend bool operator==(const MatrixFeatures&, const MatrixFeatures&) = default;
 };

@@ -113,11 +113,42 @@ double finite(double value, const char* path) {
   return value;
 }
 
+// An array of [a, b] integer pairs (a distribution's [length, rows], a block count's
+// [block_dim, blocks]).
+std::vector<RowLengthCount> read_length_counts(const json& array, const std::string& path) {
+  if (!array.is_array()) fail_type(path, array, "array");
+  std::vector<RowLengthCount> out;
+  out.reserve(array.size());
+  for (std::size_t i = 0; i < array.size(); ++i) {
+    const std::string entry_path = path + "[" + std::to_string(i) + "]";
+    const json& entry = array[i];
+    if (!entry.is_array() || entry.size() != 2) {
+      if (entry.is_array()) {
+        fail("field '" + entry_path + "' has " + std::to_string(entry.size()) +
+             " elements, expected [length, rows]");
+      }
+      fail_type(entry_path, entry, "array [length, rows]");
+    }
+    out.push_back(RowLengthCount{.length = read_int64(entry[0], entry_path + "[0]"),
+                                 .rows = read_int64(entry[1], entry_path + "[1]")});
+  }
+  return out;
+}
+
 json features_to_json(const MatrixFeatures& f) {
   json distribution = json::array();
   for (const RowLengthCount& set : f.distribution) {
     distribution.push_back(json::array({set.length, set.rows}));
   }
+  json group_padded = json::array();
+  for (const GroupPaddedDistribution& g : f.group_padded) {
+    json sets = json::array();
+    for (const RowLengthCount& set : g.distribution) sets.push_back(json::array({set.length, set.rows}));
+    group_padded.push_back(json{{"group_rows", g.group_rows}, {"distribution", std::move(sets)}});
+  }
+  json block_counts = json::array();
+  for (const BlockCount& b : f.block_counts)
+    block_counts.push_back(json::array({b.block_dim, b.blocks}));
   return json{
       {"rows", f.rows},
       {"cols", f.cols},
@@ -130,6 +161,8 @@ json features_to_json(const MatrixFeatures& f) {
       {"distribution", std::move(distribution)},
       {"mean_row_span_fraction",
        finite(f.mean_row_span_fraction, "features.mean_row_span_fraction")},
+      {"group_padded", std::move(group_padded)},
+      {"block_counts", std::move(block_counts)},
   };
 }
 
@@ -152,22 +185,27 @@ MatrixFeatures features_from_json(const json& object, const std::string& path) {
   f.empty_rows = int64_field("empty_rows");
   f.mean_row_span_fraction = double_field("mean_row_span_fraction");
 
-  const std::string dist_path = join(path, "distribution");
-  const json& distribution = member(object, path, "distribution");
-  if (!distribution.is_array()) fail_type(dist_path, distribution, "array");
-  f.distribution.reserve(distribution.size());
-  for (std::size_t i = 0; i < distribution.size(); ++i) {
-    const std::string entry_path = dist_path + "[" + std::to_string(i) + "]";
-    const json& entry = distribution[i];
-    if (!entry.is_array() || entry.size() != 2) {
-      if (entry.is_array()) {
-        fail("field '" + entry_path + "' has " + std::to_string(entry.size()) +
-             " elements, expected [length, rows]");
-      }
-      fail_type(entry_path, entry, "array [length, rows]");
+  f.distribution = read_length_counts(member(object, path, "distribution"),
+                                      join(path, "distribution"));
+  // Plans stored before model version 6 have neither of these: the models then fall back on
+  // the distribution alone.
+  if (const auto it = object.find("group_padded"); it != object.end()) {
+    const std::string group_path = join(path, "group_padded");
+    if (!it->is_array()) fail_type(group_path, *it, "array");
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      const std::string entry_path = group_path + "[" + std::to_string(i) + "]";
+      const json& entry = (*it)[i];
+      read_object(entry, entry_path);
+      f.group_padded.push_back(
+          {.group_rows = read_int64(member(entry, entry_path, "group_rows"),
+                                    join(entry_path, "group_rows")),
+           .distribution = read_length_counts(member(entry, entry_path, "distribution"),
+                                              join(entry_path, "distribution"))});
     }
-    f.distribution.push_back(RowLengthCount{.length = read_int64(entry[0], entry_path + "[0]"),
-                                            .rows = read_int64(entry[1], entry_path + "[1]")});
+  }
+  if (const auto it = object.find("block_counts"); it != object.end()) {
+    for (const RowLengthCount& pair : read_length_counts(*it, join(path, "block_counts")))
+      f.block_counts.push_back({.block_dim = pair.length, .blocks = pair.rows});
   }
   return f;
 }

@@ -45,6 +45,10 @@ std::uint64_t csr_storage_bytes_estimate(const MatrixFeatures& features, Precisi
 // (cusparse_sell at 80 % median error with the shared fit on the H200).
 struct FormatBytesCalibration {
   FormatId format;
+  // The parameters of the candidate timed (library algorithm, slice height, block size): a
+  // format gets one record per distinct parameters of its first kFormatBytesVariants
+  // candidates, since cuSPARSE's algorithms of one format differ by 20-30%.
+  FormatParams params{};
   BytesCalibration bytes;
   // Extra ms per non-zero of the longest row: the format's critical path where one thread (or
   // one block row) walks a row alone — SELL, BSR. Measured like the CSR-vector latency stage:

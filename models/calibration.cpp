@@ -13,6 +13,9 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/structure_features.hpp"
+#include "models/cache_resident.hpp"
+#include "models/model_predictor.hpp"
 #include "kernels/formats/cpu_coo/cpu_coo_rules.hpp"
 #include "kernels/formats/cpu_csr/cpu_csr_rules.hpp"
 #include "kernels/formats/cuda_coo/cuda_coo_rules.hpp"
@@ -31,6 +34,9 @@
 
 namespace spmvd {
 
+static_assert(kBsrSampleBlockDim == *std::max_element(kBsrBlockDims.begin(), kBsrBlockDims.end()),
+              "BSR calibration samples must fill every BSR candidate");
+
 std::string_view to_string(CalibrationStage stage) noexcept {
   switch (stage) {
     case CalibrationStage::csr_vector:
@@ -45,6 +51,8 @@ std::string_view to_string(CalibrationStage stage) noexcept {
       return "latency";
     case CalibrationStage::format_bytes:
       return "format_bytes";
+    case CalibrationStage::cache_resident:
+      return "cache_resident";
   }
   return "unknown";
 }
@@ -58,11 +66,12 @@ bool has_format_bytes_stage(FormatId format) noexcept {
 
 namespace {
 
-// latency runs after csr_vector: it completes those calibrations.
+// latency runs after csr_vector: it completes those calibrations. cache_resident runs last:
+// it compares with predictions of the finished set.
 constexpr CalibrationStage kStages[] = {CalibrationStage::csr_vector, CalibrationStage::ell,
-                                        CalibrationStage::coo, CalibrationStage::bytes,
-                                        CalibrationStage::format_bytes,
-                                        CalibrationStage::latency};
+                                        CalibrationStage::coo,        CalibrationStage::bytes,
+                                        CalibrationStage::format_bytes, CalibrationStage::latency,
+                                        CalibrationStage::cache_resident};
 
 // The block size of the latency samples: a latency does not depend on it.
 constexpr std::uint32_t kLatencyBlockSize = 256;
@@ -98,6 +107,10 @@ void validate_options(const CalibrationOptions& o) {
   if (o.size_steps < 2)
     fail("size_steps " + std::to_string(o.size_steps) + " < 2 (a line needs two sizes)");
   if (o.coo_row_length < 1) fail("coo_row_length must be positive");
+  for (const std::int64_t nnz : o.cache_resident_nnz)
+    if (nnz < o.coo_row_length)
+      fail("cache_resident_nnz holds " + std::to_string(nnz) + ", below one row of " +
+           std::to_string(o.coo_row_length));
   if (o.coo_entries_per_thread < 1) fail("coo_entries_per_thread must be positive");
   if (o.csr_block_sizes.empty() || o.ell_block_sizes.empty() || o.coo_block_sizes.empty())
     fail("block size lists must not be empty");
@@ -277,6 +290,64 @@ void plan_bytes(const FormatRegistry& registry, const DeviceInfo& device,
 // Per-format bytes efficiency: two sizes a factor 4 apart (a line needs two), each random and
 // banded. Few samples: the line is the same form as the bytes stage's, whose 8 sizes show it
 // straight on the H200 from 2^21 non-zeros up.
+// The features of a uniform sample of this shape, from the shape alone (no block counts: the
+// rules then judge BSR's fill by its bounds).
+MatrixFeatures shape_features(const SampleShape& shape) {
+  MatrixFeatures f;
+  f.rows = f.cols = shape.rows;
+  f.nnz = shape.nnz();
+  f.row_length_min = f.row_length_max = shape.row_length;
+  f.row_length_mean = static_cast<double>(shape.row_length);
+  if (shape.row_length > 0) f.distribution = {{.length = shape.row_length, .rows = shape.rows}};
+  return f;
+}
+
+// The distinct parameters of the format's first candidates on such a sample, at most
+// kFormatBytesVariants of them.
+std::vector<FormatParams> format_bytes_params(const FormatRules& rules, const SampleShape& shape,
+                                              const DeviceInfo& device) {
+  std::vector<FormatParams> out;
+  for (const Candidate& c : rules.candidates(shape_features(shape), device)) {
+    if (out.size() == kFormatBytesVariants) break;
+    if (std::find(out.begin(), out.end(), c.params) == out.end()) out.push_back(c.params);
+  }
+  return out;
+}
+
+// One format_bytes record's samples: the two sizes random and banded (BSR: of dense blocks),
+// then the long-row pair and the tiny sample.
+PlannedVariant format_bytes_variant(FormatId format, const FormatParams& params,
+                                    std::span<const SampleShape> shapes) {
+  PlannedVariant v;
+  v.stage = CalibrationStage::format_bytes;
+  v.format = format;
+  v.kernel = {.resources = {}, .threads_per_row = 0};
+  v.params = params;
+  v.samples.assign(shapes.begin(), shapes.end());
+  // BSR is a candidate only where blocks fill (CusparseBsrRules::may_fill_acceptably): its
+  // bytes are fitted on matrices of dense blocks, which it stores without fill.
+  if (format == kCusparseBsrFormatId) {
+    for (SampleShape& s : v.samples) {
+      s.block_dim = kBsrSampleBlockDim;
+      s.rows -= s.rows % kBsrSampleBlockDim;
+      s.row_length =
+          std::max(s.row_length - s.row_length % kBsrSampleBlockDim, kBsrSampleBlockDim);
+    }
+  }
+  const std::size_t sizes = v.samples.size();
+  for (std::size_t i = 0; i < sizes; ++i) {
+    SampleShape twin = v.samples[i];
+    twin.banded = true;
+    v.samples.push_back(twin);
+  }
+  // Last: the long-row pair of the latency stage, for the format's critical path, and its
+  // tiny sample, for the format's own launch floor.
+  v.samples.push_back({.rows = kLongRowLength, .row_length = 1, .long_row = false});
+  v.samples.push_back({.rows = kLongRowLength, .row_length = 1, .long_row = true});
+  v.samples.push_back({.rows = kLatencySampleRows, .row_length = 4});
+  return v;
+}
+
 void plan_format_bytes(const FormatRegistry& registry, const DeviceInfo& device,
                        const CalibrationOptions& o, std::int64_t max_nnz, CalibrationPlan& plan) {
   std::vector<SampleShape> shapes;
@@ -288,23 +359,31 @@ void plan_format_bytes(const FormatRegistry& registry, const DeviceInfo& device,
   for (const FormatEntry& entry : registry.entries()) {
     const FormatId format = entry.rules->id();
     if (!has_format_bytes_stage(format) || entry.rules->needs_gpu() != device.is_gpu) continue;
-    PlannedVariant v;
-    v.stage = CalibrationStage::format_bytes;
-    v.format = format;
-    v.kernel = {.resources = {}, .threads_per_row = 0};
-    v.samples = shapes;
-    for (const SampleShape& s : shapes) {
-      SampleShape twin = s;
-      twin.banded = true;
-      v.samples.push_back(twin);
-    }
-    // Last: the long-row pair of the latency stage, for the format's critical path, and its
-    // tiny sample, for the format's own launch floor.
-    v.samples.push_back({.rows = kLongRowLength, .row_length = 1, .long_row = false});
-    v.samples.push_back({.rows = kLongRowLength, .row_length = 1, .long_row = true});
-    v.samples.push_back({.rows = kLatencySampleRows, .row_length = 4});
-    plan.variants.push_back(std::move(v));
+    for (const FormatParams& params : format_bytes_params(*entry.rules, shapes.front(), device))
+      plan.variants.push_back(format_bytes_variant(format, params, shapes));
   }
+}
+
+// One cache_resident variant per planned csr_vector, coo and format_bytes variant.
+void plan_cache_resident(const CalibrationOptions& o, CalibrationPlan& plan) {
+  std::vector<PlannedVariant> added;
+  for (const PlannedVariant& base : plan.variants) {
+    if (base.stage != CalibrationStage::csr_vector && base.stage != CalibrationStage::coo &&
+        base.stage != CalibrationStage::format_bytes)
+      continue;
+    PlannedVariant v = base;
+    v.stage = CalibrationStage::cache_resident;
+    v.base_stage = base.stage;
+    v.samples.clear();
+    const std::int64_t b = base.format == kCusparseBsrFormatId ? kBsrSampleBlockDim : 1;
+    for (const std::int64_t nnz : o.cache_resident_nnz) {
+      const std::int64_t length = std::max(o.coo_row_length - o.coo_row_length % b, b);
+      const std::int64_t rows = std::max(nnz / length / b, std::int64_t{1}) * b;
+      v.samples.push_back({.rows = rows, .row_length = length, .block_dim = b});
+    }
+    added.push_back(std::move(v));
+  }
+  plan.variants.insert(plan.variants.end(), added.begin(), added.end());
 }
 
 // One latency variant per planned csr_vector variant of kLatencyBlockSize.
@@ -336,7 +415,7 @@ Candidate make_candidate(const PlannedVariant& v, const SampleShape& shape,
   const auto block = static_cast<std::uint32_t>(v.kernel.resources.threads_per_block);
   const auto tpr = static_cast<std::uint32_t>(v.kernel.threads_per_row);
   Candidate c{.format = v.format, .params = {}, .launch = {}};
-  switch (v.stage) {
+  switch (v.stage == CalibrationStage::cache_resident ? v.base_stage : v.stage) {
     case CalibrationStage::csr_vector:
     case CalibrationStage::latency:
       // The launch the format's own rules produce: one wave of blocks, grid-stride beyond.
@@ -360,17 +439,27 @@ Candidate make_candidate(const PlannedVariant& v, const SampleShape& shape,
     case CalibrationStage::bytes:
       if (v.format == kCusparseCsrFormatId) c.params.library_algorithm = kCusparseSpmvCsrAlg1;
       break;
+    case CalibrationStage::cache_resident:
+      break;  // never a base stage
     case CalibrationStage::format_bytes: {
       // The format's own first candidate: its parameters enter the bytes through device_bytes.
+      // Chosen as for a matrix of unknown blocks, so that BSR's fill rule does not drop it on
+      // the critical-path samples (one entry per row): the fit is of time against the bytes
+      // the sample's real blocks move, whatever their fill.
       const FormatEntry* entry = registry.find(v.format);
+      MatrixFeatures unblocked = features;
+      unblocked.block_counts.clear();
       const std::vector<Candidate> own =
-          entry ? entry->rules->candidates(features, device) : std::vector<Candidate>{};
-      if (own.empty())
+          entry ? entry->rules->candidates(unblocked, device) : std::vector<Candidate>{};
+      const auto same = std::find_if(own.begin(), own.end(),
+                                     [&](const Candidate& o) { return o.params == v.params; });
+      if (same == own.end())
         throw Error(ErrorCode::internal, "calibration: format_bytes " +
                                              std::string(entry ? entry->rules->name() : "?") +
-                                             " offers no candidate for a uniform sample of " +
-                                             std::to_string(shape.rows) + " rows");
-      c = own.front();
+                                             " offers no candidate with " + to_string(v.params) +
+                                             " for a sample of " + std::to_string(shape.rows) +
+                                             " rows");
+      c = *same;
       break;
     }
   }
@@ -465,6 +554,8 @@ std::string describe(const PlannedVariant& v, const FormatRegistry& registry) {
   if (v.kernel.threads_per_row > 0) text += " t=" + std::to_string(v.kernel.threads_per_row);
   if (v.kernel.resources.threads_per_block > 0)
     text += " block=" + std::to_string(v.kernel.resources.threads_per_block);
+  if (v.stage == CalibrationStage::format_bytes && to_string(v.params) != "-")
+    text += " " + to_string(v.params);
   return text;
 }
 
@@ -515,6 +606,27 @@ SplitMeasurements split_banded(const PlannedVariant& v, const std::vector<Sample
   return out;
 }
 
+// The family whose prediction a cache_resident variant corrects.
+ModelFamily cache_resident_family(CalibrationStage base_stage) {
+  switch (base_stage) {
+    case CalibrationStage::csr_vector:
+      return ModelFamily::csr_vector;
+    case CalibrationStage::coo:
+      return ModelFamily::coo;
+    default:
+      return ModelFamily::other;
+  }
+}
+
+CsrMatrix<double> make_sample(const SampleShape& shape, std::uint64_t seed) {
+  if (shape.long_row) return long_row_sample(shape.rows, seed);
+  const std::int64_t b = std::max<std::int64_t>(shape.block_dim, 1);
+  const CsrMatrix<double> pattern =
+      shape.banded ? banded_row_length_sample(shape.rows / b, shape.row_length / b, seed)
+                   : uniform_row_length_sample(shape.rows / b, shape.row_length / b, seed);
+  return b > 1 ? blocked_sample(pattern, b) : pattern;
+}
+
 }  // namespace
 
 std::int64_t CalibrationPlan::generated_nnz(CalibrationStage stage) const {
@@ -559,6 +671,7 @@ CalibrationPlan plan_calibration(const FormatRegistry& registry, const DeviceInf
   plan_bytes(registry, device, options, plan.max_sample_nnz, plan);
   plan_format_bytes(registry, device, options, plan.max_sample_nnz, plan);
   if (device.is_gpu) plan_latency(registry, plan);
+  plan_cache_resident(options, plan);
   return plan;
 }
 
@@ -639,6 +752,34 @@ CsrMatrix<double> long_row_sample(std::int64_t rows, std::uint64_t seed) {
   return m;
 }
 
+CsrMatrix<double> blocked_sample(const CsrMatrix<double>& pattern, std::int64_t block_dim) {
+  const std::int64_t b = block_dim;
+  if (b < 1 || pattern.rows > kMaxDimension / std::max<std::int64_t>(b, 1) ||
+      pattern.cols > kMaxDimension / std::max<std::int64_t>(b, 1))
+    throw_invalid("blocked_sample: block_dim " + std::to_string(b) + " of a " +
+                  std::to_string(pattern.rows) + " x " + std::to_string(pattern.cols) +
+                  " pattern must be >= 1 and keep the dimensions within 2^31 - 1");
+  CsrMatrix<double> m;
+  m.rows = pattern.rows * b;
+  m.cols = pattern.cols * b;
+  m.row_offsets.assign(static_cast<std::size_t>(m.rows) + 1, 0);
+  m.col_indices.reserve(static_cast<std::size_t>(pattern.nnz() * b * b));
+  m.values.reserve(static_cast<std::size_t>(pattern.nnz() * b * b));
+  for (std::int64_t r = 0; r < m.rows; ++r) {
+    const std::int64_t p = r / b;
+    for (RowOffset k = pattern.row_offsets[static_cast<std::size_t>(p)];
+         k < pattern.row_offsets[static_cast<std::size_t>(p + 1)]; ++k) {
+      const std::int64_t first = pattern.col_indices[static_cast<std::size_t>(k)] * b;
+      for (std::int64_t j = 0; j < b; ++j) {
+        m.col_indices.push_back(static_cast<ColIndex>(first + j));
+        m.values.push_back(pattern.values[static_cast<std::size_t>(k)]);
+      }
+    }
+    m.row_offsets[static_cast<std::size_t>(r + 1)] = static_cast<RowOffset>(m.col_indices.size());
+  }
+  return m;
+}
+
 MatrixFeatures uniform_sample_features(const CsrMatrix<double>& m) {
   MatrixFeatures f;
   f.rows = m.rows;
@@ -657,6 +798,8 @@ MatrixFeatures uniform_sample_features(const CsrMatrix<double>& m) {
     span_sum += static_cast<double>(last - first + 1) / static_cast<double>(m.cols);
   }
   f.mean_row_span_fraction = m.rows > 0 ? span_sum / static_cast<double>(m.rows) : 0.0;
+  f.group_padded = group_padded_distributions(m);
+  f.block_counts = block_counts(m);
   return f;
 }
 
@@ -692,10 +835,7 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
 
     for (const auto& [shape, uses] : users) {
       const std::uint64_t seed = shape_seed(options.seed, shape);
-      const CsrMatrix<double> sample =
-          shape.long_row ? long_row_sample(shape.rows, seed)
-          : shape.banded ? banded_row_length_sample(shape.rows, shape.row_length, seed)
-                         : uniform_row_length_sample(shape.rows, shape.row_length, seed);
+      const CsrMatrix<double> sample = make_sample(shape, seed);
       // The long-row sample's features only feed the bytes x of other stages: not used.
       const MatrixFeatures features = uniform_sample_features(sample);
       for (const auto& [v, s] : uses) {
@@ -722,7 +862,20 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
                                               BytesCalibration{}.l2_share_for_x)
                                       .total());
         }
-        measured[v][s] = {x, ms};
+        if (stage == CalibrationStage::cache_resident) {
+          // x = footprint, y = measured / predicted by the set fitted so far (all other stages).
+          const std::uint64_t matrix_bytes =
+              entry->rules->device_bytes(features, precision, candidate);
+          x = footprint_bytes(features, matrix_bytes, precision);
+          const double predicted =
+              ModelPredictor(set)
+                  .predict_ms(cache_resident_family(variant.base_stage), features, candidate,
+                              info, matrix_bytes)
+                  .ms;
+          measured[v][s] = {x, predicted > 0.0 ? ms / predicted : 1.0};
+        } else {
+          measured[v][s] = {x, ms};
+        }
         ++progress.done;
         if (on_progress) {
           char text[160];
@@ -780,9 +933,11 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
             const double steps = std::ceil(static_cast<double>(kLongRowLength) /
                                            static_cast<double>(variant.kernel.threads_per_row));
             const double step_ms = std::max(measured[v][2].y - measured[v][1].y, 0.0) / steps;
-            for (CsrVectorCalibration& c : set.csr_vector)
-              if (c.kernel.threads_per_row == variant.kernel.threads_per_row)
-                c.long_row_step_ms = step_ms;
+            for (CsrVectorCalibration& c : set.csr_vector) {
+              if (c.kernel.threads_per_row != variant.kernel.threads_per_row) continue;
+              c.long_row_step_ms = step_ms;
+              c.fixed_ms = tiny_ms;
+            }
             break;
           }
           case CalibrationStage::bytes:
@@ -791,6 +946,24 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
                                          .samples = split.random,
                                          .banded_ratio = split.banded_ratio};
             break;
+          case CalibrationStage::cache_resident: {
+            CacheResidentCorrection c{.format = variant.format,
+                                      .params = {},
+                                      .block_size = 0,
+                                      .threads_per_row = 0,
+                                      .ratio_vs_footprint = measured[v]};
+            // Keyed as the tuner's candidates are: the launch the base stage times.
+            const Candidate launch = make_candidate(variant, variant.samples.front(),
+                                                    shape_features(variant.samples.front()),
+                                                    registry, info, options);
+            c.params = launch.params;
+            c.block_size = launch.launch.block_size;
+            c.threads_per_row = launch.launch.threads_per_row;
+            std::sort(c.ratio_vs_footprint.begin(), c.ratio_vs_footprint.end(),
+                      [](const SamplePoint& l, const SamplePoint& r) { return l.x < r.x; });
+            set.cache_resident.push_back(std::move(c));
+            break;
+          }
           case CalibrationStage::format_bytes: {
             // The last three: long-row pair (without, with the full row), the tiny sample.
             const std::size_t n = variant.samples.size();
@@ -798,6 +971,7 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
                                    static_cast<double>(kLongRowLength);
             set.format_bytes.push_back(
                 {.format = variant.format,
+                 .params = variant.params,
                  .bytes = BytesCalibration{.time_vs_bytes = fit_linear(split.random),
                                            .l2_share_for_x = BytesCalibration{}.l2_share_for_x,
                                            .samples = split.random,

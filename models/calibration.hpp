@@ -16,9 +16,15 @@
 //   bytes       the fallback model: cuSPARSE CSR ALG1 (or cpu_csr on the CPU) at doubling sizes,
 //               time against the bytes models/bytes_model.hpp says the multiply moves.
 //   format_bytes  the same line per format without a dedicated model (kFormatBytesFormats:
-//               cuSPARSE CSR, SELL, COO, BSR, cuda_sell; cpu_csr on the CPU), from its first
-//               candidate on two sizes (max_sample_nnz / 4 and max_sample_nnz), each random and
-//               banded: ModelSet::format_bytes.
+//               cuSPARSE CSR, SELL, COO, BSR, cuda_sell; cpu_csr on the CPU), per distinct
+//               parameters of its first candidates (kFormatBytesVariants), on two sizes
+//               (max_sample_nnz / 4 and max_sample_nnz), each random and banded (BSR: of dense
+//               4 x 4 blocks), with the latency stage's long-row pair and tiny sample:
+//               ModelSet::format_bytes.
+//   cache_resident  last: every csr_vector, coo and format_bytes variant again on random samples
+//               of CalibrationOptions::cache_resident_nnz non-zeros (far below L2), each kept as measured /
+//               predicted by the finished set: ModelSet::cache_resident
+//               (models/cache_resident.hpp).
 // After the stages, ModelSet::cpu_gpu (paper 003 Eqs. 6-7): the GPU side from the ell stage's
 // samples (ms against rows * width), the CPU side from cpu_coo at doubling non-zero counts
 // (the coo stage on the CPU device; beside a GPU, 4 small samples on make_cpu_device(), not in
@@ -64,6 +70,9 @@ struct CalibrationOptions {
   std::uint32_t coo_entries_per_thread = 8;  // the middle of cuda_coo's kCooEntriesPerThread
   std::int64_t coo_row_length = 8;           // row length of the COO and bytes samples
   int size_steps = 8;  // COO and bytes: max_sample_nnz / 2^(size_steps - 1) ... max, doubling
+  // Non-zeros of the cache_resident stage's samples (row length coo_row_length): 1.5, 6 and
+  // 25 MB of CSR in fp64, all within the L2 of an H100/H200 (50-60 MB), above the launch floor.
+  std::vector<std::int64_t> cache_resident_nnz{1 << 17, 1 << 19, 1 << 21};
   std::uint64_t seed = 20110101;
 };
 
@@ -78,11 +87,14 @@ struct CalibrationProgress {
 };
 using CalibrationProgressFn = std::function<void(const CalibrationProgress&)>;
 
-enum class CalibrationStage { csr_vector, ell, coo, bytes, latency, format_bytes };
+enum class CalibrationStage { csr_vector, ell, coo, bytes, latency, format_bytes, cache_resident };
 std::string_view to_string(CalibrationStage stage) noexcept;
 
 // Rows of the tiny latency sample, and the length of the long row of the long-row sample.
 inline constexpr std::int64_t kLatencySampleRows = 1024;
+// Block size of BSR's format_bytes samples: the largest of kBsrBlockDims, so every BSR
+// candidate stores them without fill.
+inline constexpr std::int64_t kBsrSampleBlockDim = 4;
 inline constexpr std::int64_t kLongRowLength = 65536;
 
 // Row lengths whose csr_vector samples get a banded twin, ELL widths whose largest-rows sample
@@ -90,18 +102,26 @@ inline constexpr std::int64_t kLongRowLength = 65536;
 inline constexpr std::int64_t kBandedCsrRowLengths[] = {2, 8, 32};
 inline constexpr std::int64_t kBandedEllWidths[] = {2, 8, 32};
 
+// Distinct parameter sets per format that the format_bytes stage calibrates: the first ones
+// of the format's candidates (cuSPARSE CSR ALG1 and ALG2, COO ALG1 and ALG2, SELL slice heights
+// 32 and 64, BSR block sizes 2 and 4, cuda_sell's first two sort windows).
+inline constexpr std::size_t kFormatBytesVariants = 2;
+
 // Formats the format_bytes stage fits, by the stable id (the formats without a dedicated model
 // in tuner/format_family.cpp, which cannot be included here: tuner/ depends on models/).
 bool has_format_bytes_stage(FormatId format) noexcept;
 
 // One sample matrix: rows x rows, every row holding row_length non-zeros; with long_row, row 0
 // instead holds all `rows` columns (long_row_sample); with banded, the columns of every row
-// are contiguous around the diagonal (banded_row_length_sample).
+// are contiguous around the diagonal (banded_row_length_sample); with block_dim b > 1, the
+// non-zeros come in dense b x b blocks (blocked_sample of the pattern of rows / b rows of
+// row_length / b entries; rows and row_length are multiples of b).
 struct SampleShape {
   std::int64_t rows = 0;
   std::int64_t row_length = 0;
   bool long_row = false;
   bool banded = false;
+  std::int64_t block_dim = 1;
   std::int64_t nnz() const noexcept {
     return rows * row_length + (long_row ? rows - row_length : 0);
   }
@@ -116,6 +136,10 @@ struct PlannedVariant {
   bool registers_measured = false;  // false: registers_per_thread is the documented assumption
   std::int64_t rows_per_strip = 0;  // csr_vector: M * P * (block / threads_per_row)
   std::int64_t sample_strips = 1;   // csr_vector: strips per sample (rows = strips * strip)
+  FormatParams params{};            // format_bytes: the parameters of the candidate timed
+  // cache_resident: the stage of the record this variant corrects (csr_vector, coo or
+  // format_bytes), whose launch it repeats.
+  CalibrationStage base_stage = CalibrationStage::bytes;
   std::vector<SampleShape> samples;
 };
 
@@ -165,6 +189,12 @@ CsrMatrix<double> banded_row_length_sample(std::int64_t rows, std::int64_t row_l
 // uniform_row_length_sample(rows, 1, seed) with row 0 replaced by all `rows` columns: one row
 // whose critical path dominates. Throws Error(invalid_argument) unless 1 <= rows <= 2^31 - 1.
 CsrMatrix<double> long_row_sample(std::int64_t rows, std::uint64_t seed);
+
+// Every entry (r, c, v) of `pattern` as the dense b x b block of rows r*b.. and columns c*b..,
+// all of value v: a matrix that a BSR of block size b (or of any divisor of b) stores without
+// fill. Throws Error(invalid_argument) unless b >= 1 and the result's rows and columns stay
+// within 2^31 - 1.
+CsrMatrix<double> blocked_sample(const CsrMatrix<double>& pattern, std::int64_t block_dim);
 
 // The features of such a sample (every row of one length), as tuner/feature_extraction would
 // compute them, without the dependency on tuner/.

@@ -63,6 +63,17 @@ double CsrVectorModel::sample_ms_at(const CsrVectorCalibration& calibration, dou
   return last.y + std::max(slope, 0.0) * (length - last.x);
 }
 
+std::vector<SamplePoint> CsrVectorModel::net_banded_ratio(const CsrVectorCalibration& calibration) {
+  std::vector<SamplePoint> net = calibration.banded_ratio;
+  const double fixed = calibration.fixed_ms;
+  if (!(fixed > 0.0)) return net;
+  for (SamplePoint& point : net) {
+    const double random_ms = sample_ms_at(calibration, point.x);
+    if (random_ms > fixed) point.y = std::max(point.y * random_ms - fixed, 0.0) / (random_ms - fixed);
+  }
+  return net;
+}
+
 Prediction CsrVectorModel::predict_ms(const MatrixFeatures& features, const Candidate& candidate,
                                       const DeviceInfo& device) const {
   bool exact = false;
@@ -100,14 +111,22 @@ Prediction CsrVectorModel::predict_ms(const MatrixFeatures& features, const Cand
   // calibration sample of length c cost at full occupancy, T(c) / sample rows, with T
   // interpolated between the measured samples: the same additivity (Eq. (*)) without the
   // extrapolated intercept, and exact at every calibrated shape.
-  double ms = static_cast<double>(features.empty_rows) * sample_ms_at(cal, 1.0) / sample_rows;
-  for (const RowLengthCount& set : features.distribution) {
-    ms += static_cast<double>(set.rows) * sample_ms_at(cal, static_cast<double>(set.length)) /
-          sample_rows;
-  }
+  // The fixed cost of a launch is in every sample's T(c) once, not per row: a sample of short
+  // rows (a few hundred thousand non-zeros) is mostly that cost, and charging it per row would
+  // make a 6M-row road network 2-3x slower than it is. It is taken out of the shares and
+  // charged once.
+  const double fixed_ms = cal.fixed_ms;
+  const auto row_ms = [&](std::int64_t length) {
+    const double c = static_cast<double>(std::max<std::int64_t>(length, 1));
+    return std::max(sample_ms_at(cal, c) - fixed_ms, 0.0) / sample_rows;
+  };
+  double ms = static_cast<double>(features.empty_rows) * row_ms(1);
+  for (const RowLengthCount& set : features.distribution)
+    ms += static_cast<double>(set.rows) * row_ms(set.length);
   // x locality (models/locality.hpp): the samples have random columns; rho is read at the
-  // mean row length. The critical path below is a latency, not a gather volume: unscaled.
-  ms *= locality_factor(cal.banded_ratio, features.row_length_mean, x_randomness(features));
+  // mean row length, net of the fixed cost like the shares it scales. The critical path below
+  // is a latency, not a gather volume: unscaled.
+  ms *= locality_factor(net_banded_ratio(cal), features.row_length_mean, x_randomness(features));
   // Critical path: the longest row is summed by threads_per_row lanes in ceil(L / t) dependent
   // steps, however idle the rest of the GPU is; strip-wise estimation (which assumes the rows
   // of a strip finish together) misses this for matrices with a few very long rows.
@@ -116,6 +135,7 @@ Prediction CsrVectorModel::predict_ms(const MatrixFeatures& features, const Cand
                                    static_cast<double>(std::max(threads_per_row, 1)));
     ms = std::max(ms, cal.long_row_step_ms * steps);
   }
+  ms += fixed_ms;
 
   double confidence = (exact ? 0.8 : 0.5) * quality_factor(cal.time_vs_row_length.quality);
   if (static_cast<double>(features.row_length_max) > cal.time_vs_row_length.quality.x_max) {
@@ -125,7 +145,7 @@ Prediction CsrVectorModel::predict_ms(const MatrixFeatures& features, const Cand
       features.row_length_stddev > features.row_length_mean) {
     confidence *= 0.7;  // skewed rows: imbalance beyond the longest row is outside the model
   }
-  return {.ms = std::max(ms, 0.0), .confidence = confidence};
+  return {.ms = std::max(ms, 0.0), .confidence = confidence, .includes_fixed_cost = fixed_ms > 0.0};
 }
 
 }  // namespace spmvd

@@ -25,14 +25,19 @@ struct CsrVectorCalibration {
   // row of length L: ceil(L / threads_per_row) steps), from the long-row calibration sample;
   // 0: not calibrated, no critical-path term.
   double long_row_step_ms = 0.0;
+  // ms of the variant's threads_per_row on the latency stage's tiny sample: what every launch
+  // costs however few rows it has (launch, the first wave's memory latency, completion). The
+  // per-row share of a sample is taken net of it and it is charged once per prediction; 0: not
+  // calibrated, the shares keep it (model version 5 and before).
+  double fixed_ms = 0.0;
   // (c, T_banded(c) / T_random(c)) of the banded twins of some samples (models/locality.hpp);
   // empty: no locality term.
   std::vector<SamplePoint> banded_ratio{};
   friend bool operator==(const CsrVectorCalibration&, const CsrVectorCalibration&) = default;
 };
 
-// Prediction (see csr_vector_model.cpp): sum over rows of T(c) / sample rows, at least the
-// critical path of the longest row. Fits both curves from samples of (row length c, ms): Fig. 3 over all of them, Fig. 4 over
+// Prediction (see csr_vector_model.cpp): the fixed cost plus the sum over row groups of
+// (T(c) - fixed) / sample rows, at least the critical path of the longest row. Fits both curves from samples of (row length c, ms): Fig. 3 over all of them, Fig. 4 over
 // those at or above the fitted threshold with x = c * rows_per_sample. Keeps the samples. Throws
 // Error(invalid_argument) as the fitters do, or when rows_per_sample or sample_strips <= 0.
 CsrVectorCalibration fit_csr_vector(const CalibratedKernel& kernel,
@@ -54,6 +59,10 @@ class CsrVectorModel final : public PerformanceModel {
   // Time of one calibration sample of row length `length`: linear between the measured samples,
   // Fig. 3's line slope past the longest, the Fig. 3 fit where the samples were not kept.
   static double sample_ms_at(const CsrVectorCalibration& calibration, double length);
+  // The banded / random ratios of the variable parts, (rho T(c) - fixed) / (T(c) - fixed): the
+  // samples of short rows are mostly fixed cost, which locality does not shrink. The ratios as
+  // measured where fixed_ms is 0.
+  static std::vector<SamplePoint> net_banded_ratio(const CsrVectorCalibration& calibration);
 
  private:
   std::vector<CsrVectorCalibration> calibrations_;

@@ -129,6 +129,7 @@ void to_json(nlohmann::json& j, const CsrVectorCalibration& v) {
        {"time_vs_row_length", v.time_vs_row_length},
        {"time_vs_sample_nnz", v.time_vs_sample_nnz},
        {"long_row_step_ms", v.long_row_step_ms},
+       {"fixed_ms", v.fixed_ms},
        {"banded_ratio", v.banded_ratio},
        {"samples", v.samples}};
 }
@@ -138,6 +139,7 @@ void from_json(const nlohmann::json& j, CsrVectorCalibration& v) {
   j.at("time_vs_row_length").get_to(v.time_vs_row_length);
   j.at("time_vs_sample_nnz").get_to(v.time_vs_sample_nnz);
   j.at("long_row_step_ms").get_to(v.long_row_step_ms);
+  j.at("fixed_ms").get_to(v.fixed_ms);
   j.at("banded_ratio").get_to(v.banded_ratio);
   read_samples(j, v.samples);
   std::stable_sort(v.samples.begin(), v.samples.end(),
@@ -181,17 +183,45 @@ void from_json(const nlohmann::json& j, BytesCalibration& v) {
   read_samples(j, v.samples);
 }
 
+namespace {
+nlohmann::json params_to_json(FormatParams params) {
+  nlohmann::json out = nlohmann::json::object();
+  for_each_field(params, [&out](const char* name, auto& value) { out[name] = value; });
+  return out;
+}
+void params_from_json(const nlohmann::json& j, FormatParams& params) {
+  for_each_field(params, [&j](const char* name, auto& value) { j.at(name).get_to(value); });
+}
+}  // namespace
+
 void to_json(nlohmann::json& j, const FormatBytesCalibration& v) {
   j = {{"format", v.format.value},
+       {"params", params_to_json(v.params)},
        {"bytes", v.bytes},
        {"long_row_step_ms", v.long_row_step_ms},
        {"floor_ms", v.floor_ms}};
 }
 void from_json(const nlohmann::json& j, FormatBytesCalibration& v) {
   j.at("format").get_to(v.format.value);
+  params_from_json(j.at("params"), v.params);
   j.at("bytes").get_to(v.bytes);
   j.at("long_row_step_ms").get_to(v.long_row_step_ms);
   j.at("floor_ms").get_to(v.floor_ms);
+}
+
+void to_json(nlohmann::json& j, const CacheResidentCorrection& v) {
+  j = {{"format", v.format.value},
+       {"params", params_to_json(v.params)},
+       {"block_size", v.block_size},
+       {"threads_per_row", v.threads_per_row},
+       {"ratio_vs_footprint", v.ratio_vs_footprint}};
+}
+void from_json(const nlohmann::json& j, CacheResidentCorrection& v) {
+  j.at("format").get_to(v.format.value);
+  params_from_json(j.at("params"), v.params);
+  j.at("block_size").get_to(v.block_size);
+  j.at("threads_per_row").get_to(v.threads_per_row);
+  j.at("ratio_vs_footprint").get_to(v.ratio_vs_footprint);
 }
 
 void to_json(nlohmann::json& j, const BlockedEllTimeCoefficients& v) {

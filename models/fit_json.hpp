@@ -7,6 +7,7 @@
 
 #include "models/blocked_ell_time_model.hpp"
 #include "models/bytes_model.hpp"
+#include "models/cache_resident.hpp"
 #include "models/coo_model.hpp"
 #include "models/cpu_gpu_time_model.hpp"
 #include "models/csr_vector_model.hpp"
@@ -46,6 +47,8 @@ void to_json(nlohmann::json& j, const BytesCalibration& v);
 void from_json(const nlohmann::json& j, BytesCalibration& v);
 void to_json(nlohmann::json& j, const FormatBytesCalibration& v);
 void from_json(const nlohmann::json& j, FormatBytesCalibration& v);
+void to_json(nlohmann::json& j, const CacheResidentCorrection& v);
+void from_json(const nlohmann::json& j, CacheResidentCorrection& v);
 void to_json(nlohmann::json& j, const BlockedEllTimeCoefficients& v);
 void from_json(const nlohmann::json& j, BlockedEllTimeCoefficients& v);
 void to_json(nlohmann::json& j, const CpuGpuTimeCoefficients& v);

@@ -24,6 +24,17 @@ std::string_view to_string(ModelFamily family) noexcept {
 ModelPredictor::ModelPredictor(ModelSet set)
     : set_(std::move(set)), csr_vector_(set_.csr_vector), ell_(set_.ell), coo_(set_.coo) {}
 
+const FormatBytesCalibration* own_bytes_calibration(const ModelSet& set,
+                                                    const Candidate& candidate) noexcept {
+  const FormatBytesCalibration* first = nullptr;
+  for (const FormatBytesCalibration& own : set.format_bytes) {
+    if (own.format != candidate.format) continue;
+    if (own.params == candidate.params) return &own;
+    if (first == nullptr) first = &own;
+  }
+  return first;
+}
+
 double smooth_floor_ms(double ms, double floor_ms) noexcept {
   if (!(floor_ms > 0.0)) return ms;
   const double a = std::max(ms, 0.0) / floor_ms;
@@ -45,9 +56,17 @@ Prediction ModelPredictor::predict_ms(ModelFamily family, const MatrixFeatures& 
       x_randomness(features) > 0.5)
     p.confidence *= 0.8;
   double floor_ms = set_.launch_floor_ms;
-  for (const FormatBytesCalibration& own : set_.format_bytes)
-    if (own.format == candidate.format) floor_ms = std::max(floor_ms, own.floor_ms);
-  p.ms = smooth_floor_ms(p.ms, floor_ms);
+  if (const FormatBytesCalibration* own = own_bytes_calibration(set_, candidate))
+    floor_ms = std::max(floor_ms, own->floor_ms);
+  if (!p.includes_fixed_cost) p.ms = smooth_floor_ms(p.ms, floor_ms);
+  // Below L2 the DRAM-calibrated families are corrected by what the same variant measured on
+  // cache-resident samples (models/cache_resident.hpp).
+  if (const CacheResidentCorrection* c = find_correction(set_.cache_resident, candidate)) {
+    const std::uint64_t bytes =
+        matrix_bytes ? *matrix_bytes : csr_storage_bytes_estimate(features, set_.precision);
+    p.ms *= correction_factor(*c, footprint_bytes(features, bytes, set_.precision),
+                              static_cast<double>(device.l2_bytes));
+  }
   return p;
 }
 
@@ -74,23 +93,16 @@ Prediction ModelPredictor::predict_unfloored_ms(ModelFamily family,
     case ModelFamily::other:
       break;
   }
-  const bool has_own_bytes =
-      std::any_of(set_.format_bytes.begin(), set_.format_bytes.end(),
-                  [&](const FormatBytesCalibration& own) { return own.format == candidate.format; });
-  if (!set_.bytes && !has_own_bytes) {
+  const FormatBytesCalibration* own = own_bytes_calibration(set_, candidate);
+  if (!set_.bytes && own == nullptr) {
     throw Error(ErrorCode::failed_precondition,
                 "no calibrated model for format family " + std::string(to_string(family)) +
                     " and no bytes model to fall back on");
   }
   // The format's own bytes fit where calibration made one (stage format_bytes), else the shared
   // fit on cuSPARSE CSR ALG1 / CPU CSR.
-  const BytesCalibration* bytes = set_.bytes ? &*set_.bytes : nullptr;
-  double long_row_step_ms = 0.0;
-  for (const FormatBytesCalibration& own : set_.format_bytes) {
-    if (own.format != candidate.format) continue;
-    bytes = &own.bytes;
-    long_row_step_ms = own.long_row_step_ms;
-  }
+  const BytesCalibration* bytes = own != nullptr ? &own->bytes : &*set_.bytes;
+  const double long_row_step_ms = own != nullptr ? own->long_row_step_ms : 0.0;
   StorageBytesFn storage;
   if (matrix_bytes) {
     storage = [bytes = *matrix_bytes](const MatrixFeatures&, const Candidate&) { return bytes; };

@@ -24,6 +24,12 @@ std::string_view to_string(ModelFamily family) noexcept;
 // floor_ms <= 0 returns ms.
 double smooth_floor_ms(double ms, double floor_ms) noexcept;
 
+// The format_bytes record of the candidate's format calibrated with its very parameters (a
+// cuSPARSE algorithm, a slice height, a block size), else the format's first; nullptr when the
+// format has none.
+const FormatBytesCalibration* own_bytes_calibration(const ModelSet& set,
+                                                    const Candidate& candidate) noexcept;
+
 class ModelPredictor {
  public:
   explicit ModelPredictor(ModelSet set);
@@ -31,7 +37,8 @@ class ModelPredictor {
 
   // The family's model where the set calibrates it (HYB needs both ELL and COO), else the bytes
   // model with matrix_bytes as the format's storage (csr_storage_bytes_estimate when absent).
-  // Never less than the set's launch_floor_ms (smooth_floor_ms).
+  // Never less than the set's launch_floor_ms (smooth_floor_ms) unless the model charges the
+  // variant's own fixed cost; below L2, times the variant's cache-resident correction.
   // Throws Error(failed_precondition) when neither is calibrated, naming the family, and
   // Error(invalid_argument) when the candidate cannot launch. Thread-safe.
   Prediction predict_ms(ModelFamily family, const MatrixFeatures& features,

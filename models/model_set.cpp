@@ -16,6 +16,7 @@ std::string model_set_to_json(const ModelSet& set) {
                       {"ell", set.ell},
                       {"coo", set.coo},
                       {"format_bytes", set.format_bytes},
+                      {"cache_resident", set.cache_resident},
                       {"launch_floor_ms", set.launch_floor_ms}};
   j["bytes"] = set.bytes ? nlohmann::json(*set.bytes) : nlohmann::json(nullptr);
   j["blocked_ell"] = set.blocked_ell ? nlohmann::json(*set.blocked_ell) : nlohmann::json(nullptr);
@@ -65,6 +66,7 @@ ModelSet model_set_from_json(const std::string& text, const std::string& expecte
     j.at("ell").get_to(set.ell);
     j.at("coo").get_to(set.coo);
     j.at("format_bytes").get_to(set.format_bytes);
+    j.at("cache_resident").get_to(set.cache_resident);
     j.at("launch_floor_ms").get_to(set.launch_floor_ms);
     set.bytes = optional_field<BytesCalibration>(j, "bytes");
     set.blocked_ell = optional_field<BlockedEllTimeCoefficients>(j, "blocked_ell");
@@ -134,9 +136,18 @@ nlohmann::json model_set_summary(const ModelSet& set) {
     fit["bandwidth_bytes_per_ms"] = own.bytes.bandwidth_bytes_per_ms();
     fit["banded_ratio"] = own.bytes.banded_ratio;
     fit["format"] = own.format.value;
+    fit["params"] = to_string(own.params);
     fit["long_row_step_ms"] = own.long_row_step_ms;
     fit["floor_ms"] = own.floor_ms;
     add_fit(fits, "format_bytes", nullptr, "ms_vs_bytes", std::move(fit));
+  }
+  for (const CacheResidentCorrection& c : set.cache_resident) {
+    nlohmann::json fit = {{"format", c.format.value},
+                          {"params", to_string(c.params)},
+                          {"block_size", c.block_size},
+                          {"threads_per_row", c.threads_per_row},
+                          {"measured_over_predicted_vs_footprint_bytes", c.ratio_vs_footprint}};
+    add_fit(fits, "cache_resident", nullptr, "ratio_vs_footprint", std::move(fit));
   }
   nlohmann::json summary = {{"model_version", kModelVersion},
                             {"device_signature", set.device_signature},

@@ -11,6 +11,7 @@
 #include "core/precision.hpp"
 #include "models/blocked_ell_time_model.hpp"
 #include "models/bytes_model.hpp"
+#include "models/cache_resident.hpp"
 #include "models/coo_model.hpp"
 #include "models/cpu_gpu_time_model.hpp"
 #include "models/csr_vector_model.hpp"
@@ -21,7 +22,7 @@ namespace spmvd {
 // The form of the models: bump on any change of a fit, a calibration record, a field or what a
 // model computes from them. Plans record the version that chose them; a stored model set of
 // another version is refused and recalibrated.
-inline constexpr int kModelVersion = 5;
+inline constexpr int kModelVersion = 6;
 
 struct ModelSet {
   std::string device_signature;  // DeviceInfo::signature() of the calibrated device
@@ -33,6 +34,9 @@ struct ModelSet {
   // Per-format bytes fits (calibration stage format_bytes): used for a format without a
   // dedicated model in place of `bytes`, which stays the fallback for unlisted formats.
   std::vector<FormatBytesCalibration> format_bytes;
+  // Per calibrated variant, its measured / predicted time on cache-resident samples
+  // (models/cache_resident.hpp); empty before model version 6 or on a failed stage.
+  std::vector<CacheResidentCorrection> cache_resident;
   std::optional<BlockedEllTimeCoefficients> blocked_ell;  // paper 000
   std::optional<CpuGpuTimeCoefficients> cpu_gpu;          // paper 003
   // The least time any multiply takes on this device (launch and completion latency), measured

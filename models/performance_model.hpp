@@ -18,6 +18,8 @@ namespace spmvd {
 struct Prediction {
   double ms = 0.0;          // predicted time of one y = A x on the device
   double confidence = 0.0;  // 0..1: how far to trust ms when ranking against other families
+  // ms already holds the candidate's own measured launch cost: no launch floor on top.
+  bool includes_fixed_cost = false;
   friend bool operator==(const Prediction&, const Prediction&) = default;
 };
 

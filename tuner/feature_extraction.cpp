@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 
+#include "core/structure_features.hpp"
+
 namespace spmvd {
 
 template <typename Value>
@@ -39,6 +41,8 @@ MatrixFeatures extract_features(const CsrMatrix<Value>& m) {
   if (m.cols > 0) f.mean_row_span_fraction = span_sum / n / static_cast<double>(m.cols);
   f.distribution.reserve(rows_by_length.size());
   for (const auto& [length, count] : rows_by_length) f.distribution.push_back({length, count});
+  f.group_padded = group_padded_distributions(m);
+  f.block_counts = block_counts(m);
   return f;
 }
 

@@ -218,6 +218,12 @@ TEST(CatalogueRules, EveryCandidateIsConcreteAndValidForItsFormat) {
     SCOPED_TRACE(std::string(r->name()));
     const DeviceInfo device = r->needs_gpu() ? testing::h100() : testing::eight_core_cpu();
     const std::vector<Candidate> space = r->candidates(f, device);
+    // BSR would store this 5x5 matrix mostly as fill: it offers nothing and is inadmissible.
+    if (r->id() == kCusparseBsrFormatId) {
+      EXPECT_TRUE(space.empty());
+      EXPECT_FALSE(r->admissible(f, device, Precision::fp64, ~std::uint64_t{0}));
+      continue;
+    }
     ASSERT_FALSE(space.empty());
     for (const Candidate& c : space) {
       EXPECT_EQ(c.format, r->id());
@@ -446,13 +452,60 @@ TEST(CusparseBsrRules, AdmitsRowsLongEnoughToFillBlocks) {
   EXPECT_TRUE(CusparseBsrRules::may_fill_acceptably(blocks, 2));
   EXPECT_FALSE(CusparseBsrRules::may_fill_acceptably(blocks, 4));  // >= 16 slots per 4 rows of 2
   EXPECT_TRUE(rules.admissible(blocks, testing::h100(), Precision::fp64, std::uint64_t{1} << 30));
+  // Only the block size that fills acceptably is offered.
   EXPECT_THAT(rules.candidates(blocks, testing::h100()),
               ElementsAre(Candidate{.format = kCusparseBsrFormatId,
                                     .params = {.library_algorithm = 6, .block_dim = 2},
-                                    .launch = {}},
-                          Candidate{.format = kCusparseBsrFormatId,
-                                    .params = {.library_algorithm = 6, .block_dim = 4},
                                     .launch = {}}));
+}
+
+TEST(CusparseBsrRules, CountedBlocksDecideFillAndBytesExactly) {
+  // 8 x 8: two dense 4x4 blocks on the diagonal (32 entries, rows of length 4).
+  CsrMatrix<double> m{8, 8, {0}, {}, {}};
+  for (std::int64_t r = 0; r < 8; ++r) {
+    const std::int64_t first = r < 4 ? 0 : 4;
+    for (std::int64_t c = first; c < first + 4; ++c) {
+      m.col_indices.push_back(static_cast<ColIndex>(c));
+      m.values.push_back(1.0);
+    }
+    m.row_offsets.push_back(static_cast<RowOffset>(m.col_indices.size()));
+  }
+  const MatrixFeatures f = extract_features(m);
+  EXPECT_EQ(f.blocks_for(2), 8);  // 4 per dense 4x4 block
+  EXPECT_EQ(f.blocks_for(4), 2);
+  const CusparseBsrRules rules;
+  const std::vector<Candidate> space = rules.candidates(f, testing::h100());
+  ASSERT_EQ(space.size(), 2u);  // both fill exactly (32 slots for 32 entries)
+  // 2 blocks of 16 fp64 values, 2 + 1 block-row offsets and 2 block columns, no staging.
+  EXPECT_EQ(rules.device_bytes(f, Precision::fp64, space[1]),
+            (3 + 2) * sizeof(std::int32_t) + 2 * 16 * 8 +
+                CusparseCsrRules::workspace_bound_bytes(8));
+  // An off-diagonal entry adds a block at each size: 4x4 now stores 48 slots for 33 entries.
+  m.col_indices.insert(m.col_indices.begin() + 4, 7);  // row 0: columns 0-3 and 7
+  m.values.push_back(1.0);
+  for (std::size_t r = 1; r < m.row_offsets.size(); ++r) ++m.row_offsets[r];
+  const MatrixFeatures g = extract_features(m);
+  EXPECT_EQ(g.blocks_for(2), 9);
+  EXPECT_EQ(g.blocks_for(4), 3);
+  EXPECT_TRUE(CusparseBsrRules::may_fill_acceptably(g, 4));  // 48 <= 2 * 33
+}
+
+TEST(CusparseBsrRules, CountedBlocksRejectWhatTheBoundsWouldLetThrough) {
+  // A random-looking pattern of rows of length 4 whose entries never share a 2x2 block:
+  // the DF lower bound (one block per 2 entries of a row) admits b = 2, the count does not.
+  CsrMatrix<double> m{8, 64, {0}, {}, {}};
+  for (std::int64_t r = 0; r < 8; ++r) {
+    for (std::int64_t j = 0; j < 4; ++j) {
+      m.col_indices.push_back(static_cast<ColIndex>(16 * j + 2 * r % 16));
+      m.values.push_back(1.0);
+    }
+    m.row_offsets.push_back(static_cast<RowOffset>(m.col_indices.size()));
+  }
+  MatrixFeatures f = extract_features(m);
+  EXPECT_EQ(f.blocks_for(2), 32);  // every entry its own block: 128 slots for 32 entries
+  EXPECT_FALSE(CusparseBsrRules::may_fill_acceptably(f, 2));
+  f.block_counts.clear();  // as a plan stored before model version 6 describes it
+  EXPECT_TRUE(CusparseBsrRules::may_fill_acceptably(f, 2));
 }
 
 TEST(CusparseBsrRules, AdmitsAMatrixWithoutEntries) {

@@ -95,8 +95,15 @@ class NamedRules final : public FormatRules {
                   std::uint64_t) const override {
     return true;
   }
+  // Two parameter sets, as cuSPARSE CSR offers its two algorithms (the format_bytes stage
+  // plans one record per distinct parameters).
   std::vector<Candidate> candidates(const MatrixFeatures&, const DeviceInfo&) const override {
-    return {};
+    return {Candidate{.format = id_,
+                      .params = {.library_algorithm = kCusparseSpmvCsrAlg1},
+                      .launch = {}},
+            Candidate{.format = id_,
+                      .params = {.library_algorithm = kCusparseSpmvCsrAlg2},
+                      .launch = {}}};
   }
   std::uint64_t device_bytes(const MatrixFeatures&, Precision, const Candidate&) const override {
     return 0;
@@ -218,10 +225,10 @@ TEST(PlanCalibration, FitsEachFormatWithoutADedicatedModelOnRandomAndBandedSampl
   const FormatRegistry registry = gpu_catalogue();
   const CalibrationPlan plan =
       plan_calibration(registry, h100_like(), Precision::fp64, {}, fixed_registers(30));
-  std::size_t variants = 0;
+  std::vector<FormatParams> variants;
   for (const PlannedVariant& v : plan.variants) {
     if (v.stage != CalibrationStage::format_bytes) continue;
-    ++variants;
+    variants.push_back(v.params);
     EXPECT_EQ(v.format, kCusparseCsrFormatId);  // the one such format of this catalogue
     ASSERT_EQ(v.samples.size(), 7u);
     // max_sample_nnz and a quarter of it, in whole rows of coo_row_length = 8.
@@ -236,7 +243,10 @@ TEST(PlanCalibration, FitsEachFormatWithoutADedicatedModelOnRandomAndBandedSampl
     EXPECT_EQ(v.samples[5].rows, kLongRowLength);
     EXPECT_EQ(v.samples[6].rows, kLatencySampleRows);  // the format's own floor
   }
-  EXPECT_EQ(variants, 1u);
+  // One record per cuSPARSE CSR algorithm: ALG1 and ALG2 differ by 20-30 % on the H200.
+  ASSERT_EQ(variants.size(), kFormatBytesVariants);
+  EXPECT_EQ(variants[0].library_algorithm, kCusparseSpmvCsrAlg1);
+  EXPECT_NE(variants[1].library_algorithm, kCusparseSpmvCsrAlg1);
   // COO: one banded twin, of the largest sample.
   for (const PlannedVariant& v : plan.variants) {
     if (v.stage != CalibrationStage::coo) continue;
@@ -338,7 +348,8 @@ TEST(PlanCalibration, H100PlanStaysWithinTheCalibrationBudget) {
   std::size_t samples = 0;
   for (const CalibrationStage stage :
        {CalibrationStage::csr_vector, CalibrationStage::ell, CalibrationStage::coo,
-        CalibrationStage::bytes, CalibrationStage::format_bytes, CalibrationStage::latency}) {
+        CalibrationStage::bytes, CalibrationStage::format_bytes, CalibrationStage::latency,
+        CalibrationStage::cache_resident}) {
     generated += plan.generated_nnz(stage);
     built += plan.built_nnz(stage);
     samples += plan.sample_count(stage);
@@ -347,6 +358,30 @@ TEST(PlanCalibration, H100PlanStaysWithinTheCalibrationBudget) {
   EXPECT_LT(built, 2'500'000'000);
   EXPECT_LT(samples, 600u);
   EXPECT_EQ(plan.max_sample_nnz, static_cast<std::int64_t>(4 * h100_like().l2_bytes / 12));
+}
+
+TEST(PlanCalibration, RepeatsEveryCsrCooAndFormatBytesVariantOnCacheResidentSamples) {
+  const FormatRegistry registry = gpu_catalogue();
+  const CalibrationOptions options;
+  const CalibrationPlan plan =
+      plan_calibration(registry, h100_like(), Precision::fp64, options, fixed_registers(30));
+  std::size_t bases = 0, repeats = 0;
+  for (const PlannedVariant& v : plan.variants) {
+    if (v.stage == CalibrationStage::csr_vector || v.stage == CalibrationStage::coo ||
+        v.stage == CalibrationStage::format_bytes)
+      ++bases;
+    if (v.stage != CalibrationStage::cache_resident) continue;
+    ++repeats;
+    EXPECT_NE(v.base_stage, CalibrationStage::cache_resident);
+    ASSERT_EQ(v.samples.size(), options.cache_resident_nnz.size());
+    for (std::size_t i = 0; i < v.samples.size(); ++i) {
+      EXPECT_EQ(v.samples[i].nnz(), options.cache_resident_nnz[i]);
+      // fp64 CSR, x and y of the largest one stay inside an H100's 50 MB L2.
+      EXPECT_LT(v.samples[i].nnz() * 12 + v.samples[i].rows * 24, h100_like().l2_bytes);
+    }
+  }
+  EXPECT_GT(bases, 0u);
+  EXPECT_EQ(repeats, bases);
 }
 
 TEST(PlanCalibration, RefusesTooFewRowLengthsForThePiecewiseFit) {
@@ -373,6 +408,7 @@ CalibrationOptions quick_cpu_options() {
   options.warmup_runs = 1;
   options.timed_runs = 3;
   options.size_steps = 4;
+  options.cache_resident_nnz = {1 << 12, 1 << 14};
   return options;
 }
 
@@ -417,6 +453,16 @@ TEST_F(CpuCalibration, FitsTheBytesModelAndCpuCooForBothPrecisions) {
     EXPECT_EQ(set.format_bytes[0].bytes.banded_ratio[0].x, set.format_bytes[0].bytes.samples[0].x);
     for (const SamplePoint& r : set.format_bytes[0].bytes.banded_ratio) EXPECT_GT(r.y, 0.0);
     EXPECT_TRUE(set.bytes->banded_ratio.empty());  // the shared fallback times random only
+    // cache_resident: cpu_csr's record (and cpu_coo's), measured / predicted at both sizes.
+    ASSERT_EQ(set.cache_resident.size(), has_cpu_coo ? 2u : 1u);
+    for (const CacheResidentCorrection& c : set.cache_resident) {
+      ASSERT_EQ(c.ratio_vs_footprint.size(), 2u);
+      EXPECT_LT(c.ratio_vs_footprint[0].x, c.ratio_vs_footprint[1].x);
+      for (const SamplePoint& r : c.ratio_vs_footprint) {
+        EXPECT_GT(r.y, 0.0);
+        EXPECT_TRUE(std::isfinite(r.y));
+      }
+    }
     ASSERT_EQ(set.coo.size(), has_cpu_coo ? 1u : 0u);
     if (has_cpu_coo) {
       EXPECT_EQ(set.coo[0].samples.size(), 4u);  // the random ones: the fit's
@@ -467,8 +513,9 @@ TEST_F(CpuCalibration, ReportsProgressPerPrecisionAndStage) {
   EXPECT_TRUE(stages.contains("fp32 bytes"));
   EXPECT_TRUE(stages.contains("fp64 bytes"));
   EXPECT_TRUE(stages.contains("fp64 format_bytes"));
+  EXPECT_TRUE(stages.contains("fp64 cache_resident"));
   const CalibrationProgress& last = progress_->back();
-  EXPECT_EQ(last.stage, "fp64 format_bytes");
+  EXPECT_EQ(last.stage, "fp64 cache_resident");
   EXPECT_EQ(last.detail, "fitted");
   EXPECT_EQ(last.done, last.total);
 }

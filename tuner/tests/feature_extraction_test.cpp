@@ -54,6 +54,34 @@ TEST(FeatureExtraction, RowSpanMeasuresXLocality) {
   EXPECT_DOUBLE_EQ(extract_features(wide).mean_row_span_fraction, 1.0);
 }
 
+TEST(FeatureExtraction, GroupPaddingCountsEveryRowAtItsGroupsLongest) {
+  // 5 rows of lengths 1, 3, 0, 2, 2 (cols 4).
+  const CsrMatrix<double> m{5, 4, {0, 1, 4, 4, 6, 8},
+                            {0, 0, 1, 2, 1, 3, 0, 2}, {1, 1, 1, 1, 1, 1, 1, 1}};
+  const MatrixFeatures f = extract_features(m);
+  ASSERT_EQ(f.group_padded.size(), std::size(kFeatureGroupRows));
+  // Groups of 2: {1, 3} -> 3, {0, 2} -> 2, {2} -> 2.
+  const GroupPaddedDistribution* two = f.padded_for(2);
+  ASSERT_NE(two, nullptr);
+  EXPECT_EQ(two->distribution, (std::vector<RowLengthCount>{{2, 3}, {3, 2}}));
+  // Groups of 4: {1, 3, 0, 2} -> 3, {2} -> 2.
+  EXPECT_EQ(f.padded_for(4)->distribution, (std::vector<RowLengthCount>{{2, 1}, {3, 4}}));
+  // One group of all five rows from 8 up.
+  EXPECT_EQ(f.padded_for(64)->distribution, (std::vector<RowLengthCount>{{3, 5}}));
+  EXPECT_EQ(f.padded_for(3), nullptr);
+}
+
+TEST(FeatureExtraction, BlockCountsAreDistinctBlocksOfTheAlignedGrid) {
+  // Same matrix: 2x2 blocks (block row, block col): rows 0-1 -> (0,0), (0,1); rows 2-3 ->
+  // (1,0), (1,1); row 4 -> (2,0), (2,1): 6. 4x4: rows 0-3 -> (0,0); row 4 -> (1,0): 2.
+  const CsrMatrix<double> m{5, 4, {0, 1, 4, 4, 6, 8},
+                            {0, 0, 1, 2, 1, 3, 0, 2}, {1, 1, 1, 1, 1, 1, 1, 1}};
+  const MatrixFeatures f = extract_features(m);
+  EXPECT_EQ(f.blocks_for(2), 6);
+  EXPECT_EQ(f.blocks_for(4), 2);
+  EXPECT_EQ(f.blocks_for(8), -1);  // not measured
+}
+
 TEST(FeatureExtraction, EmptyMatrixHasZeroFeatures) {
   CsrMatrix<double> m;
   m.cols = 3;

@@ -3,12 +3,13 @@
 // row-major blocks, 32-bit indices), built from CSR on the host (bsr_layout.hpp).
 // FormatParams.block_dim in {2, 4}; cuSPARSE picks its own launch configuration, so launch is {}.
 //
-// The fill-in rule: BSR is admissible only while the stored slots (blocks * b^2) can stay below
-// kBsrMaxFillRatio * nnz for some b. The blocks of a matrix are not a feature, so the rule is
-// applied to a lower bound on the slots (bsr_slot_lower_bound): a necessary condition. The
-// builder builds whatever it is given (the conformance test runs every candidate on every
-// matrix), and device_bytes bounds the blocks from above, so a candidate whose real fill-in is
-// high costs measurement time, never correctness or memory beyond its stated bytes.
+// The fill-in rule: a block size b is a candidate only while the stored slots (blocks * b^2)
+// stay within kBsrMaxFillRatio * nnz. Where the features count the blocks
+// (MatrixFeatures::block_counts) the rule and device_bytes use the exact count; features
+// without it (plans stored before model version 6) fall back on bounds: a lower bound on the
+// slots (bsr_slot_lower_bound, a necessary condition) and an upper bound on the blocks for the
+// bytes. The builder builds whatever it is given (the conformance test runs every candidate on
+// every matrix).
 
 #include <array>
 #include <cstdint>
@@ -33,15 +34,14 @@ class CusparseBsrRules final : public FormatRules {
   std::string_view name() const noexcept override { return "cusparse_bsr"; }
   bool needs_gpu() const noexcept override { return true; }
 
-  // On a GPU, some block_dim's slot lower bound is below kBsrMaxFillRatio * nnz and its
-  // device_bytes fit the budget.
+  // On a GPU, some candidate's device_bytes fit the budget.
   bool admissible(const MatrixFeatures& features, const DeviceInfo& device, Precision precision,
                   std::uint64_t memory_budget_bytes) const override;
-  // One candidate per block size in kBsrBlockDims.
+  // One candidate per block size in kBsrBlockDims that fills acceptably (may_fill_acceptably).
   std::vector<Candidate> candidates(const MatrixFeatures& features,
                                     const DeviceInfo& device) const override;
-  // Upper bound: (block rows + 1) + blocks 32-bit indices and blocks * b^2 values, with blocks
-  // bounded by bsr_block_upper_bound; staging copies of x and y when rows or cols is not a
+  // (block rows + 1) + blocks 32-bit indices and blocks * b^2 values, with the features' block
+  // count, else bsr_block_upper_bound; staging copies of x and y when rows or cols is not a
   // multiple of b (cuSPARSE reads and writes whole blocks); CusparseCsrRules::
   // workspace_bound_bytes.
   std::uint64_t device_bytes(const MatrixFeatures& features, Precision precision,
@@ -55,7 +55,8 @@ class CusparseBsrRules final : public FormatRules {
   // blocks (without a distribution: one block per entry), and there are at most block rows *
   // block cols blocks.
   static std::int64_t bsr_block_upper_bound(const MatrixFeatures& features, std::int64_t block_dim);
-  // Whether a block size passes the fill-in rule's necessary condition (always, without entries).
+  // Whether a block size passes the fill-in rule: exactly where the features count its blocks,
+  // else its necessary condition (always, without entries).
   static bool may_fill_acceptably(const MatrixFeatures& features, std::int64_t block_dim);
 };
 

@@ -1,0 +1,24 @@
+#pragma once
+// The structural features that need more than row lengths (core/matrix_features.hpp): the
+// warp and slice padding of row groups and the block counts of BSR. Shared by the tuner's
+// feature extraction and the calibration's sample features, so that a calibration sample and a
+// user's matrix are described by the same code.
+
+#include <vector>
+
+#include "core/csr_matrix.hpp"
+#include "core/matrix_features.hpp"
+
+namespace spmvd {
+
+// One GroupPaddedDistribution per kFeatureGroupRows. O(rows) each.
+template <typename Value>
+std::vector<GroupPaddedDistribution> group_padded_distributions(const CsrMatrix<Value>& m);
+
+// One BlockCount per kFeatureBlockDims: a merge of the b sorted rows of every block row,
+// counting distinct column / b. O(nnz * b) each, no memory beyond the result. Expects columns
+// sorted within rows (validate()).
+template <typename Value>
+std::vector<BlockCount> block_counts(const CsrMatrix<Value>& m);
+
+}  // namespace spmvd
