@@ -101,6 +101,7 @@ void print_fits(const spmvd::ModelSet& set) {
   std::printf("  %-12s %-16s %-18s %7s %9s %9s\n", "family", "variant", "curve", "samples", "rms",
               "max");
   for (const auto& fit : summary.at("fits")) {
+    if (!fit.contains("quality")) continue;  // cache_resident: ratios, printed below
     const auto& q = fit.at("quality");
     std::printf("  %-12s %-16s %-18s %7zu %8.2f%% %8.2f%%",
                 fit.at("family").get<std::string>().c_str(), variant_text(fit).c_str(),
@@ -120,6 +121,17 @@ void print_fits(const spmvd::ModelSet& set) {
       for (const auto& point : fit["banded_ratio"])
         std::printf(" %g:%.2f", point.at(0).get<double>(), point.at(1).get<double>());
     }
+    std::printf("\n");
+  }
+  if (set.cache_resident.empty()) return;
+  std::printf("%s cache-resident corrections (measured / predicted at footprint MB):\n",
+              std::string(to_string(set.precision)).c_str());
+  for (const spmvd::CacheResidentCorrection& c : set.cache_resident) {
+    const spmvd::FormatEntry* entry = spmvd::format_registry().find(c.format);
+    std::printf("  %-16s %-28s block=%-4u t=%-3u",
+                entry ? std::string(entry->rules->name()).c_str() : "?",
+                spmvd::to_string(c.params).c_str(), c.block_size, c.threads_per_row);
+    for (const spmvd::SamplePoint& p : c.ratio_vs_footprint) std::printf(" %.1f:%.2f", p.x / 1e6, p.y);
     std::printf("\n");
   }
 }

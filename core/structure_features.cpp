@@ -1,7 +1,6 @@
 #include "core/structure_features.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <map>
 
 namespace spmvd {
@@ -28,33 +27,28 @@ std::vector<GroupPaddedDistribution> group_padded_distributions(const CsrMatrix<
 template <typename Value>
 std::vector<BlockCount> block_counts(const CsrMatrix<Value>& m) {
   std::vector<BlockCount> out;
+  std::vector<ColIndex> merged, scratch;
   for (const std::int64_t b : kFeatureBlockDims) {
     std::int64_t blocks = 0;
-    std::vector<RowOffset> cursor(static_cast<std::size_t>(b)), end(static_cast<std::size_t>(b));
     for (std::int64_t first = 0; first < m.rows; first += b) {
-      const std::int64_t n = std::min(b, m.rows - first);
-      for (std::int64_t i = 0; i < n; ++i) {
-        cursor[static_cast<std::size_t>(i)] = m.row_offsets[static_cast<std::size_t>(first + i)];
-        end[static_cast<std::size_t>(i)] = m.row_offsets[static_cast<std::size_t>(first + i + 1)];
+      const std::int64_t last = std::min(first + b, m.rows);
+      // The block row's columns in one sorted run (its rows are sorted), then its distinct
+      // column / b.
+      const auto row = [&](std::int64_t r) {
+        return std::pair{m.col_indices.begin() + m.row_offsets[static_cast<std::size_t>(r)],
+                         m.col_indices.begin() + m.row_offsets[static_cast<std::size_t>(r + 1)]};
+      };
+      merged.assign(row(first).first, row(first).second);
+      for (std::int64_t r = first + 1; r < last; ++r) {
+        scratch.resize(merged.size() + static_cast<std::size_t>(m.row_length(r)));
+        std::merge(merged.begin(), merged.end(), row(r).first, row(r).second, scratch.begin());
+        merged.swap(scratch);
       }
-      // Repeatedly take the smallest block column among the rows' next entries, count it, and
-      // step every row past that block column.
-      while (true) {
-        std::int64_t block_col = std::numeric_limits<std::int64_t>::max();
-        for (std::int64_t i = 0; i < n; ++i) {
-          const auto k = static_cast<std::size_t>(i);
-          if (cursor[k] < end[k])
-            block_col = std::min<std::int64_t>(
-                block_col, m.col_indices[static_cast<std::size_t>(cursor[k])] / b);
-        }
-        if (block_col == std::numeric_limits<std::int64_t>::max()) break;
-        ++blocks;
-        for (std::int64_t i = 0; i < n; ++i) {
-          const auto k = static_cast<std::size_t>(i);
-          while (cursor[k] < end[k] &&
-                 m.col_indices[static_cast<std::size_t>(cursor[k])] / b == block_col)
-            ++cursor[k];
-        }
+      std::int64_t previous = -1;
+      for (const ColIndex c : merged) {
+        const std::int64_t block_col = c / b;
+        blocks += block_col != previous;
+        previous = block_col;
       }
     }
     out.push_back({.block_dim = b, .blocks = blocks});

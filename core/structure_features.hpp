@@ -15,9 +15,9 @@ namespace spmvd {
 template <typename Value>
 std::vector<GroupPaddedDistribution> group_padded_distributions(const CsrMatrix<Value>& m);
 
-// One BlockCount per kFeatureBlockDims: a merge of the b sorted rows of every block row,
-// counting distinct column / b. O(nnz * b) each, no memory beyond the result. Expects columns
-// sorted within rows (validate()).
+// One BlockCount per kFeatureBlockDims: the b sorted rows of every block row merged into one
+// run, counting distinct column / b. O(nnz * b) each, a buffer of one block row. Expects
+// columns sorted within rows (validate()).
 template <typename Value>
 std::vector<BlockCount> block_counts(const CsrMatrix<Value>& m);
 

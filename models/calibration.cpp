@@ -442,10 +442,10 @@ Candidate make_candidate(const PlannedVariant& v, const SampleShape& shape,
     case CalibrationStage::cache_resident:
       break;  // never a base stage
     case CalibrationStage::format_bytes: {
-      // The format's own first candidate: its parameters enter the bytes through device_bytes.
-      // Chosen as for a matrix of unknown blocks, so that BSR's fill rule does not drop it on
-      // the critical-path samples (one entry per row): the fit is of time against the bytes
-      // the sample's real blocks move, whatever their fill.
+      // The candidate with the record's parameters, launched as the format's rules launch it
+      // for this sample. Chosen as for a matrix of unknown blocks, so that BSR's fill rule does
+      // not drop it on the critical-path samples (one entry per row): the fit is of time
+      // against the bytes the sample's real blocks move, whatever their fill.
       const FormatEntry* entry = registry.find(v.format);
       MatrixFeatures unblocked = features;
       unblocked.block_counts.clear();
@@ -780,7 +780,7 @@ CsrMatrix<double> blocked_sample(const CsrMatrix<double>& pattern, std::int64_t 
   return m;
 }
 
-MatrixFeatures uniform_sample_features(const CsrMatrix<double>& m) {
+MatrixFeatures uniform_sample_features(const CsrMatrix<double>& m, bool count_blocks) {
   MatrixFeatures f;
   f.rows = m.rows;
   f.cols = m.cols;
@@ -798,8 +798,7 @@ MatrixFeatures uniform_sample_features(const CsrMatrix<double>& m) {
     span_sum += static_cast<double>(last - first + 1) / static_cast<double>(m.cols);
   }
   f.mean_row_span_fraction = m.rows > 0 ? span_sum / static_cast<double>(m.rows) : 0.0;
-  f.group_padded = group_padded_distributions(m);
-  f.block_counts = block_counts(m);
+  if (count_blocks) f.block_counts = block_counts(m);
   return f;
 }
 
@@ -837,7 +836,7 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
       const std::uint64_t seed = shape_seed(options.seed, shape);
       const CsrMatrix<double> sample = make_sample(shape, seed);
       // The long-row sample's features only feed the bytes x of other stages: not used.
-      const MatrixFeatures features = uniform_sample_features(sample);
+      const MatrixFeatures features = uniform_sample_features(sample, shape.block_dim > 1);
       for (const auto& [v, s] : uses) {
         const PlannedVariant& variant = plan.variants[v];
         const Candidate candidate =

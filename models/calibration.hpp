@@ -197,8 +197,11 @@ CsrMatrix<double> long_row_sample(std::int64_t rows, std::uint64_t seed);
 CsrMatrix<double> blocked_sample(const CsrMatrix<double>& pattern, std::int64_t block_dim);
 
 // The features of such a sample (every row of one length), as tuner/feature_extraction would
-// compute them, without the dependency on tuner/.
-MatrixFeatures uniform_sample_features(const CsrMatrix<double>& sample);
+// compute them, without the dependency on tuner/ — but the group padding, which for rows of
+// one length is the distribution itself (and every rule reads it so), and the block counts
+// unless count_blocks (a blocked sample: BSR's bytes are exact only with them). Counting
+// blocks costs more than the rest: calibration generates ~750 M non-zeros per precision.
+MatrixFeatures uniform_sample_features(const CsrMatrix<double>& sample, bool count_blocks = false);
 
 // Runs the plan on `device` and fits every record: the model set of this device and precision.
 // on_progress (may be empty) is called after every timed sample and once more per stage after

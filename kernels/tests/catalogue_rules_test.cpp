@@ -393,6 +393,27 @@ TEST(CudaSellRules, SlotBoundHoldsForTheWorstRowOrder) {
   EXPECT_EQ(CudaSellRules::sell_slot_bound(f, 32, 66), 32 * (50 + 1 + 1));
 }
 
+TEST(CudaSellRules, UnsortedSlotsComeFromTheGroupPadding) {
+  // 66 rows: the two rows of 50 at rows 0 and 40 (different slices of 32), the rest of 1.
+  CsrMatrix<double> m{66, 100, {0}, {}, {}};
+  for (std::int64_t r = 0; r < 66; ++r) {
+    const std::int64_t length = r == 0 || r == 40 ? 50 : 1;
+    for (std::int64_t c = 0; c < length; ++c) {
+      m.col_indices.push_back(static_cast<ColIndex>(c));
+      m.values.push_back(1.0);
+    }
+    m.row_offsets.push_back(static_cast<RowOffset>(m.col_indices.size()));
+  }
+  const MatrixFeatures f = extract_features(m);
+  // Slices of 32: widths 50, 50 and 1 (rows 64-65, padded to 32 rows at the bound's 50).
+  EXPECT_EQ(CudaSellRules::sell_slot_bound(f, 32, 1), 32 * 50 + 32 * 50 + 2 * 1 + 30 * 50);
+  // The layout never exceeds it.
+  EXPECT_GE(CudaSellRules::sell_slot_bound(f, 32, 1),
+            static_cast<std::int64_t>(make_sell_layout<double>(m, 32, 1).col_indices.size()));
+  // Both long rows in one slice of 64: 64 * 50 + the second slice's 2 rows (+62 padding rows).
+  EXPECT_EQ(CudaSellRules::sell_slot_bound(f, 64, 1), 64 * 50 + 2 * 1 + 62 * 50);
+}
+
 TEST(CudaSellRules, FallsBackToEllPaddingForFeaturesWithoutADistribution) {
   // Hand-written features: 100 rows, 300 entries, longest row 50, no distribution.
   MatrixFeatures f;
@@ -452,8 +473,20 @@ TEST(CusparseBsrRules, AdmitsRowsLongEnoughToFillBlocks) {
   EXPECT_TRUE(CusparseBsrRules::may_fill_acceptably(blocks, 2));
   EXPECT_FALSE(CusparseBsrRules::may_fill_acceptably(blocks, 4));  // >= 16 slots per 4 rows of 2
   EXPECT_TRUE(rules.admissible(blocks, testing::h100(), Precision::fp64, std::uint64_t{1} << 30));
-  // Only the block size that fills acceptably is offered.
+  // Without counted blocks every block size stays a candidate (the bound is only necessary)...
   EXPECT_THAT(rules.candidates(blocks, testing::h100()),
+              ElementsAre(Candidate{.format = kCusparseBsrFormatId,
+                                    .params = {.library_algorithm = 6, .block_dim = 2},
+                                    .launch = {}},
+                          Candidate{.format = kCusparseBsrFormatId,
+                                    .params = {.library_algorithm = 6, .block_dim = 4},
+                                    .launch = {}}));
+  // ...with them, only the block size that fills acceptably: 2000 full 2x2 blocks, staggered so
+  // that they straddle 1500 4x4 tiles (24000 slots for 8000 entries).
+  MatrixFeatures counted = blocks;
+  counted.block_counts = {{2, 2000}, {4, 1500}};
+  EXPECT_FALSE(CusparseBsrRules::may_fill_acceptably(counted, 4));
+  EXPECT_THAT(rules.candidates(counted, testing::h100()),
               ElementsAre(Candidate{.format = kCusparseBsrFormatId,
                                     .params = {.library_algorithm = 6, .block_dim = 2},
                                     .launch = {}}));

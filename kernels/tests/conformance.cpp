@@ -80,8 +80,8 @@ void check_precision(const FormatEntry& entry, Device& device, const NamedMatrix
   const CsrMatrix<Value> rounded = convert_values<Value>(matrix);
   const MatrixFeatures features = extract_features(matrix);
   // Every kernel must be right whatever the rules would choose: the space is enumerated as for
-  // a matrix of unknown blocks, so that BSR runs every block size on every test matrix however
-  // much it fills (its fill rule would drop it on most of them).
+  // a matrix of unknown blocks, so that BSR offers every block size on every test matrix however
+  // much it fills (with counted blocks its fill rule drops it on most of them).
   MatrixFeatures unblocked = features;
   unblocked.block_counts.clear();
   const std::vector<Candidate> all = entry.rules->candidates(unblocked, device.info());

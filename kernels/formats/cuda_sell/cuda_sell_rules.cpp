@@ -59,6 +59,14 @@ std::int64_t CudaSellRules::sell_slot_bound(const MatrixFeatures& features,
   if (!distribution_covers_nnz(features)) return slice_height * slices * features.row_length_max;
   if (sort_window >= features.rows)
     return slice_height * sorted_group_leader_sum(features, slice_height);
+  // Unsorted, the slices are the row groups of the features' group padding: exact, but for
+  // the rows that pad the last slice to its full height (bounded by the longest row).
+  const GroupPaddedDistribution* padded = features.padded_for(slice_height);
+  if (sort_window <= 1 && padded != nullptr) {
+    std::int64_t slots = (slices * slice_height - features.rows) * features.row_length_max;
+    for (const RowLengthCount& set : padded->distribution) slots += set.length * set.rows;
+    return slots;
+  }
   return slice_height * longest_rows_length_sum(features, slices);
 }
 

@@ -37,17 +37,20 @@ class CudaSellRules final : public FormatRules {
                                     const DeviceInfo& device) const override;
   // (slices + 1) 64-bit slice offsets + padded slots of (column index + value) + a 32-bit
   // permutation when sort_window > 1. Exact when sort_window >= rows (padding then follows from
-  // the row-length distribution); otherwise an upper bound, since the order of the rows is not a
-  // feature: see sell_slot_bound.
+  // the row-length distribution), nearly so unsorted (from the group padding); otherwise an
+  // upper bound, since the order of the rows within a window is not a feature: see
+  // sell_slot_bound.
   std::uint64_t device_bytes(const MatrixFeatures& features, Precision precision,
                              const Candidate& candidate) const override;
 
   // kSellSortWindows clamped to rows, plus rows itself, ascending, without duplicates.
   static std::vector<std::uint32_t> sort_windows(const MatrixFeatures& features);
   // Padded slots of a SELL-C-sigma layout: with sigma >= rows, C * the sum of the sorted slice
-  // leaders' lengths (exact); otherwise C * the sum of the ceil(rows / C) longest rows, which
-  // bounds every order, because each slice's width is the length of a distinct row. Features
-  // without a distribution: C * slices * the longest row.
+  // leaders' lengths (exact); unsorted (sigma <= 1) with the features' group padding for C,
+  // its padded non-zeros plus the last slice's padding rows at the longest row; otherwise C *
+  // the sum of the ceil(rows / C) longest rows, which bounds every order, because each slice's
+  // width is the length of a distinct row. Features without a distribution: C * slices * the
+  // longest row.
   static std::int64_t sell_slot_bound(const MatrixFeatures& features, std::int64_t slice_height,
                                       std::int64_t sort_window);
 };

@@ -13,7 +13,9 @@ bool CusparseBsrRules::admissible(const MatrixFeatures& features, const DeviceIn
                                   Precision precision, std::uint64_t memory_budget_bytes) const {
   if (!device.is_gpu) return false;
   for (const Candidate& candidate : candidates(features, device))
-    if (device_bytes(features, precision, candidate) <= memory_budget_bytes) return true;
+    if (may_fill_acceptably(features, candidate.params.block_dim) &&
+        device_bytes(features, precision, candidate) <= memory_budget_bytes)
+      return true;
   return false;
 }
 
@@ -21,7 +23,7 @@ std::vector<Candidate> CusparseBsrRules::candidates(const MatrixFeatures& featur
                                                     const DeviceInfo&) const {
   std::vector<Candidate> out;
   for (const std::uint32_t b : kBsrBlockDims)
-    if (may_fill_acceptably(features, b))
+    if (features.blocks_for(b) < 0 || may_fill_acceptably(features, b))
       out.push_back(Candidate{.format = id(),
                             .params = {.library_algorithm = kCusparseSpmvBsrAlg1, .block_dim = b},
                             .launch = {}});

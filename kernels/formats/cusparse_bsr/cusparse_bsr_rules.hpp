@@ -3,13 +3,14 @@
 // row-major blocks, 32-bit indices), built from CSR on the host (bsr_layout.hpp).
 // FormatParams.block_dim in {2, 4}; cuSPARSE picks its own launch configuration, so launch is {}.
 //
-// The fill-in rule: a block size b is a candidate only while the stored slots (blocks * b^2)
-// stay within kBsrMaxFillRatio * nnz. Where the features count the blocks
-// (MatrixFeatures::block_counts) the rule and device_bytes use the exact count; features
-// without it (plans stored before model version 6) fall back on bounds: a lower bound on the
-// slots (bsr_slot_lower_bound, a necessary condition) and an upper bound on the blocks for the
-// bytes. The builder builds whatever it is given (the conformance test runs every candidate on
-// every matrix).
+// The fill-in rule: BSR is admissible only while the stored slots (blocks * b^2) stay within
+// kBsrMaxFillRatio * nnz for some b. Where the features count the blocks
+// (MatrixFeatures::block_counts) the rule is exact, only the block sizes that pass it are
+// candidates, and device_bytes is exact. Features without counts (plans stored before model
+// version 6, the conformance test's widest space) keep every block size as a candidate and
+// fall back on bounds: a lower bound on the slots for admissibility (bsr_slot_lower_bound, a
+// necessary condition), an upper bound on the blocks for the bytes. The builder builds whatever
+// it is given (the conformance test runs every candidate on every matrix).
 
 #include <array>
 #include <cstdint>
@@ -34,10 +35,11 @@ class CusparseBsrRules final : public FormatRules {
   std::string_view name() const noexcept override { return "cusparse_bsr"; }
   bool needs_gpu() const noexcept override { return true; }
 
-  // On a GPU, some candidate's device_bytes fit the budget.
+  // On a GPU, some candidate fills acceptably and its device_bytes fit the budget.
   bool admissible(const MatrixFeatures& features, const DeviceInfo& device, Precision precision,
                   std::uint64_t memory_budget_bytes) const override;
-  // One candidate per block size in kBsrBlockDims that fills acceptably (may_fill_acceptably).
+  // One candidate per block size in kBsrBlockDims; with counted blocks, only those that fill
+  // acceptably (may_fill_acceptably).
   std::vector<Candidate> candidates(const MatrixFeatures& features,
                                     const DeviceInfo& device) const override;
   // (block rows + 1) + blocks 32-bit indices and blocks * b^2 values, with the features' block
