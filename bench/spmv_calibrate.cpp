@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -101,7 +102,7 @@ void print_fits(const spmvd::ModelSet& set) {
   std::printf("  %-12s %-16s %-18s %7s %9s %9s\n", "family", "variant", "curve", "samples", "rms",
               "max");
   for (const auto& fit : summary.at("fits")) {
-    if (!fit.contains("quality")) continue;  // cache_resident: ratios, printed below
+    if (fit.at("family") == "cache_resident") continue;  // ratios, printed below
     const auto& q = fit.at("quality");
     std::printf("  %-12s %-16s %-18s %7zu %8.2f%% %8.2f%%",
                 fit.at("family").get<std::string>().c_str(), variant_text(fit).c_str(),
@@ -124,14 +125,18 @@ void print_fits(const spmvd::ModelSet& set) {
     std::printf("\n");
   }
   if (set.cache_resident.empty()) return;
-  std::printf("%s cache-resident corrections (measured / predicted at footprint MB):\n",
+  std::printf("%s cache-resident corrections (measured / predicted at rows x row length):\n",
               std::string(to_string(set.precision)).c_str());
   for (const spmvd::CacheResidentCorrection& c : set.cache_resident) {
     const spmvd::FormatEntry* entry = spmvd::format_registry().find(c.format);
     std::printf("  %-16s %-28s block=%-4u t=%-3u",
                 entry ? std::string(entry->rules->name()).c_str() : "?",
                 spmvd::to_string(c.params).c_str(), c.block_size, c.threads_per_row);
-    for (const spmvd::SamplePoint& p : c.ratio_vs_footprint) std::printf(" %.1f:%.2f", p.x / 1e6, p.y);
+    const spmvd::LogGridFit& g = c.ratio_vs_length_rows;
+    for (std::size_t r = 0; r < g.rows.size(); ++r)
+      for (std::size_t w = 0; w < g.widths.size(); ++w)
+        std::printf(" %gx%g:%.2f", g.rows[r], g.widths[w],
+                    std::exp(g.log_ms[r * g.widths.size() + w]));
     std::printf("\n");
   }
 }

@@ -34,30 +34,22 @@ const CacheResidentCorrection* find_correction(std::span<const CacheResidentCorr
   return best;
 }
 
-double correction_factor(const CacheResidentCorrection& correction, double footprint,
-                         double l2_bytes) noexcept {
+double correction_factor(const CacheResidentCorrection& correction,
+                         const MatrixFeatures& features, double footprint,
+                         double l2_bytes) {
   constexpr double kLowest = 0.25, kHighest = 4.0;
-  const std::vector<SamplePoint>& p = correction.ratio_vs_footprint;
-  if (p.empty() || !(footprint > 0.0) || footprint >= l2_bytes) return 1.0;
-  const auto at_log = [](const SamplePoint& a, const SamplePoint& b, double x) {
-    if (!(b.x > a.x)) return b.y;
-    const double f = (std::log(x) - std::log(a.x)) / (std::log(b.x) - std::log(a.x));
-    return a.y + std::clamp(f, 0.0, 1.0) * (b.y - a.y);
-  };
-  double kappa = p.back().y;
-  if (footprint <= p.front().x) {
-    kappa = p.front().y;
-  } else if (footprint >= p.back().x) {
+  const LogGridFit& grid = correction.ratio_vs_length_rows;
+  if (grid.log_ms.empty() || !(footprint > 0.0) || footprint >= l2_bytes) return 1.0;
+  const double length = std::max(features.row_length_mean, 1.0);
+  const double rows = std::max(static_cast<double>(features.rows), 1.0);
+  double kappa = std::clamp(grid(length, rows), kLowest, kHighest);
+  const double largest = correction.largest_footprint_bytes;
+  if (largest > 0.0 && footprint > largest && largest < l2_bytes) {
     // Fade to the family model between the largest sample and L2.
-    kappa = p.back().x < l2_bytes ? at_log(p.back(), {l2_bytes, 1.0}, footprint) : 1.0;
-  } else {
-    for (std::size_t i = 1; i < p.size(); ++i)
-      if (footprint <= p[i].x) {
-        kappa = at_log(p[i - 1], p[i], footprint);
-        break;
-      }
+    const double f = std::log(footprint / largest) / std::log(l2_bytes / largest);
+    kappa += (1.0 - kappa) * std::clamp(f, 0.0, 1.0);
   }
-  return std::clamp(kappa, kLowest, kHighest);
+  return kappa;
 }
 
 }  // namespace spmvd

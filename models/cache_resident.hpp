@@ -7,12 +7,13 @@
 // differ between block sizes, lane counts and cuSPARSE algorithms by 10-30 % at 6-15 us.
 //
 // Calibration stage cache_resident times every calibrated variant (CSR vector and scalar per
-// lanes and block size, COO per block size, each format_bytes record) on a few random samples
-// far below L2, predicts the same samples with the finished model set, and keeps
-// kappa = measured / predicted against the sample's footprint. A prediction for a matrix of
-// footprint F is multiplied by kappa(F): interpolated in log F between the samples, the
-// smallest sample's below them, and fading (in log F) to 1 between the largest sample and L2,
-// where the family models take over unchanged.
+// lanes and block size, COO per block size, each format_bytes record) on a grid of random
+// samples far below L2 (rows x row length, like paper 004's ELL grid), predicts the same
+// samples with the finished model set, and keeps kappa = measured / predicted on that grid.
+// A prediction for a matrix of R rows of mean length c is multiplied by kappa(c, R): bilinear
+// in log c x log R, clamped to the grid (few long rows and many short ones differ: the first
+// are latency chains, the second fill the GPU), and fading (in log footprint) to 1 between the
+// largest sample's footprint and L2, where the family models take over unchanged.
 
 #include <cstdint>
 #include <span>
@@ -32,8 +33,9 @@ struct CacheResidentCorrection {
   FormatParams params{};
   std::uint32_t block_size = 0;       // 0: the library's own launch
   std::uint32_t threads_per_row = 0;  // 0: not a lanes-per-row kernel
-  // (footprint bytes, measured / predicted), ascending in footprint.
-  std::vector<SamplePoint> ratio_vs_footprint{};
+  // measured / predicted over (row length, rows) of the samples (LogGridFit's ms holds it).
+  LogGridFit ratio_vs_length_rows{};
+  double largest_footprint_bytes = 0.0;  // of the largest sample: full kappa up to here
   friend bool operator==(const CacheResidentCorrection&, const CacheResidentCorrection&) = default;
 };
 
@@ -47,9 +49,10 @@ double footprint_bytes(const MatrixFeatures& features, std::uint64_t matrix_byte
 const CacheResidentCorrection* find_correction(std::span<const CacheResidentCorrection> corrections,
                                                const Candidate& candidate) noexcept;
 
-// kappa at this footprint (see above), clamped to [0.25, 4] so one noisy sample cannot wreck a
-// ranking; 1 without points or at and beyond l2_bytes.
-double correction_factor(const CacheResidentCorrection& correction, double footprint,
-                         double l2_bytes) noexcept;
+// kappa for this matrix (see above), clamped to [0.25, 4] so one noisy sample cannot wreck a
+// ranking; 1 without a grid or at and beyond l2_bytes.
+double correction_factor(const CacheResidentCorrection& correction,
+                         const MatrixFeatures& features, double footprint,
+                         double l2_bytes);
 
 }  // namespace spmvd

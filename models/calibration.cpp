@@ -107,10 +107,13 @@ void validate_options(const CalibrationOptions& o) {
   if (o.size_steps < 2)
     fail("size_steps " + std::to_string(o.size_steps) + " < 2 (a line needs two sizes)");
   if (o.coo_row_length < 1) fail("coo_row_length must be positive");
-  for (const std::int64_t nnz : o.cache_resident_nnz)
-    if (nnz < o.coo_row_length)
-      fail("cache_resident_nnz holds " + std::to_string(nnz) + ", below one row of " +
-           std::to_string(o.coo_row_length));
+  if (o.cache_resident_rows.size() < 2 || o.cache_resident_row_lengths.size() < 2)
+    fail("the cache_resident grid needs >= 2 row counts and >= 2 row lengths");
+  for (const std::int64_t rows : o.cache_resident_rows)
+    for (const std::int64_t length : o.cache_resident_row_lengths)
+      if (length < 1 || length > rows)
+        fail("cache_resident sample of " + std::to_string(rows) + " rows of " +
+             std::to_string(length) + " is not a matrix of full rows");
   if (o.coo_entries_per_thread < 1) fail("coo_entries_per_thread must be positive");
   if (o.csr_block_sizes.empty() || o.ell_block_sizes.empty() || o.coo_block_sizes.empty())
     fail("block size lists must not be empty");
@@ -375,12 +378,13 @@ void plan_cache_resident(const CalibrationOptions& o, CalibrationPlan& plan) {
     v.stage = CalibrationStage::cache_resident;
     v.base_stage = base.stage;
     v.samples.clear();
+    // BSR, as in format_bytes: dense blocks, so rows and lengths in whole blocks.
     const std::int64_t b = base.format == kCusparseBsrFormatId ? kBsrSampleBlockDim : 1;
-    for (const std::int64_t nnz : o.cache_resident_nnz) {
-      const std::int64_t length = std::max(o.coo_row_length - o.coo_row_length % b, b);
-      const std::int64_t rows = std::max(nnz / length / b, std::int64_t{1}) * b;
-      v.samples.push_back({.rows = rows, .row_length = length, .block_dim = b});
-    }
+    for (const std::int64_t rows : o.cache_resident_rows)
+      for (const std::int64_t length : o.cache_resident_row_lengths)
+        v.samples.push_back({.rows = (rows + b - 1) / b * b,
+                             .row_length = (length + b - 1) / b * b,
+                             .block_dim = b});
     added.push_back(std::move(v));
   }
   plan.variants.insert(plan.variants.end(), added.begin(), added.end());
@@ -946,11 +950,21 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
                                          .banded_ratio = split.banded_ratio};
             break;
           case CalibrationStage::cache_resident: {
+            // measured[v]: (footprint, measured / predicted) per sample, in plan order.
+            std::vector<GridSample> grid;
+            double largest = 0.0;
+            for (std::size_t s = 0; s < variant.samples.size(); ++s) {
+              grid.push_back({.width = static_cast<double>(variant.samples[s].row_length),
+                              .rows = static_cast<double>(variant.samples[s].rows),
+                              .ms = measured[v][s].y});
+              largest = std::max(largest, measured[v][s].x);
+            }
             CacheResidentCorrection c{.format = variant.format,
                                       .params = {},
                                       .block_size = 0,
                                       .threads_per_row = 0,
-                                      .ratio_vs_footprint = measured[v]};
+                                      .ratio_vs_length_rows = fit_log_grid(grid),
+                                      .largest_footprint_bytes = largest};
             // Keyed as the tuner's candidates are: the launch the base stage times.
             const Candidate launch = make_candidate(variant, variant.samples.front(),
                                                     shape_features(variant.samples.front()),
@@ -958,8 +972,6 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
             c.params = launch.params;
             c.block_size = launch.launch.block_size;
             c.threads_per_row = launch.launch.threads_per_row;
-            std::sort(c.ratio_vs_footprint.begin(), c.ratio_vs_footprint.end(),
-                      [](const SamplePoint& l, const SamplePoint& r) { return l.x < r.x; });
             set.cache_resident.push_back(std::move(c));
             break;
           }

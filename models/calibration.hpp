@@ -21,10 +21,10 @@
 //               (max_sample_nnz / 4 and max_sample_nnz), each random and banded (BSR: of dense
 //               4 x 4 blocks), with the latency stage's long-row pair and tiny sample:
 //               ModelSet::format_bytes.
-//   cache_resident  last: every csr_vector, coo and format_bytes variant again on random samples
-//               of CalibrationOptions::cache_resident_nnz non-zeros (far below L2), each kept as measured /
-//               predicted by the finished set: ModelSet::cache_resident
-//               (models/cache_resident.hpp).
+//   cache_resident  last: every csr_vector, coo and format_bytes variant again on a grid of
+//               random samples inside L2 (CalibrationOptions::cache_resident_rows x
+//               cache_resident_row_lengths), measured / predicted by the finished set:
+//               ModelSet::cache_resident (models/cache_resident.hpp).
 // After the stages, ModelSet::cpu_gpu (paper 003 Eqs. 6-7): the GPU side from the ell stage's
 // samples (ms against rows * width), the CPU side from cpu_coo at doubling non-zero counts
 // (the coo stage on the CPU device; beside a GPU, 4 small samples on make_cpu_device(), not in
@@ -70,9 +70,11 @@ struct CalibrationOptions {
   std::uint32_t coo_entries_per_thread = 8;  // the middle of cuda_coo's kCooEntriesPerThread
   std::int64_t coo_row_length = 8;           // row length of the COO and bytes samples
   int size_steps = 8;  // COO and bytes: max_sample_nnz / 2^(size_steps - 1) ... max, doubling
-  // Non-zeros of the cache_resident stage's samples (row length coo_row_length): 1.5, 6 and
-  // 25 MB of CSR in fp64, all within the L2 of an H100/H200 (50-60 MB), above the launch floor.
-  std::vector<std::int64_t> cache_resident_nnz{1 << 17, 1 << 19, 1 << 21};
+  // The cache_resident stage's grid of random samples, rows x row length: at most 2M
+  // non-zeros (25 MB of CSR in fp64, within the L2 of an H100/H200), from a few thousand rows
+  // (one partial wave, latency chains) to 65536 (the GPU filled).
+  std::vector<std::int64_t> cache_resident_rows{4096, 16384, 65536};
+  std::vector<std::int64_t> cache_resident_row_lengths{2, 8, 32};
   std::uint64_t seed = 20110101;
 };
 

@@ -214,14 +214,16 @@ void to_json(nlohmann::json& j, const CacheResidentCorrection& v) {
        {"params", params_to_json(v.params)},
        {"block_size", v.block_size},
        {"threads_per_row", v.threads_per_row},
-       {"ratio_vs_footprint", v.ratio_vs_footprint}};
+       {"ratio_vs_length_rows", v.ratio_vs_length_rows},
+       {"largest_footprint_bytes", v.largest_footprint_bytes}};
 }
 void from_json(const nlohmann::json& j, CacheResidentCorrection& v) {
   j.at("format").get_to(v.format.value);
   params_from_json(j.at("params"), v.params);
   j.at("block_size").get_to(v.block_size);
   j.at("threads_per_row").get_to(v.threads_per_row);
-  j.at("ratio_vs_footprint").get_to(v.ratio_vs_footprint);
+  j.at("ratio_vs_length_rows").get_to(v.ratio_vs_length_rows);
+  j.at("largest_footprint_bytes").get_to(v.largest_footprint_bytes);
 }
 
 void to_json(nlohmann::json& j, const BlockedEllTimeCoefficients& v) {

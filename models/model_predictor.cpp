@@ -64,8 +64,11 @@ Prediction ModelPredictor::predict_ms(ModelFamily family, const MatrixFeatures& 
   if (const CacheResidentCorrection* c = find_correction(set_.cache_resident, candidate)) {
     const std::uint64_t bytes =
         matrix_bytes ? *matrix_bytes : csr_storage_bytes_estimate(features, set_.precision);
-    p.ms *= correction_factor(*c, footprint_bytes(features, bytes, set_.precision),
+    p.ms *= correction_factor(*c, features, footprint_bytes(features, bytes, set_.precision),
                               static_cast<double>(device.l2_bytes));
+    // The correction is measured on uniform samples whose predictions sit near the floor; it
+    // must not take a matrix below what the format's tiny sample took.
+    p.ms = std::max(p.ms, floor_ms);
   }
   return p;
 }

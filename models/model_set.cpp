@@ -142,12 +142,14 @@ nlohmann::json model_set_summary(const ModelSet& set) {
     add_fit(fits, "format_bytes", nullptr, "ms_vs_bytes", std::move(fit));
   }
   for (const CacheResidentCorrection& c : set.cache_resident) {
-    nlohmann::json fit = {{"format", c.format.value},
-                          {"params", to_string(c.params)},
-                          {"block_size", c.block_size},
-                          {"threads_per_row", c.threads_per_row},
-                          {"measured_over_predicted_vs_footprint_bytes", c.ratio_vs_footprint}};
-    add_fit(fits, "cache_resident", nullptr, "ratio_vs_footprint", std::move(fit));
+    // The grid's "log_ms" holds log(measured / predicted) at (row length, rows).
+    nlohmann::json fit = c.ratio_vs_length_rows;
+    fit["format"] = c.format.value;
+    fit["params"] = to_string(c.params);
+    fit["block_size"] = c.block_size;
+    fit["threads_per_row"] = c.threads_per_row;
+    fit["largest_footprint_bytes"] = c.largest_footprint_bytes;
+    add_fit(fits, "cache_resident", nullptr, "ratio_vs_length_rows", std::move(fit));
   }
   nlohmann::json summary = {{"model_version", kModelVersion},
                             {"device_signature", set.device_signature},

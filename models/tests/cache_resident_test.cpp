@@ -12,37 +12,64 @@ namespace {
 
 constexpr double kL2 = 50e6;
 
-CacheResidentCorrection kappa(std::vector<SamplePoint> points) {
+// kappa 0.5 at (length 2, 1000 rows), 2 at (length 32, 1000 rows), 1 at 100000 rows; the
+// largest sample 5 MB.
+CacheResidentCorrection kappa() {
+  const GridSample grid[] = {{.width = 2, .rows = 1000, .ms = 0.5},
+                             {.width = 32, .rows = 1000, .ms = 2.0},
+                             {.width = 2, .rows = 100000, .ms = 1.0},
+                             {.width = 32, .rows = 100000, .ms = 1.0}};
   return {.format = FormatId{10}, .params = {}, .block_size = 0, .threads_per_row = 0,
-          .ratio_vs_footprint = std::move(points)};
+          .ratio_vs_length_rows = fit_log_grid(grid), .largest_footprint_bytes = 5e6};
 }
 
-TEST(CacheResident, InterpolatesInLogFootprintBetweenTheSamples) {
-  const CacheResidentCorrection c = kappa({{1e6, 0.8}, {4e6, 1.2}});
-  EXPECT_DOUBLE_EQ(correction_factor(c, 5e5, kL2), 0.8);  // held below the smallest
-  EXPECT_DOUBLE_EQ(correction_factor(c, 1e6, kL2), 0.8);
-  EXPECT_NEAR(correction_factor(c, 2e6, kL2), 1.0, 1e-12);  // halfway in log
-  EXPECT_DOUBLE_EQ(correction_factor(c, 4e6, kL2), 1.2);
+MatrixFeatures rows_of(std::int64_t rows, double mean_length) {
+  MatrixFeatures f;
+  f.rows = f.cols = rows;
+  f.row_length_mean = mean_length;
+  return f;
 }
 
-TEST(CacheResident, FadesToTheFamilyModelAtL2) {
-  const CacheResidentCorrection c = kappa({{1e6, 0.8}, {5e6, 1.5}});
-  // log-halfway between the largest sample (5e6) and L2 (50e6): sqrt(5e6 * 50e6).
-  EXPECT_NEAR(correction_factor(c, std::sqrt(5e6 * kL2), kL2), 1.25, 1e-12);
-  EXPECT_DOUBLE_EQ(correction_factor(c, kL2, kL2), 1.0);
-  EXPECT_DOUBLE_EQ(correction_factor(c, 1e9, kL2), 1.0);
-  EXPECT_DOUBLE_EQ(correction_factor(kappa({}), 1e6, kL2), 1.0);  // not calibrated
+TEST(CacheResident, InterpolatesInLogRowLengthAndLogRows) {
+  const CacheResidentCorrection c = kappa();
+  EXPECT_NEAR(correction_factor(c, rows_of(1000, 2), 1e6, kL2), 0.5, 1e-12);
+  EXPECT_NEAR(correction_factor(c, rows_of(1000, 32), 1e6, kL2), 2.0, 1e-12);
+  // log-halfway in length (8 between 2 and 32): the geometric mean of 0.5 and 2.
+  EXPECT_NEAR(correction_factor(c, rows_of(1000, 8), 1e6, kL2), 1.0, 1e-12);
+  // Clamped to the grid: fewer rows and longer rows than sampled take the edge.
+  EXPECT_NEAR(correction_factor(c, rows_of(10, 500), 1e6, kL2), 2.0, 1e-12);
+  // log-halfway in rows (10000) at length 2: sqrt(0.5 * 1).
+  EXPECT_NEAR(correction_factor(c, rows_of(10000, 2), 1e6, kL2), std::sqrt(0.5), 1e-12);
+}
+
+TEST(CacheResident, FadesToTheFamilyModelBetweenTheLargestSampleAndL2) {
+  const CacheResidentCorrection c = kappa();
+  const MatrixFeatures f = rows_of(1000, 32);  // kappa 2
+  EXPECT_NEAR(correction_factor(c, f, 5e6, kL2), 2.0, 1e-12);
+  // log-halfway between 5 MB and 50 MB: halfway from 2 to 1.
+  EXPECT_NEAR(correction_factor(c, f, std::sqrt(5e6 * kL2), kL2), 1.5, 1e-12);
+  EXPECT_DOUBLE_EQ(correction_factor(c, f, kL2, kL2), 1.0);
+  EXPECT_DOUBLE_EQ(correction_factor(c, f, 1e9, kL2), 1.0);
+  CacheResidentCorrection none = c;
+  none.ratio_vs_length_rows = {};
+  EXPECT_DOUBLE_EQ(correction_factor(none, f, 1e6, kL2), 1.0);  // not calibrated
 }
 
 TEST(CacheResident, ClampsANoisyRatio) {
-  EXPECT_DOUBLE_EQ(correction_factor(kappa({{1e6, 50.0}}), 1e6, kL2), 4.0);
-  EXPECT_DOUBLE_EQ(correction_factor(kappa({{1e6, 0.01}}), 1e6, kL2), 0.25);
+  const GridSample wild[] = {{.width = 2, .rows = 1000, .ms = 50.0},
+                             {.width = 32, .rows = 1000, .ms = 0.01},
+                             {.width = 2, .rows = 100000, .ms = 50.0},
+                             {.width = 32, .rows = 100000, .ms = 0.01}};
+  CacheResidentCorrection c = kappa();
+  c.ratio_vs_length_rows = fit_log_grid(wild);
+  EXPECT_DOUBLE_EQ(correction_factor(c, rows_of(1000, 2), 1e6, kL2), 4.0);
+  EXPECT_DOUBLE_EQ(correction_factor(c, rows_of(1000, 32), 1e6, kL2), 0.25);
 }
 
 TEST(CacheResident, FindsTheSameFormatParamsAndLanesWithTheNearestBlockSize) {
   std::vector<CacheResidentCorrection> all;
   for (const std::uint32_t block : {128u, 512u}) {
-    CacheResidentCorrection c = kappa({{1e6, 1.0}});
+    CacheResidentCorrection c = kappa();
     c.format = FormatId{2};
     c.block_size = block;
     c.threads_per_row = 4;
@@ -71,24 +98,30 @@ TEST(CacheResident, FootprintIsTheFormatsArraysAndBothVectors) {
   EXPECT_DOUBLE_EQ(footprint_bytes(f, 12345, Precision::fp32), 12345.0 + 3000.0 * 4);
 }
 
-TEST(ModelPredictor, MultipliesByTheCacheResidentCorrectionBelowL2Only) {
+TEST(ModelPredictor, MultipliesByTheCacheResidentCorrectionBelowL2NeverBelowTheFloor) {
   ModelSet set;
   set.format_bytes = {{.format = FormatId{10},
-                       .bytes = {.time_vs_bytes = {.intercept = 0.005, .slope = 1e-9, .quality = {}}}}};
+                       .bytes = {.time_vs_bytes = {.intercept = 0.005, .slope = 1e-9, .quality = {}}},
+                       .floor_ms = 0.004}};
   const ModelPredictor plain(set);
-  set.cache_resident = {kappa({{1e3, 2.0}, {1e6, 2.0}})};
+  set.cache_resident = {kappa()};
   const ModelPredictor corrected(set);
   const DeviceInfo device = testing_support::h100_like();
-  MatrixFeatures small;
-  small.rows = small.cols = 1000;
-  small.nnz = 5000;
+  MatrixFeatures small = rows_of(1000, 32);  // kappa 2
+  small.nnz = 32000;
   const Candidate candidate{.format = FormatId{10}, .params = {}, .launch = {}};
   const double base = plain.predict_ms(ModelFamily::other, small, candidate, device, 60000).ms;
   EXPECT_NEAR(corrected.predict_ms(ModelFamily::other, small, candidate, device, 60000).ms,
               2.0 * base, 1e-12);
+  // kappa 0.5 would take it below the format's tiny-sample floor: held there.
+  MatrixFeatures short_rows = rows_of(1000, 2);
+  short_rows.nnz = 2000;
+  EXPECT_DOUBLE_EQ(
+      corrected.predict_ms(ModelFamily::other, short_rows, candidate, device, 6000).ms,
+      std::max(0.5 * plain.predict_ms(ModelFamily::other, short_rows, candidate, device, 6000).ms,
+               0.004));
   // A matrix beyond L2: unchanged.
-  MatrixFeatures large = small;
-  large.rows = large.cols = 100'000'000;
+  MatrixFeatures large = rows_of(100'000'000, 8);
   EXPECT_DOUBLE_EQ(
       corrected.predict_ms(ModelFamily::other, large, candidate, device, 600'000'000).ms,
       plain.predict_ms(ModelFamily::other, large, candidate, device, 600'000'000).ms);

@@ -356,7 +356,9 @@ TEST(PlanCalibration, H100PlanStaysWithinTheCalibrationBudget) {
   }
   EXPECT_LT(generated, 500'000'000);
   EXPECT_LT(built, 2'500'000'000);
-  EXPECT_LT(samples, 600u);
+  // cache_resident adds 9 samples per variant, each under 2M non-zeros (~0.5 s per precision
+  // on the H200).
+  EXPECT_LT(samples, 700u);
   EXPECT_EQ(plan.max_sample_nnz, static_cast<std::int64_t>(4 * h100_like().l2_bytes / 12));
 }
 
@@ -373,11 +375,13 @@ TEST(PlanCalibration, RepeatsEveryCsrCooAndFormatBytesVariantOnCacheResidentSamp
     if (v.stage != CalibrationStage::cache_resident) continue;
     ++repeats;
     EXPECT_NE(v.base_stage, CalibrationStage::cache_resident);
-    ASSERT_EQ(v.samples.size(), options.cache_resident_nnz.size());
-    for (std::size_t i = 0; i < v.samples.size(); ++i) {
-      EXPECT_EQ(v.samples[i].nnz(), options.cache_resident_nnz[i]);
-      // fp64 CSR, x and y of the largest one stay inside an H100's 50 MB L2.
-      EXPECT_LT(v.samples[i].nnz() * 12 + v.samples[i].rows * 24, h100_like().l2_bytes);
+    // The full rows x row length grid.
+    ASSERT_EQ(v.samples.size(),
+              options.cache_resident_rows.size() * options.cache_resident_row_lengths.size());
+    for (const SampleShape& s : v.samples) {
+      EXPECT_GE(s.rows, options.cache_resident_rows.front());
+      // fp64 CSR, x and y of each stay inside an H100's 50 MB L2.
+      EXPECT_LT(s.nnz() * 12 + s.rows * 24, h100_like().l2_bytes);
     }
   }
   EXPECT_GT(bases, 0u);
@@ -408,7 +412,8 @@ CalibrationOptions quick_cpu_options() {
   options.warmup_runs = 1;
   options.timed_runs = 3;
   options.size_steps = 4;
-  options.cache_resident_nnz = {1 << 12, 1 << 14};
+  options.cache_resident_rows = {512, 2048};
+  options.cache_resident_row_lengths = {2, 8};
   return options;
 }
 
@@ -453,15 +458,15 @@ TEST_F(CpuCalibration, FitsTheBytesModelAndCpuCooForBothPrecisions) {
     EXPECT_EQ(set.format_bytes[0].bytes.banded_ratio[0].x, set.format_bytes[0].bytes.samples[0].x);
     for (const SamplePoint& r : set.format_bytes[0].bytes.banded_ratio) EXPECT_GT(r.y, 0.0);
     EXPECT_TRUE(set.bytes->banded_ratio.empty());  // the shared fallback times random only
-    // cache_resident: cpu_csr's record (and cpu_coo's), measured / predicted at both sizes.
+    // cache_resident: cpu_csr's record (and cpu_coo's), measured / predicted on the 2 x 2 grid.
     ASSERT_EQ(set.cache_resident.size(), has_cpu_coo ? 2u : 1u);
     for (const CacheResidentCorrection& c : set.cache_resident) {
-      ASSERT_EQ(c.ratio_vs_footprint.size(), 2u);
-      EXPECT_LT(c.ratio_vs_footprint[0].x, c.ratio_vs_footprint[1].x);
-      for (const SamplePoint& r : c.ratio_vs_footprint) {
-        EXPECT_GT(r.y, 0.0);
-        EXPECT_TRUE(std::isfinite(r.y));
-      }
+      EXPECT_EQ(c.ratio_vs_length_rows.widths, (std::vector<double>{2, 8}));
+      EXPECT_EQ(c.ratio_vs_length_rows.rows, (std::vector<double>{512, 2048}));
+      ASSERT_EQ(c.ratio_vs_length_rows.log_ms.size(), 4u);
+      for (const double log_ratio : c.ratio_vs_length_rows.log_ms)
+        EXPECT_TRUE(std::isfinite(log_ratio));
+      EXPECT_GT(c.largest_footprint_bytes, 2048.0 * 8 * 8);  // its values alone
     }
     ASSERT_EQ(set.coo.size(), has_cpu_coo ? 1u : 0u);
     if (has_cpu_coo) {
