@@ -63,17 +63,6 @@ double CsrVectorModel::sample_ms_at(const CsrVectorCalibration& calibration, dou
   return last.y + std::max(slope, 0.0) * (length - last.x);
 }
 
-std::vector<SamplePoint> CsrVectorModel::net_banded_ratio(const CsrVectorCalibration& calibration) {
-  std::vector<SamplePoint> net = calibration.banded_ratio;
-  const double fixed = calibration.fixed_ms;
-  if (!(fixed > 0.0)) return net;
-  for (SamplePoint& point : net) {
-    const double random_ms = sample_ms_at(calibration, point.x);
-    if (random_ms > fixed) point.y = std::max(point.y * random_ms - fixed, 0.0) / (random_ms - fixed);
-  }
-  return net;
-}
-
 Prediction CsrVectorModel::predict_ms(const MatrixFeatures& features, const Candidate& candidate,
                                       const DeviceInfo& device) const {
   bool exact = false;
@@ -124,9 +113,12 @@ Prediction CsrVectorModel::predict_ms(const MatrixFeatures& features, const Cand
   for (const RowLengthCount& set : features.distribution)
     ms += static_cast<double>(set.rows) * row_ms(set.length);
   // x locality (models/locality.hpp): the samples have random columns; rho is read at the
-  // mean row length, net of the fixed cost like the shares it scales. The critical path below
-  // is a latency, not a gather volume: unscaled.
-  ms *= locality_factor(net_banded_ratio(cal), features.row_length_mean, x_randomness(features));
+  // mean row length. It is the ratio of whole sample times, fixed cost included: the banded
+  // samples of short rows are small enough to stay in L2, so the ratio of their variable parts
+  // overstates what locality saves at DRAM scale (tried: CSR scalar's median error on the
+  // memory-bound group went from 23 % to 53 %). The critical path below is a latency, not a
+  // gather volume: unscaled.
+  ms *= locality_factor(cal.banded_ratio, features.row_length_mean, x_randomness(features));
   // Critical path: the longest row is summed by threads_per_row lanes in ceil(L / t) dependent
   // steps, however idle the rest of the GPU is; strip-wise estimation (which assumes the rows
   // of a strip finish together) misses this for matrices with a few very long rows.

@@ -59,10 +59,6 @@ class CsrVectorModel final : public PerformanceModel {
   // Time of one calibration sample of row length `length`: linear between the measured samples,
   // Fig. 3's line slope past the longest, the Fig. 3 fit where the samples were not kept.
   static double sample_ms_at(const CsrVectorCalibration& calibration, double length);
-  // The banded / random ratios of the variable parts, (rho T(c) - fixed) / (T(c) - fixed): the
-  // samples of short rows are mostly fixed cost, which locality does not shrink. The ratios as
-  // measured where fixed_ms is 0.
-  static std::vector<SamplePoint> net_banded_ratio(const CsrVectorCalibration& calibration);
 
  private:
   std::vector<CsrVectorCalibration> calibrations_;

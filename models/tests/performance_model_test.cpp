@@ -251,22 +251,6 @@ TEST(CsrVectorModel, ChargesTheFixedCostOnceAndSharesOnlyTheRest) {
               0.5, 1e-12);
 }
 
-TEST(CsrVectorModel, LocalityScalesOnlyTheVariablePart) {
-  CsrVectorCalibration c = csr_vector_256x32();
-  c.samples = {{1, 0.02}, {4, 0.05}, {8, 0.09}};
-  c.fixed_ms = 0.01;
-  c.banded_ratio = {{4, 0.6}};  // banded sample: 0.03 ms against 0.05 random
-  // Net of the fixed cost: (0.03 - 0.01) / (0.05 - 0.01) = 0.5.
-  const std::vector<SamplePoint> net = CsrVectorModel::net_banded_ratio(c);
-  ASSERT_EQ(net.size(), 1u);
-  EXPECT_NEAR(net[0].y, 0.5, 1e-12);
-  // A band of rows of 4 (x randomness ~0) on 84480 rows: 0.01 + 0.5 * 10 * 0.04.
-  MatrixFeatures band = features_with({{4, 84480}}, 84480);
-  band.mean_row_span_fraction = 4.0 / 84480.0;
-  EXPECT_NEAR(CsrVectorModel({c}).predict_ms(band, launch(256, 32), h100_like()).ms,
-              0.01 + 0.5 * 0.4, 2e-4);
-}
-
 TEST(SmoothFloor, NeverGoesBelowTheLaunchFloorAndKeepsTheOrder) {
   EXPECT_DOUBLE_EQ(smooth_floor_ms(0.0, 0.005), 0.005);
   EXPECT_NEAR(smooth_floor_ms(0.005, 0.005), 0.005 * std::pow(2.0, 0.25), 1e-15);
