@@ -129,6 +129,7 @@ nlohmann::json report_to_json(const BenchReport& report) {
       {"settings", {{"precisions", precisions},
                     {"reps", report.options.reps},
                     {"warmup", report.options.warmup},
+                    {"vectors", report.options.rotate_vectors ? "rotated" : "hot"},
                     {"formats", report.options.formats},
                     {"max_candidates_per_format", report.options.max_candidates_per_format},
                     {"memory_budget_bytes", report.options.memory_budget_bytes},

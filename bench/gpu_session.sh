@@ -7,7 +7,8 @@
 #   daemon  spmvd on loopback + `spmv run` on real matrices (twice: the 2nd is a cache hit),
 #           fp32 once, then SIGTERM (exit code checked)
 #   models  spmv-calibrate (both precisions), SVG plots
-#   suite   spmv-bench over bench/suite.txt (JSON/CSV), then model-accuracy if calibrated
+#   suite   spmv-bench over bench/suite.txt (JSON/CSV; SUITE_ARGS go to spmv-bench, e.g.
+#           "--vectors hot"), then model-accuracy if calibrated (CALIBRATION, default $OUT/calibration.json)
 #   accuracy  model-accuracy of $OUT/calibration.json against BENCH_JSON (an earlier suite)
 set -uo pipefail
 OUT=${OUT:-/tmp/out}
@@ -72,7 +73,7 @@ stage_models() {
 }
 
 stage_suite() {
-  bash bench/run_suite.sh "$OUT" > "$OUT/suite.log" 2>&1
+  bash bench/run_suite.sh "$OUT" ${SUITE_ARGS:-} > "$OUT/suite.log" 2>&1
   local rc=$?
   tail -n 40 "$OUT/suite.log"
   summary+=("suite: exit $rc")

@@ -172,6 +172,12 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(20, 1000000))->capture_default_str();
   app.add_option("--warmup", options.sweep.warmup, "untimed applies before timing")
       ->check(CLI::Range(0, 1000000))->capture_default_str();
+  std::string vectors = "rotated";
+  app.add_option("--vectors", vectors,
+                 "rotated: below L2, each timed apply takes an x/y pair not touched for 1.5x L2 "
+                 "(cold vectors, hot matrix); hot: one x/y pair, as the daemon and the "
+                 "calibration run")
+      ->check(CLI::IsMember({"rotated", "hot"}))->capture_default_str();
   app.add_option("--formats", options.sweep.formats, "registry format names to run (default: all)")
       ->delimiter(',')
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
@@ -192,6 +198,7 @@ int main(int argc, char** argv) {
   app.add_flag("--verbose", options.verbose, "print every candidate as it finishes (stderr)");
   CLI11_PARSE(app, argc, argv);
   options.sweep.max_candidates_per_format = max_candidates;
+  options.sweep.rotate_vectors = vectors == "rotated";
   if (options.precision == "both")
     options.sweep.precisions = {spmvd::Precision::fp32, spmvd::Precision::fp64};
   else

@@ -27,7 +27,9 @@ int buffer_pair_count(const CsrMatrix<double>& m, const DeviceInfo& info, Precis
   const std::uint64_t vb = value_bytes(precision);
   const std::uint64_t xy_bytes = static_cast<std::uint64_t>(m.rows + m.cols) * vb;
   const std::uint64_t matrix_bytes = csr_byte_count(m.rows, m.cols, m.nnz(), precision, false);
-  if (info.l2_bytes == 0 || xy_bytes == 0 || matrix_bytes >= info.l2_bytes) return 1;
+  if (!options.rotate_vectors || info.l2_bytes == 0 || xy_bytes == 0 ||
+      matrix_bytes >= info.l2_bytes)
+    return 1;
   // Enough pairs that the others touched since a pair's last use exceed 1.5x L2.
   auto pairs = static_cast<std::int64_t>(std::ceil(1.5 * static_cast<double>(info.l2_bytes) /
                                                    static_cast<double>(xy_bytes))) + 1;

@@ -6,7 +6,9 @@
 // checked apply, y = 1*A*x + 0*y, which is compared row by row with reference_spmv within the
 // bound of bench/result_check.hpp. A candidate that fails is reported FAILED and not timed.
 // Timed applies rotate over several x/y pairs when the matrix is smaller than L2, so that x
-// and y are not served from L2 by the previous repetition.
+// and y are not served from L2 by the previous repetition; with rotate_vectors false they use
+// one pair, which then stays in L2 as in the daemon (x was just copied in, y just written) and
+// in the calibration samples.
 
 #include <cstdint>
 #include <functional>
@@ -32,6 +34,7 @@ struct SweepOptions {
   std::uint64_t memory_budget_bytes = 0;   // passed to FormatRules::admissible
   std::uint64_t x_seed = 20240601;         // seed of the random x
   int max_buffer_pairs = 64;               // cap on the rotated x/y pairs
+  bool rotate_vectors = true;              // false: one x/y pair (hot in L2 when they fit)
 };
 
 enum class CandidateStatus { ok, failed, build_error, run_error };

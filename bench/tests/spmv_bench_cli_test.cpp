@@ -97,6 +97,31 @@ TEST(SpmvBenchCli, CpuRunWritesJsonWithCorrectCpuFormatsAndCsvRows) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(SpmvBenchCli, HotVectorsTimeOneXYPairAndSayHow) {
+  const auto dir = temp_dir();
+  for (const std::string vectors : {"rotated", "hot"}) {
+    SCOPED_TRACE(vectors);
+    const auto json_path = dir / (vectors + ".json");
+    const auto run = run_command("--device cpu --gen random:rows=300,cols=300,per_row=4 "
+                                 "--formats cpu_csr --reps 20 --warmup 1 --copy-mb 8 --vectors " +
+                                 vectors + " --json " + json_path.string());
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    std::ifstream json_file(json_path);
+    const auto report = nlohmann::json::parse(json_file);
+    EXPECT_EQ(report.at("settings").at("vectors"), vectors);
+    for (const auto& r : report.at("matrices").at(0).at("results")) {
+      // 300 x 300 is far below any L2 this host reports: rotated uses several pairs (or one
+      // where the host reports no L2 size), hot always one.
+      if (vectors == "hot") EXPECT_EQ(r.at("buffer_pairs"), 1) << r.dump();
+      EXPECT_EQ(r.at("correct"), true);
+    }
+  }
+  const auto bad = run_command("--device cpu --gen random:rows=30,cols=30,per_row=2 --vectors warm");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_THAT(bad.output, HasSubstr("--vectors"));
+  std::filesystem::remove_all(dir);
+}
+
 TEST(SpmvBenchCli, RejectsUnknownFormatBadSpecMissingFileAndTooFewRepsNamingThem) {
   const auto bad_format = run_command("--device cpu --copy-mb 8 --gen road:rows=100 --formats cpu_csr,nosuch");
   EXPECT_EQ(bad_format.exit_code, 1);
