@@ -15,9 +15,8 @@ struct RowLengthCount {
 };
 
 // The rows of groups of `group_rows` consecutive rows, each row counted at the length of the
-// longest row of its group (rows 0..g-1, g..2g-1, ...; the last group may be shorter). A warp
-// of a CSR kernel with t lanes per row holds 32 / t consecutive rows and runs as long as its
-// longest; a SELL slice of height g is stored that wide. Ascending in length; length 0 where a
+// longest row of its group (rows 0..g-1, g..2g-1, ...; the last group may be shorter): an
+// unsorted SELL slice of height g is stored that wide. Ascending in length; length 0 where a
 // whole group is empty.
 struct GroupPaddedDistribution {
   std::int64_t group_rows = 0;
@@ -33,7 +32,8 @@ struct BlockCount {
 };
 
 // Group sizes and block dimensions that feature extraction measures.
-inline constexpr std::int64_t kFeatureGroupRows[] = {2, 4, 8, 16, 32, 64};
+// (The SELL slice heights of cuda_sell and cusparse_sell.)
+inline constexpr std::int64_t kFeatureGroupRows[] = {32, 64};
 inline constexpr std::int64_t kFeatureBlockDims[] = {2, 4};
 
 struct MatrixFeatures {

@@ -1,7 +1,7 @@
 #pragma once
 // The structural features that need more than row lengths (core/matrix_features.hpp): the
-// warp and slice padding of row groups and the block counts of BSR. Shared by the tuner's
-// feature extraction and the calibration's sample features, so that a calibration sample and a
+// slice padding of row groups (SELL) and the block counts of BSR. Shared by the tuner's
+// feature extraction and the calibration's blocked samples, so that a calibration sample and a
 // user's matrix are described by the same code.
 
 #include <vector>

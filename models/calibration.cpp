@@ -14,8 +14,6 @@
 
 #include "core/error.hpp"
 #include "core/structure_features.hpp"
-#include "models/cache_resident.hpp"
-#include "models/model_predictor.hpp"
 #include "kernels/formats/cpu_coo/cpu_coo_rules.hpp"
 #include "kernels/formats/cpu_csr/cpu_csr_rules.hpp"
 #include "kernels/formats/cuda_coo/cuda_coo_rules.hpp"
@@ -28,8 +26,10 @@
 #include "kernels/formats/cusparse_csr/cusparse_csr_rules.hpp"
 #include "kernels/formats/cusparse_sell/cusparse_sell_rules.hpp"
 #include "models/bytes_model.hpp"
+#include "models/cache_resident.hpp"
 #include "models/csr_vector_model.hpp"
 #include "models/fitting.hpp"
+#include "models/model_predictor.hpp"
 #include "models/occupancy.hpp"
 
 namespace spmvd {
@@ -290,9 +290,6 @@ void plan_bytes(const FormatRegistry& registry, const DeviceInfo& device,
   plan.variants.push_back(std::move(v));
 }
 
-// Per-format bytes efficiency: two sizes a factor 4 apart (a line needs two), each random and
-// banded. Few samples: the line is the same form as the bytes stage's, whose 8 sizes show it
-// straight on the H200 from 2^21 non-zeros up.
 // The features of a uniform sample of this shape, from the shape alone (no block counts: the
 // rules then judge BSR's fill by its bounds).
 MatrixFeatures shape_features(const SampleShape& shape) {
@@ -351,6 +348,9 @@ PlannedVariant format_bytes_variant(FormatId format, const FormatParams& params,
   return v;
 }
 
+// Per-format bytes efficiency: two sizes a factor 4 apart (a line needs two), each random and
+// banded. Few samples: the line is the same form as the bytes stage's, whose 8 sizes show it
+// straight on the H200 from 2^21 non-zeros up.
 void plan_format_bytes(const FormatRegistry& registry, const DeviceInfo& device,
                        const CalibrationOptions& o, std::int64_t max_nnz, CalibrationPlan& plan) {
   std::vector<SampleShape> shapes;

@@ -55,20 +55,18 @@ TEST(FeatureExtraction, RowSpanMeasuresXLocality) {
 }
 
 TEST(FeatureExtraction, GroupPaddingCountsEveryRowAtItsGroupsLongest) {
-  // 5 rows of lengths 1, 3, 0, 2, 2 (cols 4).
-  const CsrMatrix<double> m{5, 4, {0, 1, 4, 4, 6, 8},
-                            {0, 0, 1, 2, 1, 3, 0, 2}, {1, 1, 1, 1, 1, 1, 1, 1}};
-  const MatrixFeatures f = extract_features(m);
+  // 70 rows: 40 of length 1, then 30 of length 3.
+  std::vector<int> lengths(70, 1);
+  for (std::size_t r = 40; r < lengths.size(); ++r) lengths[r] = 3;
+  const MatrixFeatures f = extract_features(matrix_with_row_lengths(lengths, 10));
   ASSERT_EQ(f.group_padded.size(), std::size(kFeatureGroupRows));
-  // Groups of 2: {1, 3} -> 3, {0, 2} -> 2, {2} -> 2.
-  const GroupPaddedDistribution* two = f.padded_for(2);
-  ASSERT_NE(two, nullptr);
-  EXPECT_EQ(two->distribution, (std::vector<RowLengthCount>{{2, 3}, {3, 2}}));
-  // Groups of 4: {1, 3, 0, 2} -> 3, {2} -> 2.
-  EXPECT_EQ(f.padded_for(4)->distribution, (std::vector<RowLengthCount>{{2, 1}, {3, 4}}));
-  // One group of all five rows from 8 up.
-  EXPECT_EQ(f.padded_for(64)->distribution, (std::vector<RowLengthCount>{{3, 5}}));
-  EXPECT_EQ(f.padded_for(3), nullptr);
+  // Groups of 32: rows 0-31 -> 1, rows 32-63 -> 3 (rows 40-63 are 3), rows 64-69 -> 3.
+  const GroupPaddedDistribution* slices = f.padded_for(32);
+  ASSERT_NE(slices, nullptr);
+  EXPECT_EQ(slices->distribution, (std::vector<RowLengthCount>{{1, 32}, {3, 38}}));
+  // Groups of 64: rows 0-63 -> 3, rows 64-69 -> 3.
+  EXPECT_EQ(f.padded_for(64)->distribution, (std::vector<RowLengthCount>{{3, 70}}));
+  EXPECT_EQ(f.padded_for(16), nullptr);  // not measured
 }
 
 TEST(FeatureExtraction, BlockCountsAreDistinctBlocksOfTheAlignedGrid) {
