@@ -13,10 +13,10 @@
 #include "models/model_accuracy.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <algorithm>
 #include <limits>
 #include <map>
 #include <sstream>
