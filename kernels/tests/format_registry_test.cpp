@@ -134,8 +134,9 @@ TEST(FormatRegistry, EveryFormatProposesValidCandidatesOfItsOwnId) {
                    " nnz=" + std::to_string(f.nnz));
       const std::vector<Candidate> space = rules.candidates(f, device);
       // A format the matrix does not suit (BSR on rows too short to fill blocks) may offer none.
-      if (rules.admissible(f, device, Precision::fp64, ~std::uint64_t{0}))
+      if (rules.admissible(f, device, Precision::fp64, ~std::uint64_t{0})) {
         EXPECT_FALSE(space.empty());
+      }
       for (const Candidate& candidate : space) {
         EXPECT_EQ(candidate.format, rules.id());
         EXPECT_TRUE(rules.is_valid(candidate, f, device));

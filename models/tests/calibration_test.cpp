@@ -309,8 +309,11 @@ TEST(PlanCalibration, EllCoversAFullGridOfWidthsAndRowsPerBlockSize) {
     EXPECT_EQ(random, widths.size() * rows.size());
     // Banded twins of widths 2, 8 and 32 at the most rows only.
     EXPECT_EQ(banded_widths, (std::set<std::int64_t>{2, 8, 32}));
-    for (const SampleShape& s : v.samples)
-      if (s.banded) EXPECT_EQ(s.rows, *rows.rbegin());
+    for (const SampleShape& s : v.samples) {
+      if (s.banded) {
+        EXPECT_EQ(s.rows, *rows.rbegin());
+      }
+    }
     EXPECT_EQ(*rows.begin(), 4096);
     // The top of the grid streams from DRAM: width 16 x the most rows is over 2x L2 in fp32.
     EXPECT_GT(16 * *rows.rbegin() * 8, static_cast<std::int64_t>(2 * h100_like().l2_bytes));

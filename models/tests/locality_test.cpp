@@ -75,7 +75,7 @@ CsrVectorCalibration csr_with_samples() {
   c.kernel = {.resources = {.threads_per_block = 256, .registers_per_thread = 32},
               .threads_per_row = 32};
   c.time_vs_row_length.threshold_x = 1;
-  c.time_vs_row_length.above = {.intercept = 0.01, .slope = 0.005};
+  c.time_vs_row_length.above = {.intercept = 0.01, .slope = 0.005, .quality = {}};
   c.samples = {{1, 0.02}, {4, 0.05}, {8, 0.09}};
   c.banded_ratio = {{2, 0.5}, {8, 0.3}};
   return c;
@@ -108,11 +108,11 @@ TEST(EllModel, ScalesABandedMatrixByTheBandedRatioAtItsWidth) {
 
 TEST(ModelPredictor, PricesAFormatWithItsOwnBytesFitWhereCalibrated) {
   ModelSet set;
-  set.bytes = BytesCalibration{.time_vs_bytes = {.intercept = 0.005, .slope = 1.0 / 3e9}};
+  set.bytes = BytesCalibration{.time_vs_bytes = {.intercept = 0.005, .slope = 1.0 / 3e9, .quality = {}}};
   const FormatId sell{10};
   const FormatId other{11};
   set.format_bytes = {{.format = sell,
-                       .bytes = {.time_vs_bytes = {.intercept = 0.002, .slope = 1.0 / 1e9},
+                       .bytes = {.time_vs_bytes = {.intercept = 0.002, .slope = 1.0 / 1e9, .quality = {}},
                                  .banded_ratio = {{1e3, 0.5}}}}};
   const ModelPredictor predictor(set);
   MatrixFeatures f = rows_of(1000, 5, 1.0);
@@ -135,7 +135,7 @@ TEST(ModelPredictor, BoundsAFormatByTheCriticalPathOfItsLongestRow) {
   ModelSet set;
   const FormatId sell{8};
   set.format_bytes = {{.format = sell,
-                       .bytes = {.time_vs_bytes = {.intercept = 0.002, .slope = 1.0 / 1e9}},
+                       .bytes = {.time_vs_bytes = {.intercept = 0.002, .slope = 1.0 / 1e9, .quality = {}}},
                        .long_row_step_ms = 1e-4}};
   const ModelPredictor predictor(set);
   Candidate c;
@@ -155,7 +155,7 @@ TEST(ModelPredictor, HoldsAFormatAboveItsOwnFloor) {
   set.launch_floor_ms = 0.005;
   const FormatId bsr{11};
   set.format_bytes = {{.format = bsr,
-                       .bytes = {.time_vs_bytes = {.intercept = 0.0, .slope = 1.0 / 1e9}},
+                       .bytes = {.time_vs_bytes = {.intercept = 0.0, .slope = 1.0 / 1e9, .quality = {}}},
                        .floor_ms = 0.02}};
   const ModelPredictor predictor(set);
   Candidate c;
@@ -168,7 +168,7 @@ TEST(ModelPredictor, HoldsAFormatAboveItsOwnFloor) {
 TEST(ModelPredictor, NeedsNoSharedBytesFitForAFormatWithItsOwn) {
   ModelSet set;
   set.format_bytes = {{.format = FormatId{10},
-                       .bytes = {.time_vs_bytes = {.intercept = 0.002, .slope = 1.0 / 1e9}}}};
+                       .bytes = {.time_vs_bytes = {.intercept = 0.002, .slope = 1.0 / 1e9, .quality = {}}}}};
   const ModelPredictor predictor(set);
   Candidate c;
   c.format = FormatId{10};
