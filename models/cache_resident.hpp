@@ -8,7 +8,7 @@
 //
 // Calibration stage cache_resident times every calibrated variant (CSR vector and scalar per
 // lanes and block size, COO per block size, each format_bytes record) on a grid of random
-// samples far below L2 (rows x row length, like paper 004's ELL grid), predicts the same
+// samples inside L2 (rows x row length, like paper 004's ELL grid), predicts the same
 // samples with the finished model set, and keeps kappa = measured / predicted on that grid.
 // A prediction for a matrix of R rows of mean length c is multiplied by kappa(c, R): bilinear
 // in log c x log R, clamped to the grid (few long rows and many short ones differ: the first
