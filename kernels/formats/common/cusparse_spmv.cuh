@@ -2,15 +2,22 @@
 // One cuSPARSE generic SpMV set up once per built matrix (cusparse_coo, cusparse_sell,
 // cusparse_bsr): a handle bound to the device's stream, the sparse matrix descriptor, and the
 // workspace, sized at build with scratch vectors and allocated once. run() is one cusparseSpMV.
+// CusparseOperator is the whole operator of the formats that are nothing more (COO, SELL).
 
 #include <cuda_runtime.h>
 #include <cusparse.h>
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <type_traits>
+#include <vector>
 
+#include "core/csr_matrix.hpp"
+#include "core/precision.hpp"
 #include "kernels/device.hpp"
+#include "kernels/formats/common/spmv_device.cuh"
+#include "kernels/spmv_operator.hpp"
 
 namespace spmvd::catalogue_detail {
 
@@ -51,6 +58,51 @@ class CusparseSpmv {
   CusparseHandlePtr handle_;
   CusparseSpMatPtr matrix_;
   DeviceBuffer workspace_;
+};
+
+// The operator of a cuSPARSE format whose multiply is one cusparseSpMV over arrays uploaded at
+// build. The derived constructor keeps its arrays (keep) and, where the matrix has work, hands
+// start the descriptor over them; a shape without work is never handed to cuSPARSE: y = beta*y
+// is all there is.
+template <typename Value>
+class CusparseOperator : public SpmvOperator {
+ public:
+  void apply(const void* x, void* y, double alpha_in, double beta_in) override {
+    const auto alpha = static_cast<Value>(alpha_in), beta = static_cast<Value>(beta_in);
+    if (!spmv_) return launch_scale(rows_, static_cast<Value*>(y), beta, stream_);
+    spmv_->run(x, y, &alpha, &beta);
+  }
+
+  Precision precision() const noexcept override { return precision_of<Value>(); }
+  std::size_t device_bytes() const noexcept override {
+    std::size_t bytes = spmv_ ? spmv_->workspace_bytes() : 0;
+    for (const DeviceBuffer& array : arrays_) bytes += array.bytes();
+    return bytes;
+  }
+
+ protected:
+  CusparseOperator(const CsrMatrix<double>& m, Device& device)
+      : rows_(m.rows), cols_(m.cols), stream_(static_cast<cudaStream_t>(device.native_stream())) {}
+
+  static bool has_work(const CsrMatrix<double>& m) noexcept {
+    return m.rows != 0 && m.cols != 0 && m.nnz() != 0;
+  }
+  // Keeps a device array for the operator's lifetime; returns its address for the descriptor.
+  void* keep(DeviceBuffer array) {
+    arrays_.push_back(std::move(array));
+    return arrays_.back().data();
+  }
+  void start(Device& device, cusparseSpMatDescr_t descr, cusparseSpMVAlg_t algorithm) {
+    spmv_.emplace(device, CusparseSpMatPtr(descr), cols_, rows_, cuda_value_type<Value>(),
+                  algorithm);
+  }
+
+ private:
+  std::int64_t rows_;
+  std::int64_t cols_;
+  cudaStream_t stream_;
+  std::vector<DeviceBuffer> arrays_;
+  std::optional<CusparseSpmv> spmv_;  // declared last: destroyed first
 };
 
 }  // namespace spmvd::catalogue_detail

@@ -1,14 +1,12 @@
 #include "kernels/formats/cpu_coo/cpu_coo_operator.hpp"
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-
 #include <algorithm>
 #include <string>
 
 #include "core/error.hpp"
 #include "kernels/formats/common/builder_checks.hpp"
 #include "kernels/formats/common/coo_layout.hpp"
+#include "kernels/formats/common/cpu_rows.hpp"
 #include "kernels/formats/cpu_coo/cpu_coo_rules.hpp"
 
 namespace spmvd {
@@ -33,20 +31,15 @@ class CpuCooOperator final : public SpmvOperator {
     const auto alpha = static_cast<Value>(alpha_in);
     const auto beta = static_cast<Value>(beta_in);
     const std::int32_t* rows_end = row_indices + nnz_;
-    // Grain of 256 rows, as cpu_csr: TBB's work stealing evens out uneven rows.
-    tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, rows_, 256),
-                      [&](const tbb::blocked_range<std::int64_t>& range) {
-                        // The task's entries: rows are sorted, so they are one contiguous run.
-                        std::int64_t k =
-                            std::lower_bound(row_indices, rows_end, range.begin()) - row_indices;
-                        for (std::int64_t r = range.begin(); r < range.end(); ++r) {
-                          Value sum = 0;
-                          for (; k < nnz_ && row_indices[k] == r; ++k)
-                            sum += values[k] * x[cols[k]];
-                          // beta == 0: y is write-only (SpmvOperator contract), NaN must not leak.
-                          y[r] = beta == Value(0) ? alpha * sum : alpha * sum + beta * y[r];
-                        }
-                      });
+    cpu_detail::for_row_ranges(rows_, [&](std::int64_t begin, std::int64_t end) {
+      // The task's entries: rows are sorted, so they are one contiguous run.
+      std::int64_t k = std::lower_bound(row_indices, rows_end, begin) - row_indices;
+      for (std::int64_t r = begin; r < end; ++r) {
+        Value sum = 0;
+        for (; k < nnz_ && row_indices[k] == r; ++k) sum += values[k] * x[cols[k]];
+        cpu_detail::store_axpby(y[r], alpha, sum, beta);
+      }
+    });
   }
 
   Precision precision() const noexcept override { return precision_of<Value>(); }

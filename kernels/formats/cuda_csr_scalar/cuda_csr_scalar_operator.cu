@@ -1,9 +1,9 @@
 #include <string>
-#include <vector>
 
 #include "core/error.hpp"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/formats/common/builder_checks.hpp"
+#include "kernels/formats/common/device_csr.hpp"
 #include "kernels/formats/common/spmv_device.cuh"
 #include "kernels/formats/cuda_csr_scalar/cuda_csr_scalar_operator.hpp"
 #include "kernels/formats/cuda_csr_scalar/cuda_csr_scalar_rules.hpp"
@@ -35,33 +35,26 @@ class CudaCsrScalarOperator final : public SpmvOperator {
       : rows_(m.rows),
         launch_(launch),
         stream_(static_cast<cudaStream_t>(device.native_stream())),
-        row_offsets_(upload(device, m.row_offsets.data(), m.row_offsets.size())),
-        col_indices_(upload(device, m.col_indices.data(), m.col_indices.size())) {
-    const std::vector<Value> values(m.values.begin(), m.values.end());
-    values_ = upload(device, values.data(), values.size());
-  }
+        csr_(device, m) {}
 
   void apply(const void* x, void* y, double alpha, double beta) override {
     if (rows_ == 0) return;
     csr_scalar_kernel<Value><<<launch_.grid_size, launch_.block_size, 0, stream_>>>(
-        rows_, row_offsets_.as<const std::int64_t>(), col_indices_.as<const std::int32_t>(),
-        values_.as<const Value>(), static_cast<const Value*>(x), static_cast<Value*>(y),
+        rows_, csr_.row_offsets.template as<const std::int64_t>(),
+        csr_.col_indices.template as<const std::int32_t>(), csr_.values.template as<const Value>(),
+        static_cast<const Value*>(x), static_cast<Value*>(y),
         static_cast<Value>(alpha), static_cast<Value>(beta));
     SPMVD_CUDA_CHECK_LAUNCH();
   }
 
   Precision precision() const noexcept override { return precision_of<Value>(); }
-  std::size_t device_bytes() const noexcept override {
-    return row_offsets_.bytes() + col_indices_.bytes() + values_.bytes();
-  }
+  std::size_t device_bytes() const noexcept override { return csr_.bytes(); }
 
  private:
   std::int64_t rows_;
   LaunchConfig launch_;
   cudaStream_t stream_;
-  DeviceBuffer row_offsets_;
-  DeviceBuffer col_indices_;
-  DeviceBuffer values_;
+  DeviceCsr<Value> csr_;
 };
 
 }  // namespace

@@ -1,5 +1,4 @@
 #include <array>
-#include <optional>
 #include <string>
 
 #include "core/error.hpp"
@@ -7,7 +6,6 @@
 #include "kernels/formats/common/builder_checks.hpp"
 #include "kernels/formats/common/coo_layout.hpp"
 #include "kernels/formats/common/cusparse_spmv.cuh"
-#include "kernels/formats/common/spmv_device.cuh"
 #include "kernels/formats/cusparse_coo/cusparse_coo_operator.hpp"
 #include "kernels/formats/cusparse_coo/cusparse_coo_rules.hpp"
 
@@ -19,43 +17,21 @@ static_assert(kCusparseSpmvCooAlg2 == CUSPARSE_SPMV_COO_ALG2, "cusparse_coo_rule
 namespace {
 
 template <typename Value>
-class CusparseCooOperator final : public SpmvOperator {
+class CusparseCooOperator final : public catalogue_detail::CusparseOperator<Value> {
  public:
   CusparseCooOperator(const CsrMatrix<double>& m, cusparseSpMVAlg_t algorithm, Device& device)
-      : rows_(m.rows), stream_(static_cast<cudaStream_t>(device.native_stream())) {
+      : catalogue_detail::CusparseOperator<Value>(m, device) {
     const CooLayout<Value> coo = make_coo_layout<Value>(m);
-    row_indices_ = upload(device, coo.row_indices.data(), coo.row_indices.size());
-    col_indices_ = upload(device, coo.col_indices.data(), coo.col_indices.size());
-    values_ = upload(device, coo.values.data(), coo.values.size());
-    // Shapes without work are not handed to cuSPARSE: y = beta*y is all there is.
-    if (m.rows == 0 || m.cols == 0 || m.nnz() == 0) return;
+    void* rows = this->keep(upload(device, coo.row_indices.data(), coo.row_indices.size()));
+    void* cols = this->keep(upload(device, coo.col_indices.data(), coo.col_indices.size()));
+    void* values = this->keep(upload(device, coo.values.data(), coo.values.size()));
+    if (!this->has_work(m)) return;
     cusparseSpMatDescr_t descr = nullptr;
-    SPMVD_CUSPARSE_CHECK(cusparseCreateCoo(
-        &descr, m.rows, m.cols, m.nnz(), row_indices_.data(), col_indices_.data(), values_.data(),
-        CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, catalogue_detail::cuda_value_type<Value>()));
-    spmv_.emplace(device, catalogue_detail::CusparseSpMatPtr(descr), m.cols, m.rows,
-                  catalogue_detail::cuda_value_type<Value>(), algorithm);
+    SPMVD_CUSPARSE_CHECK(cusparseCreateCoo(&descr, m.rows, m.cols, m.nnz(), rows, cols, values,
+                                           CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
+                                           catalogue_detail::cuda_value_type<Value>()));
+    this->start(device, descr, algorithm);
   }
-
-  void apply(const void* x, void* y, double alpha_in, double beta_in) override {
-    const auto alpha = static_cast<Value>(alpha_in), beta = static_cast<Value>(beta_in);
-    if (!spmv_) return catalogue_detail::launch_scale(rows_, static_cast<Value*>(y), beta, stream_);
-    spmv_->run(x, y, &alpha, &beta);
-  }
-
-  Precision precision() const noexcept override { return precision_of<Value>(); }
-  std::size_t device_bytes() const noexcept override {
-    return row_indices_.bytes() + col_indices_.bytes() + values_.bytes() +
-           (spmv_ ? spmv_->workspace_bytes() : 0);
-  }
-
- private:
-  std::int64_t rows_;
-  cudaStream_t stream_;
-  DeviceBuffer row_indices_;
-  DeviceBuffer col_indices_;
-  DeviceBuffer values_;
-  std::optional<catalogue_detail::CusparseSpmv> spmv_;  // declared last: destroyed first
 };
 
 }  // namespace

@@ -1,5 +1,4 @@
 #include <array>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -8,7 +7,6 @@
 #include "kernels/formats/common/builder_checks.hpp"
 #include "kernels/formats/common/cusparse_spmv.cuh"
 #include "kernels/formats/common/sell_layout.hpp"
-#include "kernels/formats/common/spmv_device.cuh"
 #include "kernels/formats/cusparse_sell/cusparse_sell_operator.hpp"
 #include "kernels/formats/cusparse_sell/cusparse_sell_rules.hpp"
 
@@ -20,49 +18,27 @@ static_assert(kPaddingColumn == -1, "cuSPARSE marks sliced ELL padding with colu
 namespace {
 
 template <typename Value>
-class CusparseSellOperator final : public SpmvOperator {
+class CusparseSellOperator final : public catalogue_detail::CusparseOperator<Value> {
  public:
   CusparseSellOperator(const CsrMatrix<double>& m, std::int64_t slice_height, Device& device)
-      : rows_(m.rows), stream_(static_cast<cudaStream_t>(device.native_stream())) {
+      : catalogue_detail::CusparseOperator<Value>(m, device) {
     // cuSPARSE's SELL has no permutation: sort window 1.
     const SellLayout<Value> sell = make_sell_layout<Value>(m, slice_height, 1);
     if (sell.slots() > kMaxDimension)
       throw_invalid("cusparse_sell: " + std::to_string(sell.slots()) + " padded slots of slice " +
                     std::to_string(slice_height) + " exceed the 32-bit slice offsets");
     const std::vector<std::int32_t> offsets(sell.slice_offsets.begin(), sell.slice_offsets.end());
-    slice_offsets_ = upload(device, offsets.data(), offsets.size());
-    col_indices_ = upload(device, sell.col_indices.data(), sell.col_indices.size());
-    values_ = upload(device, sell.values.data(), sell.values.size());
-    // Shapes without work are not handed to cuSPARSE: y = beta*y is all there is.
-    if (m.rows == 0 || m.cols == 0 || m.nnz() == 0) return;
+    void* slice_offsets = this->keep(upload(device, offsets.data(), offsets.size()));
+    void* cols = this->keep(upload(device, sell.col_indices.data(), sell.col_indices.size()));
+    void* values = this->keep(upload(device, sell.values.data(), sell.values.size()));
+    if (!this->has_work(m)) return;
     cusparseSpMatDescr_t descr = nullptr;
     SPMVD_CUSPARSE_CHECK(cusparseCreateSlicedEll(
-        &descr, m.rows, m.cols, m.nnz(), sell.slots(), slice_height, slice_offsets_.data(),
-        col_indices_.data(), values_.data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-        CUSPARSE_INDEX_BASE_ZERO, catalogue_detail::cuda_value_type<Value>()));
-    spmv_.emplace(device, catalogue_detail::CusparseSpMatPtr(descr), m.cols, m.rows,
-                  catalogue_detail::cuda_value_type<Value>(), CUSPARSE_SPMV_SELL_ALG1);
+        &descr, m.rows, m.cols, m.nnz(), sell.slots(), slice_height, slice_offsets, cols, values,
+        CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
+        catalogue_detail::cuda_value_type<Value>()));
+    this->start(device, descr, CUSPARSE_SPMV_SELL_ALG1);
   }
-
-  void apply(const void* x, void* y, double alpha_in, double beta_in) override {
-    const auto alpha = static_cast<Value>(alpha_in), beta = static_cast<Value>(beta_in);
-    if (!spmv_) return catalogue_detail::launch_scale(rows_, static_cast<Value*>(y), beta, stream_);
-    spmv_->run(x, y, &alpha, &beta);
-  }
-
-  Precision precision() const noexcept override { return precision_of<Value>(); }
-  std::size_t device_bytes() const noexcept override {
-    return slice_offsets_.bytes() + col_indices_.bytes() + values_.bytes() +
-           (spmv_ ? spmv_->workspace_bytes() : 0);
-  }
-
- private:
-  std::int64_t rows_;
-  cudaStream_t stream_;
-  DeviceBuffer slice_offsets_;
-  DeviceBuffer col_indices_;
-  DeviceBuffer values_;
-  std::optional<catalogue_detail::CusparseSpmv> spmv_;  // declared last: destroyed first
 };
 
 }  // namespace
