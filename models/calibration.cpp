@@ -447,14 +447,12 @@ Candidate make_candidate(const PlannedVariant& v, const SampleShape& shape,
       break;  // never a base stage
     case CalibrationStage::format_bytes: {
       // The candidate with the record's parameters, launched as the format's rules launch it
-      // for this sample. Chosen as for a matrix of unknown blocks, so that BSR's fill rule does
-      // not drop it on the critical-path samples (one entry per row): the fit is of time
-      // against the bytes the sample's real blocks move, whatever their fill.
+      // for this sample. Only blocked samples carry block counts (uniform_sample_features),
+      // and those fill every BSR block size, so BSR's fill rule never drops it; on the
+      // critical-path samples (one entry per row) the rules see unknown blocks and offer all.
       const FormatEntry* entry = registry.find(v.format);
-      MatrixFeatures unblocked = features;
-      unblocked.block_counts.clear();
       const std::vector<Candidate> own =
-          entry ? entry->rules->candidates(unblocked, device) : std::vector<Candidate>{};
+          entry ? entry->rules->candidates(features, device) : std::vector<Candidate>{};
       const auto same = std::find_if(own.begin(), own.end(),
                                      [&](const Candidate& o) { return o.params == v.params; });
       if (same == own.end())
@@ -835,6 +833,10 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
 
   for (const CalibrationStage stage : kStages) {
     const auto stage_start = Clock::now();
+    // cache_resident compares with the set fitted by the stages before it, unchanged while
+    // the stage measures (its own records are added at the end).
+    std::optional<ModelPredictor> fitted_so_far;
+    if (stage == CalibrationStage::cache_resident) fitted_so_far.emplace(set);
     // Every variant of the stage that uses a shape is timed on one generated matrix.
     std::map<SampleShape, std::vector<std::pair<std::size_t, std::size_t>>> users;
     StageSamples measured(plan.variants.size());
@@ -886,9 +888,9 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
               entry->rules->device_bytes(features, precision, candidate);
           x = footprint_bytes(features, matrix_bytes, precision);
           const double predicted =
-              ModelPredictor(set)
-                  .predict_ms(cache_resident_family(variant.base_stage), features, candidate,
-                              info, matrix_bytes)
+              fitted_so_far
+                  ->predict_ms(cache_resident_family(variant.base_stage), features, candidate,
+                               info, matrix_bytes)
                   .ms;
           measured[v][s] = {x, predicted > 0.0 ? ms / predicted : 1.0};
         } else {
