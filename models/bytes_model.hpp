@@ -51,10 +51,14 @@ struct FormatBytesCalibration {
   FormatParams params{};
   BytesCalibration bytes;
   // Extra ms per non-zero of the longest row: the format's critical path where one thread (or
-  // one block row) walks a row alone — SELL, BSR. Measured like the CSR-vector latency stage:
-  // a kLongRowLength-row sample with one full row against the same sample without it; ~0 for
-  // formats that balance non-zeros (COO, cuSPARSE CSR).
+  // one block row) walks a row alone — SELL, BSR; ~0 for formats that balance non-zeros (COO,
+  // cuSPARSE CSR). Measured as a sample with one long row against the same sample without it,
+  // twice, because each step is a dependent load whose latency depends on where the row lives:
+  // in a small sample (kLongRowLength-row, in L2) and in the largest bytes sample (its
+  // kLongRowLength-long row streams from DRAM beside the rest). On the H200 cuSPARSE SELL
+  // steps take ~40 ns in L2 and ~150 ns beyond it; cuda_sell 310 and 720 ns.
   double long_row_step_ms = 0.0;
+  double long_row_step_beyond_l2_ms = 0.0;
   // The format's own launch floor: its time on the latency stage's tiny sample. Libraries that
   // launch several kernels per multiply (cuSPARSE BSR) sit well above the CSR-vector floor.
   double floor_ms = 0.0;

@@ -13,6 +13,14 @@ double footprint_bytes(const MatrixFeatures& features, std::uint64_t matrix_byte
   return static_cast<double>(matrix_bytes) + vectors;
 }
 
+double critical_path_step_ms(double in_l2_ms, double beyond_l2_ms, double footprint,
+                             double l2_bytes) noexcept {
+  if (!(beyond_l2_ms > 0.0) || !(in_l2_ms > 0.0) || !(footprint > 0.0) || !(l2_bytes > 0.0))
+    return in_l2_ms;
+  const double w = std::clamp(0.5 + std::log(footprint / l2_bytes) / std::log(4.0), 0.0, 1.0);
+  return std::exp((1.0 - w) * std::log(in_l2_ms) + w * std::log(beyond_l2_ms));
+}
+
 const CacheResidentCorrection* find_correction(std::span<const CacheResidentCorrection> corrections,
                                                const Candidate& candidate) noexcept {
   const CacheResidentCorrection* best = nullptr;

@@ -44,6 +44,14 @@ struct CacheResidentCorrection {
 double footprint_bytes(const MatrixFeatures& features, std::uint64_t matrix_bytes,
                        Precision precision) noexcept;
 
+// A critical-path step (one dependent load after another along a long row) for a matrix whose
+// multiply keeps `footprint` bytes: in_l2_ms up to half of L2, beyond_l2_ms from twice L2,
+// geometric between them; in_l2_ms where beyond_l2_ms is not calibrated (<= 0). In L2 a step
+// is an L2 hit, beyond it the row's entries and x gathers miss to DRAM behind the rest of the
+// matrix streaming: 2-5x longer on the H200.
+double critical_path_step_ms(double in_l2_ms, double beyond_l2_ms, double footprint,
+                             double l2_bytes) noexcept;
+
 // The correction of the candidate's format, parameters and lanes per row with the nearest block
 // size (log2 distance); nullptr when none matches.
 const CacheResidentCorrection* find_correction(std::span<const CacheResidentCorrection> corrections,

@@ -314,8 +314,24 @@ std::vector<FormatParams> format_bytes_params(const FormatRules& rules, const Sa
   return out;
 }
 
+// A random sample of the bytes stages: nnz non-zeros in rows of coo_row_length. At
+// max_sample_nnz, also the latency stage's beyond-L2 pair.
+SampleShape bytes_shape(const CalibrationOptions& o, std::int64_t nnz) {
+  const std::int64_t rows = std::max<std::int64_t>(nnz / o.coo_row_length, 1);
+  return {.rows = rows, .row_length = std::min(o.coo_row_length, rows)};
+}
+
+// The samples a format_bytes record times after its sizes and their banded twins, in order.
+enum class FormatBytesTail : std::size_t {
+  in_l2_without_long_row,
+  in_l2_with_long_row,
+  largest_with_long_row,  // its twin without: the largest random size
+  tiny,
+  count
+};
+
 // One format_bytes record's samples: the two sizes random and banded (BSR: of dense blocks),
-// then the long-row pair and the tiny sample.
+// then FormatBytesTail.
 PlannedVariant format_bytes_variant(FormatId format, const FormatParams& params,
                                     std::span<const SampleShape> shapes) {
   PlannedVariant v;
@@ -340,10 +356,15 @@ PlannedVariant format_bytes_variant(FormatId format, const FormatParams& params,
     twin.banded = true;
     v.samples.push_back(twin);
   }
-  // Last: the long-row pair of the latency stage, for the format's critical path, and its
+  // Last (FormatBytesTail): the format's critical path twice — the in-L2 pair, and the largest
+  // random sample again with one long row (its twin without is that sample itself) — then the
   // tiny sample, for the format's own launch floor.
-  v.samples.push_back({.rows = kLongRowLength, .row_length = 1, .long_row = false});
-  v.samples.push_back({.rows = kLongRowLength, .row_length = 1, .long_row = true});
+  v.samples.push_back({.rows = kInL2LongRowLength, .row_length = 1});
+  v.samples.push_back(
+      {.rows = kInL2LongRowLength, .row_length = 1, .long_row = kInL2LongRowLength});
+  SampleShape beyond_l2 = v.samples[sizes - 1];
+  beyond_l2.long_row = std::min(kLongRowLength, beyond_l2.rows);  // the CPU's samples are small
+  v.samples.push_back(beyond_l2);
   v.samples.push_back({.rows = kLatencySampleRows, .row_length = 4});
   return v;
 }
@@ -355,8 +376,7 @@ void plan_format_bytes(const FormatRegistry& registry, const DeviceInfo& device,
                        const CalibrationOptions& o, std::int64_t max_nnz, CalibrationPlan& plan) {
   std::vector<SampleShape> shapes;
   for (const std::int64_t nnz : {std::max<std::int64_t>(max_nnz / 4, 1), max_nnz}) {
-    const std::int64_t rows = std::max<std::int64_t>(nnz / o.coo_row_length, 1);
-    const SampleShape shape{.rows = rows, .row_length = std::min(o.coo_row_length, rows)};
+    const SampleShape shape = bytes_shape(o, nnz);
     if (shapes.empty() || shapes.back() != shape) shapes.push_back(shape);
   }
   for (const FormatEntry& entry : registry.entries()) {
@@ -390,8 +410,14 @@ void plan_cache_resident(const CalibrationOptions& o, CalibrationPlan& plan) {
   plan.variants.insert(plan.variants.end(), added.begin(), added.end());
 }
 
-// One latency variant per planned csr_vector variant of kLatencyBlockSize.
-void plan_latency(const FormatRegistry& registry, CalibrationPlan& plan) {
+// One latency variant per planned csr_vector variant of kLatencyBlockSize: the tiny sample,
+// the in-L2 long-row pair, and the beyond-L2 pair (the largest random sample without and with
+// a long row).
+void plan_latency(const FormatRegistry& registry, const CalibrationOptions& o,
+                  std::int64_t max_nnz, CalibrationPlan& plan) {
+  const SampleShape largest = bytes_shape(o, max_nnz);
+  SampleShape largest_with_long_row = largest;
+  largest_with_long_row.long_row = std::min(kLongRowLength, largest.rows);
   std::vector<PlannedVariant> added;
   for (const PlannedVariant& csr : plan.variants) {
     if (csr.stage != CalibrationStage::csr_vector ||
@@ -400,9 +426,11 @@ void plan_latency(const FormatRegistry& registry, CalibrationPlan& plan) {
       continue;
     PlannedVariant v = csr;
     v.stage = CalibrationStage::latency;
-    v.samples = {{.rows = kLatencySampleRows, .row_length = 4, .long_row = false},
-                 {.rows = kLongRowLength, .row_length = 1, .long_row = false},
-                 {.rows = kLongRowLength, .row_length = 1, .long_row = true}};
+    v.samples = {{.rows = kLatencySampleRows, .row_length = 4},
+                 {.rows = kLongRowLength, .row_length = 1},
+                 {.rows = kLongRowLength, .row_length = 1, .long_row = kLongRowLength},
+                 largest,
+                 largest_with_long_row};
     added.push_back(std::move(v));
   }
   plan.variants.insert(plan.variants.end(), added.begin(), added.end());
@@ -597,16 +625,15 @@ struct SplitMeasurements {
 // and a launch floor, not throughput: they stay out of its bytes fit. (Other stages have
 // samples of the same shapes that are ordinary points of their fits: the ELL grid has width 1
 // at 65536 rows.)
-bool is_critical_path_sample(const PlannedVariant& v, const SampleShape& s) noexcept {
-  if (v.stage != CalibrationStage::format_bytes) return false;
-  return (s.rows == kLongRowLength && s.row_length == 1) ||
-         (s.rows == kLatencySampleRows && s.row_length == 4 && !s.banded);
+bool is_critical_path_sample(const PlannedVariant& v, std::size_t s) noexcept {
+  return v.stage == CalibrationStage::format_bytes &&
+         s + static_cast<std::size_t>(FormatBytesTail::count) >= v.samples.size();
 }
 
 SplitMeasurements split_banded(const PlannedVariant& v, const std::vector<SamplePoint>& ms) {
   SplitMeasurements out;
   for (std::size_t s = 0; s < v.samples.size(); ++s) {
-    if (v.samples[s].banded || is_critical_path_sample(v, v.samples[s])) continue;
+    if (v.samples[s].banded || is_critical_path_sample(v, s)) continue;
     out.random.push_back(ms[s]);
     out.random_shapes.push_back(v.samples[s]);
   }
@@ -635,13 +662,14 @@ ModelFamily cache_resident_family(CalibrationStage base_stage) {
   }
 }
 
+// The seed leaves out long_row: a sample with a long row is its twin without, but for row 0.
 CsrMatrix<double> make_sample(const SampleShape& shape, std::uint64_t seed) {
-  if (shape.long_row) return long_row_sample(shape.rows, seed);
   const std::int64_t b = std::max<std::int64_t>(shape.block_dim, 1);
   const CsrMatrix<double> pattern =
       shape.banded ? banded_row_length_sample(shape.rows / b, shape.row_length / b, seed)
                    : uniform_row_length_sample(shape.rows / b, shape.row_length / b, seed);
-  return b > 1 ? blocked_sample(pattern, b) : pattern;
+  const CsrMatrix<double> sample = b > 1 ? blocked_sample(pattern, b) : pattern;
+  return shape.long_row > 0 ? with_long_row(sample, shape.long_row) : sample;
 }
 
 }  // namespace
@@ -687,7 +715,7 @@ CalibrationPlan plan_calibration(const FormatRegistry& registry, const DeviceInf
   plan_coo(registry, device, precision, options, plan.max_sample_nnz, kernel_resources, plan);
   plan_bytes(registry, device, options, plan.max_sample_nnz, plan);
   plan_format_bytes(registry, device, options, plan.max_sample_nnz, plan);
-  if (device.is_gpu) plan_latency(registry, plan);
+  if (device.is_gpu) plan_latency(registry, options, plan.max_sample_nnz, plan);
   plan_cache_resident(options, plan);
   return plan;
 }
@@ -748,24 +776,31 @@ CsrMatrix<double> banded_row_length_sample(std::int64_t rows, std::int64_t row_l
       });
 }
 
-CsrMatrix<double> long_row_sample(std::int64_t rows, std::uint64_t seed) {
-  CsrMatrix<double> base = uniform_row_length_sample(rows, 1, seed);
+CsrMatrix<double> with_long_row(const CsrMatrix<double>& base, std::int64_t length) {
+  if (base.rows < 1 || base.nnz() < 1 || length < 1 || length > base.cols)
+    throw_invalid("with_long_row: a row of " + std::to_string(length) + " entries in a " +
+                  std::to_string(base.rows) + " x " + std::to_string(base.cols) +
+                  " sample of " + std::to_string(base.nnz()) +
+                  " non-zeros needs a row, an entry and 1 <= length <= columns");
+  const auto first_rest = static_cast<std::size_t>(base.row_offsets[1]);
   CsrMatrix<double> m;
-  m.rows = m.cols = rows;
-  m.row_offsets.resize(static_cast<std::size_t>(rows) + 1);
-  m.col_indices.reserve(static_cast<std::size_t>(2 * rows - 1));
-  m.values.reserve(static_cast<std::size_t>(2 * rows - 1));
-  m.row_offsets[0] = 0;
-  for (std::int64_t c = 0; c < rows; ++c) {
-    m.col_indices.push_back(static_cast<ColIndex>(c));
+  m.rows = base.rows;
+  m.cols = base.cols;
+  m.col_indices.reserve(static_cast<std::size_t>(length) + base.col_indices.size() - first_rest);
+  m.values.reserve(m.col_indices.capacity());
+  // Evenly spread: column k * cols / length, strictly ascending since length <= cols.
+  for (std::int64_t k = 0; k < length; ++k) {
+    m.col_indices.push_back(static_cast<ColIndex>(k * base.cols / length));
     m.values.push_back(base.values[0]);
   }
-  for (std::int64_t r = 1; r < rows; ++r) {
-    m.row_offsets[static_cast<std::size_t>(r)] = static_cast<RowOffset>(m.col_indices.size());
-    m.col_indices.push_back(base.col_indices[static_cast<std::size_t>(r)]);
-    m.values.push_back(base.values[static_cast<std::size_t>(r)]);
-  }
-  m.row_offsets.back() = static_cast<RowOffset>(m.col_indices.size());
+  m.col_indices.insert(m.col_indices.end(), base.col_indices.begin() + first_rest,
+                       base.col_indices.end());
+  m.values.insert(m.values.end(), base.values.begin() + first_rest, base.values.end());
+  const auto shift = static_cast<RowOffset>(length) - static_cast<RowOffset>(first_rest);
+  m.row_offsets.resize(base.row_offsets.size());
+  m.row_offsets[0] = 0;
+  for (std::size_t r = 1; r < base.row_offsets.size(); ++r)
+    m.row_offsets[r] = base.row_offsets[r] + shift;
   return m;
 }
 
@@ -802,12 +837,23 @@ MatrixFeatures uniform_sample_features(const CsrMatrix<double>& m, bool count_bl
   f.rows = m.rows;
   f.cols = m.cols;
   f.nnz = m.nnz();
-  const std::int64_t c = m.rows > 0 ? m.row_length(0) : 0;
-  f.row_length_min = f.row_length_max = c;
-  f.row_length_mean = static_cast<double>(c);
-  f.row_length_stddev = 0.0;
+  // Every row of one length c, but row 0 where it is a long row (with_long_row).
+  const std::int64_t c = m.rows > 1 ? m.row_length(1) : m.rows > 0 ? m.row_length(0) : 0;
+  const std::int64_t row0 = m.rows > 0 ? m.row_length(0) : 0;
+  f.row_length_min = std::min(c, row0);
+  f.row_length_max = std::max(c, row0);
+  f.row_length_mean = m.rows > 0 ? static_cast<double>(f.nnz) / static_cast<double>(m.rows) : 0.0;
+  f.row_length_stddev =
+      m.rows > 0 ? std::abs(static_cast<double>(row0 - c)) *
+                       std::sqrt(static_cast<double>(m.rows - 1)) / static_cast<double>(m.rows)
+                 : 0.0;
   f.empty_rows = c == 0 ? m.rows : 0;
-  if (c > 0) f.distribution = {{.length = c, .rows = m.rows}};
+  if (row0 != c && row0 > 0 && c > 0) {
+    f.distribution = {{.length = c, .rows = m.rows - 1}, {.length = row0, .rows = 1}};
+    if (row0 < c) std::swap(f.distribution[0], f.distribution[1]);  // ascending in length
+  }
+  else if (c > 0)
+    f.distribution = {{.length = c, .rows = m.rows}};
   double span_sum = 0.0;
   for (std::int64_t r = 0; r < m.rows && c > 0; ++r) {
     const auto first = m.col_indices[static_cast<std::size_t>(m.row_offsets[r])];
@@ -856,7 +902,6 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
     for (const auto& [shape, uses] : users) {
       const std::uint64_t seed = shape_seed(options.seed, shape);
       const CsrMatrix<double> sample = make_sample(shape, seed);
-      // The long-row sample's features only feed the bytes x of other stages: not used.
       const MatrixFeatures features = uniform_sample_features(sample, shape.block_dim > 1);
       for (const auto& [v, s] : uses) {
         const PlannedVariant& variant = plan.variants[v];
@@ -946,16 +991,25 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
                                .banded_ratio = split.banded_ratio});
             break;
           case CalibrationStage::latency: {
-            // Samples: tiny, uniform(kLongRowLength, 1), the same with row 0 of all columns.
+            // Samples (plan_latency): tiny, the in-L2 pair, the beyond-L2 pair.
             const double tiny_ms = measured[v][0].y;
             set.launch_floor_ms =
                 set.launch_floor_ms > 0.0 ? std::min(set.launch_floor_ms, tiny_ms) : tiny_ms;
-            const double steps = std::ceil(static_cast<double>(kLongRowLength) /
-                                           static_cast<double>(variant.kernel.threads_per_row));
-            const double step_ms = std::max(measured[v][2].y - measured[v][1].y, 0.0) / steps;
+            const auto lanes = static_cast<double>(variant.kernel.threads_per_row);
+            // The extra steps of the long row over the twin's row 0, ceil(L / t) - ceil(c / t).
+            const auto step_ms = [&](std::size_t without, std::size_t with) {
+              const SampleShape& shape = variant.samples[with];
+              const double steps =
+                  std::ceil(static_cast<double>(shape.long_row) / lanes) -
+                  std::ceil(static_cast<double>(shape.row_length) / lanes);
+              return steps > 0.0
+                         ? std::max(measured[v][with].y - measured[v][without].y, 0.0) / steps
+                         : 0.0;
+            };
             for (CsrVectorCalibration& c : set.csr_vector) {
               if (c.kernel.threads_per_row != variant.kernel.threads_per_row) continue;
-              c.long_row_step_ms = step_ms;
+              c.long_row_step_ms = step_ms(1, 2);
+              c.long_row_step_beyond_l2_ms = step_ms(3, 4);
               c.fixed_ms = tiny_ms;
             }
             break;
@@ -993,10 +1047,22 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
             break;
           }
           case CalibrationStage::format_bytes: {
-            // The last three: long-row pair (without, with the full row), the tiny sample.
-            const std::size_t n = variant.samples.size();
-            const double step_ms = std::max(measured[v][n - 2].y - measured[v][n - 3].y, 0.0) /
-                                   static_cast<double>(kLongRowLength);
+            const std::size_t tail =
+                variant.samples.size() - static_cast<std::size_t>(FormatBytesTail::count);
+            const auto at = [&](FormatBytesTail t) {
+              return measured[v][tail + static_cast<std::size_t>(t)].y;
+            };
+            // A step is the extra time of the long row over its twin without, per entry
+            // beyond the one entry (or row length) the twin's row 0 had.
+            const auto step = [](double with_ms, double without_ms, const SampleShape& shape) {
+              const std::int64_t extra = shape.long_row - shape.row_length;
+              return extra > 0 ? std::max(with_ms - without_ms, 0.0) / static_cast<double>(extra)
+                               : 0.0;
+            };
+            const std::size_t in_l2 =
+                tail + static_cast<std::size_t>(FormatBytesTail::in_l2_with_long_row);
+            const std::size_t beyond =
+                tail + static_cast<std::size_t>(FormatBytesTail::largest_with_long_row);
             set.format_bytes.push_back(
                 {.format = variant.format,
                  .params = variant.params,
@@ -1004,8 +1070,13 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
                                            .l2_share_for_x = BytesCalibration{}.l2_share_for_x,
                                            .samples = split.random,
                                            .banded_ratio = split.banded_ratio},
-                 .long_row_step_ms = step_ms,
-                 .floor_ms = measured[v][n - 1].y});
+                 .long_row_step_ms = step(at(FormatBytesTail::in_l2_with_long_row),
+                                          at(FormatBytesTail::in_l2_without_long_row),
+                                          variant.samples[in_l2]),
+                 .long_row_step_beyond_l2_ms =
+                     step(at(FormatBytesTail::largest_with_long_row), split.random.back().y,
+                          variant.samples[beyond]),
+                 .floor_ms = at(FormatBytesTail::tiny)});
             break;
           }
         }

@@ -19,8 +19,9 @@
 //               cuSPARSE CSR, SELL, COO, BSR, cuda_sell; cpu_csr on the CPU), per distinct
 //               parameters of its first candidates (kFormatBytesVariants), on two sizes
 //               (max_sample_nnz / 4 and max_sample_nnz), each random and banded (BSR: of dense
-//               4 x 4 blocks), with the latency stage's long-row pair and tiny sample:
-//               ModelSet::format_bytes.
+//               4 x 4 blocks), then the format's critical-path step twice (a kInL2LongRowLength
+//               row in a sample that stays in L2, a kLongRowLength row in the largest sample)
+//               and the latency stage's tiny sample: ModelSet::format_bytes.
 //   cache_resident  last: every csr_vector, coo and format_bytes variant again on a grid of
 //               random samples inside L2 (CalibrationOptions::cache_resident_rows x
 //               cache_resident_row_lengths), measured / predicted by the finished set:
@@ -92,12 +93,19 @@ using CalibrationProgressFn = std::function<void(const CalibrationProgress&)>;
 enum class CalibrationStage { csr_vector, ell, coo, bytes, latency, format_bytes, cache_resident };
 std::string_view to_string(CalibrationStage stage) noexcept;
 
-// Rows of the tiny latency sample, and the length of the long row of the long-row sample.
+// Rows of the tiny latency sample.
 inline constexpr std::int64_t kLatencySampleRows = 1024;
 // Block size of BSR's format_bytes samples: the largest of kBsrBlockDims, so every BSR
 // candidate stores them without fill.
 inline constexpr std::int64_t kBsrSampleBlockDim = 4;
+// The long row of the latency stage's critical-path pair (a sample of as many rows of one entry)
+// and of format_bytes' beyond-L2 pair.
 inline constexpr std::int64_t kLongRowLength = 65536;
+// format_bytes' in-L2 pair: a sample of this many rows of one entry, with and without one row
+// of all its columns. Short enough that the padded slice a SELL format builds around the row
+// (64 rows x 4096 x 12 bytes = 3 MB) stays in L2 — at kLongRowLength it is 16-50 MB, and
+// cuSPARSE SELL's step doubles.
+inline constexpr std::int64_t kInL2LongRowLength = 4096;
 
 // Row lengths whose csr_vector samples get a banded twin, ELL widths whose largest-rows sample
 // does: around the 5-30 entries per row of stencil and FEM matrices, and a short and long end.
@@ -113,19 +121,20 @@ inline constexpr std::size_t kFormatBytesVariants = 2;
 // in tuner/format_family.cpp, which cannot be included here: tuner/ depends on models/).
 bool has_format_bytes_stage(FormatId format) noexcept;
 
-// One sample matrix: rows x rows, every row holding row_length non-zeros; with long_row, row 0
-// instead holds all `rows` columns (long_row_sample); with banded, the columns of every row
+// One sample matrix: rows x rows, every row holding row_length non-zeros; with long_row > 0,
+// row 0 instead holds long_row columns spread over all of them (with_long_row); with banded,
+// the columns of every row
 // are contiguous around the diagonal (banded_row_length_sample); with block_dim b > 1, the
 // non-zeros come in dense b x b blocks (blocked_sample of the pattern of rows / b rows of
 // row_length / b entries; rows and row_length are multiples of b).
 struct SampleShape {
   std::int64_t rows = 0;
   std::int64_t row_length = 0;
-  bool long_row = false;
+  std::int64_t long_row = 0;
   bool banded = false;
   std::int64_t block_dim = 1;
   std::int64_t nnz() const noexcept {
-    return rows * row_length + (long_row ? rows - row_length : 0);
+    return rows * row_length + (long_row > 0 ? long_row - row_length : 0);
   }
   friend auto operator<=>(const SampleShape&, const SampleShape&) = default;
 };
@@ -188,9 +197,11 @@ CsrMatrix<double> uniform_row_length_sample(std::int64_t rows, std::int64_t row_
 CsrMatrix<double> banded_row_length_sample(std::int64_t rows, std::int64_t row_length,
                                            std::uint64_t seed);
 
-// uniform_row_length_sample(rows, 1, seed) with row 0 replaced by all `rows` columns: one row
-// whose critical path dominates. Throws Error(invalid_argument) unless 1 <= rows <= 2^31 - 1.
-CsrMatrix<double> long_row_sample(std::int64_t rows, std::uint64_t seed);
+// `base` with row 0 replaced by `length` columns evenly spread over all of base's columns (all
+// of them when length == cols), valued as base's first entry: one row whose critical path
+// dominates. Throws Error(invalid_argument) unless base has a row and an entry and
+// 1 <= length <= base.cols.
+CsrMatrix<double> with_long_row(const CsrMatrix<double>& base, std::int64_t length);
 
 // Every entry (r, c, v) of `pattern` as the dense b x b block of rows r*b.. and columns c*b..,
 // all of value v: a matrix that a BSR of block size b (or of any divisor of b) stores without
@@ -198,7 +209,8 @@ CsrMatrix<double> long_row_sample(std::int64_t rows, std::uint64_t seed);
 // within 2^31 - 1.
 CsrMatrix<double> blocked_sample(const CsrMatrix<double>& pattern, std::int64_t block_dim);
 
-// The features of such a sample (every row of one length), as tuner/feature_extraction would
+// The features of such a sample (every row of one length but a long row 0), as
+// tuner/feature_extraction would
 // compute them, without the dependency on tuner/ — but the group padding, which for rows of
 // one length is the distribution itself (and every rule reads it so), and the block counts
 // unless count_blocks (a blocked sample: BSR's bytes are exact only with them). Counting

@@ -5,6 +5,8 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "models/bytes_model.hpp"
+#include "models/cache_resident.hpp"
 #include "models/locality.hpp"
 
 namespace spmvd {
@@ -125,7 +127,11 @@ Prediction CsrVectorModel::predict_ms(const MatrixFeatures& features, const Cand
   if (cal.long_row_step_ms > 0.0) {
     const double steps = std::ceil(static_cast<double>(features.row_length_max) /
                                    static_cast<double>(std::max(threads_per_row, 1)));
-    ms = std::max(ms, cal.long_row_step_ms * steps);
+    const double footprint = footprint_bytes(
+        features, csr_storage_bytes_estimate(features, precision_), precision_);
+    ms = std::max(ms, critical_path_step_ms(cal.long_row_step_ms, cal.long_row_step_beyond_l2_ms,
+                                            footprint, static_cast<double>(device.l2_bytes)) *
+                          steps);
   }
   ms += fixed_ms;
 

@@ -6,6 +6,7 @@
 #include <span>
 #include <vector>
 
+#include "core/precision.hpp"
 #include "models/fitting.hpp"
 #include "models/performance_model.hpp"
 
@@ -22,9 +23,12 @@ struct CsrVectorCalibration {
   // them (sample_ms_at), the plots draw them.
   std::vector<SamplePoint> samples{};
   // ms per step of one lane group along a single long row (the latency-bound critical path of a
-  // row of length L: ceil(L / threads_per_row) steps), from the long-row calibration sample;
-  // 0: not calibrated, no critical-path term.
+  // row of length L: ceil(L / threads_per_row) steps), from the latency stage's long-row pairs:
+  // in a sample that stays in L2, and in one beyond it (models/cache_resident.hpp
+  // critical_path_step_ms picks by footprint); 0: not calibrated, no critical-path term / the
+  // in-L2 step everywhere.
   double long_row_step_ms = 0.0;
+  double long_row_step_beyond_l2_ms = 0.0;
   // ms of the variant's threads_per_row on the latency stage's tiny sample: what every launch
   // costs however few rows it has (launch, the first wave's memory latency, completion). The
   // per-row share of a sample is taken net of it and it is charged once per prediction; 0: not
@@ -46,8 +50,9 @@ CsrVectorCalibration fit_csr_vector(const CalibratedKernel& kernel,
 
 class CsrVectorModel final : public PerformanceModel {
  public:
-  explicit CsrVectorModel(std::vector<CsrVectorCalibration> calibrations)
-      : calibrations_(std::move(calibrations)) {}
+  // precision: of the calibrations, for the matrix's footprint (which critical-path step).
+  CsrVectorModel(std::vector<CsrVectorCalibration> calibrations, Precision precision)
+      : calibrations_(std::move(calibrations)), precision_(precision) {}
   std::string_view family() const noexcept override { return "csr_vector"; }
   // O(distinct row lengths).
   Prediction predict_ms(const MatrixFeatures& features, const Candidate& candidate,
@@ -62,6 +67,7 @@ class CsrVectorModel final : public PerformanceModel {
 
  private:
   std::vector<CsrVectorCalibration> calibrations_;
+  Precision precision_;
 };
 
 }  // namespace spmvd

@@ -129,6 +129,7 @@ void to_json(nlohmann::json& j, const CsrVectorCalibration& v) {
        {"time_vs_row_length", v.time_vs_row_length},
        {"time_vs_sample_nnz", v.time_vs_sample_nnz},
        {"long_row_step_ms", v.long_row_step_ms},
+       {"long_row_step_beyond_l2_ms", v.long_row_step_beyond_l2_ms},
        {"fixed_ms", v.fixed_ms},
        {"banded_ratio", v.banded_ratio},
        {"samples", v.samples}};
@@ -139,6 +140,7 @@ void from_json(const nlohmann::json& j, CsrVectorCalibration& v) {
   j.at("time_vs_row_length").get_to(v.time_vs_row_length);
   j.at("time_vs_sample_nnz").get_to(v.time_vs_sample_nnz);
   j.at("long_row_step_ms").get_to(v.long_row_step_ms);
+  j.at("long_row_step_beyond_l2_ms").get_to(v.long_row_step_beyond_l2_ms);
   j.at("fixed_ms").get_to(v.fixed_ms);
   j.at("banded_ratio").get_to(v.banded_ratio);
   read_samples(j, v.samples);
@@ -199,6 +201,7 @@ void to_json(nlohmann::json& j, const FormatBytesCalibration& v) {
        {"params", params_to_json(v.params)},
        {"bytes", v.bytes},
        {"long_row_step_ms", v.long_row_step_ms},
+       {"long_row_step_beyond_l2_ms", v.long_row_step_beyond_l2_ms},
        {"floor_ms", v.floor_ms}};
 }
 void from_json(const nlohmann::json& j, FormatBytesCalibration& v) {
@@ -206,6 +209,7 @@ void from_json(const nlohmann::json& j, FormatBytesCalibration& v) {
   params_from_json(j.at("params"), v.params);
   j.at("bytes").get_to(v.bytes);
   j.at("long_row_step_ms").get_to(v.long_row_step_ms);
+  j.at("long_row_step_beyond_l2_ms").get_to(v.long_row_step_beyond_l2_ms);
   j.at("floor_ms").get_to(v.floor_ms);
 }
 

@@ -22,7 +22,7 @@ std::string_view to_string(ModelFamily family) noexcept {
 }
 
 ModelPredictor::ModelPredictor(ModelSet set)
-    : set_(std::move(set)), csr_vector_(set_.csr_vector), ell_(set_.ell), coo_(set_.coo) {}
+    : set_(std::move(set)), csr_vector_(set_.csr_vector, set_.precision), ell_(set_.ell), coo_(set_.coo) {}
 
 const FormatBytesCalibration* own_bytes_calibration(const ModelSet& set,
                                                     const Candidate& candidate) noexcept {
@@ -56,19 +56,31 @@ Prediction ModelPredictor::predict_ms(ModelFamily family, const MatrixFeatures& 
       x_randomness(features) > 0.5)
     p.confidence *= 0.8;
   double floor_ms = set_.launch_floor_ms;
-  if (const FormatBytesCalibration* own = own_bytes_calibration(set_, candidate))
-    floor_ms = std::max(floor_ms, own->floor_ms);
+  const FormatBytesCalibration* own = own_bytes_calibration(set_, candidate);
+  if (own != nullptr) floor_ms = std::max(floor_ms, own->floor_ms);
   if (!p.includes_fixed_cost) p.ms = smooth_floor_ms(p.ms, floor_ms);
+  const double footprint = footprint_bytes(
+      features, matrix_bytes ? *matrix_bytes : csr_storage_bytes_estimate(features, set_.precision),
+      set_.precision);
+  const auto l2_bytes = static_cast<double>(device.l2_bytes);
   // Below L2 the DRAM-calibrated families are corrected by what the same variant measured on
   // cache-resident samples (models/cache_resident.hpp).
   if (const CacheResidentCorrection* c = find_correction(set_.cache_resident, candidate)) {
-    const std::uint64_t bytes =
-        matrix_bytes ? *matrix_bytes : csr_storage_bytes_estimate(features, set_.precision);
-    p.ms *= correction_factor(*c, features, footprint_bytes(features, bytes, set_.precision),
-                              static_cast<double>(device.l2_bytes));
+    p.ms *= correction_factor(*c, features, footprint, l2_bytes);
     // The correction is measured on uniform samples whose predictions sit near the floor; it
     // must not take a matrix below what the format's tiny sample took.
     p.ms = std::max(p.ms, floor_ms);
+  }
+  // Bytes say nothing of a row one thread walks alone. Where the format has such a critical
+  // path (SELL: the longest row sets its slice's width; BSR), the launch's own latency plus
+  // that walk bounds the time from below — the latency stage measures the walk as exactly that
+  // difference (sample with the long row minus the same sample without it), so it adds to the
+  // floor rather than competing with it: bcsstk16's 81-long rows take cuSPARSE SELL from its
+  // 6.4 us floor to 9.6 us. A latency measured directly: no cache-resident correction on it.
+  if (own != nullptr && uses_bytes_model(family)) {
+    const double step_ms = critical_path_step_ms(
+        own->long_row_step_ms, own->long_row_step_beyond_l2_ms, footprint, l2_bytes);
+    p.ms = std::max(p.ms, floor_ms + step_ms * static_cast<double>(features.row_length_max));
   }
   return p;
 }
@@ -105,17 +117,23 @@ Prediction ModelPredictor::predict_unfloored_ms(ModelFamily family,
   // The format's own bytes fit where calibration made one (stage format_bytes), else the shared
   // fit on cuSPARSE CSR ALG1 / CPU CSR.
   const BytesCalibration* bytes = own != nullptr ? &own->bytes : &*set_.bytes;
-  const double long_row_step_ms = own != nullptr ? own->long_row_step_ms : 0.0;
   StorageBytesFn storage;
   if (matrix_bytes) {
     storage = [bytes = *matrix_bytes](const MatrixFeatures&, const Candidate&) { return bytes; };
   }
-  Prediction p = BytesModel(*bytes, set_.precision, std::move(storage))
-                     .predict_ms(features, candidate, device);
-  // Bytes say nothing of a row one thread walks alone: where the format has such a critical
-  // path (SELL: the longest row sets its slice's width; BSR), it bounds the time from below.
-  p.ms = std::max(p.ms, long_row_step_ms * static_cast<double>(features.row_length_max));
-  return p;
+  return BytesModel(*bytes, set_.precision, std::move(storage))
+      .predict_ms(features, candidate, device);
+}
+
+bool ModelPredictor::uses_bytes_model(ModelFamily family) const noexcept {
+  switch (family) {
+    case ModelFamily::csr_vector: return set_.csr_vector.empty();
+    case ModelFamily::ell: return set_.ell.empty();
+    case ModelFamily::coo: return set_.coo.empty();
+    case ModelFamily::hyb: return set_.ell.empty() || set_.coo.empty();
+    case ModelFamily::other: return true;
+  }
+  return true;
 }
 
 }  // namespace spmvd

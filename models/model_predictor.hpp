@@ -49,6 +49,8 @@ class ModelPredictor {
   Prediction predict_unfloored_ms(ModelFamily family, const MatrixFeatures& features,
                                   const Candidate& candidate, const DeviceInfo& device,
                                   std::optional<std::uint64_t> matrix_bytes) const;
+  // True where the family's dedicated model is not calibrated and the bytes model stands in.
+  bool uses_bytes_model(ModelFamily family) const noexcept;
   ModelSet set_;
   CsrVectorModel csr_vector_;
   EllModel ell_;

@@ -127,5 +127,16 @@ TEST(ModelPredictor, MultipliesByTheCacheResidentCorrectionBelowL2NeverBelowTheF
       plain.predict_ms(ModelFamily::other, large, candidate, device, 600'000'000).ms);
 }
 
+TEST(CriticalPathStep, IsTheInL2StepUpToHalfOfL2AndTheBeyondStepFromTwiceL2) {
+  const double l2 = 50e6, in_l2 = 4e-5, beyond = 1.6e-4;
+  EXPECT_DOUBLE_EQ(critical_path_step_ms(in_l2, beyond, 1e6, l2), in_l2);
+  EXPECT_DOUBLE_EQ(critical_path_step_ms(in_l2, beyond, 0.5 * l2, l2), in_l2);
+  EXPECT_NEAR(critical_path_step_ms(in_l2, beyond, l2, l2), 8e-5, 1e-15);  // geometric mean
+  EXPECT_NEAR(critical_path_step_ms(in_l2, beyond, 2.0 * l2, l2), beyond, 1e-15);
+  EXPECT_DOUBLE_EQ(critical_path_step_ms(in_l2, beyond, 1e12, l2), beyond);
+  // Without a beyond-L2 step (not calibrated) the one step holds everywhere.
+  EXPECT_DOUBLE_EQ(critical_path_step_ms(in_l2, 0.0, 1e12, l2), in_l2);
+}
+
 }  // namespace
 }  // namespace spmvd

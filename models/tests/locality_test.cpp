@@ -82,7 +82,7 @@ CsrVectorCalibration csr_with_samples() {
 }
 
 TEST(CsrVectorModel, ScalesABandedMatrixByTheBandedRatioAtItsRowLength) {
-  const CsrVectorModel model({csr_with_samples()});
+  const CsrVectorModel model({csr_with_samples()}, Precision::fp64);
   Candidate c;
   c.launch = {.block_size = 256, .threads_per_row = 32, .grid_size = 0};
   // A sample-shaped matrix (8448 rows of 4) predicts the sample, 0.05 ms, when random...
@@ -131,23 +131,31 @@ TEST(ModelPredictor, PricesAFormatWithItsOwnBytesFitWhereCalibrated) {
                    0.005 + 17000.0 / 3e9);
 }
 
-TEST(ModelPredictor, BoundsAFormatByTheCriticalPathOfItsLongestRow) {
+TEST(ModelPredictor, BoundsAFormatByItsFloorPlusTheCriticalPathOfItsLongestRow) {
   ModelSet set;
+  set.launch_floor_ms = 0.001;
   const FormatId sell{8};
   set.format_bytes = {{.format = sell,
                        .bytes = {.time_vs_bytes = {.intercept = 0.002, .slope = 1.0 / 1e9, .quality = {}}},
-                       .long_row_step_ms = 1e-4}};
+                       .long_row_step_ms = 1e-4,
+                       .long_row_step_beyond_l2_ms = 3e-4,
+                       .floor_ms = 0.0012}};
   const ModelPredictor predictor(set);
   Candidate c;
   c.format = sell;
   MatrixFeatures f = rows_of(1000, 5, 1.0);
-  const double throughput = 0.002 + 17000.0 / 1e9;
-  // Rows of 5: the bytes decide.
+  const double throughput = smooth_floor_ms(0.002 + 17000.0 / 1e9, 0.0012);
+  // Rows of 5: the bytes decide (5 steps of 0.1 us on the 1.2 us floor are less).
   EXPECT_DOUBLE_EQ(predictor.predict_ms(ModelFamily::other, f, c, h100_like(), 1000).ms,
                    throughput);
-  // One row of 3000: one thread walks it, 3000 steps of 0.1 us.
+  // One row of 3000: after the launch's own 1.2 us, one thread walks it, 3000 steps of 0.1 us.
   f.row_length_max = 3000;
-  EXPECT_DOUBLE_EQ(predictor.predict_ms(ModelFamily::other, f, c, h100_like(), 1000).ms, 0.3);
+  EXPECT_NEAR(predictor.predict_ms(ModelFamily::other, f, c, h100_like(), 1000).ms,
+              0.0012 + 0.3, 1e-12);
+  // The same row in a matrix 4x the L2: its steps stream from DRAM, 0.3 us each.
+  const auto beyond_l2 = 4 * h100_like().l2_bytes;
+  EXPECT_NEAR(predictor.predict_ms(ModelFamily::other, f, c, h100_like(), beyond_l2).ms,
+              0.0012 + 0.9, 1e-12);
 }
 
 TEST(ModelPredictor, HoldsAFormatAboveItsOwnFloor) {

@@ -192,7 +192,7 @@ TEST(CsrVectorModel, ExtendsShortRowsToTheLineOfEqualTime) {
 }
 
 TEST(CsrVectorModel, ChargesEachRowItsShareOfASampleOfItsLength) {
-  const CsrVectorModel model({csr_vector_256x32()});
+  const CsrVectorModel model({csr_vector_256x32()}, Precision::fp64);
   // Block 256, 32 registers: P = 8; a one-strip sample holds 132 * 8 * 256 / 32 = 8448 rows.
   // No samples kept: T(c) is the Fig. 3 fit, T(2) = 0.05 and T(20) = 0.01 + 0.005 * 20 = 0.11.
   // 5000 rows of each: (5000 * 0.05 + 5000 * 0.11) / 8448 ms.
@@ -211,7 +211,7 @@ TEST(CsrVectorModel, InterpolatesBetweenTheMeasuredSamples) {
   // Past the longest sample: Fig. 3's line slope, 0.005 ms per unit of row length.
   EXPECT_NEAR(CsrVectorModel::sample_ms_at(c, 18), 0.09 + 0.05, 1e-15);
   // A matrix shaped like a sample predicts the sample's time.
-  const CsrVectorModel model({c});
+  const CsrVectorModel model({c}, Precision::fp64);
   const MatrixFeatures f = features_with({{4, 8448}}, 8448);
   EXPECT_NEAR(model.predict_ms(f, launch(256, 32), h100_like()).ms, 0.05, 1e-12);
 }
@@ -219,7 +219,7 @@ TEST(CsrVectorModel, InterpolatesBetweenTheMeasuredSamples) {
 TEST(CsrVectorModel, ALongRowCostsAtLeastItsCriticalPath) {
   CsrVectorCalibration c = csr_vector_256x32();
   c.long_row_step_ms = 1e-4;
-  const CsrVectorModel model({c});
+  const CsrVectorModel model({c}, Precision::fp64);
   // One row of 6400 among 100 short ones: 6400 / 32 lanes = 200 steps of 1e-4 ms = 0.02 ms,
   // far above the throughput term (100 * 0.05 + 0.01 + 0.005 * 6400) / 8448 = 0.0044 ms.
   const MatrixFeatures f = features_with({{2, 100}, {6400, 1}}, 10000);
@@ -230,11 +230,23 @@ TEST(CsrVectorModel, ALongRowCostsAtLeastItsCriticalPath) {
               1e-12);
 }
 
+TEST(CsrVectorModel, ARowOfAMatrixBeyondL2StepsAtTheBeyondL2Step) {
+  CsrVectorCalibration c = csr_vector_256x32();
+  c.long_row_step_ms = 1e-4;
+  c.long_row_step_beyond_l2_ms = 3e-4;
+  const CsrVectorModel model({c}, Precision::fp64);
+  // A row of 3.2M among 100 short ones, 100000 steps of 32 lanes, in a matrix of 12.8M
+  // columns: x alone is 102 MB, beyond twice the 50 MB L2 of h100_like, so every step takes
+  // the beyond-L2 0.3 us: 30 ms, far above the throughput term (~16000 / 8448 = 1.9 ms).
+  const MatrixFeatures wide = features_with({{2, 100}, {3'200'000, 1}}, 12'800'000);
+  EXPECT_NEAR(model.predict_ms(wide, launch(256, 32), h100_like()).ms, 30.0, 1e-9);
+}
+
 TEST(CsrVectorModel, ChargesTheFixedCostOnceAndSharesOnlyTheRest) {
   CsrVectorCalibration c = csr_vector_256x32();
   c.samples = {{1, 0.02}, {4, 0.05}, {8, 0.09}};
   c.fixed_ms = 0.01;
-  const CsrVectorModel model({c});
+  const CsrVectorModel model({c}, Precision::fp64);
   // A sample-shaped matrix still predicts the sample: 0.01 + 8448 * (0.05 - 0.01) / 8448.
   EXPECT_NEAR(model.predict_ms(features_with({{4, 8448}}, 8448), launch(256, 32), h100_like()).ms,
               0.05, 1e-12);
@@ -245,7 +257,7 @@ TEST(CsrVectorModel, ChargesTheFixedCostOnceAndSharesOnlyTheRest) {
   EXPECT_TRUE(ten.includes_fixed_cost);
   // Without a measured fixed cost the shares keep it (model version 5).
   c.fixed_ms = 0.0;
-  EXPECT_NEAR(CsrVectorModel({c}).predict_ms(features_with({{4, 84480}}, 84480), launch(256, 32),
+  EXPECT_NEAR(CsrVectorModel({c}, Precision::fp64).predict_ms(features_with({{4, 84480}}, 84480), launch(256, 32),
                                              h100_like())
                   .ms,
               0.5, 1e-12);
@@ -262,7 +274,7 @@ TEST(SmoothFloor, NeverGoesBelowTheLaunchFloorAndKeepsTheOrder) {
 TEST(CsrVectorModel, RefusesABlockThatCannotLaunch) {
   CsrVectorCalibration c = csr_vector_256x32();
   c.kernel.resources.registers_per_thread = 255;
-  const CsrVectorModel model({c});
+  const CsrVectorModel model({c}, Precision::fp64);
   const MatrixFeatures f = features_with({{2, 5000}}, 10000);
   EXPECT_THROW(model.predict_ms(f, launch(1024, 32), h100_like()), Error);
 }
