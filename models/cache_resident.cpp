@@ -22,18 +22,20 @@ double critical_path_step_ms(double in_l2_ms, double beyond_l2_ms, double footpr
 }
 
 const CacheResidentCorrection* find_correction(std::span<const CacheResidentCorrection> corrections,
-                                               const Candidate& candidate) noexcept {
+                                               const Candidate& candidate,
+                                               double entries_per_thread) noexcept {
+  const auto log2_gap = [](double wanted, double have) {
+    return wanted > 0.0 && have > 0.0 ? std::abs(std::log2(wanted / have)) : 0.0;
+  };
   const CacheResidentCorrection* best = nullptr;
   double best_distance = 0.0;
   for (const CacheResidentCorrection& c : corrections) {
     if (c.format != candidate.format || c.params != candidate.params ||
         c.threads_per_row != candidate.launch.threads_per_row)
       continue;
-    const double distance =
-        c.block_size == 0 || candidate.launch.block_size == 0
-            ? 0.0
-            : std::abs(std::log2(static_cast<double>(c.block_size)) -
-                       std::log2(static_cast<double>(candidate.launch.block_size)));
+    // E outweighs any block step (models/coo_model.hpp).
+    const double distance = 16.0 * log2_gap(entries_per_thread, c.entries_per_thread) +
+                            log2_gap(candidate.launch.block_size, c.block_size);
     if (best == nullptr || distance < best_distance) {
       best = &c;
       best_distance = distance;

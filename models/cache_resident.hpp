@@ -33,6 +33,7 @@ struct CacheResidentCorrection {
   FormatParams params{};
   std::uint32_t block_size = 0;       // 0: the library's own launch
   std::uint32_t threads_per_row = 0;  // 0: not a lanes-per-row kernel
+  std::uint32_t entries_per_thread = 0;  // cuda_coo's E (models/coo_model.hpp); 0: not COO
   // measured / predicted over (row length, rows) of the samples (LogGridFit's ms holds it).
   LogGridFit ratio_vs_length_rows{};
   double largest_footprint_bytes = 0.0;  // of the largest sample: full kappa up to here
@@ -52,10 +53,12 @@ double footprint_bytes(const MatrixFeatures& features, std::uint64_t matrix_byte
 double critical_path_step_ms(double in_l2_ms, double beyond_l2_ms, double footprint,
                              double l2_bytes) noexcept;
 
-// The correction of the candidate's format, parameters and lanes per row with the nearest block
-// size (log2 distance); nullptr when none matches.
+// The correction of the candidate's format, parameters and lanes per row with the nearest
+// entries per thread (entries_per_thread: of the candidate's launch, coo_entries_per_thread;
+// 0 for other formats), then block size (log2 distances); nullptr when none matches.
 const CacheResidentCorrection* find_correction(std::span<const CacheResidentCorrection> corrections,
-                                               const Candidate& candidate) noexcept;
+                                               const Candidate& candidate,
+                                               double entries_per_thread = 0.0) noexcept;
 
 // kappa for this matrix (see above), clamped to [0.25, 4] so one noisy sample cannot wreck a
 // ranking; 1 without a grid or at and beyond l2_bytes.

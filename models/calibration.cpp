@@ -114,7 +114,10 @@ void validate_options(const CalibrationOptions& o) {
       if (length < 1 || length > rows)
         fail("cache_resident sample of " + std::to_string(rows) + " rows of " +
              std::to_string(length) + " is not a matrix of full rows");
-  if (o.coo_entries_per_thread < 1) fail("coo_entries_per_thread must be positive");
+  if (o.coo_entries_per_thread.empty() ||
+      std::any_of(o.coo_entries_per_thread.begin(), o.coo_entries_per_thread.end(),
+                  [](std::uint32_t e) { return e < 1; }))
+    fail("coo_entries_per_thread must hold positive values");
   if (o.csr_block_sizes.empty() || o.ell_block_sizes.empty() || o.coo_block_sizes.empty())
     fail("block size lists must not be empty");
   for (const std::int64_t c : o.csr_row_lengths)
@@ -250,20 +253,22 @@ void plan_coo(const FormatRegistry& registry, const DeviceInfo& device, Precisio
   const std::vector<SampleShape> shapes = doubling_shapes(max_nnz, o);
   if (device.is_gpu) {
     if (!registry.find(kCudaCooFormatId)) return;
-    for (const std::uint32_t block : o.coo_block_sizes) {
-      const auto measured = kernel_resources ? kernel_resources(CompiledKernel::coo, precision, 1,
-                                                                static_cast<int>(block))
-                                             : std::nullopt;
-      PlannedVariant v;
-      v.stage = CalibrationStage::coo;
-      v.format = kCudaCooFormatId;
-      v.kernel = {.resources = resources_or_assumed(measured, block), .threads_per_row = 1};
-      v.kernel.resources.threads_per_block = static_cast<int>(block);
-      v.registers_measured = measured.has_value();
-      v.samples = shapes;
-      add_banded_twins(v, {}, shapes.back().rows);
-      plan.variants.push_back(std::move(v));
-    }
+    for (const std::uint32_t entries : o.coo_entries_per_thread)
+      for (const std::uint32_t block : o.coo_block_sizes) {
+        const auto measured = kernel_resources ? kernel_resources(CompiledKernel::coo, precision,
+                                                                  1, static_cast<int>(block))
+                                               : std::nullopt;
+        PlannedVariant v;
+        v.stage = CalibrationStage::coo;
+        v.format = kCudaCooFormatId;
+        v.kernel = {.resources = resources_or_assumed(measured, block), .threads_per_row = 1};
+        v.kernel.resources.threads_per_block = static_cast<int>(block);
+        v.registers_measured = measured.has_value();
+        v.entries_per_thread = entries;
+        v.samples = shapes;
+        add_banded_twins(v, {}, shapes.back().rows);
+        plan.variants.push_back(std::move(v));
+      }
   } else if (registry.find(kCpuCooFormatId)) {
     // oneTBB picks the ranges: no launch to record, block size 0 matches any candidate.
     PlannedVariant v;
@@ -443,7 +448,7 @@ std::uint64_t shape_seed(std::uint64_t seed, const SampleShape& shape) {
 
 Candidate make_candidate(const PlannedVariant& v, const SampleShape& shape,
                          const MatrixFeatures& features, const FormatRegistry& registry,
-                         const DeviceInfo& device, const CalibrationOptions& o) {
+                         const DeviceInfo& device) {
   const auto block = static_cast<std::uint32_t>(v.kernel.resources.threads_per_block);
   const auto tpr = static_cast<std::uint32_t>(v.kernel.threads_per_row);
   Candidate c{.format = v.format, .params = {}, .launch = {}};
@@ -466,7 +471,7 @@ Candidate make_candidate(const PlannedVariant& v, const SampleShape& shape,
         c.launch = {
             .block_size = block,
             .threads_per_row = 0,
-            .grid_size = CudaCooRules::grid_size(shape.nnz(), block, o.coo_entries_per_thread)};
+            .grid_size = CudaCooRules::grid_size(shape.nnz(), block, v.entries_per_thread)};
       break;
     case CalibrationStage::bytes:
       if (v.format == kCusparseCsrFormatId) c.params.library_algorithm = kCusparseSpmvCsrAlg1;
@@ -906,7 +911,7 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
       for (const auto& [v, s] : uses) {
         const PlannedVariant& variant = plan.variants[v];
         const Candidate candidate =
-            make_candidate(variant, shape, features, registry, info, options);
+            make_candidate(variant, shape, features, registry, info);
         const FormatEntry* entry = registry.find(candidate.format);
         if (entry == nullptr)
           throw Error(ErrorCode::internal,
@@ -986,6 +991,7 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
           }
           case CalibrationStage::coo:
             set.coo.push_back({.kernel = variant.kernel,
+                               .entries_per_thread = variant.entries_per_thread,
                                .time_vs_nnz = fit_linear(split.random),
                                .samples = split.random,
                                .banded_ratio = split.banded_ratio});
@@ -1039,10 +1045,11 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
             // Keyed as the tuner's candidates are: the launch the base stage times.
             const Candidate launch = make_candidate(variant, variant.samples.front(),
                                                     shape_features(variant.samples.front()),
-                                                    registry, info, options);
+                                                    registry, info);
             c.params = launch.params;
             c.block_size = launch.launch.block_size;
             c.threads_per_row = launch.launch.threads_per_row;
+            c.entries_per_thread = variant.entries_per_thread;
             set.cache_resident.push_back(std::move(c));
             break;
           }

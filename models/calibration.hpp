@@ -8,7 +8,8 @@
 //               cuda_csr_vector) and block size, samples of S strips of M * P * (block / t) rows
 //               (Sec. 4.3.1, with P from models/occupancy.hpp), every row of one length c.
 //   ell         Fig. 5: cuda_ell on a grid of widths x rows (powers of 2 and 4), per block size.
-//   coo         Fig. 6: cuda_coo (or cpu_coo on the CPU) at doubling non-zero counts.
+//   coo         Fig. 6: cuda_coo (or cpu_coo on the CPU) at doubling non-zero counts, per
+//               entries per thread E and block size.
 //   latency     per threads_per_row (block 256): a tiny sample (the launch floor of every
 //               prediction, ModelSet::launch_floor_ms) and a sample with one row of
 //               kLongRowLength non-zeros against the same matrix without it (the critical-path
@@ -67,8 +68,10 @@ struct CalibrationOptions {
   std::vector<std::uint32_t> csr_block_sizes{128, 256, 512};
   std::vector<std::int64_t> ell_widths{1, 2, 4, 8, 16, 32, 64};
   std::vector<std::uint32_t> ell_block_sizes{128, 256, 512};
-  std::vector<std::uint32_t> coo_block_sizes{128, 256, 512};
-  std::uint32_t coo_entries_per_thread = 8;  // the middle of cuda_coo's kCooEntriesPerThread
+  // cuda_coo: one variant per entries per thread E (which sets its time, models/coo_model.hpp)
+  // and block size.
+  std::vector<std::uint32_t> coo_block_sizes{256};
+  std::vector<std::uint32_t> coo_entries_per_thread{2, 8, 32};  // cuda_coo's kCooEntriesPerThread
   std::int64_t coo_row_length = 8;           // row length of the COO and bytes samples
   int size_steps = 8;  // COO and bytes: max_sample_nnz / 2^(size_steps - 1) ... max, doubling
   // The cache_resident stage's grid of random samples, rows x row length: at most 2M
@@ -148,6 +151,7 @@ struct PlannedVariant {
   std::int64_t rows_per_strip = 0;  // csr_vector: M * P * (block / threads_per_row)
   std::int64_t sample_strips = 1;   // csr_vector: strips per sample (rows = strips * strip)
   FormatParams params{};            // format_bytes: the parameters of the candidate timed
+  std::uint32_t entries_per_thread = 0;  // cuda_coo: E of the launch (grid = nnz / (block E))
   // cache_resident: the stage of the record this variant corrects (csr_vector, coo or
   // format_bytes), whose launch it repeats.
   CalibrationStage base_stage = CalibrationStage::bytes;

@@ -161,12 +161,14 @@ void from_json(const nlohmann::json& j, EllCalibration& v) {
 
 void to_json(nlohmann::json& j, const CooCalibration& v) {
   j = {{"kernel", v.kernel},
+       {"entries_per_thread", v.entries_per_thread},
        {"time_vs_nnz", v.time_vs_nnz},
        {"banded_ratio", v.banded_ratio},
        {"samples", v.samples}};
 }
 void from_json(const nlohmann::json& j, CooCalibration& v) {
   j.at("kernel").get_to(v.kernel);
+  j.at("entries_per_thread").get_to(v.entries_per_thread);
   j.at("time_vs_nnz").get_to(v.time_vs_nnz);
   j.at("banded_ratio").get_to(v.banded_ratio);
   read_samples(j, v.samples);
@@ -218,6 +220,7 @@ void to_json(nlohmann::json& j, const CacheResidentCorrection& v) {
        {"params", params_to_json(v.params)},
        {"block_size", v.block_size},
        {"threads_per_row", v.threads_per_row},
+       {"entries_per_thread", v.entries_per_thread},
        {"ratio_vs_length_rows", v.ratio_vs_length_rows},
        {"largest_footprint_bytes", v.largest_footprint_bytes}};
 }
@@ -226,6 +229,7 @@ void from_json(const nlohmann::json& j, CacheResidentCorrection& v) {
   params_from_json(j.at("params"), v.params);
   j.at("block_size").get_to(v.block_size);
   j.at("threads_per_row").get_to(v.threads_per_row);
+  j.at("entries_per_thread").get_to(v.entries_per_thread);
   j.at("ratio_vs_length_rows").get_to(v.ratio_vs_length_rows);
   j.at("largest_footprint_bytes").get_to(v.largest_footprint_bytes);
 }

@@ -23,7 +23,7 @@ Prediction HybModel::predict_ms(const MatrixFeatures& features, const Candidate&
   }
   if (split.coo_nnz > 0 || k == 0) {
     const Prediction coo =
-        coo_.predict_nnz_ms(split.coo_nnz, candidate.launch.block_size, randomness);
+        coo_.predict_nnz_ms(split.coo_nnz, candidate.launch, randomness);
     total.ms += coo.ms;
     total.confidence = std::min(total.confidence, coo.confidence);
   }

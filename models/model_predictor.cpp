@@ -65,7 +65,10 @@ Prediction ModelPredictor::predict_ms(ModelFamily family, const MatrixFeatures& 
   const auto l2_bytes = static_cast<double>(device.l2_bytes);
   // Below L2 the DRAM-calibrated families are corrected by what the same variant measured on
   // cache-resident samples (models/cache_resident.hpp).
-  if (const CacheResidentCorrection* c = find_correction(set_.cache_resident, candidate)) {
+  const double entries_per_thread =
+      family == ModelFamily::coo ? coo_entries_per_thread(features.nnz, candidate.launch) : 0.0;
+  if (const CacheResidentCorrection* c =
+          find_correction(set_.cache_resident, candidate, entries_per_thread)) {
     p.ms *= correction_factor(*c, features, footprint, l2_bytes);
     // The correction is measured on uniform samples whose predictions sit near the floor; it
     // must not take a matrix below what the format's tiny sample took.

@@ -90,6 +90,20 @@ TEST(CacheResident, FindsTheSameFormatParamsAndLanesWithTheNearestBlockSize) {
   EXPECT_EQ(find_correction(all, candidate), nullptr);
 }
 
+TEST(CacheResident, FindsCooByTheNearestEntriesPerThreadBeforeTheBlockSize) {
+  std::vector<CacheResidentCorrection> all;
+  for (const std::uint32_t entries : {2u, 32u}) {
+    CacheResidentCorrection c = kappa();
+    c.format = FormatId{6};
+    c.block_size = 256;
+    c.entries_per_thread = entries;
+    all.push_back(c);
+  }
+  const Candidate candidate{.format = FormatId{6}, .params = {}, .launch = {.block_size = 512}};
+  EXPECT_EQ(find_correction(all, candidate, 23.4)->entries_per_thread, 32u);
+  EXPECT_EQ(find_correction(all, candidate, 3.0)->entries_per_thread, 2u);
+}
+
 TEST(CacheResident, FootprintIsTheFormatsArraysAndBothVectors) {
   MatrixFeatures f;
   f.rows = 1000;

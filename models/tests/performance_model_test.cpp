@@ -83,20 +83,43 @@ TEST(CooModel, PredictsTheLineAtTheMatrixNonZeros) {
 
 TEST(CooModel, HoldsTheLaunchFloorBelowTheSmallestSample) {
   const CooModel model({coo_256()});
-  EXPECT_DOUBLE_EQ(model.predict_nnz_ms(100, 256).ms, 0.01 + 1e-6 * 1e4);
+  EXPECT_DOUBLE_EQ(model.predict_nnz_ms(100, {.block_size = 256}).ms, 0.01 + 1e-6 * 1e4);
 }
 
 TEST(CooModel, UsesTheNearestBlockSizeWithLowerConfidence) {
   const CooModel model({coo_256()});
-  const Prediction p = model.predict_nnz_ms(1'000'000, 128);
+  const Prediction p = model.predict_nnz_ms(1'000'000, {.block_size = 128});
   EXPECT_DOUBLE_EQ(p.ms, 1.01);
   EXPECT_DOUBLE_EQ(p.confidence, 0.75 * 0.7);
+}
+
+TEST(CooModel, UsesTheRecordOfTheNearestEntriesPerThreadBeforeTheBlockSize) {
+  CooCalibration e2 = coo_256(), e32 = coo_256();
+  e2.entries_per_thread = 2;
+  e32.entries_per_thread = 32;
+  e32.time_vs_nnz.intercept = 0.03;  // 32 dependent steps per warp: a longer fixed part
+  const CooModel model({e2, e32});
+  // 1M non-zeros in 122 blocks of 256: E = 32.0 -> the E = 32 line, exactly.
+  const Prediction p32 = model.predict_nnz_ms(1'000'000, {.block_size = 256, .grid_size = 122});
+  EXPECT_DOUBLE_EQ(p32.ms, 0.03 + 1.0);
+  EXPECT_DOUBLE_EQ(p32.confidence, 0.75);
+  // A tiny matrix in one block of 512: E = 12000 / 512 = 23.4, nearer 32 than 2 in log; the
+  // block size differs, so it is not exact.
+  const Prediction small = model.predict_nnz_ms(12'000, {.block_size = 512, .grid_size = 1});
+  EXPECT_DOUBLE_EQ(small.ms, 0.03 + 0.012);
+  EXPECT_DOUBLE_EQ(small.confidence, 0.75 * 0.7);
+  // E = 2 on a block of 128: the E = 2 record, whatever the block size.
+  EXPECT_DOUBLE_EQ(model.predict_nnz_ms(1'000'000, {.block_size = 128, .grid_size = 3907}).ms,
+                   0.01 + 1.0);
+  EXPECT_DOUBLE_EQ(coo_entries_per_thread(1'000'000, {.block_size = 128, .grid_size = 3907}),
+                   1'000'000.0 / (128.0 * 3907.0));
+  EXPECT_DOUBLE_EQ(coo_entries_per_thread(1'000, {.block_size = 0}), 0.0);  // no launch: none
 }
 
 TEST(CooModel, RefusesToPredictWithoutCalibration) {
   const CooModel model({});
   try {
-    model.predict_nnz_ms(10, 256);
+    model.predict_nnz_ms(10, {.block_size = 256});
     FAIL() << "expected Error";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::failed_precondition);
