@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <utility>
@@ -667,6 +668,11 @@ ModelFamily cache_resident_family(CalibrationStage base_stage) {
   }
 }
 
+struct GeneratedSample {
+  CsrMatrix<double> matrix;
+  MatrixFeatures features;
+};
+
 // The seed leaves out long_row: a sample with a long row is its twin without, but for row 0.
 CsrMatrix<double> make_sample(const SampleShape& shape, std::uint64_t seed) {
   const std::int64_t b = std::max<std::int64_t>(shape.block_dim, 1);
@@ -675,6 +681,12 @@ CsrMatrix<double> make_sample(const SampleShape& shape, std::uint64_t seed) {
                    : uniform_row_length_sample(shape.rows / b, shape.row_length / b, seed);
   const CsrMatrix<double> sample = b > 1 ? blocked_sample(pattern, b) : pattern;
   return shape.long_row > 0 ? with_long_row(sample, shape.long_row) : sample;
+}
+
+GeneratedSample generate_sample(const SampleShape& shape, std::uint64_t seed) {
+  GeneratedSample g{.matrix = make_sample(shape, seed), .features = {}};
+  g.features = uniform_sample_features(g.matrix, shape.block_dim > 1);
+  return g;
 }
 
 }  // namespace
@@ -882,6 +894,18 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
   // Paper 003 Eq. 7: the fastest ELL launch's ms per padded entry (fit_cpu_gpu).
   std::optional<double> ell_ms_per_entry;
 
+  // A shape that several stages time (the largest bytes sample: coo, bytes, format_bytes,
+  // latency; its long-row twin: format_bytes, latency) is generated once and kept until the
+  // last of them (~0.4 GB each at the default 2^25 non-zeros).
+  std::map<SampleShape, int> stages_left;
+  for (const CalibrationStage stage : kStages) {
+    std::set<SampleShape> shapes;
+    for (const PlannedVariant& v : plan.variants)
+      if (v.stage == stage) shapes.insert(v.samples.begin(), v.samples.end());
+    for (const SampleShape& shape : shapes) ++stages_left[shape];
+  }
+  std::map<SampleShape, std::shared_ptr<const GeneratedSample>> kept;
+
   for (const CalibrationStage stage : kStages) {
     const auto stage_start = Clock::now();
     // cache_resident compares with the set fitted by the stages before it, unchanged while
@@ -905,9 +929,16 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
                                  .stage_elapsed_s = 0.0};
 
     for (const auto& [shape, uses] : users) {
-      const std::uint64_t seed = shape_seed(options.seed, shape);
-      const CsrMatrix<double> sample = make_sample(shape, seed);
-      const MatrixFeatures features = uniform_sample_features(sample, shape.block_dim > 1);
+      std::shared_ptr<const GeneratedSample> generated = kept[shape];
+      if (!generated)
+        generated = std::make_shared<const GeneratedSample>(
+            generate_sample(shape, shape_seed(options.seed, shape)));
+      if (--stages_left[shape] > 0)
+        kept[shape] = generated;
+      else
+        kept.erase(shape);
+      const CsrMatrix<double>& sample = generated->matrix;
+      const MatrixFeatures& features = generated->features;
       for (const auto& [v, s] : uses) {
         const PlannedVariant& variant = plan.variants[v];
         const Candidate candidate =
