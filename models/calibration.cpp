@@ -629,10 +629,8 @@ struct SplitMeasurements {
   std::vector<SamplePoint> banded_ratio;
 };
 
-// In the format_bytes stage, the long-row pair and the tiny sample measure a critical path
-// and a launch floor, not throughput: they stay out of its bytes fit. (Other stages have
-// samples of the same shapes that are ordinary points of their fits: the ELL grid has width 1
-// at 65536 rows.)
+// In the format_bytes stage, the FormatBytesTail samples measure critical paths and a launch
+// floor, not throughput: they stay out of its bytes fit.
 bool is_critical_path_sample(const PlannedVariant& v, std::size_t s) noexcept {
   return v.stage == CalibrationStage::format_bytes &&
          s + static_cast<std::size_t>(FormatBytesTail::count) >= v.samples.size();
@@ -759,8 +757,8 @@ CsrMatrix<double> fixed_row_length_sample(const char* name, std::int64_t rows,
   m.col_indices.resize(nnz);
   m.values.resize(nnz);
   // In fixed chunks of rows on all cores (calibration generates ~600 M non-zeros per
-  // precision: single-threaded, a fifth of its two minutes); each chunk has its own stream,
-  // so the sample depends on the seed only, not on the threads.
+  // precision; single-threaded, the H100 calibration took 121 s instead of 85 s); each chunk
+  // has its own stream, so the sample depends on the seed only, not on the threads.
   constexpr std::int64_t kChunkRows = 16384;
   const std::int64_t chunks = (rows + kChunkRows - 1) / kChunkRows;
   tbb::parallel_for(std::int64_t{0}, chunks, [&](std::int64_t chunk) {
@@ -878,9 +876,9 @@ MatrixFeatures uniform_sample_features(const CsrMatrix<double>& m, bool count_bl
   if (row0 != c && row0 > 0 && c > 0) {
     f.distribution = {{.length = c, .rows = m.rows - 1}, {.length = row0, .rows = 1}};
     if (row0 < c) std::swap(f.distribution[0], f.distribution[1]);  // ascending in length
-  }
-  else if (c > 0)
+  } else if (c > 0) {
     f.distribution = {{.length = c, .rows = m.rows}};
+  }
   double span_sum = 0.0;
   for (std::int64_t r = 0; r < m.rows && c > 0; ++r) {
     const auto first = m.col_indices[static_cast<std::size_t>(m.row_offsets[r])];
