@@ -22,7 +22,10 @@ std::string_view to_string(ModelFamily family) noexcept {
 }
 
 ModelPredictor::ModelPredictor(ModelSet set)
-    : set_(std::move(set)), csr_vector_(set_.csr_vector, set_.precision), ell_(set_.ell), coo_(set_.coo) {}
+    : set_(std::move(set)),
+      csr_vector_(set_.csr_vector, set_.precision),
+      ell_(set_.ell),
+      coo_(set_.coo) {}
 
 const FormatBytesCalibration* own_bytes_calibration(const ModelSet& set,
                                                     const Candidate& candidate) noexcept {
