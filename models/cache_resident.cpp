@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/performance_model.hpp"
+
 namespace spmvd {
 
 double footprint_bytes(const MatrixFeatures& features, std::uint64_t matrix_bytes,
@@ -24,9 +26,6 @@ double critical_path_step_ms(double in_l2_ms, double beyond_l2_ms, double footpr
 const CacheResidentCorrection* find_correction(std::span<const CacheResidentCorrection> corrections,
                                                const Candidate& candidate,
                                                double entries_per_thread) noexcept {
-  const auto log2_gap = [](double wanted, double have) {
-    return wanted > 0.0 && have > 0.0 ? std::abs(std::log2(wanted / have)) : 0.0;
-  };
   const CacheResidentCorrection* best = nullptr;
   double best_distance = 0.0;
   for (const CacheResidentCorrection& c : corrections) {
@@ -34,8 +33,9 @@ const CacheResidentCorrection* find_correction(std::span<const CacheResidentCorr
         c.threads_per_row != candidate.launch.threads_per_row)
       continue;
     // E outweighs any block step (models/coo_model.hpp).
-    const double distance = 16.0 * log2_gap(entries_per_thread, c.entries_per_thread) +
-                            log2_gap(candidate.launch.block_size, c.block_size);
+    const double distance =
+        kWorkShapeStepWeight * log2_gap(entries_per_thread, c.entries_per_thread) +
+        log2_gap(candidate.launch.block_size, c.block_size);
     if (best == nullptr || distance < best_distance) {
       best = &c;
       best_distance = distance;

@@ -167,6 +167,20 @@ KernelResources resources_or_assumed(const std::optional<KernelResources>& measu
                          .dynamic_shared_bytes = 0};
 }
 
+// A variant of one of our kernels launched with `block` threads per block and `lanes` per row;
+// `measured`: its registers read from the compiled kernel, else the documented assumption.
+PlannedVariant launched_variant(CalibrationStage stage, FormatId format,
+                                const std::optional<KernelResources>& measured,
+                                std::uint32_t block, int lanes) {
+  PlannedVariant v;
+  v.stage = stage;
+  v.format = format;
+  v.kernel = {.resources = resources_or_assumed(measured, block), .threads_per_row = lanes};
+  v.kernel.resources.threads_per_block = static_cast<int>(block);
+  v.registers_measured = measured.has_value();
+  return v;
+}
+
 void plan_csr_vector(const FormatRegistry& registry, const DeviceInfo& device, Precision precision,
                      const CalibrationOptions& o, std::int64_t max_nnz,
                      const KernelResourcesFn& kernel_resources, CalibrationPlan& plan) {
@@ -183,13 +197,8 @@ void plan_csr_vector(const FormatRegistry& registry, const DeviceInfo& device, P
       if (tpr > 1 && kernel_resources)  // the scalar kernel is not in a header (see .hpp)
         measured = kernel_resources(CompiledKernel::csr_vector, precision, static_cast<int>(tpr),
                                     static_cast<int>(block));
-      PlannedVariant v;
-      v.stage = CalibrationStage::csr_vector;
-      v.format = format;
-      v.kernel = {.resources = resources_or_assumed(measured, block),
-                  .threads_per_row = static_cast<int>(tpr)};
-      v.kernel.resources.threads_per_block = static_cast<int>(block);
-      v.registers_measured = measured.has_value();
+      PlannedVariant v = launched_variant(CalibrationStage::csr_vector, format, measured, block,
+                                          static_cast<int>(tpr));
       const Occupancy occupancy = compute_occupancy(v.kernel.resources, device);
       if (occupancy.active_blocks_per_sm == 0) continue;  // cannot launch: no candidate either
       // Sec. 4.3.1: one strip is what one wave of resident blocks covers.
@@ -237,12 +246,8 @@ void plan_ell(const FormatRegistry& registry, Precision precision, const Calibra
     const auto measured = kernel_resources ? kernel_resources(CompiledKernel::ell, precision, 1,
                                                               static_cast<int>(block))
                                            : std::nullopt;
-    PlannedVariant v;
-    v.stage = CalibrationStage::ell;
-    v.format = kCudaEllFormatId;
-    v.kernel = {.resources = resources_or_assumed(measured, block), .threads_per_row = 1};
-    v.kernel.resources.threads_per_block = static_cast<int>(block);
-    v.registers_measured = measured.has_value();
+    PlannedVariant v =
+        launched_variant(CalibrationStage::ell, kCudaEllFormatId, measured, block, 1);
     for (const std::int64_t rows : rows_axis)
       for (const std::int64_t w : widths) v.samples.push_back({.rows = rows, .row_length = w});
     add_banded_twins(v, kBandedEllWidths, rows_axis.back());
@@ -261,12 +266,8 @@ void plan_coo(const FormatRegistry& registry, const DeviceInfo& device, Precisio
         const auto measured = kernel_resources ? kernel_resources(CompiledKernel::coo, precision,
                                                                   1, static_cast<int>(block))
                                                : std::nullopt;
-        PlannedVariant v;
-        v.stage = CalibrationStage::coo;
-        v.format = kCudaCooFormatId;
-        v.kernel = {.resources = resources_or_assumed(measured, block), .threads_per_row = 1};
-        v.kernel.resources.threads_per_block = static_cast<int>(block);
-        v.registers_measured = measured.has_value();
+        PlannedVariant v =
+            launched_variant(CalibrationStage::coo, kCudaCooFormatId, measured, block, 1);
         v.entries_per_thread = entries;
         v.samples = shapes;
         add_banded_twins(v, {}, shapes.back().rows);
@@ -937,10 +938,11 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
                                  .stage_elapsed_s = 0.0};
 
     for (const auto& [shape, uses] : users) {
-      std::shared_ptr<const GeneratedSample> generated = kept[shape];
-      if (!generated)
-        generated = std::make_shared<const GeneratedSample>(
-            generate_sample(shape, shape_seed(options.seed, shape)));
+      const auto found = kept.find(shape);
+      const std::shared_ptr<const GeneratedSample> generated =
+          found != kept.end() ? found->second
+                              : std::make_shared<const GeneratedSample>(
+                                    generate_sample(shape, shape_seed(options.seed, shape)));
       if (--stages_left[shape] > 0)
         kept[shape] = generated;
       else

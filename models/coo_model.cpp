@@ -29,13 +29,10 @@ Prediction CooModel::predict_nnz_ms(std::int64_t nnz, const LaunchConfig& launch
   }
   // E outweighs any block step, as lanes per row do for CSR vector (variant_distance).
   const double entries = coo_entries_per_thread(nnz, launch);
-  const auto log2_gap = [](double wanted, double have) {
-    return wanted > 0.0 && have > 0.0 ? std::abs(std::log2(wanted / have)) : 0.0;
-  };
   const CooCalibration* cal = nullptr;
   double best = 0.0;
   for (const CooCalibration& c : calibrations_) {
-    const double d = 16.0 * log2_gap(entries, c.entries_per_thread) +
+    const double d = kWorkShapeStepWeight * log2_gap(entries, c.entries_per_thread) +
                      variant_distance(c.kernel, launch.block_size, 1);
     if (cal == nullptr || d < best) {
       cal = &c;

@@ -79,7 +79,7 @@ Prediction ModelPredictor::predict_ms(ModelFamily family, const MatrixFeatures& 
   }
   // Bytes say nothing of a row one thread walks alone. Where the format has such a critical
   // path (SELL: the longest row sets its slice's width; BSR), the launch's own latency plus
-  // that walk bounds the time from below — the latency stage measures the walk as exactly that
+  // that walk bounds the time from below — calibration measures the walk as exactly that
   // difference (sample with the long row minus the same sample without it), so it adds to the
   // floor rather than competing with it: bcsstk16's 81-long rows take cuSPARSE SELL from its
   // 6.4 us floor to 9.6 us. A latency measured directly: no cache-resident correction on it.
@@ -96,23 +96,14 @@ Prediction ModelPredictor::predict_unfloored_ms(ModelFamily family,
                                                 const Candidate& candidate,
                                                 const DeviceInfo& device,
                                                 std::optional<std::uint64_t> matrix_bytes) const {
-  switch (family) {
-    case ModelFamily::csr_vector:
-      if (!set_.csr_vector.empty()) return csr_vector_.predict_ms(features, candidate, device);
-      break;
-    case ModelFamily::ell:
-      if (!set_.ell.empty()) return ell_.predict_ms(features, candidate, device);
-      break;
-    case ModelFamily::coo:
-      if (!set_.coo.empty()) return coo_.predict_ms(features, candidate, device);
-      break;
-    case ModelFamily::hyb:
-      if (!set_.ell.empty() && !set_.coo.empty()) {
-        return HybModel(ell_, coo_).predict_ms(features, candidate, device);
-      }
-      break;
-    case ModelFamily::other:
-      break;
+  if (!uses_bytes_model(family)) {
+    switch (family) {
+      case ModelFamily::csr_vector: return csr_vector_.predict_ms(features, candidate, device);
+      case ModelFamily::ell: return ell_.predict_ms(features, candidate, device);
+      case ModelFamily::coo: return coo_.predict_ms(features, candidate, device);
+      case ModelFamily::hyb: return HybModel(ell_, coo_).predict_ms(features, candidate, device);
+      case ModelFamily::other: break;
+    }
   }
   const FormatBytesCalibration* own = own_bytes_calibration(set_, candidate);
   if (!set_.bytes && own == nullptr) {

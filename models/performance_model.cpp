@@ -5,15 +5,15 @@
 
 namespace spmvd {
 
+double log2_gap(double wanted, double have) noexcept {
+  if (wanted <= 0.0 || have <= 0.0) return 0.0;
+  return std::abs(std::log2(wanted / have));
+}
+
 double variant_distance(const CalibratedKernel& kernel, std::uint32_t block_size,
                         std::uint32_t threads_per_row) noexcept {
-  const auto log2_gap = [](double wanted, double have) {
-    if (wanted <= 0.0 || have <= 0.0) return 0.0;
-    return std::abs(std::log2(wanted / have));
-  };
-  // Lanes per row change the kernel's behaviour more than the block size does (paper 004
-  // Sec. 6: Warp_Size matters most for CSR vector), so a lanes step outweighs any block step.
-  return 16.0 * log2_gap(threads_per_row, kernel.threads_per_row) +
+  // Paper 004 Sec. 6: Warp_Size matters most for CSR vector.
+  return kWorkShapeStepWeight * log2_gap(threads_per_row, kernel.threads_per_row) +
          log2_gap(block_size, kernel.resources.threads_per_block);
 }
 

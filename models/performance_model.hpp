@@ -55,6 +55,15 @@ const Calibration& nearest_calibration(std::span<const Calibration> calibrations
 // error, never below 0.2.
 double quality_factor(const FitQuality& quality) noexcept;
 
+// |log2(wanted / have)|, 0 where either is unknown (<= 0): the distance between two launch
+// shapes (block sizes, lanes per row, entries per thread).
+double log2_gap(double wanted, double have) noexcept;
+
+// How much more a step in the shape of a launch's work (lanes per row, COO's entries per
+// thread) weighs than a step in block size when the nearest calibrated variant is chosen:
+// the shape changes the kernel's behaviour more than the block does (paper 004 Sec. 6).
+inline constexpr double kWorkShapeStepWeight = 16.0;
+
 // ---- implementation of the template ----
 
 double variant_distance(const CalibratedKernel& kernel, std::uint32_t block_size,
