@@ -43,6 +43,7 @@ nlohmann::json features_to_json(const MatrixFeatures& f, const Fingerprint& fing
       {"empty_rows", f.empty_rows},
       {"distribution", {{"distinct_lengths", f.distribution.size()}, {"most_common", common}}},
       {"mean_row_span_fraction", f.mean_row_span_fraction},
+      {"x_sectors_per_nonzero", f.x_sectors_per_nonzero},
       {"bsr_fill", bsr_fill},
       {"fingerprint", fingerprint.hex()},
   };
@@ -66,6 +67,8 @@ void print_features(std::ostream& out, const MatrixFeatures& f, const Fingerprin
   out << "\n";
   key("mean row span") << std::setprecision(4) << f.mean_row_span_fraction << std::defaultfloat
                        << " of cols\n";
+  key("x sectors") << std::setprecision(4) << f.x_sectors_per_nonzero << std::defaultfloat
+                   << " per non-zero (groups of " << kXGatherGroupRows << " rows)\n";
   key("BSR fill");
   for (const BlockCount& b : f.block_counts)
     out << " " << b.block_dim << "x" << b.block_dim << ": " << b.blocks << " blocks, "

@@ -36,6 +36,12 @@ struct BlockCount {
 inline constexpr std::int64_t kFeatureGroupRows[] = {32, 64};
 inline constexpr std::int64_t kFeatureBlockDims[] = {2, 4};
 
+// x gathers are counted per group of kXGatherGroupRows consecutive rows (the rows of one warp
+// in SELL, ELL and CSR scalar; neighbouring warps in CSR vector) in sectors of
+// kXSectorColumns columns (a 32-byte sector of fp32 x).
+inline constexpr std::int64_t kXGatherGroupRows = 32;
+inline constexpr std::int64_t kXSectorColumns = 8;
+
 struct MatrixFeatures {
   std::int64_t rows = 0;
   std::int64_t cols = 0;
@@ -51,6 +57,12 @@ struct MatrixFeatures {
   // Mean over rows of (max column - min column + 1) / cols: a cheap x-locality measure
   // (1/cols for a diagonal, ~1 for rows that span all of x).
   double mean_row_span_fraction = 0.0;
+  // Distinct x sectors (column / kXSectorColumns) that each group of kXGatherGroupRows rows
+  // touches, summed over groups, per non-zero: ~1 for random columns, ~(L + 38) / (256 L)
+  // for a band of L columns a row. Unlike the span it sees a block-diagonal matrix of random
+  // blocks as random, and a stencil's few separate column runs as what they cost. -1 where
+  // not measured (features from before model version 8).
+  double x_sectors_per_nonzero = -1.0;
   // One per kFeatureGroupRows; empty where not measured (features from before model version 6).
   std::vector<GroupPaddedDistribution> group_padded;
   // One per kFeatureBlockDims; empty where not measured.

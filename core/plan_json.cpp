@@ -161,6 +161,7 @@ json features_to_json(const MatrixFeatures& f) {
       {"distribution", std::move(distribution)},
       {"mean_row_span_fraction",
        finite(f.mean_row_span_fraction, "features.mean_row_span_fraction")},
+      {"x_sectors_per_nonzero", finite(f.x_sectors_per_nonzero, "features.x_sectors_per_nonzero")},
       {"group_padded", std::move(group_padded)},
       {"block_counts", std::move(block_counts)},
   };
@@ -187,6 +188,9 @@ MatrixFeatures features_from_json(const json& object, const std::string& path) {
 
   f.distribution = read_length_counts(member(object, path, "distribution"),
                                       join(path, "distribution"));
+  // Plans stored before model version 8 lack it: the models then judge locality by the span.
+  if (object.contains("x_sectors_per_nonzero"))
+    f.x_sectors_per_nonzero = double_field("x_sectors_per_nonzero");
   // Plans stored before model version 6 have neither of these: the models then fall back on
   // the distribution alone.
   if (const auto it = object.find("group_padded"); it != object.end()) {

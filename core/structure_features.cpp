@@ -1,7 +1,9 @@
 #include "core/structure_features.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
+#include <vector>
 
 namespace spmvd {
 
@@ -56,10 +58,41 @@ std::vector<BlockCount> block_counts(const CsrMatrix<Value>& m) {
   return out;
 }
 
+template <typename Value>
+double x_sectors_per_nonzero(const CsrMatrix<Value>& m) {
+  if (m.nnz() == 0) return 0.0;
+  // A bit per sector, set as a group first touches it and cleared after the group: O(nnz),
+  // and the bitmap (cols / 64 bytes) stays in cache.
+  const auto sectors_of_x = static_cast<std::size_t>((m.cols + kXSectorColumns - 1) / kXSectorColumns);
+  std::vector<std::uint64_t> touched((sectors_of_x + 63) / 64, 0);
+  std::vector<std::size_t> touched_in_group;
+  std::int64_t sectors = 0;
+  for (std::int64_t first = 0; first < m.rows; first += kXGatherGroupRows) {
+    const std::int64_t last = std::min(first + kXGatherGroupRows, m.rows);
+    for (RowOffset k = m.row_offsets[static_cast<std::size_t>(first)];
+         k < m.row_offsets[static_cast<std::size_t>(last)]; ++k) {
+      const auto sector = static_cast<std::size_t>(m.col_indices[static_cast<std::size_t>(k)] /
+                                                   kXSectorColumns);
+      std::uint64_t& word = touched[sector / 64];
+      const std::uint64_t bit = std::uint64_t{1} << (sector % 64);
+      if ((word & bit) == 0) {
+        word |= bit;
+        touched_in_group.push_back(sector);
+      }
+    }
+    sectors += static_cast<std::int64_t>(touched_in_group.size());
+    for (const std::size_t sector : touched_in_group) touched[sector / 64] = 0;
+    touched_in_group.clear();
+  }
+  return static_cast<double>(sectors) / static_cast<double>(m.nnz());
+}
+
 template std::vector<GroupPaddedDistribution> group_padded_distributions(const CsrMatrix<float>&);
 template std::vector<GroupPaddedDistribution> group_padded_distributions(
     const CsrMatrix<double>&);
 template std::vector<BlockCount> block_counts(const CsrMatrix<float>&);
 template std::vector<BlockCount> block_counts(const CsrMatrix<double>&);
+template double x_sectors_per_nonzero(const CsrMatrix<float>&);
+template double x_sectors_per_nonzero(const CsrMatrix<double>&);
 
 }  // namespace spmvd

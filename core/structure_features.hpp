@@ -21,4 +21,9 @@ std::vector<GroupPaddedDistribution> group_padded_distributions(const CsrMatrix<
 template <typename Value>
 std::vector<BlockCount> block_counts(const CsrMatrix<Value>& m);
 
+// MatrixFeatures::x_sectors_per_nonzero: per group of kXGatherGroupRows rows, its distinct
+// columns / kXSectorColumns. O(nnz), a bitmap of cols / 64 bytes; 0 without non-zeros.
+template <typename Value>
+double x_sectors_per_nonzero(const CsrMatrix<Value>& m);
+
 }  // namespace spmvd

@@ -42,6 +42,11 @@ BytesMoved bytes_moved(const MatrixFeatures& features, std::uint64_t matrix_byte
 
 Prediction BytesModel::predict_ms(const MatrixFeatures& features, const Candidate& candidate,
                                   const DeviceInfo& device) const {
+  return predict_ms(features, candidate, device, x_gather_randomness(features));
+}
+
+Prediction BytesModel::predict_ms(const MatrixFeatures& features, const Candidate& candidate,
+                                  const DeviceInfo& device, double randomness) const {
   if (calibration_.time_vs_bytes.slope <= 0.0) {
     throw Error(ErrorCode::failed_precondition,
                 "bytes model: the bandwidth fit has a non-positive slope (no calibration)");
@@ -53,7 +58,7 @@ Prediction BytesModel::predict_ms(const MatrixFeatures& features, const Candidat
   // x locality (models/locality.hpp): the fit is made on random-column samples.
   const double total = static_cast<double>(moved.total());
   const double ms = (calibration_.launch_overhead_ms() + total * calibration_.time_vs_bytes.slope) *
-                    locality_factor(calibration_.banded_ratio, total, x_randomness(features));
+                    locality_factor(calibration_.banded_ratio, total, randomness);
   return {.ms = ms, .confidence = 0.3 * quality_factor(calibration_.time_vs_bytes.quality)};
 }
 

@@ -89,8 +89,12 @@ class BytesModel final : public PerformanceModel {
       : calibration_(calibration), precision_(precision),
         storage_bytes_(std::move(storage_bytes)) {}
   std::string_view family() const noexcept override { return "bytes"; }
+  // At the matrix's x_gather_randomness (models/locality.hpp).
   Prediction predict_ms(const MatrixFeatures& features, const Candidate& candidate,
                         const DeviceInfo& device) const override;
+  // The same at an explicit x randomness (1 = the random calibration samples).
+  Prediction predict_ms(const MatrixFeatures& features, const Candidate& candidate,
+                        const DeviceInfo& device, double randomness) const;
 
  private:
   BytesCalibration calibration_;

@@ -44,22 +44,32 @@ const CacheResidentCorrection* find_correction(std::span<const CacheResidentCorr
   return best;
 }
 
+double correction_weight(const CacheResidentCorrection& correction, double footprint,
+                         double l2_bytes) noexcept {
+  if (correction.ratio_vs_length_rows.log_ms.empty() || !(footprint > 0.0) ||
+      footprint >= l2_bytes)
+    return 0.0;
+  const double largest = correction.largest_footprint_bytes;
+  if (!(largest > 0.0) || footprint <= largest || largest >= l2_bytes) return 1.0;
+  const double f = std::log(footprint / largest) / std::log(l2_bytes / largest);
+  return 1.0 - std::clamp(f, 0.0, 1.0);
+}
+
 double correction_factor(const CacheResidentCorrection& correction,
                          const MatrixFeatures& features, double footprint,
                          double l2_bytes) {
   constexpr double kLowest = 0.25, kHighest = 4.0;
-  const LogGridFit& grid = correction.ratio_vs_length_rows;
-  if (grid.log_ms.empty() || !(footprint > 0.0) || footprint >= l2_bytes) return 1.0;
+  const double weight = correction_weight(correction, footprint, l2_bytes);
+  if (weight == 0.0) return 1.0;
   const double length = std::max(features.row_length_mean, 1.0);
   const double rows = std::max(static_cast<double>(features.rows), 1.0);
-  double kappa = std::clamp(grid(length, rows), kLowest, kHighest);
-  const double largest = correction.largest_footprint_bytes;
-  if (largest > 0.0 && footprint > largest && largest < l2_bytes) {
-    // Fade to the family model between the largest sample and L2.
-    const double f = std::log(footprint / largest) / std::log(l2_bytes / largest);
-    kappa += (1.0 - kappa) * std::clamp(f, 0.0, 1.0);
-  }
-  return kappa;
+  const double kappa = std::clamp(correction.ratio_vs_length_rows(length, rows), kLowest, kHighest);
+  return 1.0 + (kappa - 1.0) * weight;
+}
+
+double randomness_under_correction(double randomness, double weight) noexcept {
+  const double w = std::clamp(randomness, 0.0, 1.0);
+  return w + (1.0 - w) * std::clamp(weight, 0.0, 1.0);
 }
 
 }  // namespace spmvd

@@ -60,10 +60,22 @@ const CacheResidentCorrection* find_correction(std::span<const CacheResidentCorr
                                                const Candidate& candidate,
                                                double entries_per_thread = 0.0) noexcept;
 
+// How much of kappa applies: 1 up to the largest sample's footprint, fading (in log footprint)
+// to 0 at l2_bytes; 0 without a grid or at and beyond L2.
+double correction_weight(const CacheResidentCorrection& correction, double footprint,
+                         double l2_bytes) noexcept;
+
 // kappa for this matrix (see above), clamped to [0.25, 4] so one noisy sample cannot wreck a
-// ranking; 1 without a grid or at and beyond l2_bytes.
+// ranking, applied by correction_weight: 1 + (kappa - 1) * weight.
 double correction_factor(const CacheResidentCorrection& correction,
                          const MatrixFeatures& features, double footprint,
                          double l2_bytes);
+
+// The x randomness to predict with where a correction of this weight applies: kappa is
+// measured against the random samples' predictions, so where it applies in full the
+// prediction it corrects must be the random one (w = 1), not one that the locality factor
+// already lowered for a band (which counted locality twice: small stencils, meshes and graphs
+// came out 20-35 % fast). In between, w + (1 - w) * weight.
+double randomness_under_correction(double randomness, double weight) noexcept;
 
 }  // namespace spmvd

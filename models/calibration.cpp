@@ -887,6 +887,7 @@ MatrixFeatures uniform_sample_features(const CsrMatrix<double>& m, bool count_bl
     span_sum += static_cast<double>(last - first + 1) / static_cast<double>(m.cols);
   }
   f.mean_row_span_fraction = m.rows > 0 ? span_sum / static_cast<double>(m.rows) : 0.0;
+  f.x_sectors_per_nonzero = x_sectors_per_nonzero(m);
   if (count_blocks) f.block_counts = block_counts(m);
   return f;
 }

@@ -19,7 +19,7 @@ double coo_entries_per_thread(std::int64_t nnz, const LaunchConfig& launch) noex
 
 Prediction CooModel::predict_ms(const MatrixFeatures& features, const Candidate& candidate,
                                 const DeviceInfo& /*device*/) const {
-  return predict_nnz_ms(features.nnz, candidate.launch, x_randomness(features));
+  return predict_nnz_ms(features.nnz, candidate.launch, x_gather_randomness(features));
 }
 
 Prediction CooModel::predict_nnz_ms(std::int64_t nnz, const LaunchConfig& launch,

@@ -37,7 +37,8 @@ class CooModel final : public PerformanceModel {
                         const DeviceInfo& device) const override;
   // The same for an explicit non-zero count and launch: also the COO half of HYB. The record
   // of the nearest E (coo_entries_per_thread), then block size. O(calibrations).
-  // randomness: x_randomness of the matrix (models/locality.hpp); 1 = the random calibration.
+  // randomness: x_gather_randomness of the matrix (models/locality.hpp); 1 = the random
+  // calibration.
   Prediction predict_nnz_ms(std::int64_t nnz, const LaunchConfig& launch,
                             double randomness = 1.0) const;
 

@@ -67,6 +67,11 @@ double CsrVectorModel::sample_ms_at(const CsrVectorCalibration& calibration, dou
 
 Prediction CsrVectorModel::predict_ms(const MatrixFeatures& features, const Candidate& candidate,
                                       const DeviceInfo& device) const {
+  return predict_ms(features, candidate, device, x_gather_randomness(features));
+}
+
+Prediction CsrVectorModel::predict_ms(const MatrixFeatures& features, const Candidate& candidate,
+                                      const DeviceInfo& device, double randomness) const {
   bool exact = false;
   const CsrVectorCalibration& cal =
       nearest_calibration(std::span<const CsrVectorCalibration>(calibrations_),
@@ -120,7 +125,7 @@ Prediction CsrVectorModel::predict_ms(const MatrixFeatures& features, const Cand
   // overstates what locality saves at DRAM scale (tried: CSR scalar's median error on the
   // memory-bound group went from 23 % to 53 %). The critical path below is a latency, not a
   // gather volume: unscaled.
-  ms *= locality_factor(cal.banded_ratio, features.row_length_mean, x_randomness(features));
+  ms *= locality_factor(cal.banded_ratio, features.row_length_mean, randomness);
   // Critical path: the longest row is summed by threads_per_row lanes in ceil(L / t) dependent
   // steps, however idle the rest of the GPU is; strip-wise estimation (which assumes the rows
   // of a strip finish together) misses this for matrices with a few very long rows.

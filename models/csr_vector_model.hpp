@@ -54,9 +54,12 @@ class CsrVectorModel final : public PerformanceModel {
   CsrVectorModel(std::vector<CsrVectorCalibration> calibrations, Precision precision)
       : calibrations_(std::move(calibrations)), precision_(precision) {}
   std::string_view family() const noexcept override { return "csr_vector"; }
-  // O(distinct row lengths).
+  // O(distinct row lengths). At the matrix's x_gather_randomness (models/locality.hpp).
   Prediction predict_ms(const MatrixFeatures& features, const Candidate& candidate,
                         const DeviceInfo& device) const override;
+  // The same at an explicit x randomness (1 = the random calibration samples).
+  Prediction predict_ms(const MatrixFeatures& features, const Candidate& candidate,
+                        const DeviceInfo& device, double randomness) const;
 
   // The paper's "extend" step: a row of length c below the threshold counts as the length on
   // Fig. 3's line that takes as long as c does on the conic; never less than c.

@@ -12,7 +12,7 @@ Prediction EllModel::predict_ms(const MatrixFeatures& features, const Candidate&
                                  ? static_cast<std::int64_t>(candidate.params.ell_width)
                                  : features.row_length_max;
   return predict_shape_ms(width, features.rows, candidate.launch.block_size,
-                          x_randomness(features));
+                          x_span_randomness(features));
 }
 
 Prediction EllModel::predict_shape_ms(std::int64_t width, std::int64_t rows,

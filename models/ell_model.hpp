@@ -29,7 +29,7 @@ class EllModel final : public PerformanceModel {
   Prediction predict_ms(const MatrixFeatures& features, const Candidate& candidate,
                         const DeviceInfo& device) const override;
   // The same for an explicit ELL shape: also the ELL half of HYB.
-  // randomness: x_randomness of the matrix (models/locality.hpp); 1 = the random calibration.
+  // randomness: x_span_randomness of the matrix (models/locality.hpp); 1 = the random calibration.
   Prediction predict_shape_ms(std::int64_t width, std::int64_t rows, std::uint32_t block_size,
                               double randomness = 1.0) const;
 

@@ -12,7 +12,7 @@ Prediction HybModel::predict_ms(const MatrixFeatures& features, const Candidate&
   const std::int64_t k = candidate.params.ell_width;
   const EllCooSplit split = ell_coo_split(features, k);
   Prediction total{.ms = 0.0, .confidence = 1.0};
-  const double randomness = x_randomness(features);  // models/locality.hpp
+  const double randomness = x_span_randomness(features);  // models/locality.hpp
   // The two kernels run one after the other: times add, and the sum is as uncertain as its
   // least certain part, a little less for the second launch.
   if (k > 0) {

@@ -1,6 +1,7 @@
 #include "models/locality.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace spmvd {
 
@@ -9,7 +10,32 @@ double random_span_fraction(double row_length) noexcept {
   return (row_length - 1.0) / (row_length + 1.0);
 }
 
-double x_randomness(const MatrixFeatures& features) noexcept {
+double random_sectors_per_nonzero(double row_length, double cols) noexcept {
+  const double group = static_cast<double>(kXGatherGroupRows) * std::max(row_length, 1.0);
+  const double sectors = std::max(std::ceil(cols / static_cast<double>(kXSectorColumns)), 1.0);
+  // E[distinct] of `group` uniform draws from `sectors` bins.
+  return sectors * -std::expm1(group * std::log1p(-1.0 / sectors)) / group;
+}
+
+double banded_sectors_per_nonzero(double row_length) noexcept {
+  const double length = std::max(row_length, 1.0);
+  const double g = static_cast<double>(kXGatherGroupRows);
+  const double s = static_cast<double>(kXSectorColumns);
+  // g + L - 1 consecutive columns start anywhere in a sector: (g + L - 1 + s - 1) / s sectors.
+  return (g + length - 1.0 + s - 1.0) / s / (g * length);
+}
+
+double x_gather_randomness(const MatrixFeatures& features) noexcept {
+  if (!(features.x_sectors_per_nonzero >= 0.0)) return x_span_randomness(features);
+  const double length = features.row_length_mean;
+  const double random = random_sectors_per_nonzero(length, static_cast<double>(features.cols));
+  const double banded = banded_sectors_per_nonzero(length);
+  // Too few columns for random gathers to differ from a band: both are the same few sectors.
+  if (random - banded < 0.05) return 1.0;
+  return std::clamp((features.x_sectors_per_nonzero - banded) / (random - banded), 0.0, 1.0);
+}
+
+double x_span_randomness(const MatrixFeatures& features) noexcept {
   const double random_span = random_span_fraction(features.row_length_mean);
   if (random_span < 0.2) return 1.0;  // (c - 1) / (c + 1) < 0.2: c < 1.5
   return std::clamp(features.mean_row_span_fraction / random_span, 0.0, 1.0);

@@ -11,8 +11,9 @@
 // A prediction made from the random samples is then scaled by
 //     factor = rho(x) + (1 - rho(x)) * w,
 // a linear interpolation between the two calibrations in the randomness w in [0, 1] of the
-// matrix (x_randomness): w = 0 for a band (factor rho: the banded sample itself), w = 1 for
-// random columns (factor 1: the random sample itself).
+// matrix (x_gather_randomness, x_span_randomness): w = 0 for a band (factor rho: the banded
+// sample itself), w = 1 for random columns (factor 1: the random sample itself). Inside L2,
+// where a cache-resident correction applies, w fades to 1 (models/cache_resident.hpp).
 
 #include <span>
 
@@ -27,14 +28,37 @@ namespace spmvd {
 // (the expected range of c uniform points), 0 for c <= 1.
 double random_span_fraction(double row_length) noexcept;
 
-// How random the matrix's x gathers are, in [0, 1]:
+// MatrixFeatures::x_sectors_per_nonzero of a matrix of `cols` columns whose rows of
+// `row_length` draw their columns uniformly: S (1 - (1 - 1/S)^n) / n for n = 32 L draws from
+// S = cols / 8 sectors.
+double random_sectors_per_nonzero(double row_length, double cols) noexcept;
+
+// The same of a band of `row_length` columns a row: (32 + L - 1 + 7) / 8 sectors per group.
+double banded_sectors_per_nonzero(double row_length) noexcept;
+
+// How random the matrix's x gathers are, in [0, 1], by the sectors its groups of neighbouring
+// rows touch (model version 8): where the matrix lies between a band and random columns of
+// its row length and column count,
+//   w = clamp((sectors - banded_sectors) / (random_sectors - banded_sectors), 0, 1),
+// 1 where the two differ by less than 0.05 (too few columns to tell); x_span_randomness where
+// the features do not count sectors. The span misses what neighbouring rows gather together:
+// a block-diagonal matrix of random blocks spans little of x yet gathers at random, and a
+// 5-point stencil's three column runs each cost their own sectors (w ~ 0.08 where the span
+// gives 0.002). Used by the families with a cache-resident correction (CSR vector and scalar,
+// COO, the format_bytes formats; models/cache_resident.hpp).
+double x_gather_randomness(const MatrixFeatures& features) noexcept;
+
+// How random the matrix's x gathers are, in [0, 1], by the span of its rows:
 //   w = clamp(mean_row_span_fraction / random_span_fraction(row_length_mean), 0, 1).
 // Dividing by the span that random rows of the same mean length would have makes a random
 // matrix of short rows (whose span is small by chance: 0 for one entry per row) count as
 // random, as the random calibration samples of that length do; a band of c columns has span
 // c / cols, so w ~ 0. Below 1.5 entries per row the span cannot tell a band from random
 // columns: w = 1 (the random calibration, as before this term).
-double x_randomness(const MatrixFeatures& features) noexcept;
+// ELL and HYB keep it: without a cache-resident correction their predictions inside L2 rest on
+// the locality factor alone, and the span's larger w for small matrices (whose x few rows
+// span) fits them better than the sectors do (measured on the H200 suite, docs/MODELS.md).
+double x_span_randomness(const MatrixFeatures& features) noexcept;
 
 // Whether x does not fit in half of L2 (cols * value bytes > l2_bytes / 2; Hopper: 50-60 MB).
 // A band's advantage is sector reuse between neighbouring rows, which holds at any size of x,

@@ -52,16 +52,6 @@ Prediction ModelPredictor::predict_ms(ModelFamily family, const MatrixFeatures& 
   // lines and per-row sums go below.
   // A smooth maximum (4-norm) rather than max(): strictly increasing in the unfloored time, so
   // candidates below the floor keep their order instead of tying at it.
-  Prediction p = predict_unfloored_ms(family, features, candidate, device, matrix_bytes);
-  // Random gathers from an x beyond L2 miss it every time: slower than the random calibration
-  // samples (x at most a third of L2), which no dedicated model extrapolates (models/locality.hpp).
-  if (family != ModelFamily::other && x_beyond_l2(features, device, set_.precision) &&
-      x_randomness(features) > 0.5)
-    p.confidence *= 0.8;
-  double floor_ms = set_.launch_floor_ms;
-  const FormatBytesCalibration* own = own_bytes_calibration(set_, candidate);
-  if (own != nullptr) floor_ms = std::max(floor_ms, own->floor_ms);
-  if (!p.includes_fixed_cost) p.ms = smooth_floor_ms(p.ms, floor_ms);
   const double footprint = footprint_bytes(
       features, matrix_bytes ? *matrix_bytes : csr_storage_bytes_estimate(features, set_.precision),
       set_.precision);
@@ -70,9 +60,23 @@ Prediction ModelPredictor::predict_ms(ModelFamily family, const MatrixFeatures& 
   // cache-resident samples (models/cache_resident.hpp).
   const double entries_per_thread =
       family == ModelFamily::coo ? coo_entries_per_thread(features.nnz, candidate.launch) : 0.0;
-  if (const CacheResidentCorrection* c =
-          find_correction(set_.cache_resident, candidate, entries_per_thread)) {
-    p.ms *= correction_factor(*c, features, footprint, l2_bytes);
+  const CacheResidentCorrection* correction =
+      find_correction(set_.cache_resident, candidate, entries_per_thread);
+  const double kappa_weight =
+      correction != nullptr ? correction_weight(*correction, footprint, l2_bytes) : 0.0;
+  Prediction p =
+      predict_unfloored_ms(family, features, candidate, device, matrix_bytes, kappa_weight);
+  // Random gathers from an x beyond L2 miss it every time: slower than the random calibration
+  // samples (x at most a third of L2), which no dedicated model extrapolates (models/locality.hpp).
+  if (family != ModelFamily::other && x_beyond_l2(features, device, set_.precision) &&
+      x_gather_randomness(features) > 0.5)
+    p.confidence *= 0.8;
+  double floor_ms = set_.launch_floor_ms;
+  const FormatBytesCalibration* own = own_bytes_calibration(set_, candidate);
+  if (own != nullptr) floor_ms = std::max(floor_ms, own->floor_ms);
+  if (!p.includes_fixed_cost) p.ms = smooth_floor_ms(p.ms, floor_ms);
+  if (correction != nullptr) {
+    p.ms *= correction_factor(*correction, features, footprint, l2_bytes);
     // The correction is measured on uniform samples whose predictions sit near the floor; it
     // must not take a matrix below what the format's tiny sample took.
     p.ms = std::max(p.ms, floor_ms);
@@ -95,12 +99,17 @@ Prediction ModelPredictor::predict_unfloored_ms(ModelFamily family,
                                                 const MatrixFeatures& features,
                                                 const Candidate& candidate,
                                                 const DeviceInfo& device,
-                                                std::optional<std::uint64_t> matrix_bytes) const {
+                                                std::optional<std::uint64_t> matrix_bytes,
+                                                double kappa_weight) const {
+  const double randomness =
+      randomness_under_correction(x_gather_randomness(features), kappa_weight);
   if (!uses_bytes_model(family)) {
     switch (family) {
-      case ModelFamily::csr_vector: return csr_vector_.predict_ms(features, candidate, device);
+      case ModelFamily::csr_vector:
+        return csr_vector_.predict_ms(features, candidate, device, randomness);
       case ModelFamily::ell: return ell_.predict_ms(features, candidate, device);
-      case ModelFamily::coo: return coo_.predict_ms(features, candidate, device);
+      case ModelFamily::coo:
+        return coo_.predict_nnz_ms(features.nnz, candidate.launch, randomness);
       case ModelFamily::hyb: return HybModel(ell_, coo_).predict_ms(features, candidate, device);
       case ModelFamily::other: break;
     }
@@ -119,7 +128,7 @@ Prediction ModelPredictor::predict_unfloored_ms(ModelFamily family,
     storage = [bytes = *matrix_bytes](const MatrixFeatures&, const Candidate&) { return bytes; };
   }
   return BytesModel(*bytes, set_.precision, std::move(storage))
-      .predict_ms(features, candidate, device);
+      .predict_ms(features, candidate, device, randomness);
 }
 
 bool ModelPredictor::uses_bytes_model(ModelFamily family) const noexcept {

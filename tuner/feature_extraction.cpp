@@ -43,6 +43,7 @@ MatrixFeatures extract_features(const CsrMatrix<Value>& m) {
   for (const auto& [length, count] : rows_by_length) f.distribution.push_back({length, count});
   f.group_padded = group_padded_distributions(m);
   f.block_counts = block_counts(m);
+  f.x_sectors_per_nonzero = x_sectors_per_nonzero(m);
   return f;
 }
 

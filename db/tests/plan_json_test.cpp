@@ -72,6 +72,13 @@ TEST(PlanJson, MissingLaunchFieldIsNamed) {
   EXPECT_EQ(decode_error(j.dump()), "plan JSON: field 'launch.block_size' missing");
 }
 
+TEST(PlanJson, PlansWithoutASectorCountDecodeAsNotMeasured) {
+  json j = full_plan_json();
+  ASSERT_DOUBLE_EQ(j["features"]["x_sectors_per_nonzero"].get<double>(), 0.125);
+  j["features"].erase("x_sectors_per_nonzero");
+  EXPECT_DOUBLE_EQ(plan_from_json(j.dump()).features.x_sectors_per_nonzero, -1.0);
+}
+
 TEST(PlanJson, PlansWithoutGroupPaddingOrBlockCountsDecodeWithNone) {
   json j = full_plan_json();
   j["features"].erase("group_padded");
@@ -109,8 +116,11 @@ TEST(PlanJson, EveryMissingFieldIsNamed) {
   ASSERT_GT(fields.size(), 20u);
 
   for (const auto& [object, name] : fields) {
-    // Optional: plans stored before model version 6 have neither (next test).
-    if (object == "features" && (name == "group_padded" || name == "block_counts")) continue;
+    // Optional: plans stored before model version 6 have neither, before 8 no sector count
+    // (the tests above).
+    if (object == "features" && (name == "group_padded" || name == "block_counts" ||
+                                  name == "x_sectors_per_nonzero"))
+      continue;
     json j = full_plan_json();
     (object.empty() ? j : j[object]).erase(name);
     const std::string path = object.empty() ? name : object + "." + name;

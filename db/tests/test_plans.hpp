@@ -33,6 +33,7 @@ inline Plan full_plan(std::uint32_t seed = 1) {
   plan.features.empty_rows = 7;
   plan.features.distribution = {{1, 3}, {5, 2}, {(1LL << 40) + seed, 1}};
   plan.features.mean_row_span_fraction = 2.0e-10;
+  plan.features.x_sectors_per_nonzero = 0.125;
   plan.features.group_padded = {{.group_rows = 64, .distribution = {{0, 2}, {5, 4}}},
                                 {.group_rows = 32, .distribution = {{(1LL << 40) + seed, 6}}}};
   plan.features.block_counts = {{2, 1'000'000'000'000LL + seed}, {4, 3}};

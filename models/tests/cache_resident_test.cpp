@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "models/locality.hpp"
 #include "models/model_predictor.hpp"
 #include "models/tests/test_device.hpp"
 
@@ -53,6 +54,24 @@ TEST(CacheResident, FadesToTheFamilyModelBetweenTheLargestSampleAndL2) {
   CacheResidentCorrection none = c;
   none.ratio_vs_length_rows = {};
   EXPECT_DOUBLE_EQ(correction_factor(none, f, 1e6, kL2), 1.0);  // not calibrated
+}
+
+TEST(CacheResident, WeighsTheCorrectionInFullUpToTheLargestSampleAndNotFromL2) {
+  const CacheResidentCorrection c = kappa();
+  EXPECT_DOUBLE_EQ(correction_weight(c, 1e6, kL2), 1.0);
+  EXPECT_DOUBLE_EQ(correction_weight(c, 5e6, kL2), 1.0);
+  EXPECT_NEAR(correction_weight(c, std::sqrt(5e6 * kL2), kL2), 0.5, 1e-12);
+  EXPECT_DOUBLE_EQ(correction_weight(c, kL2, kL2), 0.0);
+  CacheResidentCorrection none = c;
+  none.ratio_vs_length_rows = {};
+  EXPECT_DOUBLE_EQ(correction_weight(none, 1e6, kL2), 0.0);
+}
+
+TEST(CacheResident, PredictsAtRandomGathersWhereTheCorrectionApplies) {
+  EXPECT_DOUBLE_EQ(randomness_under_correction(0.1, 0.0), 0.1);  // beyond L2: the matrix's own
+  EXPECT_DOUBLE_EQ(randomness_under_correction(0.1, 1.0), 1.0);  // as kappa's random samples
+  EXPECT_DOUBLE_EQ(randomness_under_correction(0.2, 0.5), 0.6);
+  EXPECT_DOUBLE_EQ(randomness_under_correction(1.0, 0.5), 1.0);
 }
 
 TEST(CacheResident, ClampsANoisyRatio) {
@@ -139,6 +158,34 @@ TEST(ModelPredictor, MultipliesByTheCacheResidentCorrectionBelowL2NeverBelowTheF
   EXPECT_DOUBLE_EQ(
       corrected.predict_ms(ModelFamily::other, large, candidate, device, 600'000'000).ms,
       plain.predict_ms(ModelFamily::other, large, candidate, device, 600'000'000).ms);
+}
+
+TEST(ModelPredictor, PredictsABandInsideTheCorrectionAsTheRandomSamplesKappaWasMeasuredOn) {
+  ModelSet set;
+  set.format_bytes = {{.format = FormatId{10},
+                       .bytes = {.time_vs_bytes = {.intercept = 0.005, .slope = 1e-9, .quality = {}},
+                                 .banded_ratio = {{1e3, 0.5}, {1e9, 0.5}}},
+                       .floor_ms = 0.0}};
+  const DeviceInfo device = testing_support::h100_like();
+  const Candidate candidate{.format = FormatId{10}, .params = {}, .launch = {}};
+  MatrixFeatures band = rows_of(100'000, 8);
+  band.nnz = 800'000;
+  band.x_sectors_per_nonzero = banded_sectors_per_nonzero(8.0);
+  MatrixFeatures random = band;
+  random.x_sectors_per_nonzero = random_sectors_per_nonzero(8.0, 1e5);
+  const auto ms = [&](const ModelPredictor& p, const MatrixFeatures& f, std::uint64_t bytes) {
+    return p.predict_ms(ModelFamily::other, f, candidate, device, bytes).ms;
+  };
+  const ModelPredictor plain(set);
+  set.cache_resident = {kappa()};
+  const ModelPredictor corrected(set);
+  // Without a correction the band takes the banded ratio.
+  EXPECT_NEAR(ms(plain, band, 1'000'000), 0.5 * ms(plain, random, 1'000'000), 1e-12);
+  // Inside the correction (2.6 MB with x and y, below its largest sample's 5 MB) it is priced
+  // as random, then corrected: kappa was measured against the random samples' predictions.
+  EXPECT_DOUBLE_EQ(ms(corrected, band, 1'000'000), ms(corrected, random, 1'000'000));
+  // Beyond L2 the locality factor is back in full.
+  EXPECT_NEAR(ms(corrected, band, 600'000'000), 0.5 * ms(corrected, random, 600'000'000), 1e-12);
 }
 
 TEST(CriticalPathStep, IsTheInL2StepUpToHalfOfL2AndTheBeyondStepFromTwiceL2) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "models/bytes_model.hpp"
 #include "models/coo_model.hpp"
 #include "models/csr_vector_model.hpp"
@@ -31,16 +33,53 @@ TEST(RandomSpanFraction, IsTheExpectedRangeOfUniformColumns) {
   EXPECT_DOUBLE_EQ(random_span_fraction(9.0), 0.8);
 }
 
-TEST(XRandomness, IsOneForRandomRowsAndNearZeroForABand) {
+TEST(XSpanRandomness, IsOneForRandomRowsAndNearZeroForABand) {
   // 8 random columns span 7/9 of x on average: as random as the calibration samples.
-  EXPECT_DOUBLE_EQ(x_randomness(rows_of(100000, 8, 7.0 / 9.0)), 1.0);
-  EXPECT_DOUBLE_EQ(x_randomness(rows_of(100000, 8, 0.95)), 1.0);  // clamped
+  EXPECT_DOUBLE_EQ(x_span_randomness(rows_of(100000, 8, 7.0 / 9.0)), 1.0);
+  EXPECT_DOUBLE_EQ(x_span_randomness(rows_of(100000, 8, 0.95)), 1.0);  // clamped
   // A band of 8 columns spans 8 / 100000.
-  EXPECT_NEAR(x_randomness(rows_of(100000, 8, 8e-5)), 8e-5 * 9.0 / 7.0, 1e-12);
+  EXPECT_NEAR(x_span_randomness(rows_of(100000, 8, 8e-5)), 8e-5 * 9.0 / 7.0, 1e-12);
   // Half the random span: half random.
-  EXPECT_DOUBLE_EQ(x_randomness(rows_of(100000, 8, 0.5 * 7.0 / 9.0)), 0.5);
+  EXPECT_DOUBLE_EQ(x_span_randomness(rows_of(100000, 8, 0.5 * 7.0 / 9.0)), 0.5);
   // One entry per row: the span says nothing, the random calibration stands.
-  EXPECT_DOUBLE_EQ(x_randomness(rows_of(100000, 1, 1e-5)), 1.0);
+  EXPECT_DOUBLE_EQ(x_span_randomness(rows_of(100000, 1, 1e-5)), 1.0);
+}
+
+TEST(RandomSectorsPerNonzero, IsTheExpectedDistinctSectorsOfUniformColumns) {
+  // 2 sectors (16 columns), a group of 32 draws: 2 (1 - 2^-32) of them distinct, per 32.
+  EXPECT_NEAR(random_sectors_per_nonzero(1.0, 16.0), 2.0 * (1.0 - std::pow(0.5, 32)) / 32.0,
+              1e-15);
+  // Many sectors: nearly every draw its own.
+  EXPECT_NEAR(random_sectors_per_nonzero(8.0, 1e8), 1.0, 1e-4);
+}
+
+TEST(BandedSectorsPerNonzero, CountsTheSectorsOfTheGroupsConsecutiveColumns) {
+  // 32 rows of 8: 39 consecutive columns, (39 + 7) / 8 sectors for 256 non-zeros.
+  EXPECT_DOUBLE_EQ(banded_sectors_per_nonzero(8.0), 46.0 / 8.0 / 256.0);
+  EXPECT_DOUBLE_EQ(banded_sectors_per_nonzero(1.0), 39.0 / 8.0 / 32.0);
+}
+
+TEST(XGatherRandomness, PlacesTheMatrixBetweenABandAndRandomColumns) {
+  MatrixFeatures f = rows_of(1'000'000, 8, 1e-5);
+  const double random = random_sectors_per_nonzero(8.0, 1e6);
+  const double banded = banded_sectors_per_nonzero(8.0);
+  f.x_sectors_per_nonzero = random;
+  EXPECT_DOUBLE_EQ(x_gather_randomness(f), 1.0);
+  f.x_sectors_per_nonzero = banded;
+  EXPECT_DOUBLE_EQ(x_gather_randomness(f), 0.0);
+  f.x_sectors_per_nonzero = 0.5 * (random + banded);
+  EXPECT_NEAR(x_gather_randomness(f), 0.5, 1e-12);
+  // Blocks of random columns along the diagonal: a tiny span, random gathers all the same.
+  f.x_sectors_per_nonzero = 0.95;
+  EXPECT_LT(x_span_randomness(f), 0.01);
+  EXPECT_GT(x_gather_randomness(f), 0.9);
+  // Not measured (features from before model version 8): the span decides.
+  f.x_sectors_per_nonzero = -1.0;
+  EXPECT_DOUBLE_EQ(x_gather_randomness(f), x_span_randomness(f));
+  // 16 columns: random and banded gathers touch the same two sectors, nothing to tell apart.
+  MatrixFeatures narrow = rows_of(16, 8, 0.5);
+  narrow.x_sectors_per_nonzero = 0.0;
+  EXPECT_DOUBLE_EQ(x_gather_randomness(narrow), 1.0);
 }
 
 TEST(XBeyondL2, ComparesXWithHalfOfL2) {

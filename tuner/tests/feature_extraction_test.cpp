@@ -54,6 +54,33 @@ TEST(FeatureExtraction, RowSpanMeasuresXLocality) {
   EXPECT_DOUBLE_EQ(extract_features(wide).mean_row_span_fraction, 1.0);
 }
 
+TEST(FeatureExtraction, CountsTheXSectorsEachGroupOfRowsTouches) {
+  // A 64 x 64 diagonal: each group of 32 rows touches 32 consecutive columns, 4 sectors of 8.
+  CsrMatrix<double> diagonal;
+  diagonal.rows = diagonal.cols = 64;
+  for (int r = 0; r < 64; ++r) {
+    diagonal.col_indices.push_back(r);
+    diagonal.values.push_back(1.0);
+    diagonal.row_offsets.push_back(r + 1);
+  }
+  EXPECT_DOUBLE_EQ(extract_features(diagonal).x_sectors_per_nonzero, 8.0 / 64.0);
+  // Row r of group g holds column 8 r (a sector of its own) and column 0 (shared by all 32 rows
+  // of the group): 33 sectors per group of 64 non-zeros.
+  CsrMatrix<double> spread;
+  spread.rows = 64;
+  spread.cols = 8 * 64;
+  for (int r = 0; r < 64; ++r) {
+    if (r > 0) spread.col_indices.push_back(0);
+    spread.col_indices.push_back(8 * r);
+    spread.values.resize(spread.col_indices.size(), 1.0);
+    spread.row_offsets.push_back(static_cast<RowOffset>(spread.col_indices.size()));
+  }
+  // Row 0 holds column 0 once: group 0 touches 32 sectors with 32 non-zeros, group 1 33 with 64.
+  EXPECT_DOUBLE_EQ(extract_features(spread).x_sectors_per_nonzero, 65.0 / 127.0);
+  CsrMatrix<double> empty{2, 2, {0, 0, 0}, {}, {}};
+  EXPECT_DOUBLE_EQ(extract_features(empty).x_sectors_per_nonzero, 0.0);
+}
+
 TEST(FeatureExtraction, GroupPaddingCountsEveryRowAtItsGroupsLongest) {
   // 70 rows: 40 of length 1, then 30 of length 3.
   std::vector<int> lengths(70, 1);
