@@ -63,7 +63,8 @@ double x_sectors_per_nonzero(const CsrMatrix<Value>& m) {
   if (m.nnz() == 0) return 0.0;
   // A bit per sector, set as a group first touches it and cleared after the group: O(nnz),
   // and the bitmap (cols / 64 bytes) stays in cache.
-  const auto sectors_of_x = static_cast<std::size_t>((m.cols + kXSectorColumns - 1) / kXSectorColumns);
+  const auto sectors_of_x =
+      static_cast<std::size_t>((m.cols + kXSectorColumns - 1) / kXSectorColumns);
   std::vector<std::uint64_t> touched((sectors_of_x + 63) / 64, 0);
   std::vector<std::size_t> touched_in_group;
   std::int64_t sectors = 0;

@@ -47,11 +47,6 @@ double smooth_floor_ms(double ms, double floor_ms) noexcept {
 Prediction ModelPredictor::predict_ms(ModelFamily family, const MatrixFeatures& features,
                                       const Candidate& candidate, const DeviceInfo& device,
                                       std::optional<std::uint64_t> matrix_bytes) const {
-  // Paper 004's fits are taken on matrices that fill the GPU; a cache-resident matrix of a few
-  // thousand rows runs at the launch latency instead (5.7 us on an H200), which extrapolated
-  // lines and per-row sums go below.
-  // A smooth maximum (4-norm) rather than max(): strictly increasing in the unfloored time, so
-  // candidates below the floor keep their order instead of tying at it.
   const double footprint = footprint_bytes(
       features, matrix_bytes ? *matrix_bytes : csr_storage_bytes_estimate(features, set_.precision),
       set_.precision);
@@ -62,6 +57,8 @@ Prediction ModelPredictor::predict_ms(ModelFamily family, const MatrixFeatures& 
       family == ModelFamily::coo ? coo_entries_per_thread(features.nnz, candidate.launch) : 0.0;
   const CacheResidentCorrection* correction =
       find_correction(set_.cache_resident, candidate, entries_per_thread);
+  // kappa is measured against the random samples' predictions: where it applies, the family
+  // model predicts at random gathers (randomness_under_correction).
   const double kappa_weight =
       correction != nullptr ? correction_weight(*correction, footprint, l2_bytes) : 0.0;
   Prediction p =
@@ -74,6 +71,11 @@ Prediction ModelPredictor::predict_ms(ModelFamily family, const MatrixFeatures& 
   double floor_ms = set_.launch_floor_ms;
   const FormatBytesCalibration* own = own_bytes_calibration(set_, candidate);
   if (own != nullptr) floor_ms = std::max(floor_ms, own->floor_ms);
+  // Paper 004's fits are taken on matrices that fill the GPU; a cache-resident matrix of a few
+  // thousand rows runs at the launch latency instead (5.7 us on an H200), which extrapolated
+  // lines and per-row sums go below.
+  // A smooth maximum (4-norm) rather than max(): strictly increasing in the unfloored time, so
+  // candidates below the floor keep their order instead of tying at it.
   if (!p.includes_fixed_cost) p.ms = smooth_floor_ms(p.ms, floor_ms);
   if (correction != nullptr) {
     p.ms *= correction_factor(*correction, features, footprint, l2_bytes);
