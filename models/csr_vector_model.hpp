@@ -41,8 +41,9 @@ struct CsrVectorCalibration {
 };
 
 // Prediction (see csr_vector_model.cpp): the fixed cost plus the sum over row groups of
-// (T(c) - fixed) / sample rows, at least the critical path of the longest row. Fits both curves from samples of (row length c, ms): Fig. 3 over all of them, Fig. 4 over
-// those at or above the fitted threshold with x = c * rows_per_sample. Keeps the samples. Throws
+// (T(c) - fixed) / sample rows, at least the critical path of the longest row. Fits both
+// curves from samples of (row length c, ms): Fig. 3 over all of them, Fig. 4 over those at or
+// above the fitted threshold with x = c * rows_per_sample. Keeps the samples. Throws
 // Error(invalid_argument) as the fitters do, or when rows_per_sample or sample_strips <= 0.
 CsrVectorCalibration fit_csr_vector(const CalibratedKernel& kernel,
                                     std::span<const SamplePoint> ms_vs_row_length,

@@ -59,14 +59,15 @@ Prediction ModelPredictor::predict_ms(ModelFamily family, const MatrixFeatures& 
       find_correction(set_.cache_resident, candidate, entries_per_thread);
   // kappa is measured against the random samples' predictions: where it applies, the family
   // model predicts at random gathers (randomness_under_correction).
+  const double gather_randomness = x_gather_randomness(features);
   const double kappa_weight =
       correction != nullptr ? correction_weight(*correction, footprint, l2_bytes) : 0.0;
-  Prediction p =
-      predict_unfloored_ms(family, features, candidate, device, matrix_bytes, kappa_weight);
+  Prediction p = predict_unfloored_ms(family, features, candidate, device, matrix_bytes,
+                                      randomness_under_correction(gather_randomness, kappa_weight));
   // Random gathers from an x beyond L2 miss it every time: slower than the random calibration
   // samples (x at most a third of L2), which no dedicated model extrapolates (models/locality.hpp).
   if (family != ModelFamily::other && x_beyond_l2(features, device, set_.precision) &&
-      x_gather_randomness(features) > 0.5)
+      gather_randomness > 0.5)
     p.confidence *= 0.8;
   double floor_ms = set_.launch_floor_ms;
   const FormatBytesCalibration* own = own_bytes_calibration(set_, candidate);
@@ -102,9 +103,7 @@ Prediction ModelPredictor::predict_unfloored_ms(ModelFamily family,
                                                 const Candidate& candidate,
                                                 const DeviceInfo& device,
                                                 std::optional<std::uint64_t> matrix_bytes,
-                                                double kappa_weight) const {
-  const double randomness =
-      randomness_under_correction(x_gather_randomness(features), kappa_weight);
+                                                double randomness) const {
   if (!uses_bytes_model(family)) {
     switch (family) {
       case ModelFamily::csr_vector:

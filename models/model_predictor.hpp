@@ -46,14 +46,14 @@ class ModelPredictor {
                         std::optional<std::uint64_t> matrix_bytes = std::nullopt) const;
 
  private:
-  // kappa_weight: how much of the candidate's cache-resident correction applies
-  // (correction_weight); the CSR vector, COO and bytes models then predict at
-  // randomness_under_correction of the matrix's x_gather_randomness. ELL and HYB have no
-  // correction and judge locality themselves (x_span_randomness).
+  // randomness: what the CSR vector, COO and bytes models predict at (the matrix's
+  // x_gather_randomness, faded to 1 as far as the candidate's cache-resident correction
+  // applies: randomness_under_correction). ELL and HYB have no correction and judge locality
+  // themselves (x_span_randomness).
   Prediction predict_unfloored_ms(ModelFamily family, const MatrixFeatures& features,
                                   const Candidate& candidate, const DeviceInfo& device,
                                   std::optional<std::uint64_t> matrix_bytes,
-                                  double kappa_weight) const;
+                                  double randomness) const;
   // True where the family's dedicated model is not calibrated and the bytes model stands in.
   bool uses_bytes_model(ModelFamily family) const noexcept;
   ModelSet set_;
