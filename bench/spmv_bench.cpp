@@ -170,6 +170,9 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"fp32", "fp64", "both"}))->capture_default_str();
   app.add_option("--reps", options.sweep.reps, "timed applies per candidate (median, min, p90)")
       ->check(CLI::Range(20, 1000000))->capture_default_str();
+  app.add_option("--short-reps", options.sweep.short_reps,
+                 "timed applies in all for candidates whose median after --reps is under 50 us")
+      ->check(CLI::Range(0, 1000000))->capture_default_str();
   app.add_option("--warmup", options.sweep.warmup, "untimed applies before timing")
       ->check(CLI::Range(0, 1000000))->capture_default_str();
   std::string vectors = "rotated";

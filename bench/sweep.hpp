@@ -28,6 +28,11 @@ namespace spmvd {
 struct SweepOptions {
   std::vector<Precision> precisions{Precision::fp64};
   int reps = 30;   // timed applies per candidate
+  // Candidates whose median after `reps` is under short_ms get short_reps applies in all: a
+  // few-microsecond kernel decides rankings on cache-resident matrices, where 10 % is a few
+  // hundred nanoseconds, and the extra applies cost milliseconds.
+  int short_reps = 101;
+  double short_ms = 0.05;
   int warmup = 5;  // untimed applies before them
   std::vector<std::string> formats;        // registry names to run; empty: all
   std::size_t max_candidates_per_format = 0;  // 0: every candidate; else evenly spaced ones
@@ -47,6 +52,7 @@ struct CandidateResult {
   CandidateStatus status = CandidateStatus::ok;
   std::string message;           // why it failed, empty when ok
   double max_error_ratio = 0.0;  // max over rows |y - y_ref| / bound (<= 1 passes)
+  int timed_reps = 0;            // applies behind median/min/p90 (reps, or short_reps)
   double build_ms = 0.0;
   double median_ms = 0.0, min_ms = 0.0, p90_ms = 0.0;
   int buffer_pairs = 0;

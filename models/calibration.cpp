@@ -69,12 +69,22 @@ bool has_format_bytes_stage(FormatId format) noexcept {
 
 namespace {
 
-// latency runs after csr_vector: it completes those calibrations. cache_resident runs last:
-// it compares with predictions of the finished set.
-constexpr CalibrationStage kStages[] = {CalibrationStage::csr_vector, CalibrationStage::ell,
-                                        CalibrationStage::coo,        CalibrationStage::bytes,
-                                        CalibrationStage::format_bytes, CalibrationStage::latency,
+// latency runs before csr_vector: its fixed cost per lane count scales the csr_vector samples
+// to one row count (csr_sample_at_rows), and its records complete those calibrations.
+// cache_resident runs last: it compares with predictions of the finished set.
+constexpr CalibrationStage kStages[] = {CalibrationStage::latency, CalibrationStage::csr_vector,
+                                        CalibrationStage::ell,     CalibrationStage::coo,
+                                        CalibrationStage::bytes,   CalibrationStage::format_bytes,
                                         CalibrationStage::cache_resident};
+
+// What the latency stage measured for one threads_per_row (plan_latency), for the csr_vector
+// calibrations of those lanes.
+struct LaneLatency {
+  double fixed_ms = 0.0;
+  double long_row_step_ms = 0.0;
+  double long_row_step_beyond_l2_ms = 0.0;
+};
+
 
 // The block size of the latency samples: a latency does not depend on it.
 constexpr std::uint32_t kLatencyBlockSize = 256;
@@ -142,13 +152,13 @@ std::vector<SampleShape> doubling_shapes(std::int64_t max_nnz, const Calibration
   return shapes;
 }
 
-// Appends the banded twin of every random sample of `rows` rows whose row length is in
-// `lengths` (every one of those rows where `lengths` is empty).
+// Appends the banded twin of every random sample (of `rows` rows, where given) whose row length
+// is in `lengths` (every one of those rows where `lengths` is empty).
 void add_banded_twins(PlannedVariant& v, std::span<const std::int64_t> lengths,
-                      std::int64_t rows) {
+                      std::optional<std::int64_t> rows) {
   std::vector<SampleShape> twins;
   for (const SampleShape& s : v.samples) {
-    if (s.rows != rows || s.long_row || s.banded) continue;
+    if ((rows && s.rows != *rows) || s.long_row || s.banded) continue;
     if (!lengths.empty() && std::find(lengths.begin(), lengths.end(), s.row_length) == lengths.end())
       continue;
     SampleShape twin = s;
@@ -179,6 +189,42 @@ PlannedVariant launched_variant(CalibrationStage stage, FormatId format,
   v.kernel.resources.threads_per_block = static_cast<int>(block);
   v.registers_measured = measured.has_value();
   return v;
+}
+
+// The features of a uniform sample of this shape, from the shape alone (no block counts: the
+// rules then judge BSR's fill by its bounds).
+MatrixFeatures shape_features(const SampleShape& shape) {
+  MatrixFeatures f;
+  f.rows = f.cols = shape.rows;
+  f.nnz = shape.nnz();
+  f.row_length_min = f.row_length_max = shape.row_length;
+  f.row_length_mean = static_cast<double>(shape.row_length);
+  if (shape.row_length > 0) f.distribution = {{.length = shape.row_length, .rows = shape.rows}};
+  return f;
+}
+
+// The paper's samples are "very large sparse matrices"; on Hopper a sample of short rows at the
+// base row count is smaller than L2 and, timed again and again, runs from it (fp64 scalar
+// kernel on an H100: c = 12 took 0.041 ms, c = 16, one third more non-zeros, 0.097 ms). Such a
+// sample gets whole strips added until its footprint is kStreamingFootprintInL2s L2s, so every
+// sample streams from DRAM as a large matrix does; the cache_resident stage corrects matrices
+// that fit. The fit sees each sample scaled back to the base row count (csr_sample_at_rows).
+constexpr double kStreamingFootprintInL2s = 1.5;
+
+std::int64_t streaming_rows(std::int64_t base_rows, std::int64_t rows_per_strip,
+                            std::int64_t row_length, const DeviceInfo& device,
+                            Precision precision) {
+  if (device.l2_bytes == 0) return base_rows;
+  const auto footprint = [&](std::int64_t rows) {
+    const MatrixFeatures f = shape_features({.rows = rows, .row_length = row_length});
+    return footprint_bytes(f, csr_storage_bytes_estimate(f, precision), precision);
+  };
+  const double wanted = kStreamingFootprintInL2s * static_cast<double>(device.l2_bytes);
+  const double base = footprint(base_rows);
+  if (base >= wanted) return base_rows;
+  const auto strips = static_cast<std::int64_t>(
+      std::ceil(wanted / base * static_cast<double>(base_rows) / static_cast<double>(rows_per_strip)));
+  return std::max(base_rows, strips * rows_per_strip);
 }
 
 void plan_csr_vector(const FormatRegistry& registry, const DeviceInfo& device, Precision precision,
@@ -219,8 +265,10 @@ void plan_csr_vector(const FormatRegistry& registry, const DeviceInfo& device, P
       v.sample_strips = std::max<std::int64_t>(1, max_nnz / (v.rows_per_strip * lengths.back()));
       const std::int64_t rows = v.sample_strips * v.rows_per_strip;
       for (const std::int64_t c : lengths)
-        if (c <= rows) v.samples.push_back({.rows = rows, .row_length = c});
-      add_banded_twins(v, kBandedCsrRowLengths, rows);
+        if (c <= rows)
+          v.samples.push_back({.rows = streaming_rows(rows, v.rows_per_strip, c, device, precision),
+                               .row_length = c});
+      add_banded_twins(v, kBandedCsrRowLengths, std::nullopt);
       plan.variants.push_back(std::move(v));
     }
   }
@@ -297,18 +345,6 @@ void plan_bytes(const FormatRegistry& registry, const DeviceInfo& device,
   v.kernel = {.resources = {}, .threads_per_row = 0};
   v.samples = doubling_shapes(max_nnz, o);
   plan.variants.push_back(std::move(v));
-}
-
-// The features of a uniform sample of this shape, from the shape alone (no block counts: the
-// rules then judge BSR's fill by its bounds).
-MatrixFeatures shape_features(const SampleShape& shape) {
-  MatrixFeatures f;
-  f.rows = f.cols = shape.rows;
-  f.nnz = shape.nnz();
-  f.row_length_min = f.row_length_max = shape.row_length;
-  f.row_length_mean = static_cast<double>(shape.row_length);
-  if (shape.row_length > 0) f.distribution = {{.length = shape.row_length, .rows = shape.rows}};
-  return f;
 }
 
 // The distinct parameters of the format's first candidates on such a sample, at most
@@ -507,7 +543,7 @@ Candidate make_candidate(const PlannedVariant& v, const SampleShape& shape,
 
 // Samples faster than this get kShortSampleRuns timed applies instead of timed_runs.
 constexpr double kShortSampleMs = 0.05;
-constexpr std::size_t kShortSampleRuns = 51;
+constexpr std::size_t kShortSampleRuns = 101;
 
 // Median of individually timed applies, y = A x (beta = 0, as spmv-bench times them).
 double median_apply_ms(SpmvOperator& op, Device& device, const CsrMatrix<double>& sample,
@@ -903,6 +939,7 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
   set.precision = precision;
   // Paper 003 Eq. 7: the fastest ELL launch's ms per padded entry (fit_cpu_gpu).
   std::optional<double> ell_ms_per_entry;
+  std::map<int, LaneLatency> lane_latency;  // by threads_per_row
 
   // A shape that several stages time (the largest bytes sample: coo, bytes, format_bytes,
   // latency; its long-row twin: format_bytes, latency) is generated once and kept until the
@@ -1008,12 +1045,23 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
       const SplitMeasurements split = split_banded(variant, measured[v]);
       try {
         switch (stage) {
-          case CalibrationStage::csr_vector:
-            set.csr_vector.push_back(fit_csr_vector(variant.kernel, split.random,
-                                                    variant.sample_strips * variant.rows_per_strip,
-                                                    variant.sample_strips));
-            set.csr_vector.back().banded_ratio = split.banded_ratio;
+          case CalibrationStage::csr_vector: {
+            const std::int64_t base_rows = variant.sample_strips * variant.rows_per_strip;
+            const auto found = lane_latency.find(variant.kernel.threads_per_row);
+            const LaneLatency lane = found != lane_latency.end() ? found->second : LaneLatency{};
+            std::vector<SamplePoint> samples;
+            for (std::size_t s = 0; s < split.random.size(); ++s)
+              samples.push_back(csr_sample_at_rows(split.random[s], split.random_shapes[s].rows,
+                                             base_rows, lane.fixed_ms));
+            CsrVectorCalibration c =
+                fit_csr_vector(variant.kernel, samples, base_rows, variant.sample_strips);
+            c.banded_ratio = split.banded_ratio;
+            c.fixed_ms = lane.fixed_ms;
+            c.long_row_step_ms = lane.long_row_step_ms;
+            c.long_row_step_beyond_l2_ms = lane.long_row_step_beyond_l2_ms;
+            set.csr_vector.push_back(std::move(c));
             break;
+          }
           case CalibrationStage::ell: {
             std::vector<GridSample> grid;
             std::vector<SamplePoint> per_entry;  // ms against rows * width
@@ -1054,12 +1102,10 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
                          ? std::max(measured[v][with].y - measured[v][without].y, 0.0) / steps
                          : 0.0;
             };
-            for (CsrVectorCalibration& c : set.csr_vector) {
-              if (c.kernel.threads_per_row != variant.kernel.threads_per_row) continue;
-              c.long_row_step_ms = step_ms(1, 2);
-              c.long_row_step_beyond_l2_ms = step_ms(3, 4);
-              c.fixed_ms = tiny_ms;
-            }
+            lane_latency[variant.kernel.threads_per_row] = {
+                .fixed_ms = tiny_ms,
+                .long_row_step_ms = step_ms(1, 2),
+                .long_row_step_beyond_l2_ms = step_ms(3, 4)};
             break;
           }
           case CalibrationStage::bytes:

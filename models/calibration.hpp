@@ -3,17 +3,20 @@
 // paper's sample matrices are generated, built with the registry's own formats, timed with
 // Device::time_ms, and handed to the fitters of models/fitting.hpp.
 //
-// Stages (each runs only where the registry has the format for this kind of device):
+// Stages, in this order (each runs only where the registry has the format for this kind of
+// device):
+//   latency     per threads_per_row (block 256): a tiny sample (the launch floor of every
+//               prediction, ModelSet::launch_floor_ms, and the csr_vector fixed cost) and a
+//               sample with one row of kLongRowLength non-zeros against the same matrix without
+//               it (the critical-path step time, CsrVectorCalibration::long_row_step_ms).
 //   csr_vector  Fig. 3 and 4: for every threads_per_row t (1 = cuda_csr_scalar, 2-32 =
 //               cuda_csr_vector) and block size, samples of S strips of M * P * (block / t) rows
-//               (Sec. 4.3.1, with P from models/occupancy.hpp), every row of one length c.
+//               (Sec. 4.3.1, with P from models/occupancy.hpp), every row of one length c; a
+//               sample of short rows gets more whole strips, up to 1.5 L2s of footprint, so that
+//               it streams from DRAM, and is scaled back to S strips for the fits.
 //   ell         Fig. 5: cuda_ell on a grid of widths x rows (powers of 2 and 4), per block size.
 //   coo         Fig. 6: cuda_coo (or cpu_coo on the CPU) at doubling non-zero counts, per
 //               entries per thread E and block size.
-//   latency     per threads_per_row (block 256): a tiny sample (the launch floor of every
-//               prediction, ModelSet::launch_floor_ms) and a sample with one row of
-//               kLongRowLength non-zeros against the same matrix without it (the critical-path
-//               step time, CsrVectorCalibration::long_row_step_ms).
 //   bytes       the fallback model: cuSPARSE CSR ALG1 (or cpu_csr on the CPU) at doubling sizes,
 //               time against the bytes models/bytes_model.hpp says the multiply moves.
 //   format_bytes  the same line per format without a dedicated model (kFormatBytesFormats:

@@ -37,6 +37,17 @@ CsrVectorCalibration fit_csr_vector(const CalibratedKernel& kernel,
   return c;
 }
 
+SamplePoint csr_sample_at_rows(SamplePoint measured, std::int64_t rows, std::int64_t base_rows,
+                               double fixed_ms) {
+  if (rows <= 0 || base_rows <= 0)
+    throw_invalid("csr_sample_at_rows: rows " + std::to_string(rows) + " and base rows " +
+                  std::to_string(base_rows) + " must be positive");
+  if (rows == base_rows) return measured;
+  const double variable = std::max(measured.y - fixed_ms, 0.0);
+  return {measured.x,
+          fixed_ms + variable * static_cast<double>(base_rows) / static_cast<double>(rows)};
+}
+
 double CsrVectorModel::extended_row_length(const CsrVectorCalibration& calibration,
                                            double length) {
   const PiecewiseFit& fig3 = calibration.time_vs_row_length;

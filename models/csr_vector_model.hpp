@@ -49,6 +49,12 @@ CsrVectorCalibration fit_csr_vector(const CalibratedKernel& kernel,
                                     std::span<const SamplePoint> ms_vs_row_length,
                                     std::int64_t rows_per_sample, std::int64_t sample_strips = 1);
 
+// A sample (c, ms) of `rows` rows as a sample of base_rows rows would take, both streaming
+// from DRAM: the launch's fixed cost once, the rest in proportion to the rows (calibration
+// times short-row samples on more rows than the others, so that they do not fit in L2).
+SamplePoint csr_sample_at_rows(SamplePoint measured, std::int64_t rows, std::int64_t base_rows,
+                               double fixed_ms);
+
 class CsrVectorModel final : public PerformanceModel {
  public:
   // precision: of the calibrations, for the matrix's footprint (which critical-path step).

@@ -3,7 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdint>
+#include <thread>
 #include <iostream>
 #include <vector>
 
@@ -63,6 +65,37 @@ TEST_F(CudaDevice, TimesWorkWithEvents) {
   DeviceBuffer b(*device_, std::size_t{64} << 20);
   const double ms = device_->time_ms([&] { device_->fill_bytes(b.data(), 0, b.bytes()); });
   EXPECT_GT(ms, 0.0);
+}
+
+TEST_F(CudaDevice, TimesTheGpuNotTheHostIssuingTheWork) {
+  DeviceBuffer b(*device_, 4096);
+  const auto fill = [&] { device_->fill_bytes(b.data(), 0, b.bytes()); };
+  device_->time_ms(fill);
+  // The stream is held while the host sleeps, so the events see only the 4 KiB fill.
+  const double ms = device_->time_ms([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(3));
+    fill();
+  });
+  std::cout << "a 4 KiB fill issued after a 3 ms host sleep timed " << ms * 1e3 << " us\n";
+  EXPECT_GT(ms, 0.0);
+  EXPECT_LT(ms, 0.5) << "the host's sleep was timed";
+}
+
+TEST_F(CudaDevice, TimesWorkThatWaitsForTheHostOnceTheHoldGivesUp) {
+  DeviceBuffer b(*device_, 4096);
+  const auto fill = [&] { device_->fill_bytes(b.data(), 0, b.bytes()); };
+  // synchronize() inside the timed work waits for the held stream: the hold times out
+  // instead of hanging, and the device times normally afterwards.
+  const double waited_ms = device_->time_ms([&] {
+    fill();
+    device_->synchronize();
+  });
+  EXPECT_GT(waited_ms, 0.0);
+  const double ms = device_->time_ms([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(3));
+    fill();
+  });
+  EXPECT_LT(ms, 0.5) << "the stream hold did not recover after a timeout";
 }
 
 TEST_F(CudaDevice, ReportsOutOfMemoryAsResourceExhaustedNamingTheBytes) {

@@ -239,6 +239,17 @@ TEST(CsrVectorModel, InterpolatesBetweenTheMeasuredSamples) {
   EXPECT_NEAR(model.predict_ms(f, launch(256, 32), h100_like()).ms, 0.05, 1e-12);
 }
 
+TEST(CsrVectorModel, ScalesALargerSampleToTheBaseRowsKeepingTheFixedCostOnce) {
+  // 10 strips of rows took 0.104 ms with a 0.004 ms fixed cost: one strip, 0.004 + 0.01.
+  const SamplePoint one = csr_sample_at_rows({2, 0.104}, 2'703'360, 270'336, 0.004);
+  EXPECT_DOUBLE_EQ(one.x, 2.0);
+  EXPECT_NEAR(one.y, 0.014, 1e-15);
+  EXPECT_DOUBLE_EQ(csr_sample_at_rows({2, 0.104}, 270'336, 270'336, 0.004).y, 0.104);
+  // A sample faster than the fixed cost keeps only the fixed cost.
+  EXPECT_DOUBLE_EQ(csr_sample_at_rows({2, 0.003}, 540'672, 270'336, 0.004).y, 0.004);
+  EXPECT_THROW(csr_sample_at_rows({2, 0.1}, 0, 270'336, 0.004), Error);
+}
+
 TEST(CsrVectorModel, ALongRowCostsAtLeastItsCriticalPath) {
   CsrVectorCalibration c = csr_vector_256x32();
   c.long_row_step_ms = 1e-4;
