@@ -31,7 +31,9 @@ class Device {
   // Waits until all work issued on this device has finished; throws on a device fault.
   virtual void synchronize() = 0;
   // Runs `work` (which issues device work) once and returns its duration in milliseconds:
-  // CUDA events around it on the device's stream, or the steady clock on the CPU.
+  // on the GPU, CUDA events around it on the device's stream, held while `work` is issued so
+  // that only the GPU's execution is timed, not the host's launch calls
+  // (kernels/cuda/stream_hold.cuh); on the CPU, the steady clock.
   virtual double time_ms(const std::function<void()>& work) = 0;
   // The CUDA stream (cudaStream_t) operators must launch on; nullptr for the CPU.
   virtual void* native_stream() const noexcept = 0;
