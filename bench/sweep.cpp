@@ -95,8 +95,8 @@ void run_candidate(const CsrMatrix<double>& m, const FormatEntry& entry, Device&
     std::vector<double> times_ms;
     const auto time_applies = [&](int count) {
       for (int i = 0; i < count; ++i) {
-        const int p = static_cast<int>((static_cast<std::size_t>(options.warmup) + times_ms.size()) %
-                                       static_cast<std::size_t>(n));
+        const std::size_t p = (static_cast<std::size_t>(options.warmup) + times_ms.size()) %
+                              static_cast<std::size_t>(n);
         times_ms.push_back(
             device.time_ms([&] { op->apply(pairs.x[p].data(), pairs.y[p].data(), 1.0, 0.0); }));
       }

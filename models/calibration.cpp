@@ -85,7 +85,6 @@ struct LaneLatency {
   double long_row_step_beyond_l2_ms = 0.0;
 };
 
-
 // The block size of the latency samples: a latency does not depend on it.
 constexpr std::uint32_t kLatencyBlockSize = 256;
 

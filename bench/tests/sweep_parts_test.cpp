@@ -14,6 +14,8 @@
 #include "bench/sweep.hpp"
 #include "bench/timing_stats.hpp"
 #include "core/error.hpp"
+#include "kernels/device.hpp"
+#include "tuner/feature_extraction.hpp"
 
 namespace spmvd {
 namespace {
@@ -131,6 +133,29 @@ TEST(LoadBenchInput, ReplicatesADerivedInput) {
   const auto m = load_bench_input(input, "");
   EXPECT_EQ(m.rows, 30);
   EXPECT_EQ(m.nnz(), 3 * 28);
+}
+
+// Candidates under short_ms get short_reps timed applies in all; the others keep reps.
+TEST(SweepMatrix, TimesShortCandidatesShortRepsTimes) {
+  const auto m =
+      load_bench_input({.source = "banded:rows=64,bandwidth=2", .label = "b", .copies = 1}, "");
+  const MatrixFeatures features = extract_features(m);
+  const auto device = make_cpu_device();
+  SweepOptions options;
+  options.formats = {"cpu_csr"};
+  options.reps = 20;
+  options.warmup = 1;
+  options.short_reps = 45;
+  options.memory_budget_bytes = std::uint64_t{1} << 30;  // admissible() weighs the format against it
+  const auto timed_reps = [&](double short_ms) {
+    options.short_ms = short_ms;
+    const SweepResult r = sweep_matrix(m, features, *device, CopyBandwidth{}, options, {});
+    EXPECT_FALSE(r.candidates.empty());
+    for (const CandidateResult& c : r.candidates) EXPECT_TRUE(c.correct()) << c.message;
+    return r.candidates.empty() ? 0 : r.candidates.front().timed_reps;
+  };
+  EXPECT_EQ(timed_reps(1e9), 45);  // every candidate counts as short
+  EXPECT_EQ(timed_reps(0.0), 20);  // none does
 }
 
 }  // namespace

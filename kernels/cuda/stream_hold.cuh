@@ -6,9 +6,9 @@
 // on a cache-resident matrix and varies with the host CPU.
 //
 // The hold is a one-thread spin kernel that polls a flag in mapped host memory. It gives up
-// after kTimeoutNs, so work that waits for the host inside (a synchronous copy, or a kernel's
-// first, lazily loaded launch needing the context) is delayed that long and then timed as
-// before, host included, instead of hanging; timed_out() says when that happened.
+// after kTimeoutNs, so work that waits for the host inside (a synchronous copy; possibly a
+// kernel's first, lazily loaded launch: every caller warms up first) is delayed that long and
+// then timed as before, host included, instead of hanging; timed_out() says when that happened.
 
 #include <cuda_runtime.h>
 

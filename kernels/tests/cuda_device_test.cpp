@@ -5,8 +5,8 @@
 
 #include <chrono>
 #include <cstdint>
-#include <thread>
 #include <iostream>
+#include <thread>
 #include <vector>
 
 #include "core/error.hpp"
