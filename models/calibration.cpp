@@ -209,8 +209,9 @@ MatrixFeatures shape_features(const SampleShape& shape) {
 // from DRAM as a large matrix does; the cache_resident stage corrects matrices that fit. The
 // fit sees each sample scaled back to the base row count (csr_sample_at_rows). Grown samples
 // have a multiple of kStreamingRowsQuantum rows, the same for every variant, so that one
-// generated matrix serves them all (whole strips per variant generated 540 M non-zeros in fp32
-// instead of 130 M); a partial last wave is a few percent of a sample of several waves.
+// generated matrix serves them all (whole strips per variant: 542 M non-zeros generated for the
+// H100's fp32 csr_vector stage; this: 270 M); a partial last wave is a few percent of a sample
+// of several waves.
 constexpr double kStreamingFootprintInL2s = 1.5;
 constexpr std::int64_t kStreamingRowsQuantum = std::int64_t{1} << 16;
 
@@ -1053,7 +1054,7 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
             std::vector<SamplePoint> samples;
             for (std::size_t s = 0; s < split.random.size(); ++s)
               samples.push_back(csr_sample_at_rows(split.random[s], split.random_shapes[s].rows,
-                                             base_rows, lane.fixed_ms));
+                                                   base_rows, lane.fixed_ms));
             CsrVectorCalibration c =
                 fit_csr_vector(variant.kernel, samples, base_rows, variant.sample_strips);
             c.banded_ratio = split.banded_ratio;

@@ -12,8 +12,9 @@
 //   csr_vector  Fig. 3 and 4: for every threads_per_row t (1 = cuda_csr_scalar, 2-32 =
 //               cuda_csr_vector) and block size, samples of S strips of M * P * (block / t) rows
 //               (Sec. 4.3.1, with P from models/occupancy.hpp), every row of one length c; a
-//               sample of short rows gets more whole strips, up to 1.5 L2s of footprint, so that
-//               it streams from DRAM, and is scaled back to S strips for the fits.
+//               sample of short rows gets more rows (multiples of 65536), past 1.5 L2s of
+//               footprint, so that it streams from DRAM, and is scaled back to S strips for the
+//               fits.
 //   ell         Fig. 5: cuda_ell on a grid of widths x rows (powers of 2 and 4), per block size.
 //   coo         Fig. 6: cuda_coo (or cpu_coo on the CPU) at doubling non-zero counts, per
 //               entries per thread E and block size.
@@ -61,7 +62,7 @@ namespace spmvd {
 
 struct CalibrationOptions {
   int warmup_runs = 2;  // untimed applies after building a sample (paper 004's beta runs)
-  int timed_runs = 7;   // individually timed applies (51 below 0.05 ms); the median is kept
+  int timed_runs = 7;   // individually timed applies (101 below 0.05 ms); the median is kept
   // Non-zeros of the largest CSR-vector, COO and bytes sample (the largest ELL sample holds 4x
   // this). 0: enough that a fp64 CSR sample is 4x the device's L2, so the large samples stream
   // from DRAM as the paper's "very large sparse matrices" do, clamped to [2^16, 2^25].

@@ -50,11 +50,19 @@ class CudaDevice final : public Device {
     SPMVD_CUDA_CHECK(cudaSetDevice(ordinal_));
     info_ = read_device_info(ordinal_);
     SPMVD_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    // time_ms's two events, made once: every Multiply request is timed.
+    try {
+      SPMVD_CUDA_CHECK(cudaEventCreate(&start_));
+      SPMVD_CUDA_CHECK(cudaEventCreate(&stop_));
+    } catch (...) {
+      release_stream_and_events();
+      throw;
+    }
   }
   ~CudaDevice() override {
     SPMVD_CUDA_CHECK_NO_THROW(cudaSetDevice(ordinal_));
     SPMVD_CUDA_CHECK_NO_THROW(cudaStreamSynchronize(stream_));
-    SPMVD_CUDA_CHECK_NO_THROW(cudaStreamDestroy(stream_));
+    release_stream_and_events();
   }
   CudaDevice(const CudaDevice&) = delete;
   CudaDevice& operator=(const CudaDevice&) = delete;
@@ -104,21 +112,8 @@ class CudaDevice final : public Device {
   // The stream is held while `work` is issued (kernels/cuda/stream_hold.cuh), so the events
   // time the GPU's execution alone, not the host's launch calls.
   double time_ms(const std::function<void()>& work) override {
-    std::lock_guard lock(timing_mutex_);  // one hold at a time
+    std::lock_guard lock(timing_mutex_);  // one hold and one pair of events at a time
     SPMVD_CUDA_CHECK(cudaSetDevice(ordinal_));
-    cudaEvent_t start = nullptr, stop = nullptr;
-    SPMVD_CUDA_CHECK(cudaEventCreate(&start));
-    const cudaError_t stop_status = cudaEventCreate(&stop);
-    if (stop_status != cudaSuccess) SPMVD_CUDA_CHECK_NO_THROW(cudaEventDestroy(start));
-    SPMVD_CUDA_CHECK(stop_status);
-    // Destroys the events on every path, including when `work` throws.
-    struct EventGuard {
-      cudaEvent_t a, b;
-      ~EventGuard() {
-        SPMVD_CUDA_CHECK_NO_THROW(cudaEventDestroy(a));
-        SPMVD_CUDA_CHECK_NO_THROW(cudaEventDestroy(b));
-      }
-    } events{start, stop};
     hold_.hold(stream_);
     {
       // Lets the stream go on every path, including when `work` throws.
@@ -126,24 +121,29 @@ class CudaDevice final : public Device {
         StreamHold& hold;
         ~Release() { hold.release(); }
       } release{hold_};
-      SPMVD_CUDA_CHECK(cudaEventRecord(start, stream_));
+      SPMVD_CUDA_CHECK(cudaEventRecord(start_, stream_));
       work();
-      SPMVD_CUDA_CHECK(cudaEventRecord(stop, stream_));
+      SPMVD_CUDA_CHECK(cudaEventRecord(stop_, stream_));
     }
-    SPMVD_CUDA_CHECK(cudaEventSynchronize(stop));
+    SPMVD_CUDA_CHECK(cudaEventSynchronize(stop_));
     if (hold_.timed_out() && hold_timeouts_++ == 0)
       cuda_detail::log_warning(
           "cuda device " + std::to_string(ordinal_) +
           ": timed work waited for the host behind the stream hold; this and later such "
           "timings include the host's time");
     float elapsed_ms = 0.0F;
-    SPMVD_CUDA_CHECK(cudaEventElapsedTime(&elapsed_ms, start, stop));
+    SPMVD_CUDA_CHECK(cudaEventElapsedTime(&elapsed_ms, start_, stop_));
     return elapsed_ms;
   }
 
   void* native_stream() const noexcept override { return stream_; }
 
  private:
+  void release_stream_and_events() noexcept {
+    if (stop_) SPMVD_CUDA_CHECK_NO_THROW(cudaEventDestroy(stop_));
+    if (start_) SPMVD_CUDA_CHECK_NO_THROW(cudaEventDestroy(start_));
+    SPMVD_CUDA_CHECK_NO_THROW(cudaStreamDestroy(stream_));
+  }
   void copy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
     if (!bytes) return;
     SPMVD_CUDA_CHECK(cudaSetDevice(ordinal_));
@@ -154,6 +154,8 @@ class CudaDevice final : public Device {
   DeviceInfo info_;
   cudaStream_t stream_ = nullptr;
   std::mutex timing_mutex_;
+  cudaEvent_t start_ = nullptr;
+  cudaEvent_t stop_ = nullptr;
   StreamHold hold_;
   std::uint64_t hold_timeouts_ = 0;
 };

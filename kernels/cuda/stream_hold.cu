@@ -28,7 +28,10 @@ __global__ void spin_until_released(volatile int* flags, std::uint64_t timeout_n
 
 StreamHold::StreamHold() {
   void* host = nullptr;
-  SPMVD_CUDA_CHECK(cudaHostAlloc(&host, 2 * sizeof(int), cudaHostAllocMapped));
+  // Portable: the flags are made before the owning device is current, and must be mapped
+  // into whichever device's context holds the stream.
+  SPMVD_CUDA_CHECK(
+      cudaHostAlloc(&host, 2 * sizeof(int), cudaHostAllocMapped | cudaHostAllocPortable));
   host_flags_ = static_cast<volatile int*>(host);
   host_flags_[0] = 1;
   host_flags_[1] = 0;
