@@ -1,6 +1,7 @@
 #include "models/bytes_model.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/error.hpp"
 #include "models/locality.hpp"
@@ -14,6 +15,25 @@ std::uint64_t csr_storage_bytes_estimate(const MatrixFeatures& features, Precisi
   const auto rows = static_cast<std::uint64_t>(std::max<std::int64_t>(features.rows, 0));
   const auto nnz = static_cast<std::uint64_t>(std::max<std::int64_t>(features.nnz, 0));
   return (rows + 1) * 4 + nnz * (4 + value_bytes(precision));
+}
+
+double block_row_factor(const FormatBytesCalibration& own, const MatrixFeatures& features,
+                        std::uint32_t block_dim) noexcept {
+  const std::vector<SamplePoint>& ratio = own.block_row_ratio;
+  const std::int64_t blocks = block_dim > 0 ? features.blocks_for(block_dim) : -1;
+  if (ratio.empty() || blocks <= 0 || features.rows <= 0) return 1.0;
+  const std::int64_t block_rows = (features.rows + block_dim - 1) / block_dim;
+  const double per_block_row = static_cast<double>(blocks) / static_cast<double>(block_rows);
+  if (per_block_row <= ratio.front().x) return ratio.front().y;
+  for (std::size_t i = 1; i < ratio.size(); ++i) {
+    const SamplePoint& a = ratio[i - 1];
+    const SamplePoint& b = ratio[i];
+    if (per_block_row > b.x) continue;
+    if (!(b.x > a.x) || !(a.x > 0.0)) return b.y;
+    const double t = std::log(per_block_row / a.x) / std::log(b.x / a.x);
+    return a.y + (b.y - a.y) * t;
+  }
+  return ratio.back().y;
 }
 
 BytesMoved bytes_moved(const MatrixFeatures& features, std::uint64_t matrix_bytes,

@@ -62,8 +62,19 @@ struct FormatBytesCalibration {
   // The format's own launch floor: its time on the latency stage's tiny sample. Libraries that
   // launch several kernels per multiply (cuSPARSE BSR) sit well above the CSR-vector floor.
   double floor_ms = 0.0;
+  // BSR: (blocks per block row, time / time at the base samples' blocks per block row) at the
+  // largest size (calibration's kBsrBlockRowLengths); the bytes fit holds at the first point.
+  // Empty for other formats, or no such term.
+  std::vector<SamplePoint> block_row_ratio{};
   friend bool operator==(const FormatBytesCalibration&, const FormatBytesCalibration&) = default;
 };
+
+// The factor of own.block_row_ratio at the matrix's blocks per block row for block size
+// block_dim (features.blocks_for / block rows): linear in log(blocks per block row) between
+// the points, constant beyond them. 1 where the record has no ratio, block_dim is 0 or the
+// features do not count its blocks.
+double block_row_factor(const FormatBytesCalibration& own, const MatrixFeatures& features,
+                        std::uint32_t block_dim) noexcept;
 
 struct BytesMoved {
   std::uint64_t matrix_bytes = 0;

@@ -300,7 +300,7 @@ void plan_ell(const FormatRegistry& registry, Precision precision, const Calibra
         launched_variant(CalibrationStage::ell, kCudaEllFormatId, measured, block, 1);
     for (const std::int64_t rows : rows_axis)
       for (const std::int64_t w : widths) v.samples.push_back({.rows = rows, .row_length = w});
-    add_banded_twins(v, kBandedEllWidths, rows_axis.back());
+    add_banded_twins(v, kBandedEllWidths, std::nullopt);
     plan.variants.push_back(std::move(v));
   }
 }
@@ -377,8 +377,21 @@ enum class FormatBytesTail : std::size_t {
   count
 };
 
+// BSR's samples after FormatBytesTail: the largest size again at each kBsrBlockRowLengths.
+std::size_t block_row_sample_count(const PlannedVariant& v) noexcept {
+  return v.stage == CalibrationStage::format_bytes && v.format == kCusparseBsrFormatId
+             ? std::size(kBsrBlockRowLengths)
+             : 0;
+}
+
+// Index of a format_bytes record's first FormatBytesTail sample.
+std::size_t format_bytes_tail_start(const PlannedVariant& v) noexcept {
+  return v.samples.size() - static_cast<std::size_t>(FormatBytesTail::count) -
+         block_row_sample_count(v);
+}
+
 // One format_bytes record's samples: the two sizes random and banded (BSR: of dense blocks),
-// then FormatBytesTail.
+// then FormatBytesTail, then (BSR) the largest size at kBsrBlockRowLengths.
 PlannedVariant format_bytes_variant(FormatId format, const FormatParams& params,
                                     std::span<const SampleShape> shapes) {
   PlannedVariant v;
@@ -413,6 +426,16 @@ PlannedVariant format_bytes_variant(FormatId format, const FormatParams& params,
   beyond_l2.long_row = std::min(kLongRowLength, beyond_l2.rows);  // the CPU's samples are small
   v.samples.push_back(beyond_l2);
   v.samples.push_back({.rows = kLatencySampleRows, .row_length = 4});
+  if (format == kCusparseBsrFormatId) {
+    const SampleShape& largest = v.samples[sizes - 1];
+    const std::int64_t nnz = largest.rows * largest.row_length;
+    for (const std::int64_t length : kBsrBlockRowLengths) {
+      const std::int64_t rows = std::max(nnz / length / kBsrSampleBlockDim, std::int64_t{1}) *
+                                kBsrSampleBlockDim;
+      v.samples.push_back(
+          {.rows = rows, .row_length = length, .block_dim = kBsrSampleBlockDim});
+    }
+  }
   return v;
 }
 
@@ -669,16 +692,16 @@ struct SplitMeasurements {
 };
 
 // In the format_bytes stage, the FormatBytesTail samples measure critical paths and a launch
-// floor, not throughput: they stay out of its bytes fit.
-bool is_critical_path_sample(const PlannedVariant& v, std::size_t s) noexcept {
-  return v.stage == CalibrationStage::format_bytes &&
-         s + static_cast<std::size_t>(FormatBytesTail::count) >= v.samples.size();
+// floor, not throughput, and BSR's block-row samples another shape at the same bytes: they
+// stay out of its bytes fit.
+bool stays_out_of_bytes_fit(const PlannedVariant& v, std::size_t s) noexcept {
+  return v.stage == CalibrationStage::format_bytes && s >= format_bytes_tail_start(v);
 }
 
 SplitMeasurements split_banded(const PlannedVariant& v, const std::vector<SamplePoint>& ms) {
   SplitMeasurements out;
   for (std::size_t s = 0; s < v.samples.size(); ++s) {
-    if (v.samples[s].banded || is_critical_path_sample(v, s)) continue;
+    if (v.samples[s].banded || stays_out_of_bytes_fit(v, s)) continue;
     out.random.push_back(ms[s]);
     out.random_shapes.push_back(v.samples[s]);
   }
@@ -691,6 +714,44 @@ SplitMeasurements split_banded(const PlannedVariant& v, const std::vector<Sample
         out.banded_ratio.push_back({out.random[r].x, ms[s].y / out.random[r].y});
   }
   std::sort(out.banded_ratio.begin(), out.banded_ratio.end(),
+            [](const SamplePoint& l, const SamplePoint& r) { return l.x < r.x; });
+  return out;
+}
+
+// T_banded / T_random over (row length, rows) of every banded sample and its random twin (the
+// ELL stage's twins cover kBandedEllWidths at every rows); empty without banded samples.
+LogGridFit banded_ratio_grid(const PlannedVariant& v, const std::vector<SamplePoint>& ms) {
+  std::vector<GridSample> grid;
+  for (std::size_t s = 0; s < v.samples.size(); ++s) {
+    if (!v.samples[s].banded) continue;
+    SampleShape twin = v.samples[s];
+    twin.banded = false;
+    const auto random = std::find(v.samples.begin(), v.samples.end(), twin);
+    const double random_ms = random != v.samples.end() ? ms[random - v.samples.begin()].y : 0.0;
+    if (random_ms > 0.0 && ms[s].y > 0.0)
+      grid.push_back({.width = static_cast<double>(twin.row_length),
+                      .rows = static_cast<double>(twin.rows),
+                      .ms = ms[s].y / random_ms});
+  }
+  return grid.empty() ? LogGridFit{} : fit_log_grid(grid);
+}
+
+// BSR's (blocks per block row, T / T at the base row length) at the largest size: the base
+// itself (ratio 1), then each kBsrBlockRowLengths sample; empty for other formats. Blocks are
+// counted at the record's block size (the samples' dense blocks are a multiple of it).
+std::vector<SamplePoint> block_row_ratio(const PlannedVariant& v,
+                                         const std::vector<SamplePoint>& ms,
+                                         const SplitMeasurements& split) {
+  const std::size_t count = block_row_sample_count(v);
+  const auto b = static_cast<double>(v.params.block_dim);
+  if (count == 0 || !(b > 0.0) || split.random.empty() || !(split.random.back().y > 0.0))
+    return {};
+  const double base_ms = split.random.back().y;
+  std::vector<SamplePoint> out{
+      {static_cast<double>(split.random_shapes.back().row_length) / b, 1.0}};
+  for (std::size_t s = v.samples.size() - count; s < v.samples.size(); ++s)
+    out.push_back({static_cast<double>(v.samples[s].row_length) / b, ms[s].y / base_ms});
+  std::sort(out.begin(), out.end(),
             [](const SamplePoint& l, const SamplePoint& r) { return l.x < r.x; });
   return out;
 }
@@ -1078,7 +1139,7 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
               ell_ms_per_entry = slope;
             set.ell.push_back({.kernel = variant.kernel,
                                .time_vs_width_rows = fit_log_grid(grid),
-                               .banded_ratio = split.banded_ratio});
+                               .banded_ratio_vs_width_rows = banded_ratio_grid(variant, measured[v])});
             break;
           }
           case CalibrationStage::coo:
@@ -1144,8 +1205,7 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
             break;
           }
           case CalibrationStage::format_bytes: {
-            const std::size_t tail =
-                variant.samples.size() - static_cast<std::size_t>(FormatBytesTail::count);
+            const std::size_t tail = format_bytes_tail_start(variant);
             const auto at = [&](FormatBytesTail t) {
               return measured[v][tail + static_cast<std::size_t>(t)].y;
             };
@@ -1173,7 +1233,8 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
                  .long_row_step_beyond_l2_ms =
                      step(at(FormatBytesTail::largest_with_long_row), split.random.back().y,
                           variant.samples[beyond]),
-                 .floor_ms = at(FormatBytesTail::tiny)});
+                 .floor_ms = at(FormatBytesTail::tiny),
+                 .block_row_ratio = block_row_ratio(variant, measured[v], split)});
             break;
           }
         }

@@ -36,9 +36,10 @@
 // (the coo stage on the CPU device; beside a GPU, 4 small samples on make_cpu_device(), not in
 // the plan). ModelSet::blocked_ell (paper 000) stays unset: see run_calibration_plan.
 // x locality (models/locality.hpp): csr_vector (row lengths kBandedCsrRowLengths), ell (widths
-// kBandedEllWidths at the largest rows), coo (the largest size) and format_bytes also time a
-// banded twin of some random samples (banded_row_length_sample); each banded / random time
-// ratio becomes the record's banded_ratio, and the fits use the random samples only.
+// kBandedEllWidths at every rows of its grid), coo (the largest size) and format_bytes also
+// time a banded twin of some random samples (banded_row_length_sample); each banded / random
+// time ratio becomes the record's banded_ratio (ELL: a grid over width x rows,
+// banded_ratio_vs_width_rows), and the fits use the random samples only.
 //
 // Thread safety: calibration issues work on `device` and expects nothing else to use it.
 
@@ -82,7 +83,7 @@ struct CalibrationOptions {
   // non-zeros (25 MB of CSR in fp64, within the L2 of an H100/H200), from a few thousand rows
   // (one partial wave, latency chains) to 65536 (the GPU filled).
   std::vector<std::int64_t> cache_resident_rows{4096, 16384, 65536};
-  std::vector<std::int64_t> cache_resident_row_lengths{2, 8, 32};
+  std::vector<std::int64_t> cache_resident_row_lengths{2, 4, 8, 16, 32};
   std::uint64_t seed = 20110101;
 };
 
@@ -114,8 +115,14 @@ inline constexpr std::int64_t kLongRowLength = 65536;
 // cuSPARSE SELL's step doubles.
 inline constexpr std::int64_t kInL2LongRowLength = 4096;
 
-// Row lengths whose csr_vector samples get a banded twin, ELL widths whose largest-rows sample
-// does: around the 5-30 entries per row of stencil and FEM matrices, and a short and long end.
+// BSR's format_bytes record also times its largest size at these row lengths (non-zeros, of
+// dense kBsrSampleBlockDim blocks: row_length / b blocks per block row of block size b), beside
+// the base row length's 8. cuSPARSE BSR streams more bytes per ms the more blocks a block row
+// holds: on an H100 4 x 4 blocks at 2 per block row moved 1.1 TB/s, at 25 (bcsstk16-x64) 2.0.
+inline constexpr std::int64_t kBsrBlockRowLengths[] = {32, 128};
+
+// Row lengths whose csr_vector samples get a banded twin, ELL widths whose samples do (at
+// every rows): around the 5-30 entries per row of stencil and FEM matrices, and a short and long end.
 inline constexpr std::int64_t kBandedCsrRowLengths[] = {2, 8, 32};
 inline constexpr std::int64_t kBandedEllWidths[] = {2, 8, 32};
 

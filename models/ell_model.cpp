@@ -30,7 +30,8 @@ Prediction EllModel::predict_shape_ms(std::int64_t width, std::int64_t rows,
   // in proportion to the rows (and entries per row) beyond the largest calibrated ones.
   if (!grid.rows.empty() && r > grid.rows.back()) ms *= r / grid.rows.back();
   if (!grid.widths.empty() && w > grid.widths.back()) ms *= w / grid.widths.back();
-  ms *= locality_factor(cal.banded_ratio, w, randomness);
+  if (!cal.banded_ratio_vs_width_rows.log_ms.empty())
+    ms *= locality_factor(cal.banded_ratio_vs_width_rows(w, r), randomness);
   const double confidence = 0.75 * (grid.covers(w, r) ? 1.0 : 0.7) * (exact ? 1.0 : 0.7);
   return {.ms = ms, .confidence = confidence};
 }

@@ -13,9 +13,12 @@ namespace spmvd {
 struct EllCalibration {
   CalibratedKernel kernel;  // threads_per_row is 1: one thread per row (paper 004 Table 4)
   LogGridFit time_vs_width_rows;
-  // (width, T_banded / T_random) at the largest calibrated rows (models/locality.hpp); empty:
-  // no locality term.
-  std::vector<SamplePoint> banded_ratio{};
+  // T_banded / T_random over (width, rows) (models/locality.hpp; LogGridFit's ms holds it), at
+  // widths kBandedEllWidths and every rows of the time grid; empty: no locality term. A band
+  // pays where many rows stream x through L2 (0.5-0.6 at a million rows on an H100), hardly
+  // where a few thousand rows are one launch's latency: a ratio at the largest rows alone made
+  // small banded matrices (olm1000, ani4, 4elt) 15-30 % fast.
+  LogGridFit banded_ratio_vs_width_rows{};
   friend bool operator==(const EllCalibration&, const EllCalibration&) = default;
 };
 

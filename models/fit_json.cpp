@@ -149,14 +149,17 @@ void from_json(const nlohmann::json& j, CsrVectorCalibration& v) {
 }
 
 void to_json(nlohmann::json& j, const EllCalibration& v) {
-  j = {{"kernel", v.kernel},
-       {"time_vs_width_rows", v.time_vs_width_rows},
-       {"banded_ratio", v.banded_ratio}};
+  j = {{"kernel", v.kernel}, {"time_vs_width_rows", v.time_vs_width_rows}};
+  // Absent: no locality term (an empty grid is no valid log_grid).
+  if (!v.banded_ratio_vs_width_rows.log_ms.empty())
+    j["banded_ratio_vs_width_rows"] = v.banded_ratio_vs_width_rows;
 }
 void from_json(const nlohmann::json& j, EllCalibration& v) {
   j.at("kernel").get_to(v.kernel);
   j.at("time_vs_width_rows").get_to(v.time_vs_width_rows);
-  j.at("banded_ratio").get_to(v.banded_ratio);
+  v.banded_ratio_vs_width_rows = {};
+  if (j.contains("banded_ratio_vs_width_rows"))
+    j.at("banded_ratio_vs_width_rows").get_to(v.banded_ratio_vs_width_rows);
 }
 
 void to_json(nlohmann::json& j, const CooCalibration& v) {
@@ -204,7 +207,8 @@ void to_json(nlohmann::json& j, const FormatBytesCalibration& v) {
        {"bytes", v.bytes},
        {"long_row_step_ms", v.long_row_step_ms},
        {"long_row_step_beyond_l2_ms", v.long_row_step_beyond_l2_ms},
-       {"floor_ms", v.floor_ms}};
+       {"floor_ms", v.floor_ms},
+       {"block_row_ratio", v.block_row_ratio}};
 }
 void from_json(const nlohmann::json& j, FormatBytesCalibration& v) {
   j.at("format").get_to(v.format.value);
@@ -213,6 +217,7 @@ void from_json(const nlohmann::json& j, FormatBytesCalibration& v) {
   j.at("long_row_step_ms").get_to(v.long_row_step_ms);
   j.at("long_row_step_beyond_l2_ms").get_to(v.long_row_step_beyond_l2_ms);
   j.at("floor_ms").get_to(v.floor_ms);
+  j.at("block_row_ratio").get_to(v.block_row_ratio);
 }
 
 void to_json(nlohmann::json& j, const CacheResidentCorrection& v) {

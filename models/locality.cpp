@@ -4,6 +4,11 @@
 #include <cmath>
 
 namespace spmvd {
+namespace {
+// One noisy banded sample must not zero or blow up every prediction.
+constexpr double kLowestBandedRatio = 0.05;
+constexpr double kHighestBandedRatio = 1.5;
+}  // namespace
 
 double random_span_fraction(double row_length) noexcept {
   if (!(row_length > 1.0)) return 0.0;
@@ -49,8 +54,6 @@ bool x_beyond_l2(const MatrixFeatures& features, const DeviceInfo& device,
 }
 
 double banded_ratio_at(std::span<const SamplePoint> banded_ratio, double x) noexcept {
-  constexpr double kLowest = 0.05;
-  constexpr double kHighest = 1.5;
   if (banded_ratio.empty()) return 1.0;
   double rho = banded_ratio.back().y;
   if (x <= banded_ratio.front().x) {
@@ -65,14 +68,18 @@ double banded_ratio_at(std::span<const SamplePoint> banded_ratio, double x) noex
       }
     }
   }
-  return std::clamp(rho, kLowest, kHighest);
+  return std::clamp(rho, kLowestBandedRatio, kHighestBandedRatio);
 }
 
 double locality_factor(std::span<const SamplePoint> banded_ratio, double x,
                        double randomness) noexcept {
-  const double rho = banded_ratio_at(banded_ratio, x);
+  return locality_factor(banded_ratio_at(banded_ratio, x), randomness);
+}
+
+double locality_factor(double rho, double randomness) noexcept {
+  const double clamped = std::clamp(rho, kLowestBandedRatio, kHighestBandedRatio);
   const double w = std::clamp(randomness, 0.0, 1.0);
-  return rho + (1.0 - rho) * w;
+  return clamped + (1.0 - clamped) * w;
 }
 
 }  // namespace spmvd

@@ -79,4 +79,8 @@ double banded_ratio_at(std::span<const SamplePoint> banded_ratio, double x) noex
 double locality_factor(std::span<const SamplePoint> banded_ratio, double x,
                        double randomness) noexcept;
 
+// The same for a ratio read from a 2-D grid (the ELL model's width x rows): rho + (1 - rho) *
+// randomness, rho clamped as banded_ratio_at does.
+double locality_factor(double rho, double randomness) noexcept;
+
 }  // namespace spmvd

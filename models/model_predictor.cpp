@@ -128,8 +128,11 @@ Prediction ModelPredictor::predict_unfloored_ms(ModelFamily family,
   if (matrix_bytes) {
     storage = [bytes = *matrix_bytes](const MatrixFeatures&, const Candidate&) { return bytes; };
   }
-  return BytesModel(*bytes, set_.precision, std::move(storage))
-      .predict_ms(features, candidate, device, randomness);
+  Prediction p = BytesModel(*bytes, set_.precision, std::move(storage))
+                     .predict_ms(features, candidate, device, randomness);
+  // BSR's bytes fit holds at the samples' few blocks per block row; more stream faster.
+  if (own != nullptr) p.ms *= block_row_factor(*own, features, candidate.params.block_dim);
+  return p;
 }
 
 bool ModelPredictor::uses_bytes_model(ModelFamily family) const noexcept {

@@ -1,5 +1,6 @@
 #include "models/model_set.hpp"
 
+#include <cmath>
 #include <exception>
 #include <string>
 
@@ -116,7 +117,17 @@ nlohmann::json model_set_summary(const ModelSet& set) {
   for (const EllCalibration& c : set.ell) {
     nlohmann::json grid = c.time_vs_width_rows;
     grid.erase("log_ms");  // the table is for plots (svg_plot), not for reading
-    grid["banded_ratio"] = c.banded_ratio;
+    if (!c.banded_ratio_vs_width_rows.log_ms.empty()) {
+      // T_banded / T_random: the table at (width, rows), exp of log_ms, for reading.
+      nlohmann::json banded = nlohmann::json::array();
+      const LogGridFit& b = c.banded_ratio_vs_width_rows;
+      for (std::size_t r = 0; r < b.rows.size(); ++r)
+        for (std::size_t w = 0; w < b.widths.size(); ++w)
+          banded.push_back({{"width", b.widths[w]},
+                            {"rows", b.rows[r]},
+                            {"ratio", std::exp(b.log_ms[r * b.widths.size() + w])}});
+      grid["banded_ratio_vs_width_rows"] = std::move(banded);
+    }
     add_fit(fits, "ell", variant_json(c.kernel), "ms_vs_width_rows", std::move(grid));
   }
   for (const CooCalibration& c : set.coo) {

@@ -132,17 +132,25 @@ TEST(CsrVectorModel, ScalesABandedMatrixByTheBandedRatioAtItsRowLength) {
   EXPECT_NEAR(model.predict_ms(band, c, h100_like()).ms, 0.05 * (0.5 - 0.2 / 3.0), 1e-12);
 }
 
-TEST(EllModel, ScalesABandedMatrixByTheBandedRatioAtItsWidth) {
+TEST(EllModel, ScalesABandedMatrixByTheBandedRatioAtItsWidthAndRows) {
   LogGridFit grid;
   grid.widths = {1, 10};
   grid.rows = {1e3, 1e5};
   grid.log_ms = {std::log(0.01), std::log(0.02), std::log(0.1), std::log(1.0)};
+  // A band pays at many rows (0.4 at width 10), hardly at a few (0.9).
+  LogGridFit banded;
+  banded.widths = {10};
+  banded.rows = {1e3, 1e5};
+  banded.log_ms = {std::log(0.9), std::log(0.4)};
   const EllModel model({{.kernel = {.resources = {.threads_per_block = 256}, .threads_per_row = 1},
                          .time_vs_width_rows = grid,
-                         .banded_ratio = {{10, 0.4}}}});
+                         .banded_ratio_vs_width_rows = banded}});
   EXPECT_NEAR(model.predict_shape_ms(10, 100000, 256, 1.0).ms, 1.0, 1e-12);
   EXPECT_NEAR(model.predict_shape_ms(10, 100000, 256, 0.0).ms, 0.4, 1e-12);
   EXPECT_NEAR(model.predict_shape_ms(10, 100000, 256, 0.5).ms, 0.7, 1e-12);
+  EXPECT_NEAR(model.predict_shape_ms(10, 1000, 256, 0.0).ms, 0.02 * 0.9, 1e-12);
+  // Between the rows: geometric, sqrt(0.9 * 0.4) = 0.6 at 1e4 rows.
+  EXPECT_NEAR(model.predict_shape_ms(10, 10000, 256, 0.0).ms, std::sqrt(0.02 * 1.0) * 0.6, 1e-12);
 }
 
 TEST(ModelPredictor, PricesAFormatWithItsOwnBytesFitWhereCalibrated) {
@@ -210,6 +218,39 @@ TEST(ModelPredictor, HoldsAFormatAboveItsOwnFloor) {
   const double ms = predictor.predict_ms(ModelFamily::other, rows_of(10, 5, 1.0), c, h100_like(), 100).ms;
   EXPECT_GE(ms, 0.02);
   EXPECT_LT(ms, 0.0201);
+}
+
+TEST(BlockRowFactor, InterpolatesInLogBlocksPerBlockRowAndHoldsItsEnds) {
+  FormatBytesCalibration own{.format = FormatId{11}, .params = {}, .bytes = {}};
+  own.block_row_ratio = {{2, 1.0}, {8, 0.7}, {32, 0.5}};
+  MatrixFeatures f = rows_of(4000, 16, 1.0);
+  f.block_counts = {{.block_dim = 4, .blocks = 1000 * 4}};  // 1000 block rows of 4 blocks
+  // 4 blocks per block row: halfway from 2 to 8 in log.
+  EXPECT_NEAR(block_row_factor(own, f, 4), 0.85, 1e-12);
+  f.block_counts = {{.block_dim = 4, .blocks = 1000 * 64}};
+  EXPECT_DOUBLE_EQ(block_row_factor(own, f, 4), 0.5);
+  f.block_counts = {{.block_dim = 4, .blocks = 1000}};
+  EXPECT_DOUBLE_EQ(block_row_factor(own, f, 4), 1.0);
+  // Blocks not counted at this size, no block size, or no ratio: 1.
+  EXPECT_DOUBLE_EQ(block_row_factor(own, f, 2), 1.0);
+  EXPECT_DOUBLE_EQ(block_row_factor(own, f, 0), 1.0);
+  EXPECT_DOUBLE_EQ(block_row_factor(FormatBytesCalibration{}, f, 4), 1.0);
+}
+
+TEST(ModelPredictor, ScalesBsrByItsBlockRowRatio) {
+  ModelSet set;
+  const FormatId bsr{11};
+  set.format_bytes = {{.format = bsr,
+                       .params = {.block_dim = 4},
+                       .bytes = {.time_vs_bytes = {.intercept = 0.0, .slope = 1.0 / 1e9, .quality = {}}},
+                       .block_row_ratio = {{2, 1.0}, {32, 0.5}}}};
+  const ModelPredictor predictor(set);
+  Candidate c{.format = bsr, .params = {.block_dim = 4}, .launch = {}};
+  MatrixFeatures f = rows_of(1 << 20, 128, 1.0);
+  const double unscaled = predictor.predict_ms(ModelFamily::other, f, c, h100_like(), 1 << 30).ms;
+  f.block_counts = {{.block_dim = 4, .blocks = (1 << 18) * 32}};  // 32 blocks per block row
+  EXPECT_NEAR(predictor.predict_ms(ModelFamily::other, f, c, h100_like(), 1 << 30).ms,
+              0.5 * unscaled, 1e-9);
 }
 
 TEST(ModelPredictor, NeedsNoSharedBytesFitForAFormatWithItsOwn) {
