@@ -468,13 +468,17 @@ void plan_cache_resident(const CalibrationOptions& o, CalibrationPlan& plan) {
     v.stage = CalibrationStage::cache_resident;
     v.base_stage = base.stage;
     v.samples.clear();
-    // BSR, as in format_bytes: dense blocks, so rows and lengths in whole blocks.
+    // BSR, as in format_bytes: dense blocks, so rows and lengths in whole blocks (lengths 2
+    // and 4 both become 4: the grid takes each once).
     const std::int64_t b = base.format == kCusparseBsrFormatId ? kBsrSampleBlockDim : 1;
-    for (const std::int64_t rows : o.cache_resident_rows)
-      for (const std::int64_t length : o.cache_resident_row_lengths)
-        v.samples.push_back({.rows = (rows + b - 1) / b * b,
-                             .row_length = (length + b - 1) / b * b,
-                             .block_dim = b});
+    const auto whole_blocks = [b](const std::vector<std::int64_t>& axis) {
+      std::set<std::int64_t> out;
+      for (const std::int64_t n : axis) out.insert((n + b - 1) / b * b);
+      return out;
+    };
+    for (const std::int64_t rows : whole_blocks(o.cache_resident_rows))
+      for (const std::int64_t length : whole_blocks(o.cache_resident_row_lengths))
+        v.samples.push_back({.rows = rows, .row_length = length, .block_dim = b});
     added.push_back(std::move(v));
   }
   plan.variants.insert(plan.variants.end(), added.begin(), added.end());

@@ -494,6 +494,28 @@ TEST(PlanCalibration, RepeatsEveryCsrCooAndFormatBytesVariantOnCacheResidentSamp
   EXPECT_EQ(repeats, bases);
 }
 
+TEST(PlanCalibration, GivesBsrACacheResidentGridOfDistinctWholeBlockShapes) {
+  FormatRegistry registry = gpu_catalogue();
+  registry.add(std::make_unique<CusparseBsrRules>(), never_built);
+  const CalibrationPlan plan =
+      plan_calibration(registry, h100_like(), Precision::fp64, {}, fixed_registers(30));
+  std::size_t grids = 0;
+  for (const PlannedVariant& v : plan.variants) {
+    if (v.stage != CalibrationStage::cache_resident || v.format != kCusparseBsrFormatId) continue;
+    ++grids;
+    // Row lengths 2 and 4 both round to one 4 x 4 block: the grid (fit_log_grid) takes each
+    // shape once.
+    std::set<std::pair<std::int64_t, std::int64_t>> shapes;
+    for (const SampleShape& s : v.samples) {
+      EXPECT_EQ(s.rows % kBsrSampleBlockDim, 0);
+      EXPECT_EQ(s.row_length % kBsrSampleBlockDim, 0);
+      EXPECT_TRUE(shapes.insert({s.rows, s.row_length}).second) << s.rows << " x " << s.row_length;
+    }
+    EXPECT_EQ(shapes.size(), 3u * 4u);  // rows 4096, 16384, 65536 x lengths 4, 8, 16, 32
+  }
+  EXPECT_EQ(grids, kFormatBytesVariants);
+}
+
 TEST(PlanCalibration, RefusesTooFewRowLengthsForThePiecewiseFit) {
   const FormatRegistry registry = gpu_catalogue();
   CalibrationOptions options;
