@@ -37,8 +37,10 @@
 
 namespace spmvd {
 
-static_assert(kBsrSampleBlockDim == *std::max_element(kBsrBlockDims.begin(), kBsrBlockDims.end()),
-              "BSR calibration samples must fill every BSR candidate");
+std::int64_t bsr_sample_block_dim(const FormatParams& params) noexcept {
+  return params.block_dim > 0 ? static_cast<std::int64_t>(params.block_dim)
+                              : kBsrDefaultSampleBlockDim;
+}
 
 std::string_view to_string(CalibrationStage stage) noexcept {
   switch (stage) {
@@ -401,13 +403,13 @@ PlannedVariant format_bytes_variant(FormatId format, const FormatParams& params,
   v.params = params;
   v.samples.assign(shapes.begin(), shapes.end());
   // BSR is a candidate only where blocks fill (CusparseBsrRules::may_fill_acceptably): its
-  // bytes are fitted on matrices of dense blocks, which it stores without fill.
+  // bytes are fitted on matrices of dense blocks of its size, which it stores without fill.
+  const std::int64_t b = bsr_sample_block_dim(params);
   if (format == kCusparseBsrFormatId) {
     for (SampleShape& s : v.samples) {
-      s.block_dim = kBsrSampleBlockDim;
-      s.rows -= s.rows % kBsrSampleBlockDim;
-      s.row_length =
-          std::max(s.row_length - s.row_length % kBsrSampleBlockDim, kBsrSampleBlockDim);
+      s.block_dim = b;
+      s.rows -= s.rows % b;
+      s.row_length = std::max(s.row_length - s.row_length % b, b);
     }
   }
   const std::size_t sizes = v.samples.size();
@@ -430,10 +432,8 @@ PlannedVariant format_bytes_variant(FormatId format, const FormatParams& params,
     const SampleShape& largest = v.samples[sizes - 1];
     const std::int64_t nnz = largest.rows * largest.row_length;
     for (const std::int64_t length : kBsrBlockRowLengths) {
-      const std::int64_t rows = std::max(nnz / length / kBsrSampleBlockDim, std::int64_t{1}) *
-                                kBsrSampleBlockDim;
-      v.samples.push_back(
-          {.rows = rows, .row_length = length, .block_dim = kBsrSampleBlockDim});
+      const std::int64_t rows = std::max(nnz / length / b, std::int64_t{1}) * b;
+      v.samples.push_back({.rows = rows, .row_length = length, .block_dim = b});
     }
   }
   return v;
@@ -470,7 +470,8 @@ void plan_cache_resident(const CalibrationOptions& o, CalibrationPlan& plan) {
     v.samples.clear();
     // BSR, as in format_bytes: dense blocks, so rows and lengths in whole blocks (lengths 2
     // and 4 both become 4: the grid takes each once).
-    const std::int64_t b = base.format == kCusparseBsrFormatId ? kBsrSampleBlockDim : 1;
+    const std::int64_t b =
+        base.format == kCusparseBsrFormatId ? bsr_sample_block_dim(base.params) : 1;
     const auto whole_blocks = [b](const std::vector<std::int64_t>& axis) {
       std::set<std::int64_t> out;
       for (const std::int64_t n : axis) out.insert((n + b - 1) / b * b);
@@ -741,8 +742,8 @@ LogGridFit banded_ratio_grid(const PlannedVariant& v, const std::vector<SamplePo
 }
 
 // BSR's (blocks per block row, T / T at the base row length) at the largest size: the base
-// itself (ratio 1), then each kBsrBlockRowLengths sample; empty for other formats. Blocks are
-// counted at the record's block size (the samples' dense blocks are a multiple of it).
+// itself (ratio 1), then each kBsrBlockRowLengths sample; empty for other formats. The samples
+// are of dense blocks of the record's block size.
 std::vector<SamplePoint> block_row_ratio(const PlannedVariant& v,
                                          const std::vector<SamplePoint>& ms,
                                          const SplitMeasurements& split) {

@@ -24,9 +24,10 @@
 //               cuSPARSE CSR, SELL, COO, BSR, cuda_sell; cpu_csr on the CPU), per distinct
 //               parameters of its first candidates (kFormatBytesVariants), on two sizes
 //               (max_sample_nnz / 4 and max_sample_nnz), each random and banded (BSR: of dense
-//               4 x 4 blocks), then the format's critical-path step twice (a kInL2LongRowLength
-//               row in a sample that stays in L2, a kLongRowLength row in the largest sample)
-//               and the latency stage's tiny sample: ModelSet::format_bytes.
+//               blocks of its block size), then the format's critical-path step twice (a
+//               kInL2LongRowLength row in a sample that stays in L2, a kLongRowLength row in
+//               the largest sample), the latency stage's tiny sample, and for BSR the largest
+//               size at kBsrBlockRowLengths: ModelSet::format_bytes.
 //   cache_resident  last: every csr_vector, coo and format_bytes variant again on a grid of
 //               random samples inside L2 (CalibrationOptions::cache_resident_rows x
 //               cache_resident_row_lengths), measured / predicted by the finished set:
@@ -103,9 +104,13 @@ std::string_view to_string(CalibrationStage stage) noexcept;
 
 // Rows of the tiny latency sample.
 inline constexpr std::int64_t kLatencySampleRows = 1024;
-// Block size of BSR's format_bytes samples: the largest of kBsrBlockDims, so every BSR
-// candidate stores them without fill.
-inline constexpr std::int64_t kBsrSampleBlockDim = 4;
+// Block size of a BSR record's samples (format_bytes and cache_resident): dense blocks of the
+// record's own block size, which it stores without fill. (Version 9 gave both records dense
+// 4 x 4 blocks; a 2 x 2 BSR of those reads x in aligned pairs of blocks, which real matrices
+// do not offer: on an H100 it streamed 1.5 TB/s there and 1.0-1.35 on bcsstk16-x64 and the
+// 3-D stencils.) kBsrDefaultSampleBlockDim where params carry no block size.
+inline constexpr std::int64_t kBsrDefaultSampleBlockDim = 4;
+std::int64_t bsr_sample_block_dim(const FormatParams& params) noexcept;
 // The long row of the latency stage's critical-path pair (a sample of as many rows of one entry)
 // and of format_bytes' beyond-L2 pair.
 inline constexpr std::int64_t kLongRowLength = 65536;
@@ -116,8 +121,8 @@ inline constexpr std::int64_t kLongRowLength = 65536;
 inline constexpr std::int64_t kInL2LongRowLength = 4096;
 
 // BSR's format_bytes record also times its largest size at these row lengths (non-zeros, of
-// dense kBsrSampleBlockDim blocks: row_length / b blocks per block row of block size b), beside
-// the base row length's 8. cuSPARSE BSR streams more bytes per ms the more blocks a block row
+// dense blocks of its block size b: row_length / b blocks per block row), beside the base row
+// length's 8. cuSPARSE BSR streams more bytes per ms the more blocks a block row
 // holds: on an H100 4 x 4 blocks at 2 per block row moved 1.1 TB/s, at 25 (bcsstk16-x64) 2.0.
 inline constexpr std::int64_t kBsrBlockRowLengths[] = {32, 128};
 

@@ -305,12 +305,13 @@ TEST(PlanCalibration, TimesBsrAtMoreBlocksPerBlockRowAtItsLargestSize) {
     for (std::size_t i = 0; i < extra; ++i) {
       const SampleShape& s = v.samples[8 + i];
       EXPECT_EQ(s.row_length, kBsrBlockRowLengths[i]);
-      EXPECT_EQ(s.block_dim, kBsrSampleBlockDim);  // dense blocks: no fill at any block size
-      EXPECT_EQ(s.rows % kBsrSampleBlockDim, 0);
+      // Dense blocks of the record's own size: no fill.
+      EXPECT_EQ(s.block_dim, static_cast<std::int64_t>(v.params.block_dim));
+      EXPECT_EQ(s.rows % s.block_dim, 0);
       EXPECT_FALSE(s.banded);
       // The largest size's non-zeros, within one block row of them.
       EXPECT_NEAR(static_cast<double>(s.nnz()), static_cast<double>(largest.nnz()),
-                  static_cast<double>(kBsrSampleBlockDim * s.row_length));
+                  static_cast<double>(s.block_dim * s.row_length));
       EXPECT_GT(s.row_length, largest.row_length);
     }
   }
@@ -503,15 +504,17 @@ TEST(PlanCalibration, GivesBsrACacheResidentGridOfDistinctWholeBlockShapes) {
   for (const PlannedVariant& v : plan.variants) {
     if (v.stage != CalibrationStage::cache_resident || v.format != kCusparseBsrFormatId) continue;
     ++grids;
-    // Row lengths 2 and 4 both round to one 4 x 4 block: the grid (fit_log_grid) takes each
-    // shape once.
+    // The grid (fit_log_grid) takes each shape once.
     std::set<std::pair<std::int64_t, std::int64_t>> shapes;
     for (const SampleShape& s : v.samples) {
-      EXPECT_EQ(s.rows % kBsrSampleBlockDim, 0);
-      EXPECT_EQ(s.row_length % kBsrSampleBlockDim, 0);
+      EXPECT_EQ(s.block_dim, static_cast<std::int64_t>(v.params.block_dim));
+      EXPECT_EQ(s.rows % s.block_dim, 0);
+      EXPECT_EQ(s.row_length % s.block_dim, 0);
       EXPECT_TRUE(shapes.insert({s.rows, s.row_length}).second) << s.rows << " x " << s.row_length;
     }
-    EXPECT_EQ(shapes.size(), 3u * 4u);  // rows 4096, 16384, 65536 x lengths 4, 8, 16, 32
+    // Rows 4096, 16384, 65536 x lengths 2, 4, 8, 16, 32 in whole blocks: 2 x 2 keeps all five,
+    // 4 x 4 rounds 2 up to 4.
+    EXPECT_EQ(shapes.size(), 3u * (v.params.block_dim == 2 ? 5u : 4u));
   }
   EXPECT_EQ(grids, kFormatBytesVariants);
 }
