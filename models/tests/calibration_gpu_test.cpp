@@ -10,6 +10,7 @@
 #include "db/sqlite_plan_store.hpp"
 #include "kernels/device.hpp"
 #include "kernels/format_registry.hpp"
+#include "models/calibration.hpp"
 #include "models/device_calibration.hpp"
 #include "models/model_predictor.hpp"
 
@@ -22,7 +23,7 @@ CalibrationOptions reduced_plan() {
   o.max_sample_nnz = std::int64_t{1} << 20;
   o.csr_row_lengths = {1, 2, 4, 8, 16, 32, 64};
   o.csr_block_sizes = {256};
-  o.ell_block_sizes = {256};
+  o.ell_block_sizes = {256, 512};  // the second takes the first's banded ratio
   o.coo_block_sizes = {256};
   o.size_steps = 4;
   return o;
@@ -44,6 +45,23 @@ TEST(GpuCalibration, RunsEveryStageStoresAndPredicts) {
     EXPECT_FALSE(set->format_bytes.empty());
     EXPECT_GT(set->launch_floor_ms, 0.0);
     EXPECT_LT(set->launch_floor_ms, 0.1) << "a launch is microseconds, not a tenth of a ms";
+    // Every ELL record has a banded ratio over width x rows (measured on one block size).
+    ASSERT_EQ(set->ell.size(), 2u);
+    for (const EllCalibration& ell : set->ell) {
+      EXPECT_EQ(ell.banded_ratio_vs_width_rows.widths, (std::vector<double>{2, 8, 32}));
+      EXPECT_GE(ell.banded_ratio_vs_width_rows.rows.size(), 2u);
+    }
+    EXPECT_EQ(set->ell[0].banded_ratio_vs_width_rows, set->ell[1].banded_ratio_vs_width_rows);
+    // BSR: the base blocks per block row and one point per kBsrBlockRowLengths.
+    std::size_t bsr_records = 0;
+    for (const FormatBytesCalibration& own : set->format_bytes) {
+      if (own.params.block_dim == 0) continue;
+      ++bsr_records;
+      ASSERT_EQ(own.block_row_ratio.size(), 1 + std::size(kBsrBlockRowLengths));
+      EXPECT_EQ(own.block_row_ratio.front().y, 1.0);
+      for (const SamplePoint& p : own.block_row_ratio) EXPECT_GT(p.y, 0.0);
+    }
+    EXPECT_EQ(bsr_records, 2u);
   }
 
   // Through the real store and back.
