@@ -81,6 +81,27 @@ Prediction CsrVectorModel::predict_ms(const MatrixFeatures& features, const Cand
   return predict_ms(features, candidate, device, x_gather_randomness(features));
 }
 
+double CsrVectorModel::critical_path_ms(const MatrixFeatures& features,
+                                        const Candidate& candidate,
+                                        const DeviceInfo& device) const {
+  bool exact = false;
+  const CsrVectorCalibration& cal =
+      nearest_calibration(std::span<const CsrVectorCalibration>(calibrations_),
+                          candidate.launch.block_size, candidate.launch.threads_per_row,
+                          family(), exact);
+  if (!(cal.long_row_step_ms > 0.0)) return 0.0;
+  const int threads_per_row = candidate.launch.threads_per_row != 0
+                                  ? static_cast<int>(candidate.launch.threads_per_row)
+                                  : cal.kernel.threads_per_row;
+  const double steps = std::ceil(static_cast<double>(features.row_length_max) /
+                                 static_cast<double>(std::max(threads_per_row, 1)));
+  const double footprint =
+      footprint_bytes(features, csr_storage_bytes_estimate(features, precision_), precision_);
+  return cal.fixed_ms + critical_path_step_ms(cal.long_row_step_ms, cal.long_row_step_beyond_l2_ms,
+                                              footprint, static_cast<double>(device.l2_bytes)) *
+                            steps;
+}
+
 Prediction CsrVectorModel::predict_ms(const MatrixFeatures& features, const Candidate& candidate,
                                       const DeviceInfo& device, double randomness) const {
   bool exact = false;
@@ -92,9 +113,6 @@ Prediction CsrVectorModel::predict_ms(const MatrixFeatures& features, const Cand
   if (candidate.launch.block_size != 0) {
     resources.threads_per_block = static_cast<int>(candidate.launch.block_size);
   }
-  const int threads_per_row = candidate.launch.threads_per_row != 0
-                                  ? static_cast<int>(candidate.launch.threads_per_row)
-                                  : cal.kernel.threads_per_row;
   const Occupancy occupancy = compute_occupancy(resources, device);
   if (occupancy.active_blocks_per_sm == 0) {
     throw_invalid("csr_vector model: block size " + std::to_string(resources.threads_per_block) +
@@ -140,16 +158,7 @@ Prediction CsrVectorModel::predict_ms(const MatrixFeatures& features, const Cand
   // Critical path: the longest row is summed by threads_per_row lanes in ceil(L / t) dependent
   // steps, however idle the rest of the GPU is; strip-wise estimation (which assumes the rows
   // of a strip finish together) misses this for matrices with a few very long rows.
-  if (cal.long_row_step_ms > 0.0) {
-    const double steps = std::ceil(static_cast<double>(features.row_length_max) /
-                                   static_cast<double>(std::max(threads_per_row, 1)));
-    const double footprint = footprint_bytes(
-        features, csr_storage_bytes_estimate(features, precision_), precision_);
-    ms = std::max(ms, critical_path_step_ms(cal.long_row_step_ms, cal.long_row_step_beyond_l2_ms,
-                                            footprint, static_cast<double>(device.l2_bytes)) *
-                          steps);
-  }
-  ms += fixed_ms;
+  ms = std::max(ms + fixed_ms, critical_path_ms(features, candidate, device));
 
   double confidence = (exact ? 0.8 : 0.5) * quality_factor(cal.time_vs_row_length.quality);
   if (static_cast<double>(features.row_length_max) > cal.time_vs_row_length.quality.x_max) {

@@ -68,6 +68,13 @@ class CsrVectorModel final : public PerformanceModel {
   Prediction predict_ms(const MatrixFeatures& features, const Candidate& candidate,
                         const DeviceInfo& device, double randomness) const;
 
+  // The launch's fixed cost plus the longest row's ceil(L / t) dependent steps (the
+  // calibrated step at the matrix's footprint, critical_path_step_ms): what the candidate takes
+  // however idle the rest of the GPU is. 0 where no step is calibrated. predict_ms never goes
+  // below it; ModelPredictor holds the cache-resident correction above it too.
+  double critical_path_ms(const MatrixFeatures& features, const Candidate& candidate,
+                          const DeviceInfo& device) const;
+
   // The paper's "extend" step: a row of length c below the threshold counts as the length on
   // Fig. 3's line that takes as long as c does on the conic; never less than c.
   static double extended_row_length(const CsrVectorCalibration& calibration, double length);

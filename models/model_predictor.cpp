@@ -83,6 +83,11 @@ Prediction ModelPredictor::predict_ms(ModelFamily family, const MatrixFeatures& 
     // The correction is measured on uniform samples whose predictions sit near the floor; it
     // must not take a matrix below what the format's tiny sample took.
     p.ms = std::max(p.ms, floor_ms);
+    // Nor below its longest row's walk: kappa's samples have rows of one length, where no row
+    // waits for another, and a measured latency is no throughput to correct (kappa 0.7 took
+    // ct2010's 53-long row in CSR scalar to 7.2 us, measured 10-11 on an H100).
+    if (family == ModelFamily::csr_vector && !uses_bytes_model(family))
+      p.ms = std::max(p.ms, csr_vector_.critical_path_ms(features, candidate, device));
   }
   // Bytes say nothing of a row one thread walks alone. Where the format has such a critical
   // path (SELL: the longest row sets its slice's width; BSR), the launch's own latency plus

@@ -220,6 +220,39 @@ TEST(ModelPredictor, HoldsAFormatAboveItsOwnFloor) {
   EXPECT_LT(ms, 0.0201);
 }
 
+TEST(ModelPredictor, HoldsACsrCandidateAboveItsLongestRowUnderTheCacheResidentCorrection) {
+  ModelSet set;
+  set.precision = Precision::fp64;
+  CsrVectorCalibration csr = csr_with_samples();
+  csr.kernel.threads_per_row = 1;
+  csr.fixed_ms = 0.004;
+  csr.long_row_step_ms = 1e-4;  // 0.1 us a step: a 50-long row takes 5 us after the launch
+  set.csr_vector = {csr};
+  Candidate c{.format = FormatId{1}, .params = {}, .launch = {.block_size = 256,
+                                                               .threads_per_row = 1,
+                                                               .grid_size = 0}};
+  // 2000 rows of 2 and one of 50, in L2.
+  MatrixFeatures f = rows_of(2000, 2, 1.0);
+  f.distribution = {{2, 1999}, {50, 1}};
+  f.row_length_max = 50;
+  f.nnz = 1999 * 2 + 50;
+  const DeviceInfo device = h100_like();
+  const ModelPredictor plain(set);
+  const double critical_path = 0.004 + 50 * 1e-4;
+  EXPECT_GE(plain.predict_ms(ModelFamily::csr_vector, f, c, device).ms, critical_path - 1e-12);
+  // kappa 0.25 everywhere (clamp's lowest): the throughput part shrinks, the walk does not.
+  const GridSample grid[] = {{.width = 2, .rows = 1000, .ms = 0.25},
+                             {.width = 32, .rows = 1000, .ms = 0.25},
+                             {.width = 2, .rows = 100000, .ms = 0.25},
+                             {.width = 32, .rows = 100000, .ms = 0.25}};
+  set.cache_resident = {{.format = FormatId{1}, .params = {}, .block_size = 256,
+                         .threads_per_row = 1, .ratio_vs_length_rows = fit_log_grid(grid),
+                         .largest_footprint_bytes = 5e6}};
+  const ModelPredictor corrected(set);
+  EXPECT_NEAR(corrected.predict_ms(ModelFamily::csr_vector, f, c, device).ms, critical_path,
+              1e-12);
+}
+
 TEST(BlockRowFactor, InterpolatesInLogBlocksPerBlockRowAndHoldsItsEnds) {
   FormatBytesCalibration own{.format = FormatId{11}, .params = {}, .bytes = {}};
   own.block_row_ratio = {{2, 1.0}, {8, 0.7}, {32, 0.5}};
