@@ -282,7 +282,7 @@ void plan_ell(const FormatRegistry& registry, Precision precision, const Calibra
               std::int64_t max_nnz, const KernelResourcesFn& kernel_resources,
               CalibrationPlan& plan) {
   if (!registry.find(kCudaEllFormatId)) return;
-  // Rows 4096, x4, ... up to where width 16 holds max_nnz (width 64 holds 4x that), so the top
+  // Rows 4096, x4, ... up to where width 16 holds max_nnz (width 32 holds 2x that), so the top
   // of the grid streams from DRAM; the ELL model scales beyond the grid (ell_model.cpp).
   const std::int64_t rows_max = std::max<std::int64_t>(
       kEllMinRows, static_cast<std::int64_t>(std::bit_floor(
