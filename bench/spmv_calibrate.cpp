@@ -122,6 +122,13 @@ void print_fits(const spmvd::ModelSet& set) {
       for (const auto& point : fit["banded_ratio"])
         std::printf(" %g:%.2f", point.at(0).get<double>(), point.at(1).get<double>());
     }
+    // ELL's, per width and rows.
+    if (fit.contains("banded_ratio_vs_width_rows")) {
+      std::printf("  banded/random width x rows");
+      for (const auto& point : fit["banded_ratio_vs_width_rows"])
+        std::printf(" %gx%g:%.2f", point.at("width").get<double>(),
+                    point.at("rows").get<double>(), point.at("ratio").get<double>());
+    }
     std::printf("\n");
   }
   if (set.cache_resident.empty()) return;

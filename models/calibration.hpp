@@ -130,12 +130,13 @@ inline constexpr std::int64_t kInL2LongRowLength = 4096;
 
 // BSR's format_bytes record also times its largest size at these row lengths (non-zeros, of
 // dense blocks of its block size b: row_length / b blocks per block row), beside the base row
-// length's 8. cuSPARSE BSR streams more bytes per ms the more blocks a block row
-// holds: on an H100 4 x 4 blocks at 2 per block row moved 1.1 TB/s, at 25 (bcsstk16-x64) 2.0.
+// length's 8. cuSPARSE BSR streams more bytes per ms the more blocks a block row holds: on an
+// H100 4 x 4 blocks at 2 per block row moved 1.1 TB/s, at 25 (bcsstk16-x64) 2.0.
 inline constexpr std::int64_t kBsrBlockRowLengths[] = {32, 128};
 
 // Row lengths whose csr_vector samples get a banded twin, ELL widths whose samples do (at
-// every rows): around the 5-30 entries per row of stencil and FEM matrices, and a short and long end.
+// every rows): around the 5-30 entries per row of stencil and FEM matrices, and a short and a
+// long end.
 inline constexpr std::int64_t kBandedCsrRowLengths[] = {2, 8, 32};
 inline constexpr std::int64_t kBandedEllWidths[] = {2, 8, 32};
 

@@ -275,7 +275,7 @@ TEST(ModelPredictor, ScalesBsrByItsBlockRowRatio) {
   const FormatId bsr{11};
   set.format_bytes = {{.format = bsr,
                        .params = {.block_dim = 4},
-                       .bytes = {.time_vs_bytes = {.intercept = 0.0, .slope = 1.0 / 1e9, .quality = {}}},
+                       .bytes = {.time_vs_bytes = {.intercept = 0.0, .slope = 1e-9, .quality = {}}},
                        .block_row_ratio = {{2, 1.0}, {32, 0.5}}}};
   const ModelPredictor predictor(set);
   Candidate c{.format = bsr, .params = {.block_dim = 4}, .launch = {}};
