@@ -693,11 +693,12 @@ using StageSamples = std::vector<std::vector<SamplePoint>>;
 
 // A variant's measurements split: the random samples (what the fits see) in plan order, and
 // per banded sample (x of its random twin, T_banded / T_random), ascending in x
-// (models/locality.hpp).
+// (models/locality.hpp); banded_grid holds the same ratios at (row length, rows), for ELL's grid.
 struct SplitMeasurements {
   std::vector<SamplePoint> random;
   std::vector<SampleShape> random_shapes;
   std::vector<SamplePoint> banded_ratio;
+  std::vector<GridSample> banded_grid;
 };
 
 // In the format_bytes stage, the FormatBytesTail samples measure critical paths and a launch
@@ -718,31 +719,19 @@ SplitMeasurements split_banded(const PlannedVariant& v, const std::vector<Sample
     if (!v.samples[s].banded) continue;
     SampleShape twin = v.samples[s];
     twin.banded = false;
-    for (std::size_t r = 0; r < out.random_shapes.size(); ++r)
-      if (out.random_shapes[r] == twin && out.random[r].y > 0.0)
-        out.banded_ratio.push_back({out.random[r].x, ms[s].y / out.random[r].y});
+    for (std::size_t r = 0; r < out.random_shapes.size(); ++r) {
+      if (out.random_shapes[r] != twin || !(out.random[r].y > 0.0)) continue;
+      const double ratio = ms[s].y / out.random[r].y;
+      out.banded_ratio.push_back({out.random[r].x, ratio});
+      if (ratio > 0.0)
+        out.banded_grid.push_back({.width = static_cast<double>(twin.row_length),
+                                   .rows = static_cast<double>(twin.rows),
+                                   .ms = ratio});
+    }
   }
   std::sort(out.banded_ratio.begin(), out.banded_ratio.end(),
             [](const SamplePoint& l, const SamplePoint& r) { return l.x < r.x; });
   return out;
-}
-
-// T_banded / T_random over (row length, rows) of every banded sample and its random twin (the
-// ELL stage's twins cover kBandedEllWidths at every rows); empty without banded samples.
-LogGridFit banded_ratio_grid(const PlannedVariant& v, const std::vector<SamplePoint>& ms) {
-  std::vector<GridSample> grid;
-  for (std::size_t s = 0; s < v.samples.size(); ++s) {
-    if (!v.samples[s].banded) continue;
-    SampleShape twin = v.samples[s];
-    twin.banded = false;
-    const auto random = std::find(v.samples.begin(), v.samples.end(), twin);
-    const double random_ms = random != v.samples.end() ? ms[random - v.samples.begin()].y : 0.0;
-    if (random_ms > 0.0 && ms[s].y > 0.0)
-      grid.push_back({.width = static_cast<double>(twin.row_length),
-                      .rows = static_cast<double>(twin.rows),
-                      .ms = ms[s].y / random_ms});
-  }
-  return grid.empty() ? LogGridFit{} : fit_log_grid(grid);
 }
 
 // BSR's (blocks per block row, T / T at the base row length) at the largest size: the base
@@ -1161,7 +1150,11 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
             set.ell.push_back(
                 {.kernel = variant.kernel,
                  .time_vs_width_rows = fit_log_grid(grid),
-                 .banded_ratio_vs_width_rows = banded_ratio_grid(variant, measured[v])});
+                 // The ELL stage's twins cover kBandedEllWidths at every rows (on one block
+                 // size; share_ell_banded_ratio gives it to the others).
+                 .banded_ratio_vs_width_rows = split.banded_grid.empty()
+                                                   ? LogGridFit{}
+                                                   : fit_log_grid(split.banded_grid)});
             break;
           }
           case CalibrationStage::coo:

@@ -89,6 +89,13 @@ double CsrVectorModel::critical_path_ms(const MatrixFeatures& features,
       nearest_calibration(std::span<const CsrVectorCalibration>(calibrations_),
                           candidate.launch.block_size, candidate.launch.threads_per_row,
                           family(), exact);
+  return critical_path_ms(cal, features, candidate, device);
+}
+
+double CsrVectorModel::critical_path_ms(const CsrVectorCalibration& cal,
+                                        const MatrixFeatures& features,
+                                        const Candidate& candidate,
+                                        const DeviceInfo& device) const {
   if (!(cal.long_row_step_ms > 0.0)) return 0.0;
   const int threads_per_row = candidate.launch.threads_per_row != 0
                                   ? static_cast<int>(candidate.launch.threads_per_row)
@@ -158,7 +165,7 @@ Prediction CsrVectorModel::predict_ms(const MatrixFeatures& features, const Cand
   // Critical path: the longest row is summed by threads_per_row lanes in ceil(L / t) dependent
   // steps, however idle the rest of the GPU is; strip-wise estimation (which assumes the rows
   // of a strip finish together) misses this for matrices with a few very long rows.
-  ms = std::max(ms + fixed_ms, critical_path_ms(features, candidate, device));
+  ms = std::max(ms + fixed_ms, critical_path_ms(cal, features, candidate, device));
 
   double confidence = (exact ? 0.8 : 0.5) * quality_factor(cal.time_vs_row_length.quality);
   if (static_cast<double>(features.row_length_max) > cal.time_vs_row_length.quality.x_max) {

@@ -83,6 +83,9 @@ class CsrVectorModel final : public PerformanceModel {
   static double sample_ms_at(const CsrVectorCalibration& calibration, double length);
 
  private:
+  // critical_path_ms with the candidate's calibration already chosen.
+  double critical_path_ms(const CsrVectorCalibration& cal, const MatrixFeatures& features,
+                          const Candidate& candidate, const DeviceInfo& device) const;
   std::vector<CsrVectorCalibration> calibrations_;
   Precision precision_;
 };
