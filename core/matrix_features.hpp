@@ -31,10 +31,22 @@ struct BlockCount {
   friend bool operator==(const BlockCount&, const BlockCount&) = default;
 };
 
-// Group sizes and block dimensions that feature extraction measures.
-// (The SELL slice heights of cuda_sell and cusparse_sell.)
+// x sectors per non-zero (MatrixFeatures::x_sectors_per_nonzero) of the rows in the order a
+// stable sort by descending length within windows of sort_window consecutive rows leaves them:
+// the order of cuda_sell's sorted slices. Sorting pulls rows of one length together from
+// across the window, so a mesh whose lengths vary gathers x at random once sorted.
+struct SortedGathers {
+  std::int64_t sort_window = 0;  // rows; the whole matrix where it equals the rows
+  double x_sectors_per_nonzero = 0.0;
+  friend bool operator==(const SortedGathers&, const SortedGathers&) = default;
+};
+
+// Group sizes, block dimensions and sort windows that feature extraction measures.
+// (The SELL slice heights of cuda_sell and cusparse_sell; cuda_sell's sort windows beside the
+// whole matrix.)
 inline constexpr std::int64_t kFeatureGroupRows[] = {32, 64};
 inline constexpr std::int64_t kFeatureBlockDims[] = {2, 4};
+inline constexpr std::int64_t kFeatureSortWindows[] = {256, 4096};
 
 // x gathers are counted per group of kXGatherGroupRows consecutive rows (the rows of one warp
 // in SELL, ELL and CSR scalar; neighbouring warps in CSR vector) in sectors of
@@ -67,6 +79,9 @@ struct MatrixFeatures {
   std::vector<GroupPaddedDistribution> group_padded;
   // One per kFeatureBlockDims; empty where not measured.
   std::vector<BlockCount> block_counts;
+  // One per distinct min(w, rows) of kFeatureSortWindows and rows itself, ascending; empty
+  // where not measured (features from before model version 11).
+  std::vector<SortedGathers> sorted_gathers;
 
   // The padded distribution of groups of `group_rows`, nullptr where not measured.
   const GroupPaddedDistribution* padded_for(std::int64_t group_rows) const noexcept {
@@ -79,6 +94,17 @@ struct MatrixFeatures {
     for (const BlockCount& b : block_counts)
       if (b.block_dim == block_dim) return b.blocks;
     return -1;
+  }
+
+  // x_sectors_per_nonzero after sorting within windows of sort_window rows: that of the
+  // measured window min(sort_window, rows); the unsorted value for sort_window <= 1; -1 where
+  // that window was not measured.
+  double sorted_x_sectors_per_nonzero(std::int64_t sort_window) const noexcept {
+    if (sort_window <= 1) return x_sectors_per_nonzero;
+    const std::int64_t window = sort_window < rows ? sort_window : rows;
+    for (const SortedGathers& g : sorted_gathers)
+      if (g.sort_window == window) return g.x_sectors_per_nonzero;
+    return -1.0;
   }
 
   friend bool operator==(const MatrixFeatures&, const MatrixFeatures&) = default;

@@ -149,6 +149,10 @@ json features_to_json(const MatrixFeatures& f) {
   json block_counts = json::array();
   for (const BlockCount& b : f.block_counts)
     block_counts.push_back(json::array({b.block_dim, b.blocks}));
+  json sorted_gathers = json::array();
+  for (const SortedGathers& g : f.sorted_gathers)
+    sorted_gathers.push_back(json::array(
+        {g.sort_window, finite(g.x_sectors_per_nonzero, "features.sorted_gathers")}));
   return json{
       {"rows", f.rows},
       {"cols", f.cols},
@@ -164,6 +168,7 @@ json features_to_json(const MatrixFeatures& f) {
       {"x_sectors_per_nonzero", finite(f.x_sectors_per_nonzero, "features.x_sectors_per_nonzero")},
       {"group_padded", std::move(group_padded)},
       {"block_counts", std::move(block_counts)},
+      {"sorted_gathers", std::move(sorted_gathers)},
   };
 }
 
@@ -210,6 +215,23 @@ MatrixFeatures features_from_json(const json& object, const std::string& path) {
   if (const auto it = object.find("block_counts"); it != object.end()) {
     for (const RowLengthCount& pair : read_length_counts(*it, join(path, "block_counts")))
       f.block_counts.push_back({.block_dim = pair.length, .blocks = pair.rows});
+  }
+  // Plans stored before model version 11 lack it: cuda_sell's sorted windows are then judged
+  // by the unsorted gathers.
+  if (const auto it = object.find("sorted_gathers"); it != object.end()) {
+    const std::string sorted_path = join(path, "sorted_gathers");
+    if (!it->is_array()) fail_type(sorted_path, *it, "array");
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      const std::string entry_path = sorted_path + "[" + std::to_string(i) + "]";
+      const json& entry = (*it)[i];
+      if (!entry.is_array()) fail_type(entry_path, entry, "array [window, sectors]");
+      if (entry.size() != 2)
+        fail("field '" + entry_path + "' has " + std::to_string(entry.size()) +
+             " elements, expected [window, sectors]");
+      f.sorted_gathers.push_back(
+          {.sort_window = read_int64(entry[0], entry_path + "[0]"),
+           .x_sectors_per_nonzero = read_double(entry[1], entry_path + "[1]")});
+    }
   }
   return f;
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <numeric>
+#include <set>
 #include <vector>
 
 namespace spmvd {
@@ -59,7 +61,7 @@ std::vector<BlockCount> block_counts(const CsrMatrix<Value>& m) {
 }
 
 template <typename Value>
-double x_sectors_per_nonzero(const CsrMatrix<Value>& m) {
+double x_sectors_per_nonzero(const CsrMatrix<Value>& m, std::span<const std::int32_t> order) {
   if (m.nnz() == 0) return 0.0;
   // A bit per sector, set as a group first touches it and cleared after the group: O(nnz),
   // and the bitmap (cols / 64 bytes) stays in cache.
@@ -68,17 +70,23 @@ double x_sectors_per_nonzero(const CsrMatrix<Value>& m) {
   std::vector<std::uint64_t> touched((sectors_of_x + 63) / 64, 0);
   std::vector<std::size_t> touched_in_group;
   std::int64_t sectors = 0;
+  const auto row_at = [&](std::int64_t i) -> std::int64_t {
+    return order.empty() ? i : order[static_cast<std::size_t>(i)];
+  };
   for (std::int64_t first = 0; first < m.rows; first += kXGatherGroupRows) {
     const std::int64_t last = std::min(first + kXGatherGroupRows, m.rows);
-    for (RowOffset k = m.row_offsets[static_cast<std::size_t>(first)];
-         k < m.row_offsets[static_cast<std::size_t>(last)]; ++k) {
-      const auto sector = static_cast<std::size_t>(m.col_indices[static_cast<std::size_t>(k)] /
-                                                   kXSectorColumns);
-      std::uint64_t& word = touched[sector / 64];
-      const std::uint64_t bit = std::uint64_t{1} << (sector % 64);
-      if ((word & bit) == 0) {
-        word |= bit;
-        touched_in_group.push_back(sector);
+    for (std::int64_t i = first; i < last; ++i) {
+      const std::int64_t row = row_at(i);
+      for (RowOffset k = m.row_offsets[static_cast<std::size_t>(row)];
+           k < m.row_offsets[static_cast<std::size_t>(row + 1)]; ++k) {
+        const auto sector = static_cast<std::size_t>(
+            m.col_indices[static_cast<std::size_t>(k)] / kXSectorColumns);
+        std::uint64_t& word = touched[sector / 64];
+        const std::uint64_t bit = std::uint64_t{1} << (sector % 64);
+        if ((word & bit) == 0) {
+          word |= bit;
+          touched_in_group.push_back(sector);
+        }
       }
     }
     sectors += static_cast<std::int64_t>(touched_in_group.size());
@@ -88,6 +96,59 @@ double x_sectors_per_nonzero(const CsrMatrix<Value>& m) {
   return static_cast<double>(sectors) / static_cast<double>(m.nnz());
 }
 
+template <typename Value>
+double x_sectors_per_nonzero(const CsrMatrix<Value>& m) {
+  return x_sectors_per_nonzero(m, std::span<const std::int32_t>{});
+}
+
+template <typename Value>
+std::vector<std::int32_t> length_sorted_row_order(const CsrMatrix<Value>& m,
+                                                  std::int64_t sort_window) {
+  std::vector<std::int32_t> order(static_cast<std::size_t>(m.rows));
+  if (sort_window >= m.rows && m.rows > 0) {
+    // The whole matrix: a counting sort by length, longest first, each length's rows in order.
+    std::int64_t longest = 0;
+    for (std::int64_t r = 0; r < m.rows; ++r) longest = std::max(longest, m.row_length(r));
+    std::vector<std::int64_t> start(static_cast<std::size_t>(longest) + 2, 0);
+    for (std::int64_t r = 0; r < m.rows; ++r)
+      ++start[static_cast<std::size_t>(longest - m.row_length(r) + 1)];
+    for (std::size_t i = 1; i < start.size(); ++i) start[i] += start[i - 1];
+    for (std::int64_t r = 0; r < m.rows; ++r)
+      order[static_cast<std::size_t>(start[static_cast<std::size_t>(longest - m.row_length(r))]++)] =
+          static_cast<std::int32_t>(r);
+    return order;
+  }
+  std::iota(order.begin(), order.end(), 0);
+  if (sort_window <= 1) return order;
+  for (std::int64_t begin = 0; begin < m.rows; begin += sort_window) {
+    const std::int64_t end = std::min(m.rows, begin + sort_window);
+    std::stable_sort(order.begin() + begin, order.begin() + end,
+                     [&](std::int32_t a, std::int32_t b) {
+                       return m.row_length(a) > m.row_length(b);
+                     });
+  }
+  return order;
+}
+
+template <typename Value>
+std::vector<SortedGathers> sorted_gathers(const CsrMatrix<Value>& m, double unsorted_sectors) {
+  std::set<std::int64_t> windows{m.rows};
+  for (const std::int64_t w : kFeatureSortWindows) windows.insert(std::min(w, m.rows));
+  bool one_length = true;
+  for (std::int64_t r = 1; r < m.rows && one_length; ++r)
+    one_length = m.row_length(r) == m.row_length(0);
+  std::vector<SortedGathers> out;
+  for (const std::int64_t window : windows) {
+    if (window <= 1) continue;
+    const double sectors =
+        one_length ? unsorted_sectors
+                   : x_sectors_per_nonzero(m, std::span<const std::int32_t>(
+                                                  length_sorted_row_order(m, window)));
+    out.push_back({.sort_window = window, .x_sectors_per_nonzero = sectors});
+  }
+  return out;
+}
+
 template std::vector<GroupPaddedDistribution> group_padded_distributions(const CsrMatrix<float>&);
 template std::vector<GroupPaddedDistribution> group_padded_distributions(
     const CsrMatrix<double>&);
@@ -95,5 +156,11 @@ template std::vector<BlockCount> block_counts(const CsrMatrix<float>&);
 template std::vector<BlockCount> block_counts(const CsrMatrix<double>&);
 template double x_sectors_per_nonzero(const CsrMatrix<float>&);
 template double x_sectors_per_nonzero(const CsrMatrix<double>&);
+template double x_sectors_per_nonzero(const CsrMatrix<float>&, std::span<const std::int32_t>);
+template double x_sectors_per_nonzero(const CsrMatrix<double>&, std::span<const std::int32_t>);
+template std::vector<std::int32_t> length_sorted_row_order(const CsrMatrix<float>&, std::int64_t);
+template std::vector<std::int32_t> length_sorted_row_order(const CsrMatrix<double>&, std::int64_t);
+template std::vector<SortedGathers> sorted_gathers(const CsrMatrix<float>&, double);
+template std::vector<SortedGathers> sorted_gathers(const CsrMatrix<double>&, double);
 
 }  // namespace spmvd

@@ -62,9 +62,10 @@ struct FormatBytesCalibration {
   // The format's own launch floor: its time on the latency stage's tiny sample. Libraries that
   // launch several kernels per multiply (cuSPARSE BSR) sit well above the CSR-vector floor.
   double floor_ms = 0.0;
-  // BSR: (blocks per block row, time / time at the base samples' blocks per block row) at the
-  // largest size (calibration's kBsrBlockRowLengths); the bytes fit holds at the first point.
-  // Empty for other formats, or no such term.
+  // BSR: (blocks per block row, (time / bytes-fit prediction) over the same at the base
+  // samples' blocks per block row) at the largest size (calibration's kBsrBlockRowLengths):
+  // what blocks per block row change beyond the bytes they move. 1 at the first point, where
+  // the bytes fit holds. Empty for other formats, or no such term.
   std::vector<SamplePoint> block_row_ratio{};
   friend bool operator==(const FormatBytesCalibration&, const FormatBytesCalibration&) = default;
 };

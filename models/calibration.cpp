@@ -734,21 +734,36 @@ SplitMeasurements split_banded(const PlannedVariant& v, const std::vector<Sample
   return out;
 }
 
-// BSR's (blocks per block row, T / T at the base row length) at the largest size: the base
-// itself (ratio 1), then each kBsrBlockRowLengths sample; empty for other formats. The samples
-// are of dense blocks of the record's block size.
+}  // namespace
+
+double time_over_bytes_fit(const SamplePoint& bytes_and_ms, const LinearFit& fit) noexcept {
+  const double predicted = fit(bytes_and_ms.x);
+  return predicted > 0.0 ? bytes_and_ms.y / predicted : 0.0;
+}
+
+namespace {
+
+// BSR's (blocks per block row, ratio) at the largest size: the base itself (ratio 1), then each
+// kBsrBlockRowLengths sample; empty for other formats. The samples are of dense blocks of the
+// record's block size. The ratio is each sample's time over what the record's bytes fit
+// predicts for the sample's own bytes, so that it holds what the bytes do not: a sample of
+// more blocks per block row has fewer block rows (less y and row pointers) and is faster for
+// that alone, which the prediction already counts (model version 10 took the plain time ratio
+// and counted it twice: 2x2 BSR on 25-37 blocks per block row predicted 0.57-0.8 of measured).
 std::vector<SamplePoint> block_row_ratio(const PlannedVariant& v,
                                          const std::vector<SamplePoint>& ms,
-                                         const SplitMeasurements& split) {
+                                         const SplitMeasurements& split,
+                                         const LinearFit& bytes_fit) {
   const std::size_t count = block_row_sample_count(v);
   const auto b = static_cast<double>(v.params.block_dim);
-  if (count == 0 || !(b > 0.0) || split.random.empty() || !(split.random.back().y > 0.0))
-    return {};
-  const double base_ms = split.random.back().y;
+  if (count == 0 || !(b > 0.0) || split.random.empty()) return {};
+  const double base = time_over_bytes_fit(split.random.back(), bytes_fit);
+  if (!(base > 0.0)) return {};
   std::vector<SamplePoint> out{
       {static_cast<double>(split.random_shapes.back().row_length) / b, 1.0}};
   for (std::size_t s = v.samples.size() - count; s < v.samples.size(); ++s)
-    out.push_back({static_cast<double>(v.samples[s].row_length) / b, ms[s].y / base_ms});
+    out.push_back({static_cast<double>(v.samples[s].row_length) / b,
+                   time_over_bytes_fit(ms[s], bytes_fit) / base});
   std::sort(out.begin(), out.end(),
             [](const SamplePoint& l, const SamplePoint& r) { return l.x < r.x; });
   return out;
@@ -1235,10 +1250,11 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
                 tail + static_cast<std::size_t>(FormatBytesTail::in_l2_with_long_row);
             const std::size_t beyond =
                 tail + static_cast<std::size_t>(FormatBytesTail::largest_with_long_row);
+            const LinearFit bytes_fit = fit_linear(split.random);
             set.format_bytes.push_back(
                 {.format = variant.format,
                  .params = variant.params,
-                 .bytes = BytesCalibration{.time_vs_bytes = fit_linear(split.random),
+                 .bytes = BytesCalibration{.time_vs_bytes = bytes_fit,
                                            .l2_share_for_x = BytesCalibration{}.l2_share_for_x,
                                            .samples = split.random,
                                            .banded_ratio = split.banded_ratio},
@@ -1249,7 +1265,7 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
                      step(at(FormatBytesTail::largest_with_long_row), split.random.back().y,
                           variant.samples[beyond]),
                  .floor_ms = at(FormatBytesTail::tiny),
-                 .block_row_ratio = block_row_ratio(variant, measured[v], split)});
+                 .block_row_ratio = block_row_ratio(variant, measured[v], split, bytes_fit)});
             break;
           }
         }

@@ -133,6 +133,12 @@ inline constexpr std::int64_t kInL2LongRowLength = 4096;
 // length's 8. cuSPARSE BSR streams more bytes per ms the more blocks a block row holds: on an
 // H100 4 x 4 blocks at 2 per block row moved 1.1 TB/s, at 25 (bcsstk16-x64) 2.0.
 inline constexpr std::int64_t kBsrBlockRowLengths[] = {32, 128};
+// A sample's measured time (y) over what a bytes fit predicts for the bytes it moved (x): 1 on
+// the line, 0 where the fit predicts nothing positive. BSR's block-row ratio is this at each
+// kBsrBlockRowLengths sample over this at the base sample, so that it keeps what blocks per
+// block row change beyond the bytes (fewer block rows also mean less y and fewer row pointers,
+// which the prediction counts already).
+double time_over_bytes_fit(const SamplePoint& bytes_and_ms, const LinearFit& fit) noexcept;
 
 // Row lengths whose csr_vector samples get a banded twin, ELL widths whose samples do (at
 // every rows): around the 5-30 entries per row of stencil and FEM matrices, and a short and a

@@ -30,14 +30,28 @@ double banded_sectors_per_nonzero(double row_length) noexcept {
   return (g + length - 1.0 + s - 1.0) / s / (g * length);
 }
 
-double x_gather_randomness(const MatrixFeatures& features) noexcept {
-  if (!(features.x_sectors_per_nonzero >= 0.0)) return x_span_randomness(features);
+namespace {
+// Where `sectors` (x sectors per non-zero) lies between a band and random columns of the
+// matrix's mean row length and column count.
+double randomness_of_sectors(const MatrixFeatures& features, double sectors) noexcept {
   const double length = features.row_length_mean;
   const double random = random_sectors_per_nonzero(length, static_cast<double>(features.cols));
   const double banded = banded_sectors_per_nonzero(length);
   // Too few columns for random gathers to differ from a band: both are the same few sectors.
   if (random - banded < 0.05) return 1.0;
-  return std::clamp((features.x_sectors_per_nonzero - banded) / (random - banded), 0.0, 1.0);
+  return std::clamp((sectors - banded) / (random - banded), 0.0, 1.0);
+}
+}  // namespace
+
+double x_gather_randomness(const MatrixFeatures& features) noexcept {
+  if (!(features.x_sectors_per_nonzero >= 0.0)) return x_span_randomness(features);
+  return randomness_of_sectors(features, features.x_sectors_per_nonzero);
+}
+
+double x_gather_randomness(const MatrixFeatures& features, std::int64_t sort_window) noexcept {
+  const double sorted = features.sorted_x_sectors_per_nonzero(sort_window);
+  if (sort_window <= 1 || !(sorted >= 0.0)) return x_gather_randomness(features);
+  return randomness_of_sectors(features, sorted);
 }
 
 double x_span_randomness(const MatrixFeatures& features) noexcept {

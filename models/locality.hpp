@@ -15,6 +15,7 @@
 // sample itself), w = 1 for random columns (factor 1: the random sample itself). Inside L2,
 // where a cache-resident correction applies, w fades to 1 (models/cache_resident.hpp).
 
+#include <cstdint>
 #include <span>
 
 #include "core/device_info.hpp"
@@ -47,6 +48,12 @@ double banded_sectors_per_nonzero(double row_length) noexcept;
 // gives 0.002). Used by the families with a cache-resident correction (CSR vector and scalar,
 // COO, the format_bytes formats; models/cache_resident.hpp).
 double x_gather_randomness(const MatrixFeatures& features) noexcept;
+// The same of the rows in the order a sort by length within windows of sort_window rows
+// leaves them (cuda_sell's sorted slices; MatrixFeatures::sorted_gathers): a sort that pulls
+// rows of one length together from across a mesh makes its gathers random (delaunay_n16-x48
+// sorted whole: cuda_sell 1.6x slower on an H100 than the unsorted locality predicted). The
+// unsorted randomness for sort_window <= 1 or where the window's sectors were not measured.
+double x_gather_randomness(const MatrixFeatures& features, std::int64_t sort_window) noexcept;
 
 // How random the matrix's x gathers are, in [0, 1], by the span of its rows:
 //   w = clamp(mean_row_span_fraction / random_span_fraction(row_length_mean), 0, 1).

@@ -59,7 +59,8 @@ Prediction ModelPredictor::predict_ms(ModelFamily family, const MatrixFeatures& 
       find_correction(set_.cache_resident, candidate, entries_per_thread);
   // kappa is measured against the random samples' predictions: where it applies, the family
   // model predicts at random gathers (randomness_under_correction).
-  const double gather_randomness = x_gather_randomness(features);
+  // A candidate that sorts rows by length (cuda_sell's sort window) gathers in its sorted order.
+  const double gather_randomness = x_gather_randomness(features, candidate.params.sort_window);
   const double kappa_weight =
       correction != nullptr ? correction_weight(*correction, footprint, l2_bytes) : 0.0;
   Prediction p = predict_unfloored_ms(family, features, candidate, device, matrix_bytes,

@@ -44,6 +44,7 @@ MatrixFeatures extract_features(const CsrMatrix<Value>& m) {
   f.group_padded = group_padded_distributions(m);
   f.block_counts = block_counts(m);
   f.x_sectors_per_nonzero = x_sectors_per_nonzero(m);
+  f.sorted_gathers = sorted_gathers(m, f.x_sectors_per_nonzero);
   return f;
 }
 

@@ -90,6 +90,28 @@ TEST(PlanJson, PlansWithoutGroupPaddingOrBlockCountsDecodeWithNone) {
   EXPECT_EQ(plan.features.padded_for(32), nullptr);
 }
 
+TEST(PlanJson, PlansWithoutSortedGathersJudgeSortedWindowsByTheUnsortedOrder) {
+  json j = full_plan_json();
+  ASSERT_EQ(plan_from_json(j.dump()).features.sorted_x_sectors_per_nonzero(256), 0.25);
+  j["features"].erase("sorted_gathers");
+  const Plan plan = plan_from_json(j.dump());
+  EXPECT_TRUE(plan.features.sorted_gathers.empty());
+  EXPECT_EQ(plan.features.sorted_x_sectors_per_nonzero(256), -1.0);
+  EXPECT_EQ(plan.features.sorted_x_sectors_per_nonzero(1), 0.125);  // unsorted: no sort
+}
+
+TEST(PlanJson, MalformedSortedGathersAreNamed) {
+  json j = full_plan_json();
+  j["features"]["sorted_gathers"][1] = json::array({256});
+  EXPECT_EQ(decode_error(j.dump()),
+            "plan JSON: field 'features.sorted_gathers[1]' has 1 elements, expected "
+            "[window, sectors]");
+  j = full_plan_json();
+  j["features"]["sorted_gathers"][0][1] = "many";
+  EXPECT_EQ(decode_error(j.dump()),
+            "plan JSON: field 'features.sorted_gathers[0][1]' has type string, expected number");
+}
+
 TEST(PlanJson, MalformedGroupPaddingIsNamed) {
   json j = full_plan_json();
   j["features"]["group_padded"][1]["distribution"][0] = json::array({1});
@@ -116,10 +138,10 @@ TEST(PlanJson, EveryMissingFieldIsNamed) {
   ASSERT_GT(fields.size(), 20u);
 
   for (const auto& [object, name] : fields) {
-    // Optional: plans stored before model version 6 have neither, before 8 no sector count
-    // (the tests above).
+    // Optional: plans stored before model version 6 have neither, before 8 no sector count,
+    // before 11 no sorted gathers (the tests above).
     if (object == "features" && (name == "group_padded" || name == "block_counts" ||
-                                  name == "x_sectors_per_nonzero"))
+                                  name == "x_sectors_per_nonzero" || name == "sorted_gathers"))
       continue;
     json j = full_plan_json();
     (object.empty() ? j : j[object]).erase(name);

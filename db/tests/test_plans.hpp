@@ -37,6 +37,8 @@ inline Plan full_plan(std::uint32_t seed = 1) {
   plan.features.group_padded = {{.group_rows = 64, .distribution = {{0, 2}, {5, 4}}},
                                 {.group_rows = 32, .distribution = {{(1LL << 40) + seed, 6}}}};
   plan.features.block_counts = {{2, 1'000'000'000'000LL + seed}, {4, 3}};
+  plan.features.sorted_gathers = {{.sort_window = 256, .x_sectors_per_nonzero = 0.25},
+                                  {.sort_window = (1LL << 40) + seed, .x_sectors_per_nonzero = 1.0}};
   return plan;
 }
 

@@ -318,6 +318,18 @@ TEST(PlanCalibration, TimesBsrAtMoreBlocksPerBlockRowAtItsLargestSize) {
   EXPECT_EQ(block_dims, (std::set<std::uint32_t>{2, 4}));
 }
 
+TEST(TimeOverBytesFit, IsOneOnTheLineAndScalesWithTheMeasuredTime) {
+  LinearFit fit;  // 2 us + 1 ms per GB
+  fit.intercept = 0.002;
+  fit.slope = 1e-9;
+  EXPECT_DOUBLE_EQ(time_over_bytes_fit({1e8, 0.102}, fit), 1.0);
+  // A sample of fewer bytes taking the same time streams worse: the ratio says so, where
+  // the plain time ratio of two samples would not.
+  EXPECT_DOUBLE_EQ(time_over_bytes_fit({5e7, 0.104}, fit), 2.0);
+  EXPECT_DOUBLE_EQ(time_over_bytes_fit({1e8, 0.051}, fit), 0.5);
+  EXPECT_EQ(time_over_bytes_fit({1e8, 0.1}, LinearFit{}), 0.0);
+}
+
 TEST(WithLongRow, ReplacesRowZeroByEvenlySpreadColumnsAndKeepsTheRest) {
   const CsrMatrix<double> base = uniform_row_length_sample(100, 3, 7);
   const CsrMatrix<double> full = with_long_row(base, 100);

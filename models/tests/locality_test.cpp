@@ -82,6 +82,23 @@ TEST(XGatherRandomness, PlacesTheMatrixBetweenABandAndRandomColumns) {
   EXPECT_DOUBLE_EQ(x_gather_randomness(narrow), 1.0);
 }
 
+TEST(XGatherRandomness, ASortedWindowGathersInItsSortedOrder) {
+  MatrixFeatures f = rows_of(1'000'000, 8, 1e-5);
+  const double random = random_sectors_per_nonzero(8.0, 1e6);
+  const double banded = banded_sectors_per_nonzero(8.0);
+  f.x_sectors_per_nonzero = banded;
+  f.sorted_gathers = {{.sort_window = 256, .x_sectors_per_nonzero = banded},
+                      {.sort_window = 1'000'000, .x_sectors_per_nonzero = random}};
+  EXPECT_DOUBLE_EQ(x_gather_randomness(f, 1), 0.0);     // no sort: the band
+  EXPECT_DOUBLE_EQ(x_gather_randomness(f, 256), 0.0);   // rows stay among their neighbours
+  EXPECT_DOUBLE_EQ(x_gather_randomness(f, 1'000'000), 1.0);
+  EXPECT_DOUBLE_EQ(x_gather_randomness(f, 1LL << 40), 1.0);  // any window >= rows: the whole
+  // A window not measured, or features from before model version 11: the unsorted order.
+  EXPECT_DOUBLE_EQ(x_gather_randomness(f, 4096), 0.0);
+  f.sorted_gathers.clear();
+  EXPECT_DOUBLE_EQ(x_gather_randomness(f, 1'000'000), 0.0);
+}
+
 TEST(XBeyondL2, ComparesXWithHalfOfL2) {
   const DeviceInfo device = h100_like();  // 50 MB of L2
   const auto half_l2_fp64_cols = static_cast<std::int64_t>(device.l2_bytes / 2 / 8);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/structure_features.hpp"
+
 namespace spmvd {
 namespace {
 
@@ -79,6 +81,59 @@ TEST(FeatureExtraction, CountsTheXSectorsEachGroupOfRowsTouches) {
   EXPECT_DOUBLE_EQ(extract_features(spread).x_sectors_per_nonzero, 65.0 / 127.0);
   CsrMatrix<double> empty{2, 2, {0, 0, 0}, {}, {}};
   EXPECT_DOUBLE_EQ(extract_features(empty).x_sectors_per_nonzero, 0.0);
+}
+
+// A band of 64 rows, rows alternately of length 1 (column r) and 2 (columns r, r + 1): every
+// group of 32 neighbouring rows gathers from 33 neighbouring columns.
+CsrMatrix<double> alternating_band() {
+  CsrMatrix<double> m;
+  m.rows = 64;
+  m.cols = 65;
+  for (int r = 0; r < 64; ++r) {
+    m.col_indices.push_back(r);
+    if (r % 2 == 1) m.col_indices.push_back(r + 1);
+    m.values.resize(m.col_indices.size(), 1.0);
+    m.row_offsets.push_back(static_cast<RowOffset>(m.col_indices.size()));
+  }
+  return m;
+}
+
+TEST(FeatureExtraction, SortedGathersCountTheSectorsInTheSortedRowOrder) {
+  const CsrMatrix<double> m = alternating_band();
+  const MatrixFeatures f = extract_features(m);
+  // Unsorted: group 0 holds columns 0-32 (5 sectors), group 1 columns 32-64 (5): 10 / 96.
+  EXPECT_DOUBLE_EQ(f.x_sectors_per_nonzero, 10.0 / 96.0);
+  // Windows 256 and 4096 both clamp to the 64 rows: one entry, the whole matrix sorted.
+  ASSERT_EQ(f.sorted_gathers.size(), 1u);
+  EXPECT_EQ(f.sorted_gathers[0].sort_window, 64);
+  // Sorted whole: the 32 odd rows first (columns 1-64: 9 sectors), then the even rows
+  // (columns 0, 2, ..., 62: 8 sectors): 17 / 96, the sort spreads each group over all of x.
+  EXPECT_DOUBLE_EQ(f.sorted_x_sectors_per_nonzero(64), 17.0 / 96.0);
+  EXPECT_DOUBLE_EQ(f.sorted_x_sectors_per_nonzero(1'000'000), 17.0 / 96.0);  // clamped to rows
+  EXPECT_DOUBLE_EQ(f.sorted_x_sectors_per_nonzero(1), f.x_sectors_per_nonzero);
+  EXPECT_EQ(f.sorted_x_sectors_per_nonzero(16), -1.0);  // a window not measured
+}
+
+TEST(FeatureExtraction, SortedGathersOfOneRowLengthAreTheUnsortedOnes) {
+  std::vector<int> lengths(300, 3);
+  const MatrixFeatures f = extract_features(matrix_with_row_lengths(lengths, 10));
+  ASSERT_EQ(f.sorted_gathers.size(), 2u);  // 256 and the 300 rows (4096 clamps to 300)
+  EXPECT_EQ(f.sorted_gathers[0].sort_window, 256);
+  EXPECT_EQ(f.sorted_gathers[1].sort_window, 300);
+  for (const SortedGathers& g : f.sorted_gathers)
+    EXPECT_DOUBLE_EQ(g.x_sectors_per_nonzero, f.x_sectors_per_nonzero);
+}
+
+TEST(FeatureExtraction, LengthSortedRowOrderIsStableWithinWindowsAndWhole) {
+  const auto m = matrix_with_row_lengths({2, 3, 1, 3, 2, 1, 4}, 10);
+  // Windows of 3: {0,1,2} -> 1 0 2, {3,4,5} -> 3 4 5, {6} -> 6.
+  EXPECT_EQ(length_sorted_row_order(m, 3), (std::vector<std::int32_t>{1, 0, 2, 3, 4, 5, 6}));
+  // Whole (the counting sort): longest first, equal lengths in row order.
+  const std::vector<std::int32_t> whole{6, 1, 3, 0, 4, 2, 5};
+  EXPECT_EQ(length_sorted_row_order(m, 7), whole);
+  EXPECT_EQ(length_sorted_row_order(m, 1000), whole);
+  EXPECT_EQ(length_sorted_row_order(m, 6), (std::vector<std::int32_t>{1, 3, 0, 4, 2, 5, 6}));
+  EXPECT_EQ(length_sorted_row_order(m, 1), (std::vector<std::int32_t>{0, 1, 2, 3, 4, 5, 6}));
 }
 
 TEST(FeatureExtraction, GroupPaddingCountsEveryRowAtItsGroupsLongest) {

@@ -1,27 +1,17 @@
 #include "kernels/formats/common/sell_layout.hpp"
 
 #include <algorithm>
-#include <numeric>
 #include <string>
 
 #include "core/error.hpp"
+#include "core/structure_features.hpp"
 
 namespace spmvd {
 
 std::vector<std::int32_t> sell_row_order(const CsrMatrix<double>& matrix,
                                          std::int64_t sort_window) {
-  std::vector<std::int32_t> order(static_cast<std::size_t>(matrix.rows));
-  std::iota(order.begin(), order.end(), 0);
-  if (sort_window <= 1) return order;
-  for (std::int64_t begin = 0; begin < matrix.rows; begin += sort_window) {
-    const std::int64_t end = std::min(matrix.rows, begin + sort_window);
-    // Stable, so rows of equal length keep their relative order (and x locality).
-    std::stable_sort(order.begin() + begin, order.begin() + end,
-                     [&](std::int32_t a, std::int32_t b) {
-                       return matrix.row_length(a) > matrix.row_length(b);
-                     });
-  }
-  return order;
+  // The features' sorted gathers (core/structure_features.hpp) are counted in this order.
+  return length_sorted_row_order(matrix, sort_window);
 }
 
 template <typename Value>

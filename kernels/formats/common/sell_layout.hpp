@@ -36,7 +36,8 @@ struct SellLayout {
 };
 
 // The row order of SELL-C-sigma: a stable sort by length, descending, within each window of
-// sort_window consecutive rows (sort_window <= 1: identity). O(rows log sort_window).
+// sort_window consecutive rows (sort_window <= 1: identity): core's length_sorted_row_order,
+// the order the features' sorted gathers are counted in.
 std::vector<std::int32_t> sell_row_order(const CsrMatrix<double>& matrix, std::int64_t sort_window);
 
 // Throws Error(invalid_argument) for slice_height < 1 or rows >= 2^31.
