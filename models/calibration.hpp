@@ -86,7 +86,8 @@ struct CalibrationOptions {
   // and block size.
   std::vector<std::uint32_t> coo_block_sizes{256};
   std::vector<std::uint32_t> coo_entries_per_thread{2, 8, 32};  // cuda_coo's kCooEntriesPerThread
-  std::int64_t coo_row_length = 8;           // row length of the COO and bytes samples
+  // Row length of the COO and bytes samples (the COO model's row writes: models/row_writes.hpp).
+  std::int64_t coo_row_length = kCooSampleRowLength;
   int size_steps = 8;  // COO and bytes: max_sample_nnz / 2^(size_steps - 1) ... max, doubling
   // The cache_resident stage's grid of random samples, rows x row length: at most 2M
   // non-zeros (25 MB of CSR in fp64, within the L2 of an H100/H200), from a few thousand rows

@@ -14,6 +14,10 @@
 
 namespace spmvd {
 
+// Entries in every row of the COO calibration samples (CalibrationOptions::coo_row_length):
+// what the COO fit's row writes hold (models/row_writes.hpp).
+inline constexpr std::int64_t kCooSampleRowLength = 8;
+
 struct CooCalibration {
   CalibratedKernel kernel;
   std::uint32_t entries_per_thread = 0;  // E of the calibrated launch; 0: none (the CPU's COO)

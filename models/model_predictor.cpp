@@ -5,8 +5,10 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "models/df_split.hpp"
 #include "models/hyb_model.hpp"
 #include "models/locality.hpp"
+#include "models/row_writes.hpp"
 
 namespace spmvd {
 
@@ -115,9 +117,18 @@ Prediction ModelPredictor::predict_unfloored_ms(ModelFamily family,
       case ModelFamily::csr_vector:
         return csr_vector_.predict_ms(features, candidate, device, randomness);
       case ModelFamily::ell: return ell_.predict_ms(features, candidate, device);
-      case ModelFamily::coo:
-        return coo_.predict_nnz_ms(features.nnz, candidate.launch, randomness);
-      case ModelFamily::hyb: return HybModel(ell_, coo_).predict_ms(features, candidate, device);
+      case ModelFamily::coo: {
+        Prediction p = coo_.predict_nnz_ms(features.nnz, candidate.launch, randomness);
+        p.ms += coo_row_write_excess_ms(features.rows, features.rows - features.empty_rows,
+                                        features.nnz);
+        return p;
+      }
+      case ModelFamily::hyb: {
+        Prediction p = HybModel(ell_, coo_).predict_ms(features, candidate, device);
+        const EllCooSplit split = ell_coo_split(features, candidate.params.ell_width);
+        p.ms += coo_row_write_excess_ms(features.rows, split.coo_rows, split.coo_nnz);
+        return p;
+      }
       case ModelFamily::other: break;
     }
   }
@@ -139,6 +150,16 @@ Prediction ModelPredictor::predict_unfloored_ms(ModelFamily family,
   // BSR's bytes fit holds at the samples' few blocks per block row; more stream faster.
   if (own != nullptr) p.ms *= block_row_factor(*own, features, candidate.params.block_dim);
   return p;
+}
+
+double ModelPredictor::coo_row_write_excess_ms(std::int64_t rows, std::int64_t written_rows,
+                                               std::int64_t nnz) const noexcept {
+  // The shared bytes fit's DRAM rate (models/row_writes.hpp): none without that fit.
+  if (!set_.bytes) return 0.0;
+  return coo_row_write_excess_bytes(rows, written_rows, nnz,
+                                    static_cast<std::int64_t>(value_bytes(set_.precision)),
+                                    kCooSampleRowLength) *
+         set_.bytes->time_vs_bytes.slope;
 }
 
 bool ModelPredictor::uses_bytes_model(ModelFamily family) const noexcept {

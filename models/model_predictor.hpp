@@ -54,6 +54,10 @@ class ModelPredictor {
                                   const Candidate& candidate, const DeviceInfo& device,
                                   std::optional<std::uint64_t> matrix_bytes,
                                   double randomness) const;
+  // The extra ms of COO row writes beyond the COO fit's (models/row_writes.hpp) at the shared
+  // bytes fit's rate; 0 without that fit.
+  double coo_row_write_excess_ms(std::int64_t rows, std::int64_t written_rows,
+                                 std::int64_t nnz) const noexcept;
   // True where the family's dedicated model is not calibrated and the bytes model stands in.
   bool uses_bytes_model(ModelFamily family) const noexcept;
   ModelSet set_;

@@ -11,6 +11,7 @@
 #include "models/ell_model.hpp"
 #include "models/hyb_model.hpp"
 #include "models/model_predictor.hpp"
+#include "models/row_writes.hpp"
 #include "models/tests/test_device.hpp"
 
 namespace spmvd {
@@ -191,6 +192,44 @@ TEST(HybModel, WidthZeroIsAllCoo) {
   const CooModel coo({coo_256()});
   const MatrixFeatures f = features_with({{1, 100}, {3, 50}, {10, 10}}, 1000);
   EXPECT_DOUBLE_EQ(HybModel(ell, coo).predict_ms(f, launch(256, 0, 0), h100_like()).ms, 0.02);
+}
+
+TEST(CooRowWriteExcessBytes, CountsTheRowWritesTheSamplesDidNotHave) {
+  // Every row written, 8 entries each: what the samples did (2 x 8 bytes per 8 entries).
+  EXPECT_DOUBLE_EQ(coo_row_write_excess_bytes(1024, 1024, 8192, 8, 8), 0.0);
+  // One entry a row: 1024 rows read and written (256 sectors of 32 bytes, twice), less the
+  // 128 rows' worth the fit holds.
+  EXPECT_DOUBLE_EQ(coo_row_write_excess_bytes(1024, 1024, 1024, 8, 8), 16384.0 - 2048.0);
+  // A quarter of the rows, scattered, fp32 (8 a sector): 1 - 0.75^8 of the 128 sectors.
+  EXPECT_NEAR(coo_row_write_excess_bytes(1024, 256, 256, 4, 8),
+              64.0 * 128.0 * (1.0 - std::pow(0.75, 8)) - 256.0, 1e-9);
+  // Longer rows than the samples' write less: not credited.
+  EXPECT_DOUBLE_EQ(coo_row_write_excess_bytes(100, 100, 10'000, 8, 8), 0.0);
+  EXPECT_DOUBLE_EQ(coo_row_write_excess_bytes(0, 0, 0, 8, 8), 0.0);
+}
+
+TEST(ModelPredictor, AddsCooRowWritesBeyondTheSamplesAtTheBytesRate) {
+  ModelSet set;  // fp64
+  set.ell = {ell_256()};
+  set.coo = {coo_256()};
+  set.bytes = BytesCalibration{.time_vs_bytes = {.intercept = 0.005, .slope = 1.0 / 3e9,
+                                                 .quality = perfect(1e6, 1e10)}};
+  const ModelPredictor predictor(set);
+  const EllModel ell(set.ell);
+  const CooModel coo(set.coo);
+  // HYB of width 3: 10 of 160 rows go to COO with 70 entries, scattered among the 160.
+  const MatrixFeatures f = features_with({{1, 100}, {3, 50}, {10, 10}}, 1000);
+  const double hyb = HybModel(ell, coo).predict_ms(f, launch(256, 0, 3), h100_like()).ms;
+  const double excess = coo_row_write_excess_bytes(160, 10, 70, 8, kCooSampleRowLength);
+  EXPECT_NEAR(excess, 64.0 * 40.0 * (1.0 - std::pow(15.0 / 16.0, 4)) - 140.0, 1e-9);
+  EXPECT_DOUBLE_EQ(
+      predictor.predict_ms(ModelFamily::hyb, f, launch(256, 0, 3), h100_like()).ms,
+      hyb + excess / 3e9);
+  // Plain COO writes every row: 160 rows of 2.2 entries on average, against the samples' 8.
+  const double coo_ms = coo.predict_ms(f, launch(256), h100_like()).ms;
+  EXPECT_DOUBLE_EQ(predictor.predict_ms(ModelFamily::coo, f, launch(256), h100_like()).ms,
+                   coo_ms + coo_row_write_excess_bytes(160, 160, f.nnz, 8, 8) / 3e9);
+  EXPECT_GT(coo_row_write_excess_bytes(160, 160, f.nnz, 8, 8), 0.0);
 }
 
 // Fig. 3: flat 0.05 ms below 8 non-zeros per row (the GPU underused), 0.01 + 0.005 c above;
