@@ -109,13 +109,15 @@ std::vector<std::int32_t> length_sorted_row_order(const CsrMatrix<Value>& m,
     // The whole matrix: a counting sort by length, longest first, each length's rows in order.
     std::int64_t longest = 0;
     for (std::int64_t r = 0; r < m.rows; ++r) longest = std::max(longest, m.row_length(r));
-    std::vector<std::int64_t> start(static_cast<std::size_t>(longest) + 2, 0);
+    // rank(r): 0 for the longest rows; next[k]: where the next row of rank k goes.
+    const auto rank = [&](std::int64_t r) {
+      return static_cast<std::size_t>(longest - m.row_length(r));
+    };
+    std::vector<std::int64_t> next(static_cast<std::size_t>(longest) + 2, 0);
+    for (std::int64_t r = 0; r < m.rows; ++r) ++next[rank(r) + 1];
+    for (std::size_t k = 1; k < next.size(); ++k) next[k] += next[k - 1];
     for (std::int64_t r = 0; r < m.rows; ++r)
-      ++start[static_cast<std::size_t>(longest - m.row_length(r) + 1)];
-    for (std::size_t i = 1; i < start.size(); ++i) start[i] += start[i - 1];
-    for (std::int64_t r = 0; r < m.rows; ++r)
-      order[static_cast<std::size_t>(start[static_cast<std::size_t>(longest - m.row_length(r))]++)] =
-          static_cast<std::int32_t>(r);
+      order[static_cast<std::size_t>(next[rank(r)]++)] = static_cast<std::int32_t>(r);
     return order;
   }
   std::iota(order.begin(), order.end(), 0);
