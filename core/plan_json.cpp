@@ -115,6 +115,15 @@ double finite(double value, const char* path) {
 
 // An array of [a, b] integer pairs (a distribution's [length, rows], a block count's
 // [block_dim, blocks]).
+// A two-element array entry of a list field, its shape named in errors (e.g. "[length, rows]").
+void require_pair(const json& entry, const std::string& entry_path, const std::string& shape) {
+  if (!entry.is_array()) fail_type(entry_path, entry, ("array " + shape).c_str());
+  if (entry.size() != 2) {
+    fail("field '" + entry_path + "' has " + std::to_string(entry.size()) + " elements, expected " +
+         shape);
+  }
+}
+
 std::vector<RowLengthCount> read_length_counts(const json& array, const std::string& path) {
   if (!array.is_array()) fail_type(path, array, "array");
   std::vector<RowLengthCount> out;
@@ -122,13 +131,7 @@ std::vector<RowLengthCount> read_length_counts(const json& array, const std::str
   for (std::size_t i = 0; i < array.size(); ++i) {
     const std::string entry_path = path + "[" + std::to_string(i) + "]";
     const json& entry = array[i];
-    if (!entry.is_array() || entry.size() != 2) {
-      if (entry.is_array()) {
-        fail("field '" + entry_path + "' has " + std::to_string(entry.size()) +
-             " elements, expected [length, rows]");
-      }
-      fail_type(entry_path, entry, "array [length, rows]");
-    }
+    require_pair(entry, entry_path, "[length, rows]");
     out.push_back(RowLengthCount{.length = read_int64(entry[0], entry_path + "[0]"),
                                  .rows = read_int64(entry[1], entry_path + "[1]")});
   }
@@ -224,10 +227,7 @@ MatrixFeatures features_from_json(const json& object, const std::string& path) {
     for (std::size_t i = 0; i < it->size(); ++i) {
       const std::string entry_path = sorted_path + "[" + std::to_string(i) + "]";
       const json& entry = (*it)[i];
-      if (!entry.is_array()) fail_type(entry_path, entry, "array [window, sectors]");
-      if (entry.size() != 2)
-        fail("field '" + entry_path + "' has " + std::to_string(entry.size()) +
-             " elements, expected [window, sectors]");
+      require_pair(entry, entry_path, "[window, sectors]");
       f.sorted_gathers.push_back(
           {.sort_window = read_int64(entry[0], entry_path + "[0]"),
            .x_sectors_per_nonzero = read_double(entry[1], entry_path + "[1]")});
