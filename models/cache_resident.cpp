@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/locality.hpp"
 #include "models/performance_model.hpp"
 
 namespace spmvd {
@@ -56,14 +57,19 @@ double correction_weight(const CacheResidentCorrection& correction, double footp
 }
 
 double correction_factor(const CacheResidentCorrection& correction,
-                         const MatrixFeatures& features, double footprint,
+                         const MatrixFeatures& features, double randomness, double footprint,
                          double l2_bytes) {
   constexpr double kLowest = 0.25, kHighest = 4.0;
   const double weight = correction_weight(correction, footprint, l2_bytes);
   if (weight == 0.0) return 1.0;
   const double length = std::max(features.row_length_mean, 1.0);
   const double rows = std::max(static_cast<double>(features.rows), 1.0);
-  const double kappa = std::clamp(correction.ratio_vs_length_rows(length, rows), kLowest, kHighest);
+  const double locality =
+      correction.banded_ratio_vs_length_rows.log_ms.empty()
+          ? 1.0
+          : locality_factor(correction.banded_ratio_vs_length_rows(length, rows), randomness);
+  const double kappa =
+      std::clamp(correction.ratio_vs_length_rows(length, rows) * locality, kLowest, kHighest);
   return 1.0 + (kappa - 1.0) * weight;
 }
 

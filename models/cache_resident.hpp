@@ -14,6 +14,11 @@
 // in log c x log R, clamped to the grid (few long rows and many short ones differ: the first
 // are latency chains, the second fill the GPU), and fading (in log footprint) to 1 between the
 // largest sample's footprint and L2, where the family models take over unchanged.
+//
+// The grid's samples gather x at random; meshes, stencils and banded matrices gather what a
+// row's neighbours just read, from L1 as much as from L2. Each grid sample therefore has a
+// banded twin (model version 12), and rho = T_banded / T_random on the same grid scales kappa
+// by the matrix's x randomness w as the DRAM locality factor does: kappa * (rho + (1 - rho) w).
 
 #include <cstdint>
 #include <span>
@@ -36,6 +41,8 @@ struct CacheResidentCorrection {
   std::uint32_t entries_per_thread = 0;  // cuda_coo's E (models/coo_model.hpp); 0: not COO
   // measured / predicted over (row length, rows) of the samples (LogGridFit's ms holds it).
   LogGridFit ratio_vs_length_rows{};
+  // T_banded / T_random over the same (row length, rows); empty: no in-L2 locality term.
+  LogGridFit banded_ratio_vs_length_rows{};
   double largest_footprint_bytes = 0.0;  // of the largest sample: full kappa up to here
   friend bool operator==(const CacheResidentCorrection&, const CacheResidentCorrection&) = default;
 };
@@ -65,17 +72,19 @@ const CacheResidentCorrection* find_correction(std::span<const CacheResidentCorr
 double correction_weight(const CacheResidentCorrection& correction, double footprint,
                          double l2_bytes) noexcept;
 
-// kappa for this matrix (see above), clamped to [0.25, 4] so one noisy sample cannot wreck a
-// ranking, applied by correction_weight: 1 + (kappa - 1) * weight.
+// kappa for this matrix (see above) at its x randomness (models/locality.hpp: 0 a band, 1
+// random columns), clamped to [0.25, 4] so one noisy sample cannot wreck a ranking, applied by
+// correction_weight: 1 + (kappa - 1) * weight.
 double correction_factor(const CacheResidentCorrection& correction,
-                         const MatrixFeatures& features, double footprint,
+                         const MatrixFeatures& features, double randomness, double footprint,
                          double l2_bytes);
 
 // The x randomness to predict with where a correction of this weight applies: kappa is
 // measured against the random samples' predictions, so where it applies in full the
 // prediction it corrects must be the random one (w = 1), not one that the locality factor
 // already lowered for a band (which counted locality twice: small stencils, meshes and graphs
-// came out 20-35 % fast). In between, w + (1 - w) * weight.
+// came out 20-35 % fast); the correction's own banded ratio prices the band instead. In
+// between, w + (1 - w) * weight.
 double randomness_under_correction(double randomness, double weight) noexcept;
 
 }  // namespace spmvd

@@ -484,6 +484,8 @@ void plan_cache_resident(const CalibrationOptions& o, CalibrationPlan& plan) {
     for (const std::int64_t rows : whole_blocks(o.cache_resident_rows))
       for (const std::int64_t length : whole_blocks(o.cache_resident_row_lengths))
         v.samples.push_back({.rows = rows, .row_length = length, .block_dim = b});
+    // Every grid point again banded: the in-L2 banded ratio (models/cache_resident.hpp).
+    add_banded_twins(v, {}, std::nullopt);
     added.push_back(std::move(v));
   }
   plan.variants.insert(plan.variants.end(), added.begin(), added.end());
@@ -1050,9 +1052,12 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
     // Every variant of the stage that uses a shape is timed on one generated matrix.
     std::map<SampleShape, std::vector<std::pair<std::size_t, std::size_t>>> users;
     StageSamples measured(plan.variants.size());
+    // cache_resident: per variant and sample, what the set fitted so far predicts for it.
+    std::vector<std::vector<double>> predicted(plan.variants.size());
     for (std::size_t v = 0; v < plan.variants.size(); ++v) {
       if (plan.variants[v].stage != stage) continue;
       measured[v].resize(plan.variants[v].samples.size());
+      predicted[v].resize(plan.variants[v].samples.size());
       for (std::size_t s = 0; s < plan.variants[v].samples.size(); ++s)
         users[plan.variants[v].samples[s]].emplace_back(v, s);
     }
@@ -1100,19 +1105,16 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
                                       .total());
         }
         if (stage == CalibrationStage::cache_resident) {
-          // x = footprint, y = measured / predicted by the set fitted so far (all other stages).
+          // x = footprint; kappa = ms / what the set fitted by all other stages predicts.
           const std::uint64_t matrix_bytes =
               entry->rules->device_bytes(features, precision, candidate);
           x = footprint_bytes(features, matrix_bytes, precision);
-          const double predicted =
-              fitted_so_far
-                  ->predict_ms(cache_resident_family(variant.base_stage), features, candidate,
-                               info, matrix_bytes)
-                  .ms;
-          measured[v][s] = {x, predicted > 0.0 ? ms / predicted : 1.0};
-        } else {
-          measured[v][s] = {x, ms};
+          predicted[v][s] = fitted_so_far
+                                ->predict_ms(cache_resident_family(variant.base_stage), features,
+                                             candidate, info, matrix_bytes)
+                                .ms;
         }
+        measured[v][s] = {x, ms};
         ++progress.done;
         if (on_progress) {
           char text[160];
@@ -1208,21 +1210,28 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
                                          .banded_ratio = split.banded_ratio};
             break;
           case CalibrationStage::cache_resident: {
-            // measured[v]: (footprint, measured / predicted) per sample, in plan order.
+            // measured[v]: (footprint, ms) per sample, in plan order; kappa on the random
+            // samples, the banded ratio from their twins (split_banded).
             std::vector<GridSample> grid;
             double largest = 0.0;
             for (std::size_t s = 0; s < variant.samples.size(); ++s) {
+              if (variant.samples[s].banded) continue;
+              const double p = predicted[v][s];
               grid.push_back({.width = static_cast<double>(variant.samples[s].row_length),
                               .rows = static_cast<double>(variant.samples[s].rows),
-                              .ms = measured[v][s].y});
+                              .ms = p > 0.0 ? measured[v][s].y / p : 1.0});
               largest = std::max(largest, measured[v][s].x);
             }
-            CacheResidentCorrection c{.format = variant.format,
-                                      .params = {},
-                                      .block_size = 0,
-                                      .threads_per_row = 0,
-                                      .ratio_vs_length_rows = fit_log_grid(grid),
-                                      .largest_footprint_bytes = largest};
+            CacheResidentCorrection c{
+                .format = variant.format,
+                .params = {},
+                .block_size = 0,
+                .threads_per_row = 0,
+                .ratio_vs_length_rows = fit_log_grid(grid),
+                .banded_ratio_vs_length_rows = split.banded_grid.empty()
+                                                   ? LogGridFit{}
+                                                   : fit_log_grid(split.banded_grid),
+                .largest_footprint_bytes = largest};
             // Keyed as the tuner's candidates are: the launch the base stage times.
             const Candidate launch = make_candidate(variant, variant.samples.front(),
                                                     shape_features(variant.samples.front()),

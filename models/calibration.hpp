@@ -30,7 +30,8 @@
 //               size at kBsrBlockRowLengths: ModelSet::format_bytes.
 //   cache_resident  last: every csr_vector, coo and format_bytes variant again on a grid of
 //               random samples inside L2 (CalibrationOptions::cache_resident_rows x
-//               cache_resident_row_lengths), measured / predicted by the finished set:
+//               cache_resident_row_lengths), measured / predicted by the finished set, and
+//               the banded twin of each (T_banded / T_random on the same grid):
 //               ModelSet::cache_resident (models/cache_resident.hpp).
 // After the stages, ModelSet::cpu_gpu (paper 003 Eqs. 6-7): the GPU side from the ell stage's
 // samples (ms against rows * width), the CPU side from cpu_coo at doubling non-zero counts

@@ -228,6 +228,9 @@ void to_json(nlohmann::json& j, const CacheResidentCorrection& v) {
        {"entries_per_thread", v.entries_per_thread},
        {"ratio_vs_length_rows", v.ratio_vs_length_rows},
        {"largest_footprint_bytes", v.largest_footprint_bytes}};
+  // Absent: no in-L2 locality term (an empty grid is no valid log_grid).
+  if (!v.banded_ratio_vs_length_rows.log_ms.empty())
+    j["banded_ratio_vs_length_rows"] = v.banded_ratio_vs_length_rows;
 }
 void from_json(const nlohmann::json& j, CacheResidentCorrection& v) {
   j.at("format").get_to(v.format.value);
@@ -237,6 +240,9 @@ void from_json(const nlohmann::json& j, CacheResidentCorrection& v) {
   j.at("entries_per_thread").get_to(v.entries_per_thread);
   j.at("ratio_vs_length_rows").get_to(v.ratio_vs_length_rows);
   j.at("largest_footprint_bytes").get_to(v.largest_footprint_bytes);
+  v.banded_ratio_vs_length_rows = {};
+  if (j.contains("banded_ratio_vs_length_rows"))
+    j.at("banded_ratio_vs_length_rows").get_to(v.banded_ratio_vs_length_rows);
 }
 
 void to_json(nlohmann::json& j, const BlockedEllTimeCoefficients& v) {

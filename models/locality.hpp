@@ -13,7 +13,8 @@
 // a linear interpolation between the two calibrations in the randomness w in [0, 1] of the
 // matrix (x_gather_randomness, x_span_randomness): w = 0 for a band (factor rho: the banded
 // sample itself), w = 1 for random columns (factor 1: the random sample itself). Inside L2,
-// where a cache-resident correction applies, w fades to 1 (models/cache_resident.hpp).
+// where a cache-resident correction applies, the family model's w fades to 1 and the
+// correction's own in-L2 banded ratio takes the matrix's w (models/cache_resident.hpp).
 
 #include <cstdint>
 #include <span>

@@ -60,7 +60,8 @@ Prediction ModelPredictor::predict_ms(ModelFamily family, const MatrixFeatures& 
   const CacheResidentCorrection* correction =
       find_correction(set_.cache_resident, candidate, entries_per_thread);
   // kappa is measured against the random samples' predictions: where it applies, the family
-  // model predicts at random gathers (randomness_under_correction).
+  // model predicts at random gathers (randomness_under_correction) and kappa prices the
+  // matrix's own gathers with its in-L2 banded ratio.
   // A candidate that sorts rows by length (cuda_sell's sort window) gathers in its sorted order.
   const double gather_randomness = x_gather_randomness(features, candidate.params.sort_window);
   const double kappa_weight =
@@ -82,7 +83,7 @@ Prediction ModelPredictor::predict_ms(ModelFamily family, const MatrixFeatures& 
   // candidates below the floor keep their order instead of tying at it.
   if (!p.includes_fixed_cost) p.ms = smooth_floor_ms(p.ms, floor_ms);
   if (correction != nullptr) {
-    p.ms *= correction_factor(*correction, features, footprint, l2_bytes);
+    p.ms *= correction_factor(*correction, features, gather_randomness, footprint, l2_bytes);
     // The correction is measured on uniform samples whose predictions sit near the floor; it
     // must not take a matrix below what the format's tiny sample took.
     p.ms = std::max(p.ms, floor_ms);

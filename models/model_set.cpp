@@ -104,6 +104,18 @@ void add_fit(nlohmann::json& fits, const char* family, const nlohmann::json& var
   fits.push_back(std::move(fit));
 }
 
+// A banded / random ratio grid as a table for reading: the ratio (exp of log_ms) at each
+// (axis, rows).
+nlohmann::json ratio_table(const LogGridFit& grid, const char* axis) {
+  nlohmann::json table = nlohmann::json::array();
+  for (std::size_t r = 0; r < grid.rows.size(); ++r)
+    for (std::size_t w = 0; w < grid.widths.size(); ++w)
+      table.push_back({{axis, grid.widths[w]},
+                       {"rows", grid.rows[r]},
+                       {"ratio", std::exp(grid.log_ms[r * grid.widths.size() + w])}});
+  return table;
+}
+
 }  // namespace
 
 nlohmann::json model_set_summary(const ModelSet& set) {
@@ -117,17 +129,8 @@ nlohmann::json model_set_summary(const ModelSet& set) {
   for (const EllCalibration& c : set.ell) {
     nlohmann::json grid = c.time_vs_width_rows;
     grid.erase("log_ms");  // the table is for plots (svg_plot), not for reading
-    if (!c.banded_ratio_vs_width_rows.log_ms.empty()) {
-      // T_banded / T_random: the table at (width, rows), exp of log_ms, for reading.
-      nlohmann::json banded = nlohmann::json::array();
-      const LogGridFit& b = c.banded_ratio_vs_width_rows;
-      for (std::size_t r = 0; r < b.rows.size(); ++r)
-        for (std::size_t w = 0; w < b.widths.size(); ++w)
-          banded.push_back({{"width", b.widths[w]},
-                            {"rows", b.rows[r]},
-                            {"ratio", std::exp(b.log_ms[r * b.widths.size() + w])}});
-      grid["banded_ratio_vs_width_rows"] = std::move(banded);
-    }
+    if (!c.banded_ratio_vs_width_rows.log_ms.empty())
+      grid["banded_ratio_vs_width_rows"] = ratio_table(c.banded_ratio_vs_width_rows, "width");
     add_fit(fits, "ell", variant_json(c.kernel), "ms_vs_width_rows", std::move(grid));
   }
   for (const CooCalibration& c : set.coo) {
@@ -160,6 +163,8 @@ nlohmann::json model_set_summary(const ModelSet& set) {
     fit["block_size"] = c.block_size;
     fit["threads_per_row"] = c.threads_per_row;
     fit["largest_footprint_bytes"] = c.largest_footprint_bytes;
+    if (!c.banded_ratio_vs_length_rows.log_ms.empty())
+      fit["banded_ratio_vs_length_rows"] = ratio_table(c.banded_ratio_vs_length_rows, "row_length");
     add_fit(fits, "cache_resident", nullptr, "ratio_vs_length_rows", std::move(fit));
   }
   nlohmann::json summary = {{"model_version", kModelVersion},

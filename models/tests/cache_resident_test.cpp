@@ -33,27 +33,55 @@ MatrixFeatures rows_of(std::int64_t rows, double mean_length) {
 
 TEST(CacheResident, InterpolatesInLogRowLengthAndLogRows) {
   const CacheResidentCorrection c = kappa();
-  EXPECT_NEAR(correction_factor(c, rows_of(1000, 2), 1e6, kL2), 0.5, 1e-12);
-  EXPECT_NEAR(correction_factor(c, rows_of(1000, 32), 1e6, kL2), 2.0, 1e-12);
+  EXPECT_NEAR(correction_factor(c, rows_of(1000, 2), 1.0, 1e6, kL2), 0.5, 1e-12);
+  EXPECT_NEAR(correction_factor(c, rows_of(1000, 32), 1.0, 1e6, kL2), 2.0, 1e-12);
   // log-halfway in length (8 between 2 and 32): the geometric mean of 0.5 and 2.
-  EXPECT_NEAR(correction_factor(c, rows_of(1000, 8), 1e6, kL2), 1.0, 1e-12);
+  EXPECT_NEAR(correction_factor(c, rows_of(1000, 8), 1.0, 1e6, kL2), 1.0, 1e-12);
   // Clamped to the grid: fewer rows and longer rows than sampled take the edge.
-  EXPECT_NEAR(correction_factor(c, rows_of(10, 500), 1e6, kL2), 2.0, 1e-12);
+  EXPECT_NEAR(correction_factor(c, rows_of(10, 500), 1.0, 1e6, kL2), 2.0, 1e-12);
   // log-halfway in rows (10000) at length 2: sqrt(0.5 * 1).
-  EXPECT_NEAR(correction_factor(c, rows_of(10000, 2), 1e6, kL2), std::sqrt(0.5), 1e-12);
+  EXPECT_NEAR(correction_factor(c, rows_of(10000, 2), 1.0, 1e6, kL2), std::sqrt(0.5), 1e-12);
 }
 
 TEST(CacheResident, FadesToTheFamilyModelBetweenTheLargestSampleAndL2) {
   const CacheResidentCorrection c = kappa();
   const MatrixFeatures f = rows_of(1000, 32);  // kappa 2
-  EXPECT_NEAR(correction_factor(c, f, 5e6, kL2), 2.0, 1e-12);
+  EXPECT_NEAR(correction_factor(c, f, 1.0, 5e6, kL2), 2.0, 1e-12);
   // log-halfway between 5 MB and 50 MB: halfway from 2 to 1.
-  EXPECT_NEAR(correction_factor(c, f, std::sqrt(5e6 * kL2), kL2), 1.5, 1e-12);
-  EXPECT_DOUBLE_EQ(correction_factor(c, f, kL2, kL2), 1.0);
-  EXPECT_DOUBLE_EQ(correction_factor(c, f, 1e9, kL2), 1.0);
+  EXPECT_NEAR(correction_factor(c, f, 1.0, std::sqrt(5e6 * kL2), kL2), 1.5, 1e-12);
+  EXPECT_DOUBLE_EQ(correction_factor(c, f, 1.0, kL2, kL2), 1.0);
+  EXPECT_DOUBLE_EQ(correction_factor(c, f, 1.0, 1e9, kL2), 1.0);
   CacheResidentCorrection none = c;
   none.ratio_vs_length_rows = {};
-  EXPECT_DOUBLE_EQ(correction_factor(none, f, 1e6, kL2), 1.0);  // not calibrated
+  EXPECT_DOUBLE_EQ(correction_factor(none, f, 1.0, 1e6, kL2), 1.0);  // not calibrated
+}
+
+// kappa() with a banded twin at every grid point: T_banded / T_random 0.6 at length 2, 0.3 at
+// length 32, whatever the rows.
+CacheResidentCorrection kappa_with_bands() {
+  CacheResidentCorrection c = kappa();
+  const GridSample banded[] = {{.width = 2, .rows = 1000, .ms = 0.6},
+                               {.width = 32, .rows = 1000, .ms = 0.3},
+                               {.width = 2, .rows = 100000, .ms = 0.6},
+                               {.width = 32, .rows = 100000, .ms = 0.3}};
+  c.banded_ratio_vs_length_rows = fit_log_grid(banded);
+  return c;
+}
+
+TEST(CacheResident, ScalesKappaByTheInL2BandedRatioAtTheMatrixsRandomness) {
+  const CacheResidentCorrection c = kappa_with_bands();
+  const MatrixFeatures f = rows_of(1000, 32);  // kappa 2, banded ratio 0.3
+  EXPECT_NEAR(correction_factor(c, f, 1.0, 1e6, kL2), 2.0, 1e-12);  // random: kappa alone
+  EXPECT_NEAR(correction_factor(c, f, 0.0, 1e6, kL2), 2.0 * 0.3, 1e-12);  // a band
+  // Linear in the randomness, as the DRAM locality factor: 0.3 + 0.7 * 0.5.
+  EXPECT_NEAR(correction_factor(c, f, 0.5, 1e6, kL2), 2.0 * 0.65, 1e-12);
+  // Interpolated in log row length like kappa: sqrt(0.6 * 0.3) at length 8.
+  EXPECT_NEAR(correction_factor(c, rows_of(1000, 8), 0.0, 1e6, kL2), std::sqrt(0.18), 1e-12);
+  // Faded with kappa: log-halfway between the largest sample and L2, halfway from 0.6 to 1.
+  EXPECT_NEAR(correction_factor(c, f, 0.0, std::sqrt(5e6 * kL2), kL2), 0.8, 1e-12);
+  EXPECT_DOUBLE_EQ(correction_factor(c, f, 0.0, kL2, kL2), 1.0);
+  // A correction without banded twins prices every matrix as random.
+  EXPECT_NEAR(correction_factor(kappa(), f, 0.0, 1e6, kL2), 2.0, 1e-12);
 }
 
 TEST(CacheResident, WeighsTheCorrectionInFullUpToTheLargestSampleAndNotFromL2) {
@@ -81,8 +109,8 @@ TEST(CacheResident, ClampsANoisyRatio) {
                              {.width = 32, .rows = 100000, .ms = 0.01}};
   CacheResidentCorrection c = kappa();
   c.ratio_vs_length_rows = fit_log_grid(wild);
-  EXPECT_DOUBLE_EQ(correction_factor(c, rows_of(1000, 2), 1e6, kL2), 4.0);
-  EXPECT_DOUBLE_EQ(correction_factor(c, rows_of(1000, 32), 1e6, kL2), 0.25);
+  EXPECT_DOUBLE_EQ(correction_factor(c, rows_of(1000, 2), 1.0, 1e6, kL2), 4.0);
+  EXPECT_DOUBLE_EQ(correction_factor(c, rows_of(1000, 32), 1.0, 1e6, kL2), 0.25);
 }
 
 TEST(CacheResident, FindsTheSameFormatParamsAndLanesWithTheNearestBlockSize) {
@@ -186,6 +214,13 @@ TEST(ModelPredictor, PredictsABandInsideTheCorrectionAsTheRandomSamplesKappaWasM
   EXPECT_DOUBLE_EQ(ms(corrected, band, 1'000'000), ms(corrected, random, 1'000'000));
   // Beyond L2 the locality factor is back in full.
   EXPECT_NEAR(ms(corrected, band, 600'000'000), 0.5 * ms(corrected, random, 600'000'000), 1e-12);
+  // With the correction's own banded twins (ratio 0.3-0.6 in L2) the band is priced by those.
+  set.cache_resident = {kappa_with_bands()};
+  const ModelPredictor in_l2_bands(set);
+  const double ratio_at_8 = std::sqrt(0.6 * 0.3);
+  EXPECT_NEAR(ms(in_l2_bands, band, 1'000'000), ratio_at_8 * ms(in_l2_bands, random, 1'000'000),
+              1e-12);
+  EXPECT_DOUBLE_EQ(ms(in_l2_bands, random, 1'000'000), ms(corrected, random, 1'000'000));
 }
 
 TEST(CriticalPathStep, IsTheInL2StepUpToHalfOfL2AndTheBeyondStepFromTwiceL2) {

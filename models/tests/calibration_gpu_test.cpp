@@ -62,6 +62,13 @@ TEST(GpuCalibration, RunsEveryStageStoresAndPredicts) {
       for (const SamplePoint& p : own.block_row_ratio) EXPECT_GT(p.y, 0.0);
     }
     EXPECT_EQ(bsr_records, 2u);
+    // Every cache-resident record: kappa and the banded ratio of its twins on the same grid.
+    EXPECT_FALSE(set->cache_resident.empty());
+    for (const CacheResidentCorrection& c : set->cache_resident) {
+      EXPECT_EQ(c.banded_ratio_vs_length_rows.widths, c.ratio_vs_length_rows.widths);
+      EXPECT_EQ(c.banded_ratio_vs_length_rows.rows, c.ratio_vs_length_rows.rows);
+      EXPECT_EQ(c.banded_ratio_vs_length_rows.log_ms.size(), c.ratio_vs_length_rows.log_ms.size());
+    }
   }
 
   // Through the real store and back.

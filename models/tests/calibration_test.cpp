@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <tuple>
 #include <string>
 
 #include "core/error.hpp"
@@ -479,11 +480,13 @@ TEST(PlanCalibration, H100PlanStaysWithinTheCalibrationBudget) {
   // version 9 ~30 M generated and 0.2 G built: short-row CSR samples that stream from DRAM;
   // version 10: ELL's banded twins at every rows (on one block size) and 6 more
   // cache_resident samples per variant, but ELL on two block sizes instead of three and up to
-  // width 32. This plan prints 502 M generated, 2.76 G built, 777 samples.)
+  // width 32; version 12: the banded twin of every cache_resident sample, 6 M generated and
+  // 0.12 G built. This plan prints 508 M generated, 2.88 G built, 1122 samples.)
   EXPECT_LT(generated, 550'000'000);
-  EXPECT_LT(built, 2'900'000'000);
-  // cache_resident adds 15 samples per variant, each under 2M non-zeros (this plan: 345 of 777).
-  EXPECT_LT(samples, 800u);
+  EXPECT_LT(built, 3'000'000'000);
+  // cache_resident adds 30 samples per variant, each under 2M non-zeros (this plan: 690 of
+  // 1122).
+  EXPECT_LT(samples, 1150u);
   EXPECT_EQ(plan.max_sample_nnz, static_cast<std::int64_t>(4 * h100_like().l2_bytes / 12));
 }
 
@@ -500,9 +503,16 @@ TEST(PlanCalibration, RepeatsEveryCsrCooAndFormatBytesVariantOnCacheResidentSamp
     if (v.stage != CalibrationStage::cache_resident) continue;
     ++repeats;
     EXPECT_NE(v.base_stage, CalibrationStage::cache_resident);
-    // The full rows x row length grid.
-    ASSERT_EQ(v.samples.size(),
-              options.cache_resident_rows.size() * options.cache_resident_row_lengths.size());
+    // The full rows x row length grid, random, then each point's banded twin.
+    const std::size_t grid =
+        options.cache_resident_rows.size() * options.cache_resident_row_lengths.size();
+    ASSERT_EQ(v.samples.size(), 2 * grid);
+    for (std::size_t i = 0; i < grid; ++i) {
+      EXPECT_FALSE(v.samples[i].banded);
+      SampleShape twin = v.samples[i];
+      twin.banded = true;
+      EXPECT_EQ(v.samples[grid + i], twin);
+    }
     for (const SampleShape& s : v.samples) {
       EXPECT_GE(s.rows, options.cache_resident_rows.front());
       // fp64 CSR, x and y of each stay inside an H100's 50 MB L2.
@@ -523,16 +533,17 @@ TEST(PlanCalibration, GivesBsrACacheResidentGridOfDistinctWholeBlockShapes) {
     if (v.stage != CalibrationStage::cache_resident || v.format != kCusparseBsrFormatId) continue;
     ++grids;
     // The grid (fit_log_grid) takes each shape once.
-    std::set<std::pair<std::int64_t, std::int64_t>> shapes;
+    std::set<std::tuple<std::int64_t, std::int64_t, bool>> shapes;
     for (const SampleShape& s : v.samples) {
       EXPECT_EQ(s.block_dim, static_cast<std::int64_t>(v.params.block_dim));
       EXPECT_EQ(s.rows % s.block_dim, 0);
       EXPECT_EQ(s.row_length % s.block_dim, 0);
-      EXPECT_TRUE(shapes.insert({s.rows, s.row_length}).second) << s.rows << " x " << s.row_length;
+      EXPECT_TRUE(shapes.insert({s.rows, s.row_length, s.banded}).second)
+          << s.rows << " x " << s.row_length << (s.banded ? " banded" : "");
     }
     // Rows 4096, 16384, 65536 x lengths 2, 4, 8, 16, 32 in whole blocks: 2 x 2 keeps all five,
-    // 4 x 4 rounds 2 up to 4.
-    EXPECT_EQ(shapes.size(), 3u * (v.params.block_dim == 2 ? 5u : 4u));
+    // 4 x 4 rounds 2 up to 4; random and banded.
+    EXPECT_EQ(shapes.size(), 2u * 3u * (v.params.block_dim == 2 ? 5u : 4u));
   }
   EXPECT_EQ(grids, kFormatBytesVariants);
 }
@@ -616,6 +627,12 @@ TEST_F(CpuCalibration, FitsTheBytesModelAndCpuCooForBothPrecisions) {
       for (const double log_ratio : c.ratio_vs_length_rows.log_ms)
         EXPECT_TRUE(std::isfinite(log_ratio));
       EXPECT_GT(c.largest_footprint_bytes, 2048.0 * 8 * 8);  // its values alone
+      // T_banded / T_random of the banded twins on the same grid.
+      EXPECT_EQ(c.banded_ratio_vs_length_rows.widths, (std::vector<double>{2, 8}));
+      EXPECT_EQ(c.banded_ratio_vs_length_rows.rows, (std::vector<double>{512, 2048}));
+      ASSERT_EQ(c.banded_ratio_vs_length_rows.log_ms.size(), 4u);
+      for (const double log_ratio : c.banded_ratio_vs_length_rows.log_ms)
+        EXPECT_TRUE(std::isfinite(log_ratio));
     }
     ASSERT_EQ(set.coo.size(), has_cpu_coo ? 1u : 0u);
     if (has_cpu_coo) {
