@@ -743,7 +743,28 @@ double time_over_bytes_fit(const SamplePoint& bytes_and_ms, const LinearFit& fit
   return predicted > 0.0 ? bytes_and_ms.y / predicted : 0.0;
 }
 
+double banded_ratio_net_of_fixed_cost(double banded_ms, double random_ms,
+                                      double fixed_ms) noexcept {
+  if (!(random_ms > 0.0)) return 0.0;
+  if (!(random_ms > fixed_ms) || !(fixed_ms > 0.0)) return banded_ms / random_ms;
+  return std::max(banded_ms - fixed_ms, 0.0) / (random_ms - fixed_ms);
+}
+
 namespace {
+
+// The csr_vector stage's banded ratios (row length, T_banded / T_random) net of the variant's
+// fixed cost: each twin pairs with the random sample of its row length.
+std::vector<SamplePoint> csr_banded_ratio(const SplitMeasurements& split, double fixed_ms) {
+  std::vector<SamplePoint> out;
+  for (const SamplePoint& ratio : split.banded_ratio) {
+    const auto random = std::find_if(split.random.begin(), split.random.end(),
+                                     [&](const SamplePoint& r) { return r.x == ratio.x; });
+    if (random == split.random.end()) continue;
+    out.push_back({ratio.x, banded_ratio_net_of_fixed_cost(ratio.y * random->y, random->y,
+                                                           fixed_ms)});
+  }
+  return out;
+}
 
 // BSR's (blocks per block row, ratio) at the largest size: the base itself (ratio 1), then each
 // kBsrBlockRowLengths sample; empty for other formats. The samples are of dense blocks of the
@@ -1145,7 +1166,7 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
                                                    base_rows, lane.fixed_ms));
             CsrVectorCalibration c =
                 fit_csr_vector(variant.kernel, samples, base_rows, variant.sample_strips);
-            c.banded_ratio = split.banded_ratio;
+            c.banded_ratio = csr_banded_ratio(split, lane.fixed_ms);
             c.fixed_ms = lane.fixed_ms;
             c.long_row_step_ms = lane.long_row_step_ms;
             c.long_row_step_beyond_l2_ms = lane.long_row_step_beyond_l2_ms;

@@ -141,6 +141,10 @@ inline constexpr std::int64_t kBsrBlockRowLengths[] = {32, 128};
 // block row change beyond the bytes (fewer block rows also mean less y and fewer row pointers,
 // which the prediction counts already).
 double time_over_bytes_fit(const SamplePoint& bytes_and_ms, const LinearFit& fit) noexcept;
+// A CSR-vector banded ratio net of the launch's fixed cost F (CsrVectorCalibration::fixed_ms):
+// (T_banded - F) / (T_random - F), since the model charges F once and scales only the per-row
+// shares by the locality factor; the plain ratio where T_random <= F (nothing to net).
+double banded_ratio_net_of_fixed_cost(double banded_ms, double random_ms, double fixed_ms) noexcept;
 
 // Row lengths whose csr_vector samples get a banded twin, ELL widths whose samples do (at
 // every rows): around the 5-30 entries per row of stencil and FEM matrices, and a short and a

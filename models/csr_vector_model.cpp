@@ -156,11 +156,14 @@ Prediction CsrVectorModel::predict_ms(const MatrixFeatures& features, const Cand
   for (const RowLengthCount& set : features.distribution)
     ms += static_cast<double>(set.rows) * row_ms(set.length);
   // x locality (models/locality.hpp): the samples have random columns; rho is read at the
-  // mean row length. It is the ratio of whole sample times, fixed cost included: the banded
-  // samples of short rows are small enough to stay in L2, so the ratio of their variable parts
-  // overstates what locality saves at DRAM scale (tried: CSR scalar's median error on the
-  // memory-bound group went from 23 % to 53 %). The critical path below is a latency, not a
-  // gather volume: unscaled.
+  // mean row length. It scales the per-row shares only, so it is measured net of the fixed cost
+  // (banded_ratio_net_of_fixed_cost, model version 12): the short-row samples stream from DRAM
+  // since version 9, and a banded one of ~1.5 L2s takes 25-35 us, of which the 4-5 us fixed
+  // cost is a sixth (whole-sample ratios left CSR scalar 20-50 % slow on large stencils, which
+  // stream at 90 % of the copy bandwidth). Before version 9 the banded short-row samples stayed
+  // in L2 and the net ratio overstated locality at DRAM scale (tried then: CSR scalar's median
+  // error on the memory-bound group went from 23 % to 53 %). The critical path below is a
+  // latency, not a gather volume: unscaled.
   ms *= locality_factor(cal.banded_ratio, features.row_length_mean, randomness);
   // Critical path: the longest row is summed by threads_per_row lanes in ceil(L / t) dependent
   // steps, however idle the rest of the GPU is; strip-wise estimation (which assumes the rows

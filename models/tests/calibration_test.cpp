@@ -331,6 +331,20 @@ TEST(TimeOverBytesFit, IsOneOnTheLineAndScalesWithTheMeasuredTime) {
   EXPECT_EQ(time_over_bytes_fit({1e8, 0.1}, LinearFit{}), 0.0);
 }
 
+TEST(BandedRatioNetOfFixedCost, ComparesThePerRowPartsOnly) {
+  // 5 us fixed; a band streaming its rows in 20 us where random columns take 50 us.
+  EXPECT_DOUBLE_EQ(banded_ratio_net_of_fixed_cost(0.025, 0.055, 0.005), 0.4);
+  // The whole-sample ratio would have said 0.45: the fixed cost, charged once by the model,
+  // is not what locality saves.
+  EXPECT_GT(0.025 / 0.055, 0.45);
+  // No fixed cost, or nothing beyond it: the plain ratio.
+  EXPECT_DOUBLE_EQ(banded_ratio_net_of_fixed_cost(0.02, 0.05, 0.0), 0.4);
+  EXPECT_DOUBLE_EQ(banded_ratio_net_of_fixed_cost(0.004, 0.005, 0.006), 0.8);
+  // A band faster than the fixed cost itself saves all of the per-row part.
+  EXPECT_DOUBLE_EQ(banded_ratio_net_of_fixed_cost(0.004, 0.05, 0.005), 0.0);
+  EXPECT_EQ(banded_ratio_net_of_fixed_cost(0.01, 0.0, 0.005), 0.0);
+}
+
 TEST(WithLongRow, ReplacesRowZeroByEvenlySpreadColumnsAndKeepsTheRest) {
   const CsrMatrix<double> base = uniform_row_length_sample(100, 3, 7);
   const CsrMatrix<double> full = with_long_row(base, 100);
