@@ -16,7 +16,7 @@
 // largest sample's footprint and L2, where the family models take over unchanged.
 //
 // The grid's samples gather x at random; meshes, stencils and banded matrices gather what a
-// row's neighbours just read, from L1 as much as from L2. Each grid sample therefore has a
+// row's neighbours just read, in fewer sectors and often from L1. Each grid sample therefore has a
 // banded twin (model version 12), and rho = T_banded / T_random on the same grid scales kappa
 // by the matrix's x randomness w as the DRAM locality factor does: kappa * (rho + (1 - rho) w).
 
