@@ -113,8 +113,6 @@ double finite(double value, const char* path) {
   return value;
 }
 
-// An array of [a, b] integer pairs (a distribution's [length, rows], a block count's
-// [block_dim, blocks]).
 // A two-element array entry of a list field, its shape named in errors (e.g. "[length, rows]").
 void require_pair(const json& entry, const std::string& entry_path, const std::string& shape) {
   if (!entry.is_array()) fail_type(entry_path, entry, ("array " + shape).c_str());
@@ -124,17 +122,24 @@ void require_pair(const json& entry, const std::string& entry_path, const std::s
   }
 }
 
-std::vector<RowLengthCount> read_length_counts(const json& array, const std::string& path) {
+// Calls read(entry, entry_path) on each entry of the array field at path, entry_path naming
+// it by index ("path[i]") for errors.
+template <typename Read>
+void for_each_entry(const json& array, const std::string& path, Read read) {
   if (!array.is_array()) fail_type(path, array, "array");
+  for (std::size_t i = 0; i < array.size(); ++i)
+    read(array[i], path + "[" + std::to_string(i) + "]");
+}
+
+// An array of [a, b] integer pairs (a distribution's [length, rows], a block count's
+// [block_dim, blocks]).
+std::vector<RowLengthCount> read_length_counts(const json& array, const std::string& path) {
   std::vector<RowLengthCount> out;
-  out.reserve(array.size());
-  for (std::size_t i = 0; i < array.size(); ++i) {
-    const std::string entry_path = path + "[" + std::to_string(i) + "]";
-    const json& entry = array[i];
+  for_each_entry(array, path, [&out](const json& entry, const std::string& entry_path) {
     require_pair(entry, entry_path, "[length, rows]");
     out.push_back(RowLengthCount{.length = read_int64(entry[0], entry_path + "[0]"),
                                  .rows = read_int64(entry[1], entry_path + "[1]")});
-  }
+  });
   return out;
 }
 
@@ -202,18 +207,16 @@ MatrixFeatures features_from_json(const json& object, const std::string& path) {
   // Plans stored before model version 6 have neither of these: the models then fall back on
   // the distribution alone.
   if (const auto it = object.find("group_padded"); it != object.end()) {
-    const std::string group_path = join(path, "group_padded");
-    if (!it->is_array()) fail_type(group_path, *it, "array");
-    for (std::size_t i = 0; i < it->size(); ++i) {
-      const std::string entry_path = group_path + "[" + std::to_string(i) + "]";
-      const json& entry = (*it)[i];
-      read_object(entry, entry_path);
-      f.group_padded.push_back(
-          {.group_rows = read_int64(member(entry, entry_path, "group_rows"),
-                                    join(entry_path, "group_rows")),
-           .distribution = read_length_counts(member(entry, entry_path, "distribution"),
-                                              join(entry_path, "distribution"))});
-    }
+    for_each_entry(*it, join(path, "group_padded"),
+                   [&f](const json& entry, const std::string& entry_path) {
+                     read_object(entry, entry_path);
+                     f.group_padded.push_back(
+                         {.group_rows = read_int64(member(entry, entry_path, "group_rows"),
+                                                   join(entry_path, "group_rows")),
+                          .distribution = read_length_counts(
+                              member(entry, entry_path, "distribution"),
+                              join(entry_path, "distribution"))});
+                   });
   }
   if (const auto it = object.find("block_counts"); it != object.end()) {
     for (const RowLengthCount& pair : read_length_counts(*it, join(path, "block_counts")))
@@ -222,16 +225,13 @@ MatrixFeatures features_from_json(const json& object, const std::string& path) {
   // Plans stored before model version 11 lack it: cuda_sell's sorted windows are then judged
   // by the unsorted gathers.
   if (const auto it = object.find("sorted_gathers"); it != object.end()) {
-    const std::string sorted_path = join(path, "sorted_gathers");
-    if (!it->is_array()) fail_type(sorted_path, *it, "array");
-    for (std::size_t i = 0; i < it->size(); ++i) {
-      const std::string entry_path = sorted_path + "[" + std::to_string(i) + "]";
-      const json& entry = (*it)[i];
-      require_pair(entry, entry_path, "[window, sectors]");
-      f.sorted_gathers.push_back(
-          {.sort_window = read_int64(entry[0], entry_path + "[0]"),
-           .x_sectors_per_nonzero = read_double(entry[1], entry_path + "[1]")});
-    }
+    for_each_entry(*it, join(path, "sorted_gathers"),
+                   [&f](const json& entry, const std::string& entry_path) {
+                     require_pair(entry, entry_path, "[window, sectors]");
+                     f.sorted_gathers.push_back(
+                         {.sort_window = read_int64(entry[0], entry_path + "[0]"),
+                          .x_sectors_per_nonzero = read_double(entry[1], entry_path + "[1]")});
+                   });
   }
   return f;
 }

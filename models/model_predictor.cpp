@@ -148,7 +148,8 @@ Prediction ModelPredictor::predict_unfloored_ms(ModelFamily family,
   }
   Prediction p = BytesModel(*bytes, set_.precision, std::move(storage))
                      .predict_ms(features, candidate, device, randomness);
-  // BSR's bytes fit holds at the samples' few blocks per block row; more stream faster.
+  // BSR's bytes fit holds at the samples' blocks per block row; other counts stream at their
+  // own rate (block_row_factor).
   if (own != nullptr) p.ms *= block_row_factor(*own, features, candidate.params.block_dim);
   return p;
 }
