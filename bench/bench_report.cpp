@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "bench/feature_report.hpp"
+#include "core/field_set_json.hpp"
 #include "core/launch_config.hpp"
 
 namespace spmvd {
@@ -36,7 +37,7 @@ nlohmann::json candidate_to_json(const CandidateResult& r) {
       {"precision", to_string(r.precision)},
       {"format", r.format},
       {"format_id", r.candidate.format.value},
-      {"params", fields_to_json(r.candidate.params)},
+      {"params", field_set_to_json(r.candidate.params, "benchmark params")},
       {"launch", fields_to_json(r.candidate.launch)},
       {"status", to_string(r.status)},
       {"correct", r.correct()},

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <iomanip>
 
+#include "core/field_set_json.hpp"
+
 namespace spmvd {
 
 std::vector<RowLengthCount> most_common_lengths(const MatrixFeatures& features, std::size_t top) {
@@ -13,25 +15,15 @@ std::vector<RowLengthCount> most_common_lengths(const MatrixFeatures& features, 
   return sorted;
 }
 
-namespace {
-// Values a BSR of this block size stores per non-zero of the matrix (1 = every block full).
-double stored_per_nonzero(const MatrixFeatures& f, const BlockCount& b) {
-  return f.nnz > 0 ? static_cast<double>(b.blocks * b.block_dim * b.block_dim) /
-                         static_cast<double>(f.nnz)
-                   : 0.0;
-}
-}  // namespace
 
 nlohmann::json features_to_json(const MatrixFeatures& f, const Fingerprint& fingerprint,
                                 std::size_t top) {
   nlohmann::json common = nlohmann::json::array();
   for (const auto& entry : most_common_lengths(f, top))
     common.push_back({{"length", entry.length}, {"rows", entry.rows}});
-  nlohmann::json bsr_fill = nlohmann::json::array();
-  for (const BlockCount& b : f.block_counts)
-    bsr_fill.push_back({{"block_dim", b.block_dim},
-                        {"blocks", b.blocks},
-                        {"stored_per_nonzero", stored_per_nonzero(f, b)}});
+  nlohmann::json own = nlohmann::json::object();
+  for (const auto& [format, fields] : f.format_features)
+    own[format] = field_set_to_json(fields, "features of " + format);
   return {
       {"rows", f.rows},
       {"cols", f.cols},
@@ -44,7 +36,7 @@ nlohmann::json features_to_json(const MatrixFeatures& f, const Fingerprint& fing
       {"distribution", {{"distinct_lengths", f.distribution.size()}, {"most_common", common}}},
       {"mean_row_span_fraction", f.mean_row_span_fraction},
       {"x_sectors_per_nonzero", f.x_sectors_per_nonzero},
-      {"bsr_fill", bsr_fill},
+      {"format_features", own},
       {"fingerprint", fingerprint.hex()},
   };
 }
@@ -69,12 +61,8 @@ void print_features(std::ostream& out, const MatrixFeatures& f, const Fingerprin
                        << " of cols\n";
   key("x sectors") << std::setprecision(4) << f.x_sectors_per_nonzero << std::defaultfloat
                    << " per non-zero (groups of " << kXGatherGroupRows << " rows)\n";
-  key("BSR fill");
-  for (const BlockCount& b : f.block_counts)
-    out << " " << b.block_dim << "x" << b.block_dim << ": " << b.blocks << " blocks, "
-        << std::setprecision(3) << stored_per_nonzero(f, b) << std::defaultfloat
-        << " stored per non-zero;";
-  out << "\n";
+  // What each format's own hook measured (FormatRules::own_features).
+  for (const auto& [format, fields] : f.format_features) key(format.c_str()) << fields << "\n";
   key("fingerprint") << fingerprint.hex() << "\n";
 }
 

@@ -9,6 +9,7 @@
 //
 //   model-accuracy --calibration calibration.json --bench bench.json
 //                  --data-dir /work/shared/matrices --markdown accuracy.md --json accuracy.json
+//                  [--without cache_resident --without locality ...]   (ablations)
 
 #include "models/model_accuracy.hpp"
 
@@ -23,6 +24,7 @@
 
 #include "bench/bench_input.hpp"
 #include "core/error.hpp"
+#include "core/field_set_json.hpp"
 #include "core/fingerprint.hpp"
 #include "core/launch_config.hpp"
 #include "kernels/format_registry.hpp"
@@ -30,7 +32,6 @@
 #include "models/model_predictor.hpp"
 #include "models/svg_plot.hpp"
 #include "tuner/feature_extraction.hpp"
-#include "tuner/format_family.hpp"
 
 namespace {
 
@@ -41,6 +42,7 @@ struct Options {
   std::string markdown_path;
   std::string json_path;
   double tolerance = 0.10;
+  std::vector<std::string> without;  // correction steps switched off (ablation)
 };
 
 std::string read_file(const std::string& path) {
@@ -58,25 +60,29 @@ Fields fields_from_json(const nlohmann::json& j) {
   return fields;
 }
 
-// The model the predictor will use: the family's own where the set calibrates it, else bytes.
-std::string effective_family(spmvd::ModelFamily family, const spmvd::ModelSet& set) {
-  using spmvd::ModelFamily;
-  const bool dedicated = (family == ModelFamily::csr_vector && !set.csr_vector.empty()) ||
-                         (family == ModelFamily::ell && !set.ell.empty()) ||
-                         (family == ModelFamily::coo && !set.coo.empty()) ||
-                         (family == ModelFamily::hyb && !set.ell.empty() && !set.coo.empty());
-  return dedicated ? std::string(to_string(family)) : "bytes";
-}
-
-// Whether the tuner would enumerate this candidate for these features on this device (memory
-// aside: the benchmark already built it).
-bool offered(const spmvd::FormatRules& rules, const spmvd::MatrixFeatures& features,
-             const spmvd::DeviceInfo& device, spmvd::Precision precision,
-             const spmvd::Candidate& candidate) {
+// The candidate the tuner would enumerate for a stored result on these features and this
+// device (memory aside: the benchmark already built it): the format's candidate with the
+// stored launch whose every parameter equals the stored one of its name. Benchmarks written
+// before each format had its own parameter struct stored every format's fields (unused ones
+// 0); they read the same way. nullopt where the rules offer no such candidate.
+std::optional<spmvd::Candidate> offered(const spmvd::FormatRules& rules,
+                                        const spmvd::MatrixFeatures& features,
+                                        const spmvd::DeviceInfo& device,
+                                        spmvd::Precision precision,
+                                        const spmvd::FieldSet& stored_params,
+                                        const spmvd::LaunchConfig& launch) {
   if (!rules.admissible(features, device, precision, std::numeric_limits<std::uint64_t>::max()))
-    return false;
-  const std::vector<spmvd::Candidate> all = rules.candidates(features, device);
-  return std::find(all.begin(), all.end(), candidate) != all.end();
+    return std::nullopt;
+  for (const spmvd::Candidate& c : rules.candidates(features, device)) {
+    if (!(c.launch == launch)) continue;
+    bool same = true;
+    for (const spmvd::NamedField& field : c.params.fields()) {
+      const spmvd::NamedField* stored = stored_params.find(field.name);
+      same = same && stored != nullptr && stored->value == field.value;
+    }
+    if (same) return c;
+  }
+  return std::nullopt;
 }
 
 std::string describe(const std::string& format, const spmvd::Candidate& c) {
@@ -92,7 +98,8 @@ int run(const Options& options) {
   const spmvd::DeviceCalibration calibration =
       spmvd::device_calibration_from_json(read_file(options.calibration_path), signature);
   const spmvd::DeviceInfo& device = calibration.device;
-  const spmvd::ModelPredictor fp32(calibration.fp32), fp64(calibration.fp64);
+  const spmvd::ModelPredictor fp32(calibration.fp32, options.without),
+      fp64(calibration.fp64, options.without);
   const auto& registry = spmvd::format_registry();
 
   std::vector<spmvd::AccuracyPoint> points;
@@ -119,31 +126,34 @@ int run(const Options& options) {
       if (!precision)
         throw spmvd::Error(spmvd::ErrorCode::invalid_argument,
                            "bad precision in " + options.bench_path);
-      const spmvd::Candidate candidate{
+      spmvd::Candidate candidate{
           .format = spmvd::FormatId{r.at("format_id").get<std::uint16_t>()},
-          .params = fields_from_json<spmvd::FormatParams>(r.at("params")),
+          .params = spmvd::field_set_from_json(r.at("params"), options.bench_path, "params"),
           .launch = fields_from_json<spmvd::LaunchConfig>(r.at("launch"))};
       const std::string format = r.at("format").get<std::string>();
-      const spmvd::ModelSet& set = calibration.for_precision(*precision);
-      const spmvd::ModelFamily family = spmvd::model_family(candidate.format);
       // As the tuner passes it; the operator's reported footprint where this build lacks the
       // format (a CPU-only build reading a GPU benchmark).
       const spmvd::FormatEntry* entry = registry.find(candidate.format);
-      if (entry != nullptr && !offered(*entry->rules, features, device, *precision, candidate)) {
+      if (entry == nullptr) {
+        ++unpredicted[format + ": not compiled into this build"];
+        continue;
+      }
+      const std::optional<spmvd::Candidate> own =
+          offered(*entry->rules, features, device, *precision, candidate.params, candidate.launch);
+      if (!own) {
         ++not_offered[format];
         continue;
       }
-      const std::uint64_t matrix_bytes =
-          entry ? entry->rules->device_bytes(features, *precision, candidate)
-                : r.at("device_bytes").get<std::uint64_t>();
+      candidate = *own;
+      const std::uint64_t matrix_bytes = entry->rules->device_bytes(features, *precision, candidate);
       try {
         const spmvd::ModelPredictor& predictor = *precision == spmvd::Precision::fp32 ? fp32 : fp64;
         const spmvd::Prediction p =
-            predictor.predict_ms(family, features, candidate, device, matrix_bytes);
+            predictor.predict_ms(*entry->rules, features, candidate, device, matrix_bytes);
         points.push_back({.matrix = input.label,
                           .precision = *precision,
                           .format = format,
-                          .family = effective_family(family, set),
+                          .family = std::string(predictor.predicting_family(*entry->rules).name()),
                           .candidate = describe(format, candidate),
                           .predicted_ms = p.ms,
                           .measured_ms = r.at("time_ms").get<double>()});
@@ -214,6 +224,8 @@ int main(int argc, char** argv) {
                  "the model's favourite counts as right within this fraction")
       ->check(CLI::Range(0.0, 10.0))
       ->capture_default_str();
+  app.add_option("--without", options.without,
+                 "switch off a correction step by name (repeatable; models/correction_steps.cpp)");
   CLI11_PARSE(app, argc, argv);
   try {
     return run(options);

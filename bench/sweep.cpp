@@ -118,7 +118,7 @@ void run_candidate(const CsrMatrix<double>& m, const FormatEntry& entry, Device&
 }
 
 bool is_cusparse_alg1(const Candidate& c) {
-  return c.format == kCusparseCsrFormatId && c.params.library_algorithm == kCusparseSpmvCsrAlg1;
+  return c.format == kCusparseCsrFormatId && CusparseCsrRules::params_of(c).library_algorithm == kCusparseSpmvCsrAlg1;
 }
 
 std::vector<Candidate> chosen_candidates(const FormatRules& rules, const MatrixFeatures& features,

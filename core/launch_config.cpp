@@ -22,18 +22,10 @@ std::ostream& print_nonzero_fields(std::ostream& os, const T& value) {
 std::ostream& operator<<(std::ostream& os, const LaunchConfig& c) {
   return print_nonzero_fields(os, c);
 }
-std::ostream& operator<<(std::ostream& os, const FormatParams& p) {
-  return print_nonzero_fields(os, p);
-}
 
 std::string to_string(const LaunchConfig& c) {
   std::ostringstream os;
   os << c;
-  return os.str();
-}
-std::string to_string(const FormatParams& p) {
-  std::ostringstream os;
-  os << p;
   return os.str();
 }
 

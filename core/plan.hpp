@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/format_id.hpp"
+#include "core/format_params.hpp"
 #include "core/launch_config.hpp"
 #include "core/matrix_features.hpp"
 #include "core/precision.hpp"

@@ -6,13 +6,16 @@
 #include <type_traits>
 
 #include "core/error.hpp"
+#include "core/field_set_json.hpp"
 #include "core/plan.hpp"
 
 // A plan's JSON is a cache row (db/): decoding must reject anything that is not exactly what
 // plan_to_json writes, naming the field, so that a corrupt or outdated row is dropped and
 // re-tuned instead of steering a kernel launch. Unknown fields are ignored (a newer binary may
-// add some); a missing field is an error, so adding a field to LaunchConfig or FormatParams
-// makes older rows fail to decode and be re-tuned, which is the safe direction.
+// add some); a missing field is an error, so adding a field to LaunchConfig or the features
+// makes older rows fail to decode and be re-tuned, which is the safe direction. A format's
+// parameters and own features are FieldSets here; the format checks their shape when it
+// revalidates a stored plan (FormatRules::is_valid).
 
 namespace spmvd {
 namespace {
@@ -148,19 +151,9 @@ json features_to_json(const MatrixFeatures& f) {
   for (const RowLengthCount& set : f.distribution) {
     distribution.push_back(json::array({set.length, set.rows}));
   }
-  json group_padded = json::array();
-  for (const GroupPaddedDistribution& g : f.group_padded) {
-    json sets = json::array();
-    for (const RowLengthCount& set : g.distribution) sets.push_back(json::array({set.length, set.rows}));
-    group_padded.push_back(json{{"group_rows", g.group_rows}, {"distribution", std::move(sets)}});
-  }
-  json block_counts = json::array();
-  for (const BlockCount& b : f.block_counts)
-    block_counts.push_back(json::array({b.block_dim, b.blocks}));
-  json sorted_gathers = json::array();
-  for (const SortedGathers& g : f.sorted_gathers)
-    sorted_gathers.push_back(json::array(
-        {g.sort_window, finite(g.x_sectors_per_nonzero, "features.sorted_gathers")}));
+  json format_features = json::object();
+  for (const auto& [format, fields] : f.format_features)
+    format_features[format] = field_set_to_json(fields, "plan JSON features." + format);
   return json{
       {"rows", f.rows},
       {"cols", f.cols},
@@ -174,9 +167,7 @@ json features_to_json(const MatrixFeatures& f) {
       {"mean_row_span_fraction",
        finite(f.mean_row_span_fraction, "features.mean_row_span_fraction")},
       {"x_sectors_per_nonzero", finite(f.x_sectors_per_nonzero, "features.x_sectors_per_nonzero")},
-      {"group_padded", std::move(group_padded)},
-      {"block_counts", std::move(block_counts)},
-      {"sorted_gathers", std::move(sorted_gathers)},
+      {"format_features", std::move(format_features)},
   };
 }
 
@@ -198,41 +189,14 @@ MatrixFeatures features_from_json(const json& object, const std::string& path) {
   f.row_length_stddev = double_field("row_length_stddev");
   f.empty_rows = int64_field("empty_rows");
   f.mean_row_span_fraction = double_field("mean_row_span_fraction");
-
+  f.x_sectors_per_nonzero = double_field("x_sectors_per_nonzero");
   f.distribution = read_length_counts(member(object, path, "distribution"),
                                       join(path, "distribution"));
-  // Plans stored before model version 8 lack it: the models then judge locality by the span.
-  if (object.contains("x_sectors_per_nonzero"))
-    f.x_sectors_per_nonzero = double_field("x_sectors_per_nonzero");
-  // Plans stored before model version 6 have neither of these: the models then fall back on
-  // the distribution alone.
-  if (const auto it = object.find("group_padded"); it != object.end()) {
-    for_each_entry(*it, join(path, "group_padded"),
-                   [&f](const json& entry, const std::string& entry_path) {
-                     read_object(entry, entry_path);
-                     f.group_padded.push_back(
-                         {.group_rows = read_int64(member(entry, entry_path, "group_rows"),
-                                                   join(entry_path, "group_rows")),
-                          .distribution = read_length_counts(
-                              member(entry, entry_path, "distribution"),
-                              join(entry_path, "distribution"))});
-                   });
-  }
-  if (const auto it = object.find("block_counts"); it != object.end()) {
-    for (const RowLengthCount& pair : read_length_counts(*it, join(path, "block_counts")))
-      f.block_counts.push_back({.block_dim = pair.length, .blocks = pair.rows});
-  }
-  // Plans stored before model version 11 lack it: cuda_sell's sorted windows are then judged
-  // by the unsorted gathers.
-  if (const auto it = object.find("sorted_gathers"); it != object.end()) {
-    for_each_entry(*it, join(path, "sorted_gathers"),
-                   [&f](const json& entry, const std::string& entry_path) {
-                     require_pair(entry, entry_path, "[window, sectors]");
-                     f.sorted_gathers.push_back(
-                         {.sort_window = read_int64(entry[0], entry_path + "[0]"),
-                          .x_sectors_per_nonzero = read_double(entry[1], entry_path + "[1]")});
-                   });
-  }
+  const std::string own_path = join(path, "format_features");
+  const json& own = read_object(member(object, path, "format_features"), own_path);
+  for (const auto& [format, fields] : own.items())
+    f.format_features.emplace(format,
+                              field_set_from_json(fields, "plan JSON", own_path + "." + format));
   return f;
 }
 
@@ -251,7 +215,7 @@ std::string plan_to_json(const Plan& plan) {
   const json out{
       {"format", plan.format.value},
       {"format_name", plan.format_name},
-      {"params", fields_to_json(plan.params)},
+      {"params", field_set_to_json(plan.params, "plan JSON params")},
       {"launch", fields_to_json(plan.launch)},
       {"precision", std::string(to_string(plan.precision))},
       {"predicted_ms", finite(plan.predicted_ms, "predicted_ms")},
@@ -277,7 +241,7 @@ Plan plan_from_json(const std::string& text) {
   const json& name = member(root, "", "format_name");
   if (!name.is_string()) fail_type("format_name", name, "string");
   plan.format_name = name.get<std::string>();
-  plan.params = fields_from_json<FormatParams>(member(root, "", "params"), "params");
+  plan.params = field_set_from_json(member(root, "", "params"), "plan JSON", "params");
   plan.launch = fields_from_json<LaunchConfig>(member(root, "", "launch"), "launch");
   plan.precision = precision_from_json(member(root, "", "precision"));
   plan.predicted_ms = read_double(member(root, "", "predicted_ms"), "predicted_ms");

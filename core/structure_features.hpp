@@ -1,8 +1,8 @@
 #pragma once
-// The structural features that need more than row lengths (core/matrix_features.hpp): the
-// slice padding of row groups (SELL) and the block counts of BSR. Shared by the tuner's
-// feature extraction and the calibration's blocked samples, so that a calibration sample and a
-// user's matrix are described by the same code.
+// The structural features that need more than row lengths (core/matrix_features.hpp): x
+// gathers per group of rows, in the matrix's order or another, and the order of a sort by row
+// length. Shared by the tuner's feature extraction, the formats' own feature hooks and the
+// calibration samples, so that a sample and a user's matrix are described by the same code.
 
 #include <cstdint>
 #include <span>
@@ -12,16 +12,6 @@
 #include "core/matrix_features.hpp"
 
 namespace spmvd {
-
-// One GroupPaddedDistribution per kFeatureGroupRows. O(rows) each.
-template <typename Value>
-std::vector<GroupPaddedDistribution> group_padded_distributions(const CsrMatrix<Value>& m);
-
-// One BlockCount per kFeatureBlockDims: the b sorted rows of every block row merged into one
-// run, counting distinct column / b. O(nnz * b) each, a buffer of one block row. Expects
-// columns sorted within rows (validate()).
-template <typename Value>
-std::vector<BlockCount> block_counts(const CsrMatrix<Value>& m);
 
 // MatrixFeatures::x_sectors_per_nonzero: per group of kXGatherGroupRows rows, its distinct
 // columns / kXSectorColumns. O(nnz), a bitmap of cols / 64 bytes; 0 without non-zeros.
@@ -40,11 +30,5 @@ double x_sectors_per_nonzero(const CsrMatrix<Value>& m, std::span<const std::int
 template <typename Value>
 std::vector<std::int32_t> length_sorted_row_order(const CsrMatrix<Value>& m,
                                                   std::int64_t sort_window);
-
-// MatrixFeatures::sorted_gathers: one per distinct min(w, rows) of kFeatureSortWindows and
-// rows. Each an O(nnz) pass; where every row has the same length no row moves, and the
-// unsorted value is copied.
-template <typename Value>
-std::vector<SortedGathers> sorted_gathers(const CsrMatrix<Value>& m, double unsorted_sectors);
 
 }  // namespace spmvd

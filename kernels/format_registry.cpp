@@ -11,6 +11,8 @@ void FormatRegistry::add(std::unique_ptr<FormatRules> rules, BuildOperatorFn bui
     throw Error(ErrorCode::internal,
                 "format registry: a format was added without rules or builder");
   const std::string name(rules->name());
+  if (rules->model_family().empty())
+    throw Error(ErrorCode::internal, "format registry: '" + name + "' names no model family");
   const auto id = rules->id().value;
   for (const FormatEntry& entry : entries_) {
     if (entry.rules->id() == rules->id())

@@ -31,6 +31,11 @@ class FormatRegistry {
  public:
   // Throws Error(internal) on a duplicate id or name.
   void add(std::unique_ptr<FormatRules> rules, BuildOperatorFn build);
+  // The one line a format adds to registry.cpp.
+  template <typename Format>
+  void add() {
+    add(std::make_unique<Format>(), &Format::build);
+  }
   const FormatEntry* find(FormatId id) const noexcept;
   const FormatEntry* find(std::string_view name) const noexcept;
   std::span<const FormatEntry> entries() const noexcept { return entries_; }

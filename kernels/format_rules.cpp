@@ -12,4 +12,14 @@ bool FormatRules::is_valid(const Candidate& candidate, const MatrixFeatures& fea
   return std::find(space.begin(), space.end(), candidate) != space.end();
 }
 
+std::optional<FieldSet> FormatRules::own_features(const CsrMatrix<double>&,
+                                                 const MatrixFeatures&) const {
+  return std::nullopt;
+}
+
+double FormatRules::gather_sectors_per_nonzero(const MatrixFeatures& features,
+                                               const Candidate&) const {
+  return features.x_sectors_per_nonzero;
+}
+
 }  // namespace spmvd

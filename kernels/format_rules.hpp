@@ -1,17 +1,29 @@
 #pragma once
-// The pure-C++ side of a storage format (STYLE.md: MIOpen's IsApplicable / default config /
-// IsValidPerformanceConfig). Decisions are functions of (features, device info) alone: no
-// rule queries the GPU, so every rule is unit-tested with a hand-written DeviceInfo.
+// A storage format (STYLE.md: MIOpen's IsApplicable / default config / IsValidPerformanceConfig).
+// Each format is one folder, kernels/formats/<name>/, whose rules class derives from this and
+// declares beside its rules
+//   static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>&, Precision,
+//                                              const Candidate&, Device&);
+// defined in the folder's .cu (GPU formats, compiled only with CUDA) or .cpp (CPU formats);
+// registry.cpp lists it with one line. Its parameters are its own struct, held by a Candidate as
+// a FieldSet (core/format_params.hpp). Decisions are functions of (features, device info)
+// alone: no rule queries the GPU, so every rule is unit-tested with a hand-written DeviceInfo.
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string_view>
 #include <vector>
 
+#include "core/csr_matrix.hpp"
 #include "core/device_info.hpp"
+#include "core/field_set.hpp"
 #include "core/format_id.hpp"
 #include "core/matrix_features.hpp"
 #include "core/precision.hpp"
 #include "kernels/candidate.hpp"
+#include "kernels/device.hpp"
+#include "kernels/spmv_operator.hpp"
 
 namespace spmvd {
 
@@ -21,6 +33,8 @@ class FormatRules {
   virtual FormatId id() const noexcept = 0;
   virtual std::string_view name() const noexcept = 0;  // stable, snake_case: "cuda_csr_vector"
   virtual bool needs_gpu() const noexcept = 0;
+  // The model family that predicts this format's time (models/families/, by name).
+  virtual std::string_view model_family() const noexcept = 0;
 
   // Can this format hold the matrix on this device within memory_budget_bytes?
   virtual bool admissible(const MatrixFeatures& features, const DeviceInfo& device,
@@ -35,6 +49,16 @@ class FormatRules {
   // default: it must be one of candidates(features, device).
   virtual bool is_valid(const Candidate& candidate, const MatrixFeatures& features,
                         const DeviceInfo& device) const;
+
+  // Features only this format needs, computed once per matrix by feature extraction (given the
+  // common ones) and kept in MatrixFeatures::format_features under name(). None by default.
+  virtual std::optional<FieldSet> own_features(const CsrMatrix<double>& matrix,
+                                               const MatrixFeatures& common) const;
+  // x sectors per non-zero in the order the candidate's kernel visits the rows (the models'
+  // x locality, models/locality.hpp): the matrix's own order by default; a format that
+  // reorders rows says what its order gathers.
+  virtual double gather_sectors_per_nonzero(const MatrixFeatures& features,
+                                            const Candidate& candidate) const;
 };
 
 }  // namespace spmvd

@@ -33,7 +33,7 @@ const CacheResidentCorrection* find_correction(std::span<const CacheResidentCorr
     if (c.format != candidate.format || c.params != candidate.params ||
         c.threads_per_row != candidate.launch.threads_per_row)
       continue;
-    // E outweighs any block step (models/coo_model.hpp).
+    // E outweighs any block step (models/families/coo/coo_model.hpp).
     const double distance =
         kWorkShapeStepWeight * log2_gap(entries_per_thread, c.entries_per_thread) +
         log2_gap(candidate.launch.block_size, c.block_size);

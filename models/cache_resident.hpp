@@ -38,7 +38,7 @@ struct CacheResidentCorrection {
   FormatParams params{};
   std::uint32_t block_size = 0;       // 0: the library's own launch
   std::uint32_t threads_per_row = 0;  // 0: not a lanes-per-row kernel
-  std::uint32_t entries_per_thread = 0;  // cuda_coo's E (models/coo_model.hpp); 0: not COO
+  std::uint32_t entries_per_thread = 0;  // cuda_coo's E (models/families/coo/coo_model.hpp); 0: not COO
   // measured / predicted over (row length, rows) of the samples (LogGridFit's ms holds it).
   LogGridFit ratio_vs_length_rows{};
   // T_banded / T_random over the same (row length, rows); empty: no in-L2 locality term.

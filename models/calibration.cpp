@@ -24,22 +24,24 @@
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
 #include "kernels/formats/cuda_ell/cuda_ell_rules.hpp"
 #include "kernels/formats/cuda_sell/cuda_sell_rules.hpp"
+#include "kernels/formats/cusparse_bsr/cusparse_bsr_features.hpp"
 #include "kernels/formats/cusparse_bsr/cusparse_bsr_rules.hpp"
 #include "kernels/formats/cusparse_coo/cusparse_coo_rules.hpp"
 #include "kernels/formats/cusparse_csr/cusparse_csr_rules.hpp"
 #include "kernels/formats/cusparse_sell/cusparse_sell_rules.hpp"
-#include "models/bytes_model.hpp"
+#include "models/families/bytes/bytes_model.hpp"
 #include "models/cache_resident.hpp"
-#include "models/csr_vector_model.hpp"
+#include "models/families/csr_vector/csr_vector_model.hpp"
 #include "models/fitting.hpp"
 #include "models/model_predictor.hpp"
 #include "models/occupancy.hpp"
 
 namespace spmvd {
 
-std::int64_t bsr_sample_block_dim(const FormatParams& params) noexcept {
-  return params.block_dim > 0 ? static_cast<std::int64_t>(params.block_dim)
-                              : kBsrDefaultSampleBlockDim;
+std::int64_t bsr_sample_block_dim(const FormatParams& params) {
+  if (params.empty()) return kBsrDefaultSampleBlockDim;
+  const std::uint32_t b = params.as<CusparseBsrParams>("cusparse_bsr").block_dim;
+  return b > 0 ? static_cast<std::int64_t>(b) : kBsrDefaultSampleBlockDim;
 }
 
 std::string_view to_string(CalibrationStage stage) noexcept {
@@ -62,11 +64,8 @@ std::string_view to_string(CalibrationStage stage) noexcept {
   return "unknown";
 }
 
-bool has_format_bytes_stage(FormatId format) noexcept {
-  // The rows of tuner/format_family.cpp whose family is `other`.
-  return format == kCusparseCsrFormatId || format == kCusparseSellFormatId ||
-         format == kCusparseCooFormatId || format == kCusparseBsrFormatId ||
-         format == kCudaSellFormatId || format == kCpuCsrFormatId;
+bool has_format_bytes_stage(const FormatRules& rules) noexcept {
+  return rules.model_family() == kBytesFamily;
 }
 
 namespace {
@@ -408,8 +407,9 @@ PlannedVariant format_bytes_variant(FormatId format, const FormatParams& params,
   v.samples.assign(shapes.begin(), shapes.end());
   // BSR is a candidate only where blocks fill (CusparseBsrRules::may_fill_acceptably): its
   // bytes are fitted on matrices of dense blocks of its size, which it stores without fill.
-  const std::int64_t b = bsr_sample_block_dim(params);
-  if (format == kCusparseBsrFormatId) {
+  const bool bsr = format == kCusparseBsrFormatId;
+  const std::int64_t b = bsr ? bsr_sample_block_dim(params) : 1;
+  if (bsr) {
     for (SampleShape& s : v.samples) {
       s.block_dim = b;
       s.rows -= s.rows % b;
@@ -432,7 +432,7 @@ PlannedVariant format_bytes_variant(FormatId format, const FormatParams& params,
   beyond_l2.long_row = std::min(kLongRowLength, beyond_l2.rows);  // the CPU's samples are small
   v.samples.push_back(beyond_l2);
   v.samples.push_back({.rows = kLatencySampleRows, .row_length = 4});
-  if (format == kCusparseBsrFormatId) {
+  if (bsr) {
     const SampleShape& largest = v.samples[sizes - 1];
     const std::int64_t nnz = largest.rows * largest.row_length;
     for (const std::int64_t length : kBsrBlockRowLengths) {
@@ -455,7 +455,7 @@ void plan_format_bytes(const FormatRegistry& registry, const DeviceInfo& device,
   }
   for (const FormatEntry& entry : registry.entries()) {
     const FormatId format = entry.rules->id();
-    if (!has_format_bytes_stage(format) || entry.rules->needs_gpu() != device.is_gpu) continue;
+    if (!has_format_bytes_stage(*entry.rules) || entry.rules->needs_gpu() != device.is_gpu) continue;
     for (const FormatParams& params : format_bytes_params(*entry.rules, shapes.front(), device))
       plan.variants.push_back(format_bytes_variant(format, params, shapes));
   }
@@ -537,7 +537,7 @@ Candidate make_candidate(const PlannedVariant& v, const SampleShape& shape,
                   .grid_size = CudaCsrVectorRules::grid_size(shape.rows, tpr, block, device)};
       break;
     case CalibrationStage::ell:
-      c.params.ell_width = static_cast<std::uint32_t>(shape.row_length);
+      c.params = FieldSet::of(CudaEllParams{.ell_width = static_cast<std::uint32_t>(shape.row_length)});
       c.launch = {.block_size = block,
                   .threads_per_row = 1,
                   .grid_size = CudaCsrVectorRules::grid_size(shape.rows, 1, block, device)};
@@ -550,7 +550,8 @@ Candidate make_candidate(const PlannedVariant& v, const SampleShape& shape,
             .grid_size = CudaCooRules::grid_size(shape.nnz(), block, v.entries_per_thread)};
       break;
     case CalibrationStage::bytes:
-      if (v.format == kCusparseCsrFormatId) c.params.library_algorithm = kCusparseSpmvCsrAlg1;
+      if (v.format == kCusparseCsrFormatId)
+        c.params = FieldSet::of(CusparseCsrParams{.library_algorithm = kCusparseSpmvCsrAlg1});
       break;
     case CalibrationStage::cache_resident:
       break;  // never a base stage
@@ -778,8 +779,8 @@ std::vector<SamplePoint> block_row_ratio(const PlannedVariant& v,
                                          const SplitMeasurements& split,
                                          const LinearFit& bytes_fit) {
   const std::size_t count = block_row_sample_count(v);
-  const auto b = static_cast<double>(v.params.block_dim);
-  if (count == 0 || !(b > 0.0) || split.random.empty()) return {};
+  if (count == 0 || split.random.empty()) return {};
+  const auto b = static_cast<double>(bsr_sample_block_dim(v.params));
   const double base = time_over_bytes_fit(split.random.back(), bytes_fit);
   if (!(base > 0.0)) return {};
   std::vector<SamplePoint> out{
@@ -802,18 +803,6 @@ void share_ell_banded_ratio(std::vector<EllCalibration>& ell) {
   const LogGridFit grid = measured->banded_ratio_vs_width_rows;
   for (EllCalibration& c : ell)
     if (c.banded_ratio_vs_width_rows.log_ms.empty()) c.banded_ratio_vs_width_rows = grid;
-}
-
-// The family whose prediction a cache_resident variant corrects.
-ModelFamily cache_resident_family(CalibrationStage base_stage) {
-  switch (base_stage) {
-    case CalibrationStage::csr_vector:
-      return ModelFamily::csr_vector;
-    case CalibrationStage::coo:
-      return ModelFamily::coo;
-    default:
-      return ModelFamily::other;
-  }
 }
 
 struct GeneratedSample {
@@ -1035,7 +1024,8 @@ MatrixFeatures uniform_sample_features(const CsrMatrix<double>& m, bool count_bl
   }
   f.mean_row_span_fraction = m.rows > 0 ? span_sum / static_cast<double>(m.rows) : 0.0;
   f.x_sectors_per_nonzero = x_sectors_per_nonzero(m);
-  if (count_blocks) f.block_counts = block_counts(m);
+  if (count_blocks)
+    f.format_features.emplace("cusparse_bsr", FieldSet::of(compute_cusparse_bsr_features(m)));
   return f;
 }
 
@@ -1131,8 +1121,8 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
               entry->rules->device_bytes(features, precision, candidate);
           x = footprint_bytes(features, matrix_bytes, precision);
           predicted[v][s] = fitted_so_far
-                                ->predict_ms(cache_resident_family(variant.base_stage), features,
-                                             candidate, info, matrix_bytes)
+                                ->predict_ms(*entry->rules, features, candidate, info,
+                                             matrix_bytes)
                                 .ms;
         }
         measured[v][s] = {x, ms};

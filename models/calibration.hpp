@@ -19,7 +19,7 @@
 //   coo         Fig. 6: cuda_coo (or cpu_coo on the CPU) at doubling non-zero counts, per
 //               entries per thread E and block size.
 //   bytes       the fallback model: cuSPARSE CSR ALG1 (or cpu_csr on the CPU) at doubling sizes,
-//               time against the bytes models/bytes_model.hpp says the multiply moves.
+//               time against the bytes models/families/bytes/bytes_model.hpp says the multiply moves.
 //   format_bytes  the same line per format without a dedicated model (kFormatBytesFormats:
 //               cuSPARSE CSR, SELL, COO, BSR, cuda_sell; cpu_csr on the CPU), per distinct
 //               parameters of its first candidates (kFormatBytesVariants), on two sizes
@@ -83,11 +83,11 @@ struct CalibrationOptions {
   // candidate and ELL's median error (7-8 %) stayed the same on two suites, and the stage,
   // the calibration's longest, is a third shorter.
   std::vector<std::uint32_t> ell_block_sizes{128, 512};
-  // cuda_coo: one variant per entries per thread E (which sets its time, models/coo_model.hpp)
+  // cuda_coo: one variant per entries per thread E (which sets its time, models/families/coo/coo_model.hpp)
   // and block size.
   std::vector<std::uint32_t> coo_block_sizes{256};
   std::vector<std::uint32_t> coo_entries_per_thread{2, 8, 32};  // cuda_coo's kCooEntriesPerThread
-  // Row length of the COO and bytes samples (the COO model's row writes: models/row_writes.hpp).
+  // Row length of the COO and bytes samples (the COO model's row writes: models/families/coo/row_writes.hpp).
   std::int64_t coo_row_length = kCooSampleRowLength;
   int size_steps = 8;  // COO and bytes: max_sample_nnz / 2^(size_steps - 1) ... max, doubling
   // The cache_resident stage's grid of random samples, rows x row length: at most 2M
@@ -120,7 +120,8 @@ inline constexpr std::int64_t kLatencySampleRows = 1024;
 // do not offer: on an H100 it streamed 1.5 TB/s there and 1.0-1.35 on bcsstk16-x64 and the
 // 3-D stencils.) kBsrDefaultSampleBlockDim where params carry no block size.
 inline constexpr std::int64_t kBsrDefaultSampleBlockDim = 4;
-std::int64_t bsr_sample_block_dim(const FormatParams& params) noexcept;
+// Throws Error(invalid_argument) when params are not cusparse_bsr's.
+std::int64_t bsr_sample_block_dim(const FormatParams& params);
 // The long row of the latency stage's critical-path pair (a sample of as many rows of one entry)
 // and of format_bytes' beyond-L2 pair.
 inline constexpr std::int64_t kLongRowLength = 65536;
@@ -157,9 +158,8 @@ inline constexpr std::int64_t kBandedEllWidths[] = {2, 8, 32};
 // 32 and 64, BSR block sizes 2 and 4, cuda_sell's first two sort windows).
 inline constexpr std::size_t kFormatBytesVariants = 2;
 
-// Formats the format_bytes stage fits, by the stable id (the formats without a dedicated model
-// in tuner/format_family.cpp, which cannot be included here: tuner/ depends on models/).
-bool has_format_bytes_stage(FormatId format) noexcept;
+// Formats the format_bytes stage fits: those whose model family is the bytes model.
+bool has_format_bytes_stage(const FormatRules& rules) noexcept;
 
 // One sample matrix: rows x rows, every row holding row_length non-zeros; with long_row > 0,
 // row 0 instead holds long_row columns spread over all of them (with_long_row); with banded,

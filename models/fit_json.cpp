@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "core/field_set_json.hpp"
+
 namespace spmvd {
 
 // Each pair below lists its fields once per direction; a field added to a struct must be added
@@ -191,13 +193,11 @@ void from_json(const nlohmann::json& j, BytesCalibration& v) {
 }
 
 namespace {
-nlohmann::json params_to_json(FormatParams params) {
-  nlohmann::json out = nlohmann::json::object();
-  for_each_field(params, [&out](const char* name, auto& value) { out[name] = value; });
-  return out;
+nlohmann::json params_to_json(const FormatParams& params) {
+  return field_set_to_json(params, "model set params");
 }
 void params_from_json(const nlohmann::json& j, FormatParams& params) {
-  for_each_field(params, [&j](const char* name, auto& value) { j.at(name).get_to(value); });
+  params = field_set_from_json(j, "model set", "params");
 }
 }  // namespace
 

@@ -44,14 +44,11 @@ double randomness_of_sectors(const MatrixFeatures& features, double sectors) noe
 }  // namespace
 
 double x_gather_randomness(const MatrixFeatures& features) noexcept {
-  if (!(features.x_sectors_per_nonzero >= 0.0)) return x_span_randomness(features);
   return randomness_of_sectors(features, features.x_sectors_per_nonzero);
 }
 
-double x_gather_randomness(const MatrixFeatures& features, std::int64_t sort_window) noexcept {
-  const double sorted = features.sorted_x_sectors_per_nonzero(sort_window);
-  if (sort_window <= 1 || !(sorted >= 0.0)) return x_gather_randomness(features);
-  return randomness_of_sectors(features, sorted);
+double x_gather_randomness(const MatrixFeatures& features, double sectors_per_nonzero) noexcept {
+  return randomness_of_sectors(features, sectors_per_nonzero);
 }
 
 double x_span_randomness(const MatrixFeatures& features) noexcept {

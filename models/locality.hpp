@@ -42,19 +42,18 @@ double banded_sectors_per_nonzero(double row_length) noexcept;
 // rows touch (model version 8): where the matrix lies between a band and random columns of
 // its row length and column count,
 //   w = clamp((sectors - banded_sectors) / (random_sectors - banded_sectors), 0, 1),
-// 1 where the two differ by less than 0.05 (too few columns to tell); x_span_randomness where
-// the features do not count sectors. The span misses what neighbouring rows gather together:
+// 1 where the two differ by less than 0.05 (too few columns to tell). The span misses what neighbouring rows gather together:
 // a block-diagonal matrix of random blocks spans little of x yet gathers at random, and a
 // 5-point stencil's three column runs each cost their own sectors (w ~ 0.08 where the span
 // gives 0.002). Used by the families with a cache-resident correction (CSR vector and scalar,
 // COO, the format_bytes formats; models/cache_resident.hpp).
 double x_gather_randomness(const MatrixFeatures& features) noexcept;
-// The same of the rows in the order a sort by length within windows of sort_window rows
-// leaves them (cuda_sell's sorted slices; MatrixFeatures::sorted_gathers): a sort that pulls
-// rows of one length together from across a mesh makes its gathers random (delaunay_n16-x48
-// sorted whole: cuda_sell 1.6x slower on an H100 than the unsorted locality predicted). The
-// unsorted randomness for sort_window <= 1 or where the window's sectors were not measured.
-double x_gather_randomness(const MatrixFeatures& features, std::int64_t sort_window) noexcept;
+// The same of a candidate whose kernel visits rows in another order, at the sectors per
+// non-zero of that order (FormatRules::gather_sectors_per_nonzero): a sort by length that
+// pulls rows of one length together from across a mesh makes its gathers random
+// (delaunay_n16-x48 sorted whole: cuda_sell 1.6x slower on an H100 than the unsorted locality
+// predicted).
+double x_gather_randomness(const MatrixFeatures& features, double sectors_per_nonzero) noexcept;
 
 // How random the matrix's x gathers are, in [0, 1], by the span of its rows:
 //   w = clamp(mean_row_span_fraction / random_span_fraction(row_length_mean), 0, 1).
@@ -74,7 +73,7 @@ double x_span_randomness(const MatrixFeatures& features) noexcept;
 // L2, beyond the random calibration samples (whose x is at most a third of L2). Rather than
 // extrapolate an uncalibrated penalty, the dedicated models stay at the random calibration
 // (factor 1) and ModelPredictor lowers their confidence for random matrices of such an x; the
-// bytes models count the DRAM sectors of those gathers (models/bytes_model.hpp).
+// bytes models count the DRAM sectors of those gathers (models/families/bytes/bytes_model.hpp).
 bool x_beyond_l2(const MatrixFeatures& features, const DeviceInfo& device,
                  Precision precision) noexcept;
 

@@ -10,12 +10,12 @@
 
 #include "core/precision.hpp"
 #include "models/blocked_ell_time_model.hpp"
-#include "models/bytes_model.hpp"
+#include "models/families/bytes/bytes_model.hpp"
 #include "models/cache_resident.hpp"
-#include "models/coo_model.hpp"
+#include "models/families/coo/coo_model.hpp"
 #include "models/cpu_gpu_time_model.hpp"
-#include "models/csr_vector_model.hpp"
-#include "models/ell_model.hpp"
+#include "models/families/csr_vector/csr_vector_model.hpp"
+#include "models/families/ell/ell_model.hpp"
 
 namespace spmvd {
 

@@ -1,6 +1,6 @@
 #pragma once
-// The interface every per-format-family performance model implements, and the calibrated
-// kernel variant that each calibration record is tagged with.
+// What a performance model predicts, the calibrated kernel variant that each calibration record
+// is tagged with, and the choice of the nearest calibrated variant (models/families/).
 
 #include <span>
 #include <string>
@@ -31,16 +31,6 @@ struct CalibratedKernel {
   friend bool operator==(const CalibratedKernel&, const CalibratedKernel&) = default;
 };
 
-class PerformanceModel {
- public:
-  virtual ~PerformanceModel() = default;
-  virtual std::string_view family() const noexcept = 0;  // "csr_vector", "ell", ...
-  // Predicted time of `candidate` on a matrix with `features`. Pure and thread-safe. Throws
-  // Error(failed_precondition) when the model holds no calibration and Error(invalid_argument)
-  // when the candidate cannot launch on `device`.
-  virtual Prediction predict_ms(const MatrixFeatures& features, const Candidate& candidate,
-                                const DeviceInfo& device) const = 0;
-};
 
 // The calibration whose kernel is closest to (block_size, threads_per_row): an exact match if
 // there is one, else the nearest in log2(threads_per_row) first, then log2(block_size). A zero

@@ -5,11 +5,11 @@
 #include <map>
 
 #include "core/structure_features.hpp"
+#include "kernels/format_registry.hpp"
 
 namespace spmvd {
 
-template <typename Value>
-MatrixFeatures extract_features(const CsrMatrix<Value>& m) {
+MatrixFeatures extract_features(const CsrMatrix<double>& m, const FormatRegistry& registry) {
   MatrixFeatures f;
   f.rows = m.rows;
   f.cols = m.cols;
@@ -41,14 +41,12 @@ MatrixFeatures extract_features(const CsrMatrix<Value>& m) {
   if (m.cols > 0) f.mean_row_span_fraction = span_sum / n / static_cast<double>(m.cols);
   f.distribution.reserve(rows_by_length.size());
   for (const auto& [length, count] : rows_by_length) f.distribution.push_back({length, count});
-  f.group_padded = group_padded_distributions(m);
-  f.block_counts = block_counts(m);
   f.x_sectors_per_nonzero = x_sectors_per_nonzero(m);
-  f.sorted_gathers = sorted_gathers(m, f.x_sectors_per_nonzero);
+  // Then what each registered format alone needs, given the common features.
+  for (const FormatEntry& entry : registry.entries())
+    if (std::optional<FieldSet> own = entry.rules->own_features(m, f))
+      f.format_features.emplace(std::string(entry.rules->name()), std::move(*own));
   return f;
 }
-
-template MatrixFeatures extract_features(const CsrMatrix<float>&);
-template MatrixFeatures extract_features(const CsrMatrix<double>&);
 
 }  // namespace spmvd

@@ -1,14 +1,16 @@
 #pragma once
 // Structural features of a CSR matrix (core/matrix_features.hpp): one pass over row_offsets
-// plus one over the first/last column of each row, the row-group padding (O(rows) per group
-// size) and the BSR block counts (O(nnz * b) per block size). No values read.
+// plus one over the first/last column of each row, one over the columns for the x gathers
+// (O(nnz)), then each registered format's own features (FormatRules::own_features: SELL's slice
+// padding and sorted gathers, BSR's block counts, ...). No values read.
 
 #include "core/csr_matrix.hpp"
 #include "core/matrix_features.hpp"
+#include "kernels/format_registry.hpp"
 
 namespace spmvd {
 
-template <typename Value>
-MatrixFeatures extract_features(const CsrMatrix<Value>& m);
+MatrixFeatures extract_features(const CsrMatrix<double>& m,
+                                const FormatRegistry& registry = format_registry());
 
 }  // namespace spmvd

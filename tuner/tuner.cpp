@@ -7,7 +7,6 @@
 
 #include "core/error.hpp"
 #include "kernels/formats/cusparse_csr/cusparse_csr_rules.hpp"
-#include "tuner/format_family.hpp"
 
 namespace spmvd {
 
@@ -60,7 +59,7 @@ std::optional<Prediction> ModelCandidatePredictor::predict(const Candidate& cand
   const FormatEntry* entry = registry_.find(candidate.format);
   if (entry == nullptr) return std::nullopt;
   try {
-    return models_.predict_ms(model_family(candidate.format), features_, candidate, device_,
+    return models_.predict_ms(*entry->rules, features_, candidate, device_,
                               entry->rules->device_bytes(features_, precision_, candidate));
   } catch (const Error&) {
     // Not calibrated, or the model says it cannot launch: rank it last rather than guess.
@@ -70,7 +69,7 @@ std::optional<Prediction> ModelCandidatePredictor::predict(const Candidate& cand
 
 bool is_baseline_candidate(const Candidate& candidate) noexcept {
   return candidate.format == kCusparseCsrFormatId &&
-         candidate.params.library_algorithm == kCusparseSpmvCsrAlg1;
+         CusparseCsrRules::params_of(candidate).library_algorithm == kCusparseSpmvCsrAlg1;
 }
 
 std::vector<RankedCandidate> rank_candidates(std::span<const Candidate> candidates,

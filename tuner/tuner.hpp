@@ -26,7 +26,9 @@ namespace spmvd {
 // 2: with a model predictor only the measure_top_k best predicted candidates and the cuSPARSE
 //    CSR ALG1 baseline are measured, so a plan may differ from version 1's exhaustive search.
 // 3: each format's best predicted candidate is measured too (measure_best_of_each_format).
-inline constexpr std::uint32_t kTunerVersion = 3;
+// 4: a format's parameters and own features are its own structs (FieldSet in the plan JSON):
+//    plans of version 3 do not decode.
+inline constexpr std::uint32_t kTunerVersion = 4;
 
 struct TunerOptions {
   int warmup_runs = 3;
@@ -80,7 +82,7 @@ class CandidatePredictor {
   virtual std::optional<Prediction> predict(const Candidate& candidate) const = 0;
 };
 
-// A ModelPredictor for one matrix: each candidate's format family (tuner/format_family.hpp),
+// A ModelPredictor for one matrix: each candidate's format family (FormatRules::model_family),
 // its FormatRules::device_bytes as the bytes model's matrix bytes.
 class ModelCandidatePredictor final : public CandidatePredictor {
  public:

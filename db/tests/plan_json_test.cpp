@@ -4,8 +4,11 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <tuple>
+#include <variant>
 
 #include "core/error.hpp"
+#include "core/field_set.hpp"
 #include "core/plan.hpp"
 #include "db/tests/test_plans.hpp"
 
@@ -26,6 +29,14 @@ std::string decode_error(const std::string& text) {
 }
 
 json full_plan_json() { return json::parse(plan_to_json(test::full_plan())); }
+
+// A format's parameter struct, as a format declares it, for what a stored plan's params meet
+// when the format reads them back.
+struct WidthParams {
+  std::uint32_t ell_width = 0;
+  static constexpr auto kFields = std::tuple{declare_field("ell_width", &WidthParams::ell_width)};
+  friend bool operator==(const WidthParams&, const WidthParams&) = default;
+};
 
 TEST(PlanJson, RoundTripKeepsEveryField) {
   const Plan plan = test::full_plan();
@@ -61,9 +72,28 @@ TEST(PlanJson, EveryLaunchAndParamsFieldIsWrittenUnderItsName) {
   for_each_field(plan.launch, [&](const char* name, std::uint32_t value) {
     EXPECT_EQ(j.at("launch").at(name), value) << name;
   });
-  for_each_field(plan.params, [&](const char* name, std::uint32_t value) {
-    EXPECT_EQ(j.at("params").at(name), value) << name;
-  });
+  ASSERT_FALSE(plan.params.empty());
+  EXPECT_EQ(j.at("params").size(), plan.params.fields().size());
+  for (const NamedField& field : plan.params.fields()) {
+    const json expected = std::visit([](const auto& value) { return json(value); }, field.value);
+    EXPECT_EQ(j.at("params").at(field.name), expected) << field.name;
+  }
+}
+
+TEST(PlanJson, WritesParamsAsTheFormatsOwnFieldsOnly) {
+  Plan plan = test::full_plan();
+  plan.params = FieldSet::of(WidthParams{.ell_width = 12});
+  EXPECT_EQ(json::parse(plan_to_json(plan)).at("params"), json::parse(R"({"ell_width":12})"));
+  plan.params = {};  // a format without parameters
+  EXPECT_EQ(json::parse(plan_to_json(plan)).at("params"), json::object());
+  EXPECT_EQ(plan_from_json(plan_to_json(plan)), plan);
+}
+
+TEST(PlanJson, WritesEachFormatsOwnFeaturesUnderItsName) {
+  const json own = full_plan_json().at("features").at("format_features");
+  EXPECT_EQ(own.at("cuda_sell").at("sorted_sectors_per_nonzero"), json::parse("[0.25,1.0]"));
+  EXPECT_EQ(own.at("cusparse_bsr"),
+            json::parse(R"({"block_dims":[2,4],"blocks":[1000000000001,3]})"));
 }
 
 TEST(PlanJson, MissingLaunchFieldIsNamed) {
@@ -72,56 +102,105 @@ TEST(PlanJson, MissingLaunchFieldIsNamed) {
   EXPECT_EQ(decode_error(j.dump()), "plan JSON: field 'launch.block_size' missing");
 }
 
-TEST(PlanJson, PlansWithoutASectorCountDecodeAsNotMeasured) {
+// Plans stored before tuner version 4 (without a sector count, with group_padded, block_counts
+// and sorted_gathers instead of format_features) are refused, dropped and re-tuned: there is no
+// "not measured" fallback any more.
+TEST(PlanJson, PlansWithoutASectorCountAreRefused) {
   json j = full_plan_json();
   ASSERT_DOUBLE_EQ(j["features"]["x_sectors_per_nonzero"].get<double>(), 0.125);
   j["features"].erase("x_sectors_per_nonzero");
-  EXPECT_DOUBLE_EQ(plan_from_json(j.dump()).features.x_sectors_per_nonzero, -1.0);
+  EXPECT_EQ(decode_error(j.dump()), "plan JSON: field 'features.x_sectors_per_nonzero' missing");
 }
 
-TEST(PlanJson, PlansWithoutGroupPaddingOrBlockCountsDecodeWithNone) {
+TEST(PlanJson, PlansWithoutFormatFeaturesAreRefused) {
   json j = full_plan_json();
-  j["features"].erase("group_padded");
-  j["features"].erase("block_counts");
-  const Plan plan = plan_from_json(j.dump());
-  EXPECT_TRUE(plan.features.group_padded.empty());
-  EXPECT_TRUE(plan.features.block_counts.empty());
-  EXPECT_EQ(plan.features.blocks_for(2), -1);
-  EXPECT_EQ(plan.features.padded_for(32), nullptr);
+  j["features"].erase("format_features");
+  j["features"]["block_counts"] = json::parse("[[2,6],[4,2]]");  // as tuner version 3 wrote
+  j["features"]["group_padded"] = json::array();
+  j["features"]["sorted_gathers"] = json::array();
+  EXPECT_EQ(decode_error(j.dump()), "plan JSON: field 'features.format_features' missing");
 }
 
-TEST(PlanJson, PlansWithoutSortedGathersJudgeSortedWindowsByTheUnsortedOrder) {
+TEST(PlanJson, PlansWhoseFormatsComputedNoFeaturesDecodeWithNone) {
   json j = full_plan_json();
-  ASSERT_EQ(plan_from_json(j.dump()).features.sorted_x_sectors_per_nonzero(256), 0.25);
-  j["features"].erase("sorted_gathers");
-  const Plan plan = plan_from_json(j.dump());
-  EXPECT_TRUE(plan.features.sorted_gathers.empty());
-  EXPECT_EQ(plan.features.sorted_x_sectors_per_nonzero(256), -1.0);
-  EXPECT_EQ(plan.features.sorted_x_sectors_per_nonzero(1), 0.125);  // unsorted: no sort
-}
-
-TEST(PlanJson, MalformedSortedGathersAreNamed) {
-  json j = full_plan_json();
-  j["features"]["sorted_gathers"][1] = json::array({256});
-  EXPECT_EQ(decode_error(j.dump()),
-            "plan JSON: field 'features.sorted_gathers[1]' has 1 elements, expected "
-            "[window, sectors]");
+  j["features"]["format_features"] = json::object();
+  EXPECT_TRUE(plan_from_json(j.dump()).features.format_features.empty());
+  // One format's entry dropped: the others' stay.
   j = full_plan_json();
-  j["features"]["sorted_gathers"][0][1] = "many";
-  EXPECT_EQ(decode_error(j.dump()),
-            "plan JSON: field 'features.sorted_gathers[0][1]' has type string, expected number");
+  j["features"]["format_features"].erase("cuda_sell");
+  const Plan plan = plan_from_json(j.dump());
+  EXPECT_FALSE(plan.features.format_features.contains("cuda_sell"));
+  EXPECT_EQ(plan.features.format_features.at("cusparse_bsr"),
+            test::full_plan().features.format_features.at("cusparse_bsr"));
 }
 
-TEST(PlanJson, MalformedGroupPaddingIsNamed) {
+TEST(PlanJson, MalformedFormatFeaturesAreNamed) {
   json j = full_plan_json();
-  j["features"]["group_padded"][1]["distribution"][0] = json::array({1});
+  j["features"]["format_features"]["cuda_sell"]["sorted_sectors_per_nonzero"][1] = "many";
   EXPECT_EQ(decode_error(j.dump()),
-            "plan JSON: field 'features.group_padded[1].distribution[0]' has 1 elements, "
-            "expected [length, rows]");
+            "plan JSON: field "
+            "'features.format_features.cuda_sell.sorted_sectors_per_nonzero[1]' has type "
+            "string, expected number");
   j = full_plan_json();
-  j["features"]["block_counts"] = "many";
+  j["features"]["format_features"]["cusparse_bsr"]["blocks"] = {{"2", 6}};
   EXPECT_EQ(decode_error(j.dump()),
-            "plan JSON: field 'features.block_counts' has type string, expected array");
+            "plan JSON: field 'features.format_features.cusparse_bsr.blocks' has type object, "
+            "expected a number or an array of numbers");
+  j = full_plan_json();
+  j["features"]["format_features"]["cusparse_bsr"] = "many";
+  EXPECT_EQ(decode_error(j.dump()),
+            "plan JSON: field 'features.format_features.cusparse_bsr' has type string, expected "
+            "object");
+  j = full_plan_json();
+  j["features"]["format_features"] = json::array();
+  EXPECT_EQ(decode_error(j.dump()),
+            "plan JSON: field 'features.format_features' has type array, expected object");
+}
+
+TEST(PlanJson, MalformedParamsAreNamed) {
+  json j = full_plan_json();
+  j["params"]["slice_height"] = "32";
+  EXPECT_EQ(decode_error(j.dump()),
+            "plan JSON: field 'params.slice_height' has type string, expected a number or an "
+            "array of numbers");
+  j = full_plan_json();
+  j["params"]["boundaries"][2] = nullptr;
+  EXPECT_EQ(decode_error(j.dump()),
+            "plan JSON: field 'params.boundaries[2]' has type null, expected number");
+  j = full_plan_json();
+  j["params"] = json::array();
+  EXPECT_EQ(decode_error(j.dump()), "plan JSON: field 'params' has type array, expected object");
+}
+
+// The codec holds any format's parameters; the shape is the format's to check when it reads
+// them back (FieldSet::as, through its params_of), naming the field.
+TEST(PlanJson, ParamsOfTheWrongShapeAreRefusedByTheFormatNamingTheField) {
+  Plan plan = test::full_plan();
+  plan.params = FieldSet::of(WidthParams{.ell_width = 12});
+  json j = json::parse(plan_to_json(plan));
+  ASSERT_EQ(plan_from_json(j.dump()).params.as<WidthParams>("cuda_ell"), WidthParams{12});
+
+  const auto read_back_error = [](const json& written) {
+    const Plan decoded = plan_from_json(written.dump());  // the JSON itself is well formed
+    try {
+      decoded.params.as<WidthParams>("cuda_ell");
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::invalid_argument) << e.what();
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  j["params"]["ell_width"] = -4;
+  EXPECT_EQ(read_back_error(j), "cuda_ell: field 'ell_width' value -4 is out of its range");
+  j["params"]["ell_width"] = 4294967296ULL;
+  EXPECT_EQ(read_back_error(j),
+            "cuda_ell: field 'ell_width' value 4294967296 is out of its range");
+  j["params"]["ell_width"] = 2.5;
+  EXPECT_EQ(read_back_error(j), "cuda_ell: field 'ell_width' is not an integer");
+  j["params"] = json::object();
+  EXPECT_EQ(read_back_error(j), "cuda_ell: field 'ell_width' is missing");
+  j["params"] = {{"ell_width", 12}, {"slice_height", 32}};  // another format's field as well
+  EXPECT_EQ(read_back_error(j), "cuda_ell: field 'slice_height' is not one of its fields");
 }
 
 TEST(PlanJson, EveryMissingFieldIsNamed) {
@@ -134,15 +213,11 @@ TEST(PlanJson, EveryMissingFieldIsNamed) {
     fields.emplace_back("features", name);
   }
   for_each_field(plan.launch, [&](const char* name, auto) { fields.emplace_back("launch", name); });
-  for_each_field(plan.params, [&](const char* name, auto) { fields.emplace_back("params", name); });
+  // A format's params and own features are FieldSets of whatever fields the format declares: the
+  // format, not the codec, requires them (ParamsOfTheWrongShapeAreRefusedByTheFormat...).
   ASSERT_GT(fields.size(), 20u);
 
   for (const auto& [object, name] : fields) {
-    // Optional: plans stored before model version 6 have neither, before 8 no sector count,
-    // before 11 no sorted gathers (the tests above).
-    if (object == "features" && (name == "group_padded" || name == "block_counts" ||
-                                  name == "x_sectors_per_nonzero" || name == "sorted_gathers"))
-      continue;
     json j = full_plan_json();
     (object.empty() ? j : j[object]).erase(name);
     const std::string path = object.empty() ? name : object + "." + name;
@@ -157,10 +232,10 @@ TEST(PlanJson, MistypedFieldIsNamedWithBothTypes) {
             "plan JSON: field 'launch.block_size' has type string, expected unsigned integer");
 
   j = full_plan_json();
-  j["params"]["ell_width"] = -4;
+  j["launch"]["threads_per_row"] = -4;
   EXPECT_EQ(decode_error(j.dump()),
-            "plan JSON: field 'params.ell_width' has type negative integer, expected unsigned "
-            "integer");
+            "plan JSON: field 'launch.threads_per_row' has type negative integer, expected "
+            "unsigned integer");
 
   j = full_plan_json();
   j["candidates_measured"] = 2.5;
@@ -201,6 +276,17 @@ TEST(PlanJson, ValuesOutOfRangeAreRefused) {
   j["features"]["nnz"] = 9223372036854775808ULL;
   EXPECT_EQ(decode_error(j.dump()),
             "plan JSON: field 'features.nnz' value 9223372036854775808 exceeds the int64 range");
+
+  j = full_plan_json();
+  j["params"]["slice_height"] = 9223372036854775808ULL;
+  EXPECT_EQ(decode_error(j.dump()),
+            "plan JSON: field 'params.slice_height' exceeds the int64 range");
+
+  j = full_plan_json();
+  j["features"]["format_features"]["cusparse_bsr"]["blocks"][0] = 9223372036854775808ULL;
+  EXPECT_EQ(decode_error(j.dump()),
+            "plan JSON: field 'features.format_features.cusparse_bsr.blocks[0]' exceeds the "
+            "int64 range");
 }
 
 TEST(PlanJson, UnknownPrecisionIsRefused) {
@@ -248,7 +334,20 @@ TEST(PlanJson, UnknownFieldsAreIgnored) {
   json j = full_plan_json();
   j["written_by_a_newer_tuner"] = {1, 2, 3};
   j["launch"]["cluster_size"] = 2;
+  j["features"]["written_by_a_newer_tuner"] = 1;
   EXPECT_EQ(plan_from_json(j.dump()), test::full_plan());
+}
+
+// Except in params: a field the format does not declare is kept, so that the format refuses it
+// (ParamsOfTheWrongShapeAreRefusedByTheFormatNamingTheField) instead of running a plan made for
+// another shape.
+TEST(PlanJson, UnknownParamsFieldsAreKeptForTheFormatToRefuse) {
+  json j = full_plan_json();
+  j["params"]["cluster_size"] = 2;
+  const Plan plan = plan_from_json(j.dump());
+  ASSERT_NE(plan.params.find("cluster_size"), nullptr);
+  EXPECT_EQ(plan.params.find("cluster_size")->value, FieldValue{std::int64_t{2}});
+  EXPECT_NE(plan, test::full_plan());
 }
 
 TEST(PlanJson, NonFiniteTimesAreRefusedWhenWriting) {
@@ -265,6 +364,29 @@ TEST(PlanJson, NonFiniteTimesAreRefusedWhenWriting) {
   plan = test::full_plan();
   plan.features.row_length_stddev = std::numeric_limits<double>::infinity();
   EXPECT_THROW(plan_to_json(plan), Error);
+
+  plan = test::full_plan();
+  plan.params = FieldSet({{"ratio", std::numeric_limits<double>::infinity()}});
+  try {
+    plan_to_json(plan);
+    FAIL() << "an infinite parameter was encoded";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
+    EXPECT_EQ(std::string(e.what()),
+              "plan JSON params: field 'ratio' is inf, expected a finite number");
+  }
+  plan = test::full_plan();
+  plan.features.format_features["cuda_sell"] = FieldSet(
+      {{"sorted_sectors_per_nonzero",
+        std::vector<double>{0.5, std::numeric_limits<double>::quiet_NaN()}}});
+  try {
+    plan_to_json(plan);
+    FAIL() << "a NaN feature was encoded";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "plan JSON features.cuda_sell: field 'sorted_sectors_per_nonzero' is nan, expected "
+              "a finite number");
+  }
 }
 
 }  // namespace

@@ -4,7 +4,9 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "core/field_set.hpp"
 #include "core/plan.hpp"
 #include "db/plan_key.hpp"
 
@@ -15,9 +17,15 @@ inline Plan full_plan(std::uint32_t seed = 1) {
   plan.format = FormatId{static_cast<std::uint16_t>(40000 + seed)};
   plan.format_name = "sell \"c\" \xcf\x83 #" + std::to_string(seed);  // quote and UTF-8 sigma
   std::uint32_t next = 100 * seed + 1;
-  // Through the field lists, so a field added later is covered without editing this helper.
-  for_each_field(plan.params, [&](const char*, auto& field) { field = next++; });
+  // Through the field list, so a field added later is covered without editing this helper.
   for_each_field(plan.launch, [&](const char*, auto& field) { field = next++; });
+  // A format's parameters as the codec and the store see them: named values of every kind a
+  // FieldSet holds (beyond 32 bits, negative, not exactly representable).
+  plan.params = FieldSet({{"slice_height", std::int64_t{next++}},
+                          {"offset", std::int64_t{-3} - seed},
+                          {"ratio", 1.0 / 3.0 + seed},
+                          {"boundaries", std::vector<std::int64_t>{0, 7, (1LL << 40) + seed}},
+                          {"thresholds", std::vector<double>{0.1 * seed, 1e-300, 2.0}}});
   plan.precision = Precision::fp32;
   plan.predicted_ms = 0.1 * seed;  // not exactly representable: checks shortest round trip
   plan.measured_ms = 1.0 / 3.0 + seed;
@@ -34,11 +42,17 @@ inline Plan full_plan(std::uint32_t seed = 1) {
   plan.features.distribution = {{1, 3}, {5, 2}, {(1LL << 40) + seed, 1}};
   plan.features.mean_row_span_fraction = 2.0e-10;
   plan.features.x_sectors_per_nonzero = 0.125;
-  plan.features.group_padded = {{.group_rows = 64, .distribution = {{0, 2}, {5, 4}}},
-                                {.group_rows = 32, .distribution = {{(1LL << 40) + seed, 6}}}};
-  plan.features.block_counts = {{2, 1'000'000'000'000LL + seed}, {4, 3}};
-  plan.features.sorted_gathers = {{.sort_window = 256, .x_sectors_per_nonzero = 0.25},
-                                  {.sort_window = (1LL << 40) + seed, .x_sectors_per_nonzero = 1.0}};
+  // Two formats' own features, shaped as cuda_sell's and cusparse_bsr's (the codec does not know
+  // them: any named values round-trip).
+  plan.features.format_features = {
+      {"cuda_sell",
+       FieldSet({{"padded_lengths_32", std::vector<std::int64_t>{0, 5}},
+                 {"padded_rows_32", std::vector<std::int64_t>{2, (1LL << 40) + seed}},
+                 {"sort_windows", std::vector<std::int64_t>{256, (1LL << 40) + seed}},
+                 {"sorted_sectors_per_nonzero", std::vector<double>{0.25, 1.0}}})},
+      {"cusparse_bsr", FieldSet({{"block_dims", std::vector<std::int64_t>{2, 4}},
+                                 {"blocks", std::vector<std::int64_t>{
+                                                1'000'000'000'000LL + seed, 3}}})}};
   return plan;
 }
 

@@ -25,11 +25,13 @@
 #include "kernels/formats/cuda_hyb/cuda_hyb_rules.hpp"
 #include "kernels/formats/cuda_hyb/hyb_layout.hpp"
 #include "kernels/formats/cuda_sell/cuda_sell_rules.hpp"
+#include "kernels/formats/cusparse_bsr/cusparse_bsr_features.hpp"
 #include "kernels/formats/cusparse_bsr/bsr_layout.hpp"
 #include "kernels/formats/cusparse_bsr/cusparse_bsr_rules.hpp"
 #include "kernels/formats/cusparse_coo/cusparse_coo_rules.hpp"
 #include "kernels/formats/cusparse_csr/cusparse_csr_rules.hpp"
 #include "kernels/formats/cusparse_sell/cusparse_sell_rules.hpp"
+#include "kernels/tests/every_format_rules.hpp"
 #include "kernels/tests/hand_written.hpp"
 #include "tuner/feature_extraction.hpp"
 
@@ -39,6 +41,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
 using ::testing::IsEmpty;
+using ::testing::Optional;
 
 // Row lengths 2, 1, 4, 0, 2 (nnz 9): an empty row, a longest row, equal lengths to keep in
 // order when sorting.
@@ -72,6 +75,12 @@ MatrixFeatures with_distribution(std::int64_t cols, std::vector<RowLengthCount> 
   return f;
 }
 
+// The features of m with every format's own (cuda_sell's slice padding, cusparse_bsr's block
+// counts), whichever formats this build compiled.
+MatrixFeatures features_of(const CsrMatrix<double>& m) {
+  return extract_features(m, testing::every_format_rules());
+}
+
 template <typename Value>
 std::uint64_t layout_bytes(const SellLayout<Value>& sell) {
   return sell.slice_offsets.size() * 8 + sell.col_indices.size() * 4 +
@@ -81,7 +90,7 @@ std::uint64_t layout_bytes(const SellLayout<Value>& sell) {
 // ---- row-length distribution ------------------------------------------------------------
 
 TEST(RowLengthDistribution, AnswersPaddingQueriesFromTheFeaturesAlone) {
-  const MatrixFeatures f = extract_features(five_by_five());  // lengths 2, 1, 4, 0, 2
+  const MatrixFeatures f = features_of(five_by_five());  // lengths 2, 1, 4, 0, 2
   EXPECT_EQ(rows_with_length_at_least(f, 0), 5);
   EXPECT_EQ(rows_with_length_at_least(f, 2), 3);
   EXPECT_EQ(rows_with_length_at_least(f, 5), 0);
@@ -213,7 +222,7 @@ TEST(CatalogueRules, UsesTheIssuedAppendOnlyIdsAndNames) {
 }
 
 TEST(CatalogueRules, EveryCandidateIsConcreteAndValidForItsFormat) {
-  const MatrixFeatures f = extract_features(five_by_five());
+  const MatrixFeatures f = features_of(five_by_five());
   for (const auto& r : catalogue()) {
     SCOPED_TRACE(std::string(r->name()));
     const DeviceInfo device = r->needs_gpu() ? testing::h100() : testing::eight_core_cpu();
@@ -244,7 +253,7 @@ TEST(CatalogueRules, EveryCandidateIsConcreteAndValidForItsFormat) {
 }
 
 TEST(CatalogueRules, GpuFormatsAreNotAdmissibleOnTheCpuAndCpuCooNotOnTheGpu) {
-  const MatrixFeatures f = extract_features(five_by_five());
+  const MatrixFeatures f = features_of(five_by_five());
   for (const auto& r : catalogue()) {
     SCOPED_TRACE(std::string(r->name()));
     const std::uint64_t plenty = std::uint64_t{1} << 40;
@@ -257,7 +266,7 @@ TEST(CatalogueRules, GpuFormatsAreNotAdmissibleOnTheCpuAndCpuCooNotOnTheGpu) {
 }
 
 TEST(CatalogueRules, EveryFormatRespectsTheMemoryBudget) {
-  const MatrixFeatures f = extract_features(five_by_five());
+  const MatrixFeatures f = features_of(five_by_five());
   for (const auto& r : catalogue()) {
     SCOPED_TRACE(std::string(r->name()));
     const DeviceInfo device = r->needs_gpu() ? testing::h100() : testing::eight_core_cpu();
@@ -282,9 +291,9 @@ TEST(CudaCsrScalarRules, SweepsFourBlockSizesWithOneThreadPerRow) {
 
 TEST(CudaEllRules, DeviceBytesMatchTheLayoutPaddingIncluded) {
   const CudaEllRules rules;
-  const MatrixFeatures f = extract_features(five_by_five());
+  const MatrixFeatures f = features_of(five_by_five());
   const Candidate c = rules.candidates(f, testing::h100()).front();
-  EXPECT_EQ(c.params.ell_width, 4U);
+  EXPECT_EQ(CudaEllRules::params_of(c).ell_width, 4U);
   const SellLayout<double> ell = make_ell_layout<double>(five_by_five());
   EXPECT_EQ(rules.device_bytes(f, Precision::fp64, c),
             ell.col_indices.size() * 4 + ell.values.size() * 8);
@@ -322,7 +331,7 @@ TEST(CudaCooRules, CarriesEntriesPerThreadInTheGridSize) {
 TEST(CudaCooRules, DropsCandidatesWhoseGridsCoincide) {
   // 9 entries: every (block, entries-per-thread) pair needs one block.
   const CudaCooRules rules;
-  const auto space = rules.candidates(extract_features(five_by_five()), testing::h100());
+  const auto space = rules.candidates(features_of(five_by_five()), testing::h100());
   EXPECT_EQ(space.size(), kCooBlockSizes.size());
 }
 
@@ -337,19 +346,19 @@ TEST(CudaHybRules, PicksBellGarlandsWidth) {
   EXPECT_EQ(CudaHybRules::bell_garland_ell_width(with_distribution(100, {{1, 25000}, {8, 5000}})),
             1);
   // Fewer than 4096 rows: ELL never pays, all COO.
-  EXPECT_EQ(CudaHybRules::bell_garland_ell_width(extract_features(five_by_five())), 0);
+  EXPECT_EQ(CudaHybRules::bell_garland_ell_width(features_of(five_by_five())), 0);
 }
 
 TEST(CudaHybRules, SweepsTheRuleMeanAndMeanPlusOneDeviation) {
   // Lengths 2, 1, 4, 0, 2: mean 1.8 -> 2, stddev 1.327 -> ceil(3.13) = 4, rule 0.
-  EXPECT_THAT(CudaHybRules::ell_widths(extract_features(five_by_five())), ElementsAre(0, 2, 4));
+  EXPECT_THAT(CudaHybRules::ell_widths(features_of(five_by_five())), ElementsAre(0, 2, 4));
 }
 
 TEST(CudaHybRules, DeviceBytesMatchTheLayout) {
   const CudaHybRules rules;
-  const MatrixFeatures f = extract_features(five_by_five());
+  const MatrixFeatures f = features_of(five_by_five());
   const Candidate c{.format = kCudaHybFormatId,
-                    .params = {.ell_width = 1},
+                    .params = FieldSet::of(CudaHybParams{.ell_width = 1}),
                     .launch = {.block_size = 128, .threads_per_row = 1, .grid_size = 1}};
   const HybLayout<double> hyb = make_hyb_layout<double>(five_by_five(), 1);
   EXPECT_EQ(rules.device_bytes(f, Precision::fp64, c), hyb.ell_col_indices.size() * 4 +
@@ -370,10 +379,10 @@ TEST(CudaSellRules, SweepsSliceHeightsAndSortWindowsUpToAllRows) {
 
 TEST(CudaSellRules, DeviceBytesAreExactForAFullSortAndABoundOtherwise) {
   const CudaSellRules rules;
-  const MatrixFeatures f = extract_features(five_by_five());
+  const MatrixFeatures f = features_of(five_by_five());
   const auto candidate = [](std::uint32_t window) {
     return Candidate{.format = kCudaSellFormatId,
-                     .params = {.slice_height = 2, .sort_window = window},
+                     .params = FieldSet::of(CudaSellParams{.slice_height = 2, .sort_window = window}),
                      .launch = {.block_size = 128, .threads_per_row = 1, .grid_size = 1}};
   };
   EXPECT_EQ(rules.device_bytes(f, Precision::fp64, candidate(5)),
@@ -404,7 +413,7 @@ TEST(CudaSellRules, UnsortedSlotsComeFromTheGroupPadding) {
     }
     m.row_offsets.push_back(static_cast<RowOffset>(m.col_indices.size()));
   }
-  const MatrixFeatures f = extract_features(m);
+  const MatrixFeatures f = features_of(m);
   // Slices of 32: widths 50, 50 and 1 (rows 64-65, padded to 32 rows at the bound's 50).
   EXPECT_EQ(CudaSellRules::sell_slot_bound(f, 32, 1), 32 * 50 + 32 * 50 + 2 * 1 + 30 * 50);
   // The layout never exceeds it.
@@ -431,8 +440,9 @@ TEST(CusparseCooRules, ProposesCooAlgorithmsOneAndTwo) {
   const auto f = testing::features(100, 100, 700);
   const auto space = rules.candidates(f, testing::h100());
   ASSERT_EQ(space.size(), 2U);
-  EXPECT_EQ(space[0].params.library_algorithm, 1U);  // CUSPARSE_SPMV_COO_ALG1, stored in plans
-  EXPECT_EQ(space[1].params.library_algorithm, 4U);  // CUSPARSE_SPMV_COO_ALG2
+  // CUSPARSE_SPMV_COO_ALG1 and ALG2, stored in plans.
+  EXPECT_EQ(CusparseCooRules::params_of(space[0]).library_algorithm, 1U);
+  EXPECT_EQ(CusparseCooRules::params_of(space[1]).library_algorithm, 4U);
   EXPECT_EQ(rules.device_bytes(f, Precision::fp32, space[0]),
             700U * (4 + 4 + 4) + CusparseCsrRules::workspace_bound_bytes(100));
 }
@@ -445,12 +455,12 @@ TEST(CusparseCooRules, RejectsMoreEntriesThanThirtyTwoBitIndicesReach) {
 
 TEST(CusparseSellRules, BoundsTheUnsortedLayoutAndUsesSellAlgorithmOne) {
   const CusparseSellRules rules;
-  const MatrixFeatures f = extract_features(five_by_five());
+  const MatrixFeatures f = features_of(five_by_five());
   const auto space = rules.candidates(f, testing::h100());
   ASSERT_EQ(space.size(), 2U);
-  EXPECT_EQ(space[0].params.slice_height, 32U);
-  EXPECT_EQ(space[1].params.slice_height, 64U);
-  EXPECT_EQ(space[0].params.library_algorithm, 5U);  // CUSPARSE_SPMV_SELL_ALG1
+  EXPECT_EQ(CusparseSellRules::params_of(space[0]).slice_height, 32U);
+  EXPECT_EQ(CusparseSellRules::params_of(space[1]).slice_height, 64U);
+  EXPECT_EQ(CusparseSellRules::params_of(space[0]).library_algorithm, 5U);  // SELL_ALG1
   const SellLayout<double> sell = make_sell_layout<double>(five_by_five(), 32, 1);
   EXPECT_GE(rules.device_bytes(f, Precision::fp64, space[0]),
             sell.slice_offsets.size() * 4 + sell.slots() * (4 + 8) +
@@ -476,19 +486,23 @@ TEST(CusparseBsrRules, AdmitsRowsLongEnoughToFillBlocks) {
   // Without counted blocks every block size stays a candidate (the bound is only necessary)...
   EXPECT_THAT(rules.candidates(blocks, testing::h100()),
               ElementsAre(Candidate{.format = kCusparseBsrFormatId,
-                                    .params = {.library_algorithm = 6, .block_dim = 2},
+                                    .params = FieldSet::of(
+                                        CusparseBsrParams{.library_algorithm = 6, .block_dim = 2}),
                                     .launch = {}},
                           Candidate{.format = kCusparseBsrFormatId,
-                                    .params = {.library_algorithm = 6, .block_dim = 4},
+                                    .params = FieldSet::of(
+                                        CusparseBsrParams{.library_algorithm = 6, .block_dim = 4}),
                                     .launch = {}}));
   // ...with them, only the block size that fills acceptably: 2000 full 2x2 blocks, staggered so
   // that they straddle 1500 4x4 tiles (24000 slots for 8000 entries).
   MatrixFeatures counted = blocks;
-  counted.block_counts = {{2, 2000}, {4, 1500}};
+  counted.format_features["cusparse_bsr"] =
+      FieldSet::of(CusparseBsrFeatures{.block_dims = {2, 4}, .blocks = {2000, 1500}});
   EXPECT_FALSE(CusparseBsrRules::may_fill_acceptably(counted, 4));
   EXPECT_THAT(rules.candidates(counted, testing::h100()),
               ElementsAre(Candidate{.format = kCusparseBsrFormatId,
-                                    .params = {.library_algorithm = 6, .block_dim = 2},
+                                    .params = FieldSet::of(
+                                        CusparseBsrParams{.library_algorithm = 6, .block_dim = 2}),
                                     .launch = {}}));
 }
 
@@ -503,9 +517,9 @@ TEST(CusparseBsrRules, CountedBlocksDecideFillAndBytesExactly) {
     }
     m.row_offsets.push_back(static_cast<RowOffset>(m.col_indices.size()));
   }
-  const MatrixFeatures f = extract_features(m);
-  EXPECT_EQ(f.blocks_for(2), 8);  // 4 per dense 4x4 block
-  EXPECT_EQ(f.blocks_for(4), 2);
+  const MatrixFeatures f = features_of(m);
+  EXPECT_THAT(bsr_block_count(f, 2), Optional(8));  // 4 per dense 4x4 block
+  EXPECT_THAT(bsr_block_count(f, 4), Optional(2));
   const CusparseBsrRules rules;
   const std::vector<Candidate> space = rules.candidates(f, testing::h100());
   ASSERT_EQ(space.size(), 2u);  // both fill exactly (32 slots for 32 entries)
@@ -517,9 +531,9 @@ TEST(CusparseBsrRules, CountedBlocksDecideFillAndBytesExactly) {
   m.col_indices.insert(m.col_indices.begin() + 4, 7);  // row 0: columns 0-3 and 7
   m.values.push_back(1.0);
   for (std::size_t r = 1; r < m.row_offsets.size(); ++r) ++m.row_offsets[r];
-  const MatrixFeatures g = extract_features(m);
-  EXPECT_EQ(g.blocks_for(2), 9);
-  EXPECT_EQ(g.blocks_for(4), 3);
+  const MatrixFeatures g = features_of(m);
+  EXPECT_THAT(bsr_block_count(g, 2), Optional(9));
+  EXPECT_THAT(bsr_block_count(g, 4), Optional(3));
   EXPECT_TRUE(CusparseBsrRules::may_fill_acceptably(g, 4));  // 48 <= 2 * 33
 }
 
@@ -534,10 +548,10 @@ TEST(CusparseBsrRules, CountedBlocksRejectWhatTheBoundsWouldLetThrough) {
     }
     m.row_offsets.push_back(static_cast<RowOffset>(m.col_indices.size()));
   }
-  MatrixFeatures f = extract_features(m);
-  EXPECT_EQ(f.blocks_for(2), 32);  // every entry its own block: 128 slots for 32 entries
+  MatrixFeatures f = features_of(m);
+  EXPECT_THAT(bsr_block_count(f, 2), Optional(32));  // every entry its own block: 128 slots
   EXPECT_FALSE(CusparseBsrRules::may_fill_acceptably(f, 2));
-  f.block_counts.clear();  // as a plan stored before model version 6 describes it
+  f.format_features.erase("cusparse_bsr");  // as features without BSR's own describe it
   EXPECT_TRUE(CusparseBsrRules::may_fill_acceptably(f, 2));
 }
 
@@ -549,14 +563,15 @@ TEST(CusparseBsrRules, AdmitsAMatrixWithoutEntries) {
 
 TEST(CusparseBsrRules, DeviceBytesBoundTheBuiltLayout) {
   const CusparseBsrRules rules;
-  const MatrixFeatures f = extract_features(five_by_five());
+  const MatrixFeatures f = features_of(five_by_five());
   EXPECT_EQ(CusparseBsrRules::bsr_block_upper_bound(f, 2), 8);  // min(2,3)+1+min(4,3)+0+2
   for (const std::uint32_t b : kBsrBlockDims) {
     SCOPED_TRACE(b);
     const BsrLayout<double> bsr = make_bsr_layout<double>(five_by_five(), b);
     const std::uint64_t padded = static_cast<std::uint64_t>(bsr.block_rows + bsr.block_cols) * b;
     const Candidate c{.format = kCusparseBsrFormatId,
-                      .params = {.library_algorithm = 6, .block_dim = b},
+                      .params = FieldSet::of(
+                          CusparseBsrParams{.library_algorithm = 6, .block_dim = b}),
                       .launch = {}};
     EXPECT_GE(rules.device_bytes(f, Precision::fp64, c),
               bsr.row_offsets.size() * 4 + bsr.col_indices.size() * 4 + bsr.values.size() * 8 +
@@ -566,7 +581,7 @@ TEST(CusparseBsrRules, DeviceBytesBoundTheBuiltLayout) {
 
 TEST(CpuCooRules, OneCandidateSizedAsTheCooArrays) {
   const CpuCooRules rules;
-  const MatrixFeatures f = extract_features(five_by_five());
+  const MatrixFeatures f = features_of(five_by_five());
   const auto space = rules.candidates(f, testing::eight_core_cpu());
   ASSERT_EQ(space.size(), 1U);
   EXPECT_EQ(rules.device_bytes(f, Precision::fp64, space[0]), 9U * (4 + 4 + 8));

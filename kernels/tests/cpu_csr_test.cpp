@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "kernels/formats/cpu_csr/cpu_csr_operator.hpp"
 #include "kernels/formats/cpu_csr/cpu_csr_rules.hpp"
 #include "kernels/tests/hand_written.hpp"
 
@@ -50,7 +49,7 @@ CsrMatrix<double> three_by_three() {
 TEST(CpuCsrOperator, MultipliesAHandCheckedMatrix) {
   const auto device = make_cpu_device();
   const auto op =
-      build_cpu_csr(three_by_three(), Precision::fp64,
+      CpuCsrRules::build(three_by_three(), Precision::fp64,
                     Candidate{.format = kCpuCsrFormatId, .params = {}, .launch = {}}, *device);
   const std::vector<double> x{1.0, 2.0, 3.0};
   std::vector<double> y{10.0, 20.0, 30.0};
@@ -62,7 +61,7 @@ TEST(CpuCsrOperator, MultipliesAHandCheckedMatrix) {
 TEST(CpuCsrOperator, IgnoresNanInYWhenBetaIsZero) {
   const auto device = make_cpu_device();
   const auto op =
-      build_cpu_csr(three_by_three(), Precision::fp32,
+      CpuCsrRules::build(three_by_three(), Precision::fp32,
                     Candidate{.format = kCpuCsrFormatId, .params = {}, .launch = {}}, *device);
   const std::vector<float> x{1.0F, 2.0F, 3.0F};
   std::vector<float> y(3, std::numeric_limits<float>::quiet_NaN());
@@ -74,7 +73,7 @@ TEST(CpuCsrOperator, IgnoresNanInYWhenBetaIsZero) {
 TEST(CpuCsrOperator, RefusesACandidateOfAnotherFormat) {
   const auto device = make_cpu_device();
   try {
-    build_cpu_csr(three_by_three(), Precision::fp64,
+    CpuCsrRules::build(three_by_three(), Precision::fp64,
                   Candidate{.format = FormatId{2}, .params = {}, .launch = {}}, *device);
     FAIL() << "built from another format's candidate";
   } catch (const Error& e) {

@@ -10,7 +10,6 @@
 #include "kernels/tests/hand_written.hpp"
 #if SPMVD_WITH_CUDA
 #include "kernels/device.hpp"
-#include "kernels/formats/cuda_csr_vector/cuda_csr_vector_operator.hpp"
 #endif
 
 namespace spmvd {
@@ -110,7 +109,7 @@ TEST(CudaCsrVectorBuilder, RefusesThreadsPerRowWithoutACompiledKernel) {
                       .params = {},
                       .launch = {.block_size = 256, .threads_per_row = 3, .grid_size = 1}};
   try {
-    build_cuda_csr_vector(m, Precision::fp64, bad, *cpu);
+    CudaCsrVectorRules::build(m, Precision::fp64, bad, *cpu);
     FAIL() << "built threads_per_row 3";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
@@ -125,7 +124,7 @@ TEST(CudaCsrVectorBuilder, RefusesTheCpuDevice) {
                        .params = {},
                        .launch = {.block_size = 256, .threads_per_row = 2, .grid_size = 1}};
   try {
-    build_cuda_csr_vector(m, Precision::fp64, good, *cpu);
+    CudaCsrVectorRules::build(m, Precision::fp64, good, *cpu);
     FAIL() << "built a GPU format on the CPU device";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::failed_precondition);

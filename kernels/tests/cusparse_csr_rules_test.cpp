@@ -7,7 +7,6 @@
 #include "kernels/tests/hand_written.hpp"
 #if SPMVD_WITH_CUDA
 #include "kernels/device.hpp"
-#include "kernels/formats/cusparse_csr/cusparse_csr_operator.hpp"
 #endif
 
 namespace spmvd {
@@ -20,10 +19,10 @@ TEST(CusparseCsrRules, ProposesCsrAlgorithmsOneAndTwo) {
   const auto space = rules.candidates(testing::features(100, 100, 700), testing::h100());
   ASSERT_EQ(space.size(), 2U);
   EXPECT_EQ(space[0], (Candidate{.format = kCusparseCsrFormatId,
-                                 .params = {.library_algorithm = kCusparseSpmvCsrAlg1},
+                                 .params = FieldSet::of(CusparseCsrParams{.library_algorithm = kCusparseSpmvCsrAlg1}),
                                  .launch = {}}));
   EXPECT_EQ(space[1], (Candidate{.format = kCusparseCsrFormatId,
-                                 .params = {.library_algorithm = kCusparseSpmvCsrAlg2},
+                                 .params = FieldSet::of(CusparseCsrParams{.library_algorithm = kCusparseSpmvCsrAlg2}),
                                  .launch = {}}));
   EXPECT_EQ(kCusparseSpmvCsrAlg1, 2U);  // cusparseSpMVAlg_t values, stored in plans
   EXPECT_EQ(kCusparseSpmvCsrAlg2, 3U);
@@ -57,9 +56,11 @@ TEST(CusparseCsrBuilder, RefusesAnAlgorithmThatIsNotACsrOne) {
   const auto cpu = make_cpu_device();
   const CsrMatrix<double> m{1, 1, {0, 1}, {0}, {1.0}};
   try {
-    build_cusparse_csr(
+    CusparseCsrRules::build(
         m, Precision::fp64,
-        Candidate{.format = kCusparseCsrFormatId, .params = {.library_algorithm = 1}, .launch = {}},
+        Candidate{.format = kCusparseCsrFormatId,
+                  .params = FieldSet::of(CusparseCsrParams{.library_algorithm = 1}),
+                  .launch = {}},
         *cpu);
     FAIL() << "built with the COO algorithm";
   } catch (const Error& e) {

@@ -20,6 +20,7 @@ class FakeRules final : public FormatRules {
   FormatId id() const noexcept override { return id_; }
   std::string_view name() const noexcept override { return name_; }
   bool needs_gpu() const noexcept override { return false; }
+  std::string_view model_family() const noexcept override { return "bytes"; }
   bool admissible(const MatrixFeatures&, const DeviceInfo&, Precision,
                   std::uint64_t) const override {
     return true;

@@ -4,10 +4,10 @@
 
 #include <cmath>
 
-#include "models/bytes_model.hpp"
-#include "models/coo_model.hpp"
-#include "models/csr_vector_model.hpp"
-#include "models/ell_model.hpp"
+#include "models/families/bytes/bytes_model.hpp"
+#include "models/families/coo/coo_model.hpp"
+#include "models/families/csr_vector/csr_vector_model.hpp"
+#include "models/families/ell/ell_model.hpp"
 #include "models/model_predictor.hpp"
 #include "models/tests/test_device.hpp"
 

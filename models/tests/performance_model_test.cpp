@@ -4,14 +4,14 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "models/bytes_model.hpp"
-#include "models/coo_model.hpp"
-#include "models/csr_vector_model.hpp"
+#include "models/families/bytes/bytes_model.hpp"
+#include "models/families/coo/coo_model.hpp"
+#include "models/families/csr_vector/csr_vector_model.hpp"
 #include "models/df_split.hpp"
-#include "models/ell_model.hpp"
-#include "models/hyb_model.hpp"
+#include "models/families/ell/ell_model.hpp"
+#include "models/families/hyb/hyb_model.hpp"
 #include "models/model_predictor.hpp"
-#include "models/row_writes.hpp"
+#include "models/families/coo/row_writes.hpp"
 #include "models/tests/test_device.hpp"
 
 namespace spmvd {

@@ -2,7 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
 #include "core/structure_features.hpp"
+#include "kernels/format_registry.hpp"
+#include "kernels/tests/every_format_rules.hpp"
 
 namespace spmvd {
 namespace {
@@ -83,47 +91,6 @@ TEST(FeatureExtraction, CountsTheXSectorsEachGroupOfRowsTouches) {
   EXPECT_DOUBLE_EQ(extract_features(empty).x_sectors_per_nonzero, 0.0);
 }
 
-// A band of 64 rows, rows alternately of length 1 (column r) and 2 (columns r, r + 1): every
-// group of 32 neighbouring rows gathers from 33 neighbouring columns.
-CsrMatrix<double> alternating_band() {
-  CsrMatrix<double> m;
-  m.rows = 64;
-  m.cols = 65;
-  for (int r = 0; r < 64; ++r) {
-    m.col_indices.push_back(r);
-    if (r % 2 == 1) m.col_indices.push_back(r + 1);
-    m.values.resize(m.col_indices.size(), 1.0);
-    m.row_offsets.push_back(static_cast<RowOffset>(m.col_indices.size()));
-  }
-  return m;
-}
-
-TEST(FeatureExtraction, SortedGathersCountTheSectorsInTheSortedRowOrder) {
-  const CsrMatrix<double> m = alternating_band();
-  const MatrixFeatures f = extract_features(m);
-  // Unsorted: group 0 holds columns 0-32 (5 sectors), group 1 columns 32-64 (5): 10 / 96.
-  EXPECT_DOUBLE_EQ(f.x_sectors_per_nonzero, 10.0 / 96.0);
-  // Windows 256 and 4096 both clamp to the 64 rows: one entry, the whole matrix sorted.
-  ASSERT_EQ(f.sorted_gathers.size(), 1u);
-  EXPECT_EQ(f.sorted_gathers[0].sort_window, 64);
-  // Sorted whole: the 32 odd rows first (columns 1-64: 9 sectors), then the even rows
-  // (columns 0, 2, ..., 62: 8 sectors): 17 / 96, the sort spreads each group over all of x.
-  EXPECT_DOUBLE_EQ(f.sorted_x_sectors_per_nonzero(64), 17.0 / 96.0);
-  EXPECT_DOUBLE_EQ(f.sorted_x_sectors_per_nonzero(1'000'000), 17.0 / 96.0);  // clamped to rows
-  EXPECT_DOUBLE_EQ(f.sorted_x_sectors_per_nonzero(1), f.x_sectors_per_nonzero);
-  EXPECT_EQ(f.sorted_x_sectors_per_nonzero(16), -1.0);  // a window not measured
-}
-
-TEST(FeatureExtraction, SortedGathersOfOneRowLengthAreTheUnsortedOnes) {
-  std::vector<int> lengths(300, 3);
-  const MatrixFeatures f = extract_features(matrix_with_row_lengths(lengths, 10));
-  ASSERT_EQ(f.sorted_gathers.size(), 2u);  // 256 and the 300 rows (4096 clamps to 300)
-  EXPECT_EQ(f.sorted_gathers[0].sort_window, 256);
-  EXPECT_EQ(f.sorted_gathers[1].sort_window, 300);
-  for (const SortedGathers& g : f.sorted_gathers)
-    EXPECT_DOUBLE_EQ(g.x_sectors_per_nonzero, f.x_sectors_per_nonzero);
-}
-
 TEST(FeatureExtraction, LengthSortedRowOrderIsStableWithinWindowsAndWhole) {
   const auto m = matrix_with_row_lengths({2, 3, 1, 3, 2, 1, 4}, 10);
   // Windows of 3: {0,1,2} -> 1 0 2, {3,4,5} -> 3 4 5, {6} -> 6.
@@ -136,30 +103,71 @@ TEST(FeatureExtraction, LengthSortedRowOrderIsStableWithinWindowsAndWhole) {
   EXPECT_EQ(length_sorted_row_order(m, 1), (std::vector<std::int32_t>{0, 1, 2, 3, 4, 5, 6}));
 }
 
-TEST(FeatureExtraction, GroupPaddingCountsEveryRowAtItsGroupsLongest) {
-  // 70 rows: 40 of length 1, then 30 of length 3.
-  std::vector<int> lengths(70, 1);
-  for (std::size_t r = 40; r < lengths.size(); ++r) lengths[r] = 3;
-  const MatrixFeatures f = extract_features(matrix_with_row_lengths(lengths, 10));
-  ASSERT_EQ(f.group_padded.size(), std::size(kFeatureGroupRows));
-  // Groups of 32: rows 0-31 -> 1, rows 32-63 -> 3 (rows 40-63 are 3), rows 64-69 -> 3.
-  const GroupPaddedDistribution* slices = f.padded_for(32);
-  ASSERT_NE(slices, nullptr);
-  EXPECT_EQ(slices->distribution, (std::vector<RowLengthCount>{{1, 32}, {3, 38}}));
-  // Groups of 64: rows 0-63 -> 3, rows 64-69 -> 3.
-  EXPECT_EQ(f.padded_for(64)->distribution, (std::vector<RowLengthCount>{{3, 70}}));
-  EXPECT_EQ(f.padded_for(16), nullptr);  // not measured
+// Rules whose own_features hook records what it was given (the common features), or computes
+// nothing, to test how extraction runs the hooks without any real format.
+class HookRules final : public FormatRules {
+ public:
+  HookRules(std::uint16_t id, std::string name, bool computes)
+      : id_{id}, name_(std::move(name)), computes_(computes) {}
+  FormatId id() const noexcept override { return id_; }
+  std::string_view name() const noexcept override { return name_; }
+  bool needs_gpu() const noexcept override { return false; }
+  std::string_view model_family() const noexcept override { return "bytes"; }
+  bool admissible(const MatrixFeatures&, const DeviceInfo&, Precision,
+                  std::uint64_t) const override {
+    return true;
+  }
+  std::vector<Candidate> candidates(const MatrixFeatures&, const DeviceInfo&) const override {
+    return {};
+  }
+  std::uint64_t device_bytes(const MatrixFeatures&, Precision, const Candidate&) const override {
+    return 0;
+  }
+  std::optional<FieldSet> own_features(const CsrMatrix<double>& m,
+                                       const MatrixFeatures& common) const override {
+    if (!computes_) return std::nullopt;
+    return FieldSet({{"rows_seen", m.rows},
+                     {"nnz_seen", common.nnz},
+                     {"sectors_seen", common.x_sectors_per_nonzero}});
+  }
+
+ private:
+  FormatId id_;
+  std::string name_;
+  bool computes_;
+};
+
+std::unique_ptr<SpmvOperator> never_built(const CsrMatrix<double>&, Precision, const Candidate&,
+                                          Device&) {
+  throw Error(ErrorCode::internal, "feature extraction must not build formats");
 }
 
-TEST(FeatureExtraction, BlockCountsAreDistinctBlocksOfTheAlignedGrid) {
-  // Same matrix: 2x2 blocks (block row, block col): rows 0-1 -> (0,0), (0,1); rows 2-3 ->
-  // (1,0), (1,1); row 4 -> (2,0), (2,1): 6. 4x4: rows 0-3 -> (0,0); row 4 -> (1,0): 2.
-  const CsrMatrix<double> m{5, 4, {0, 1, 4, 4, 6, 8},
-                            {0, 0, 1, 2, 1, 3, 0, 2}, {1, 1, 1, 1, 1, 1, 1, 1}};
-  const MatrixFeatures f = extract_features(m);
-  EXPECT_EQ(f.blocks_for(2), 6);
-  EXPECT_EQ(f.blocks_for(4), 2);
-  EXPECT_EQ(f.blocks_for(8), -1);  // not measured
+TEST(FeatureExtraction, RunsEveryRegisteredHookOnTheCommonFeaturesAndFilesItByName) {
+  FormatRegistry registry;
+  registry.add(std::make_unique<HookRules>(7, "with_own", true), &never_built);
+  registry.add(std::make_unique<HookRules>(8, "without_own", false), &never_built);
+  const auto m = matrix_with_row_lengths({2, 3, 1}, 4);
+  const MatrixFeatures f = extract_features(m, registry);
+  ASSERT_EQ(f.format_features.size(), 1U);  // a hook that computes nothing files nothing
+  ASSERT_TRUE(f.format_features.contains("with_own"));
+  // The hook saw the common features already computed.
+  EXPECT_EQ(f.format_features.at("with_own"),
+            FieldSet({{"rows_seen", std::int64_t{3}},
+                      {"nnz_seen", std::int64_t{6}},
+                      {"sectors_seen", f.x_sectors_per_nonzero}}));
+  EXPECT_GT(f.x_sectors_per_nonzero, 0.0);
+}
+
+TEST(FeatureExtraction, FilesOwnFeaturesOnlyUnderRegisteredFormats) {
+  const MatrixFeatures f = extract_features(matrix_with_row_lengths({2, 3, 1, 3, 2, 1, 4}, 10));
+  for (const auto& [format, own] : f.format_features)
+    EXPECT_NE(format_registry().find(format), nullptr) << format;
+  // Every format's hook, whichever this build compiled: cuda_sell's and cusparse_bsr's.
+  const MatrixFeatures every = extract_features(matrix_with_row_lengths({2, 3, 1, 3, 2, 1, 4}, 10),
+                                                testing::every_format_rules());
+  std::vector<std::string> formats;
+  for (const auto& [format, own] : every.format_features) formats.push_back(format);
+  EXPECT_EQ(formats, (std::vector<std::string>{"cuda_sell", "cusparse_bsr"}));
 }
 
 TEST(FeatureExtraction, EmptyMatrixHasZeroFeatures) {
@@ -168,6 +176,7 @@ TEST(FeatureExtraction, EmptyMatrixHasZeroFeatures) {
   const MatrixFeatures f = extract_features(m);
   EXPECT_EQ(f.rows, 0);
   EXPECT_TRUE(f.distribution.empty());
+  EXPECT_EQ(f.x_sectors_per_nonzero, 0.0);  // measured: no non-zeros, no sectors
 }
 
 }  // namespace

@@ -20,12 +20,14 @@ Candidate candidate(std::uint32_t block_size) {
 }
 Candidate baseline() {
   return Candidate{.format = kCusparseCsrFormatId,
-                   .params = {.library_algorithm = kCusparseSpmvCsrAlg1},
+                   .params =
+                       FieldSet::of(CusparseCsrParams{.library_algorithm = kCusparseSpmvCsrAlg1}),
                    .launch = {}};
 }
 Candidate cusparse_alg2() {
   return Candidate{.format = kCusparseCsrFormatId,
-                   .params = {.library_algorithm = kCusparseSpmvCsrAlg2},
+                   .params =
+                       FieldSet::of(CusparseCsrParams{.library_algorithm = kCusparseSpmvCsrAlg2}),
                    .launch = {}};
 }
 

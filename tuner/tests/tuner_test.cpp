@@ -76,6 +76,7 @@ class FixedRules final : public FormatRules {
   FormatId id() const noexcept override { return id_; }
   std::string_view name() const noexcept override { return gpu_ ? "fixed_gpu" : "fixed_cpu"; }
   bool needs_gpu() const noexcept override { return gpu_; }
+  std::string_view model_family() const noexcept override { return "bytes"; }
   bool admissible(const MatrixFeatures&, const DeviceInfo&, Precision,
                   std::uint64_t budget) const override {
     return bytes_ <= budget;

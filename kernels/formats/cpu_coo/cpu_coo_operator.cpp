@@ -1,4 +1,3 @@
-#include "kernels/formats/cpu_coo/cpu_coo_operator.hpp"
 
 #include <algorithm>
 #include <string>
@@ -57,7 +56,7 @@ class CpuCooOperator final : public SpmvOperator {
 
 }  // namespace
 
-std::unique_ptr<SpmvOperator> build_cpu_coo(const CsrMatrix<double>& matrix, Precision precision,
+std::unique_ptr<SpmvOperator> CpuCooRules::build(const CsrMatrix<double>& matrix, Precision precision,
                                             const Candidate& candidate, Device& device) {
   check_candidate_format("cpu_coo", kCpuCooFormatId, candidate);
   check_cpu_device("cpu_coo", device);

@@ -1,4 +1,3 @@
-#include "kernels/formats/cpu_csr/cpu_csr_operator.hpp"
 
 #include "core/error.hpp"
 #include "kernels/formats/common/builder_checks.hpp"
@@ -41,7 +40,7 @@ class CpuCsrOperator final : public SpmvOperator {
 
 }  // namespace
 
-std::unique_ptr<SpmvOperator> build_cpu_csr(const CsrMatrix<double>& matrix, Precision precision,
+std::unique_ptr<SpmvOperator> CpuCsrRules::build(const CsrMatrix<double>& matrix, Precision precision,
                                             const Candidate& candidate, Device& device) {
   check_candidate_format("cpu_csr", kCpuCsrFormatId, candidate);
   check_cpu_device("cpu_csr", device);

@@ -13,6 +13,8 @@ class CpuCsrRules final : public FormatRules {
   FormatId id() const noexcept override { return kCpuCsrFormatId; }
   std::string_view name() const noexcept override { return "cpu_csr"; }
   bool needs_gpu() const noexcept override { return false; }
+  // no dedicated model: the bytes model, fitted on cpu_csr itself.
+  std::string_view model_family() const noexcept override { return "bytes"; }
 
   // Only on a CPU device (x and y must be host memory), within the budget.
   bool admissible(const MatrixFeatures& features, const DeviceInfo& device, Precision precision,
@@ -22,6 +24,14 @@ class CpuCsrRules final : public FormatRules {
   // (rows + 1) 64-bit offsets + nnz 32-bit column indices + nnz values.
   std::uint64_t device_bytes(const MatrixFeatures& features, Precision precision,
                              const Candidate& candidate) const override;
+
+  // Builds cpu_csr (kernels/formats/cpu_csr/cpu_csr_rules.hpp) on a CPU device: the arrays are
+  // copied into the device's (host) memory and apply() runs y = alpha*A*x + beta*y with oneTBB,
+  // synchronously, on the calling thread and TBB's workers.
+  // Throws Error(failed_precondition) on a GPU device, Error(invalid_argument) for a candidate of
+  // another format.
+  static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
+                                               const Candidate& candidate, Device& device);
 };
 
 }  // namespace spmvd

@@ -4,7 +4,6 @@
 #include "kernels/formats/common/coo_layout.hpp"
 #include "kernels/formats/common/segmented_coo_kernel.cuh"
 #include "kernels/formats/common/spmv_device.cuh"
-#include "kernels/formats/cuda_coo/cuda_coo_operator.hpp"
 #include "kernels/formats/cuda_coo/cuda_coo_rules.hpp"
 
 namespace spmvd {
@@ -50,7 +49,7 @@ class CudaCooOperator final : public SpmvOperator {
 
 }  // namespace
 
-std::unique_ptr<SpmvOperator> build_cuda_coo(const CsrMatrix<double>& matrix, Precision precision,
+std::unique_ptr<SpmvOperator> CudaCooRules::build(const CsrMatrix<double>& matrix, Precision precision,
                                              const Candidate& candidate, Device& device) {
   check_candidate_format("cuda_coo", kCudaCooFormatId, candidate);
   check_one_of("cuda_coo", "block_size", candidate.launch.block_size, kCooBlockSizes);

@@ -26,6 +26,8 @@ class CudaCooRules final : public FormatRules {
   FormatId id() const noexcept override { return kCudaCooFormatId; }
   std::string_view name() const noexcept override { return "cuda_coo"; }
   bool needs_gpu() const noexcept override { return true; }
+  // paper 004 Sec. 4.3.3, fitted on this kernel.
+  std::string_view model_family() const noexcept override { return "coo"; }
 
   bool admissible(const MatrixFeatures& features, const DeviceInfo& device, Precision precision,
                   std::uint64_t memory_budget_bytes) const override;
@@ -39,6 +41,15 @@ class CudaCooRules final : public FormatRules {
   // ceil(entries / (block_size * entries_per_thread)), at least 1.
   static std::uint32_t grid_size(std::int64_t entries, std::uint32_t block_size,
                                  std::uint32_t entries_per_thread);
+
+  // Builds cuda_coo (cuda_coo_rules.hpp) on a CUDA device: the row-sorted COO arrays
+  // (common/coo_layout.hpp) copied once; apply() runs y = beta*y, then the segmented-reduction
+  // kernel (common/segmented_coo_kernel.cuh) on the device stream.
+  // Throws Error(invalid_argument) for a candidate of another format, a block size not in
+  // kCooBlockSizes or grid_size 0; Error(failed_precondition) on a CPU device;
+  // Error(resource_exhausted) when device memory runs out.
+  static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
+                                               const Candidate& candidate, Device& device);
 };
 
 }  // namespace spmvd

@@ -5,7 +5,6 @@
 #include "kernels/formats/common/builder_checks.hpp"
 #include "kernels/formats/common/device_csr.hpp"
 #include "kernels/formats/common/spmv_device.cuh"
-#include "kernels/formats/cuda_csr_scalar/cuda_csr_scalar_operator.hpp"
 #include "kernels/formats/cuda_csr_scalar/cuda_csr_scalar_rules.hpp"
 
 namespace spmvd {
@@ -59,7 +58,7 @@ class CudaCsrScalarOperator final : public SpmvOperator {
 
 }  // namespace
 
-std::unique_ptr<SpmvOperator> build_cuda_csr_scalar(const CsrMatrix<double>& matrix,
+std::unique_ptr<SpmvOperator> CudaCsrScalarRules::build(const CsrMatrix<double>& matrix,
                                                     Precision precision, const Candidate& candidate,
                                                     Device& device) {
   const LaunchConfig& launch = candidate.launch;

@@ -19,6 +19,8 @@ class CudaCsrScalarRules final : public FormatRules {
   FormatId id() const noexcept override { return kCudaCsrScalarFormatId; }
   std::string_view name() const noexcept override { return "cuda_csr_scalar"; }
   bool needs_gpu() const noexcept override { return true; }
+  // the CSR-vector model with one lane per row (calibrated as threads_per_row = 1).
+  std::string_view model_family() const noexcept override { return "csr_vector"; }
 
   bool admissible(const MatrixFeatures& features, const DeviceInfo& device, Precision precision,
                   std::uint64_t memory_budget_bytes) const override;
@@ -28,6 +30,15 @@ class CudaCsrScalarRules final : public FormatRules {
   // (rows + 1) 64-bit offsets + nnz 32-bit column indices + nnz values.
   std::uint64_t device_bytes(const MatrixFeatures& features, Precision precision,
                              const Candidate& candidate) const override;
+
+  // Builds cuda_csr_scalar (cuda_csr_scalar_rules.hpp) on a CUDA device: int64 row offsets, int32
+  // column indices and the values (converted to `precision`) copied to the device once; apply()
+  // launches one thread per row on the device stream.
+  // Throws Error(invalid_argument) for a candidate of another format, a block size not in
+  // kCsrScalarBlockSizes or grid_size 0; Error(failed_precondition) on a CPU device;
+  // Error(resource_exhausted) when device memory runs out.
+  static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
+                                               const Candidate& candidate, Device& device);
 };
 
 }  // namespace spmvd

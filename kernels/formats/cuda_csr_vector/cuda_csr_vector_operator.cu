@@ -6,7 +6,6 @@
 #include "kernels/formats/common/builder_checks.hpp"
 #include "kernels/formats/common/device_csr.hpp"
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_kernel.cuh"
-#include "kernels/formats/cuda_csr_vector/cuda_csr_vector_operator.hpp"
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
 
 namespace spmvd {
@@ -69,7 +68,7 @@ bool contains(const auto& list, std::uint32_t value) {
 
 }  // namespace
 
-std::unique_ptr<SpmvOperator> build_cuda_csr_vector(const CsrMatrix<double>& matrix,
+std::unique_ptr<SpmvOperator> CudaCsrVectorRules::build(const CsrMatrix<double>& matrix,
                                                     Precision precision, const Candidate& candidate,
                                                     Device& device) {
   const LaunchConfig& launch = candidate.launch;

@@ -22,6 +22,8 @@ class CudaCsrVectorRules final : public FormatRules {
   FormatId id() const noexcept override { return kCudaCsrVectorFormatId; }
   std::string_view name() const noexcept override { return "cuda_csr_vector"; }
   bool needs_gpu() const noexcept override { return true; }
+  // paper 004 Sec. 4.3.1, calibrated per threads_per_row 2-32.
+  std::string_view model_family() const noexcept override { return "csr_vector"; }
 
   bool admissible(const MatrixFeatures& features, const DeviceInfo& device, Precision precision,
                   std::uint64_t memory_budget_bytes) const override;
@@ -36,6 +38,15 @@ class CudaCsrVectorRules final : public FormatRules {
   // `device` (the rest is covered by the kernel's grid-stride loop), at least 1.
   static std::uint32_t grid_size(std::int64_t rows, std::uint32_t threads_per_row,
                                  std::uint32_t block_size, const DeviceInfo& device);
+
+  // Builds cuda_csr_vector (cuda_csr_vector_rules.hpp) on a CUDA device: int64 row offsets,
+  // int32 column indices and the values (converted to `precision`) copied to the device once;
+  // apply() launches the kernel variant for the candidate's threads_per_row on the device stream.
+  // Throws Error(invalid_argument) when the candidate is not a compiled variant of this format
+  // (threads_per_row, block_size) or has grid_size 0, Error(failed_precondition) on a CPU device,
+  // Error(resource_exhausted) when device memory runs out.
+  static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
+                                               const Candidate& candidate, Device& device);
 };
 
 }  // namespace spmvd

@@ -4,7 +4,6 @@
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/formats/common/builder_checks.hpp"
 #include "kernels/formats/common/spmv_device.cuh"
-#include "kernels/formats/cuda_ell/cuda_ell_operator.hpp"
 #include "kernels/formats/cuda_ell/cuda_ell_rules.hpp"
 #include "kernels/formats/cuda_ell/ell_layout.hpp"
 
@@ -46,25 +45,26 @@ class CudaEllOperator final : public SpmvOperator {
 };
 
 template <typename Value>
-std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, const Candidate& candidate,
+std::unique_ptr<SpmvOperator> build_as(const CsrMatrix<double>& matrix, const Candidate& candidate,
                                     Device& device) {
   const SellLayout<Value> ell = make_ell_layout<Value>(matrix);
-  if (ell_width(ell) != candidate.params.ell_width)
-    throw_invalid("cuda_ell: candidate ell_width " + std::to_string(candidate.params.ell_width) +
+  const std::uint32_t width = CudaEllRules::params_of(candidate).ell_width;
+  if (ell_width(ell) != width)
+    throw_invalid("cuda_ell: candidate ell_width " + std::to_string(width) +
                   " differs from the matrix's longest row, " + std::to_string(ell_width(ell)));
   return std::make_unique<CudaEllOperator<Value>>(ell, candidate.launch, device);
 }
 
 }  // namespace
 
-std::unique_ptr<SpmvOperator> build_cuda_ell(const CsrMatrix<double>& matrix, Precision precision,
+std::unique_ptr<SpmvOperator> CudaEllRules::build(const CsrMatrix<double>& matrix, Precision precision,
                                              const Candidate& candidate, Device& device) {
   check_candidate_format("cuda_ell", kCudaEllFormatId, candidate);
   check_one_of("cuda_ell", "block_size", candidate.launch.block_size, kEllBlockSizes);
   if (candidate.launch.grid_size == 0) throw_invalid("cuda_ell: grid_size is 0");
   check_gpu_device("cuda_ell", device);
-  if (precision == Precision::fp32) return build<float>(matrix, candidate, device);
-  return build<double>(matrix, candidate, device);
+  if (precision == Precision::fp32) return build_as<float>(matrix, candidate, device);
+  return build_as<double>(matrix, candidate, device);
 }
 
 }  // namespace spmvd

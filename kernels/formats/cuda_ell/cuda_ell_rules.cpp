@@ -19,7 +19,8 @@ std::vector<Candidate> CudaEllRules::candidates(const MatrixFeatures& features,
   for (const std::uint32_t block : kEllBlockSizes)
     out.push_back(Candidate{
         .format = id(),
-        .params = {.ell_width = static_cast<std::uint32_t>(features.row_length_max)},
+        .params = FieldSet::of(
+            CudaEllParams{.ell_width = static_cast<std::uint32_t>(features.row_length_max)}),
         .launch = {.block_size = block,
                    .threads_per_row = 1,
                    .grid_size = CudaCsrVectorRules::grid_size(features.rows, 1, block, device)}});
@@ -29,7 +30,7 @@ std::vector<Candidate> CudaEllRules::candidates(const MatrixFeatures& features,
 std::uint64_t CudaEllRules::device_bytes(const MatrixFeatures& features, Precision precision,
                                          const Candidate& candidate) const {
   const auto slots =
-      static_cast<std::uint64_t>(features.rows) * std::uint64_t{candidate.params.ell_width};
+      static_cast<std::uint64_t>(features.rows) * std::uint64_t{params_of(candidate).ell_width};
   return slots * (sizeof(ColIndex) + value_bytes(precision));
 }
 

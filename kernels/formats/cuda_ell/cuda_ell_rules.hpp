@@ -2,10 +2,11 @@
 // ELL (Bell & Garland, SC'09, Sec. 3.2): every row padded to the longest one, stored
 // column-major (entry j of row r at j*rows + r) so one thread per row reads coalesced. Only
 // block_size matters for ELL (paper 004, Sec. 6, Table 5); the grid is one wave of resident
-// blocks. FormatParams.ell_width records the width the plan was made for (= longest row).
+// blocks. params.ell_width records the width the plan was made for (= longest row).
 
 #include <array>
 #include <cstdint>
+#include <tuple>
 
 #include "kernels/format_rules.hpp"
 
@@ -23,11 +24,21 @@ inline constexpr std::array<std::uint32_t, 3> kEllBlockSizes{128, 256, 512};
 // dense row), well before the memory budget would stop it.
 inline constexpr std::int64_t kEllMaxPaddingRatio = 20;
 
+// cuda_ell's parameters (Candidate::params holds FieldSet::of(them)).
+struct CudaEllParams {
+  std::uint32_t ell_width = 0;  // entries per row: the longest row, which the plan was made for
+  static constexpr auto kFields = std::tuple{
+      declare_field("ell_width", &CudaEllParams::ell_width)};
+  friend bool operator==(const CudaEllParams&, const CudaEllParams&) = default;
+};
+
 class CudaEllRules final : public FormatRules {
  public:
   FormatId id() const noexcept override { return kCudaEllFormatId; }
   std::string_view name() const noexcept override { return "cuda_ell"; }
   bool needs_gpu() const noexcept override { return true; }
+  // paper 004 Sec. 4.3.2, fitted on this kernel.
+  std::string_view model_family() const noexcept override { return "ell"; }
 
   // On a GPU, padded slots <= kEllMaxPaddingRatio * nnz, and the arrays within the budget.
   bool admissible(const MatrixFeatures& features, const DeviceInfo& device, Precision precision,
@@ -38,6 +49,19 @@ class CudaEllRules final : public FormatRules {
   // rows * ell_width slots of (32-bit column index + value), padding included.
   std::uint64_t device_bytes(const MatrixFeatures& features, Precision precision,
                              const Candidate& candidate) const override;
+
+  // Builds cuda_ell (cuda_ell_rules.hpp) on a CUDA device: the column-major ELL arrays
+  // (ell_layout.hpp) copied once; apply() launches one thread per row on the device stream.
+  // Throws Error(invalid_argument) for a candidate of another format, a block size not in
+  // kEllBlockSizes, grid_size 0, or an ell_width other than the matrix's longest row;
+  // Error(failed_precondition) on a CPU device; Error(resource_exhausted) when memory runs out.
+  static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
+                                               const Candidate& candidate, Device& device);
+
+  // The candidate's CudaEllParams; throws Error(invalid_argument) naming the field a stored plan lacks.
+  static CudaEllParams params_of(const Candidate& candidate) {
+    return candidate.params.as<CudaEllParams>("cuda_ell");
+  }
 };
 
 }  // namespace spmvd

@@ -7,7 +7,6 @@
 #include "kernels/formats/common/segmented_coo_kernel.cuh"
 #include "kernels/formats/common/spmv_device.cuh"
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
-#include "kernels/formats/cuda_hyb/cuda_hyb_operator.hpp"
 #include "kernels/formats/cuda_hyb/cuda_hyb_rules.hpp"
 #include "kernels/formats/cuda_hyb/hyb_layout.hpp"
 
@@ -70,23 +69,24 @@ class CudaHybOperator final : public SpmvOperator {
 
 }  // namespace
 
-std::unique_ptr<SpmvOperator> build_cuda_hyb(const CsrMatrix<double>& matrix, Precision precision,
+std::unique_ptr<SpmvOperator> CudaHybRules::build(const CsrMatrix<double>& matrix, Precision precision,
                                              const Candidate& candidate, Device& device) {
   check_candidate_format("cuda_hyb", kCudaHybFormatId, candidate);
+  const CudaHybParams params = params_of(candidate);
   check_one_of("cuda_hyb", "block_size", candidate.launch.block_size, kHybBlockSizes);
   if (candidate.launch.grid_size == 0) throw_invalid("cuda_hyb: grid_size is 0");
   check_gpu_device("cuda_hyb", device);
   std::int64_t longest = 0;
   for (std::int64_t r = 0; r < matrix.rows; ++r) longest = std::max(longest, matrix.row_length(r));
   // A wider ELL part than the longest row would be pure padding.
-  if (candidate.params.ell_width > longest)
-    throw_invalid("cuda_hyb: ell_width " + std::to_string(candidate.params.ell_width) +
+  if (params.ell_width > longest)
+    throw_invalid("cuda_hyb: ell_width " + std::to_string(params.ell_width) +
                   " exceeds the matrix's longest row, " + std::to_string(longest));
   if (precision == Precision::fp32)
     return std::make_unique<CudaHybOperator<float>>(
-        make_hyb_layout<float>(matrix, candidate.params.ell_width), candidate.launch, device);
+        make_hyb_layout<float>(matrix, params.ell_width), candidate.launch, device);
   return std::make_unique<CudaHybOperator<double>>(
-      make_hyb_layout<double>(matrix, candidate.params.ell_width), candidate.launch, device);
+      make_hyb_layout<double>(matrix, params.ell_width), candidate.launch, device);
 }
 
 }  // namespace spmvd

@@ -25,7 +25,7 @@ std::vector<Candidate> CudaHybRules::candidates(const MatrixFeatures& features,
       for (const std::uint32_t per_thread : kHybCooEntriesPerThread) {
         const Candidate candidate{
             .format = id(),
-            .params = {.ell_width = static_cast<std::uint32_t>(width)},
+            .params = FieldSet::of(CudaHybParams{.ell_width = static_cast<std::uint32_t>(width)}),
             .launch = {.block_size = block,
                        .threads_per_row = 1,
                        .grid_size = CudaCooRules::grid_size(coo_entries, block, per_thread)}};
@@ -37,7 +37,7 @@ std::vector<Candidate> CudaHybRules::candidates(const MatrixFeatures& features,
 
 std::uint64_t CudaHybRules::device_bytes(const MatrixFeatures& features, Precision precision,
                                          const Candidate& candidate) const {
-  const std::int64_t width = candidate.params.ell_width;
+  const std::int64_t width = params_of(candidate).ell_width;
   const auto ell_slots =
       static_cast<std::uint64_t>(features.rows) * static_cast<std::uint64_t>(width);
   const auto coo_entries = static_cast<std::uint64_t>(coo_entry_count(features, width));

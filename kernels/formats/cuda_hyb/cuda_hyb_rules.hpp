@@ -1,5 +1,5 @@
 #pragma once
-// HYB (Bell & Garland, SC'09, Sec. 3.5): an ELL part of width K (FormatParams.ell_width) plus
+// HYB (Bell & Garland, SC'09, Sec. 3.5): an ELL part of width K (params.ell_width) plus
 // the entries beyond K in COO. The ELL kernel computes y = alpha*A_ell*x + beta*y for every row,
 // then cuda_coo's segmented kernel adds alpha*A_coo*x. Launch parameters (paper 004, Sec. 6,
 // Table 5: HYB tunes Num_Threads and Block_Size): block_size for both kernels, grid_size for
@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <tuple>
 #include <vector>
 
 #include "kernels/format_rules.hpp"
@@ -25,11 +26,21 @@ inline constexpr std::array<std::uint32_t, 2> kHybCooEntriesPerThread{4, 16};
 inline constexpr std::int64_t kHybBreakevenRows = 4096;
 inline constexpr std::int64_t kHybRelativeSpeed = 3;
 
+// cuda_hyb's parameters (Candidate::params holds FieldSet::of(them)).
+struct CudaHybParams {
+  std::uint32_t ell_width = 0;  // K: entries per row kept in the ELL part
+  static constexpr auto kFields = std::tuple{
+      declare_field("ell_width", &CudaHybParams::ell_width)};
+  friend bool operator==(const CudaHybParams&, const CudaHybParams&) = default;
+};
+
 class CudaHybRules final : public FormatRules {
  public:
   FormatId id() const noexcept override { return kCudaHybFormatId; }
   std::string_view name() const noexcept override { return "cuda_hyb"; }
   bool needs_gpu() const noexcept override { return true; }
+  // paper 004: HYB = its ELL part + its COO part.
+  std::string_view model_family() const noexcept override { return "hyb"; }
 
   bool admissible(const MatrixFeatures& features, const DeviceInfo& device, Precision precision,
                   std::uint64_t memory_budget_bytes) const override;
@@ -50,6 +61,20 @@ class CudaHybRules final : public FormatRules {
   // The widths swept: the rule's K, round(mean) and ceil(mean + stddev), clamped to
   // [0, longest row], ascending, without duplicates.
   static std::vector<std::int64_t> ell_widths(const MatrixFeatures& features);
+
+  // Builds cuda_hyb (cuda_hyb_rules.hpp) on a CUDA device: the ELL part and COO remainder of
+  // hyb_layout.hpp copied once; apply() runs the ELL kernel (y = alpha*A_ell*x + beta*y on every
+  // row), then the segmented COO kernel adds alpha*A_coo*x, both on the device stream.
+  // Throws Error(invalid_argument) for a candidate of another format, a block size not in
+  // kHybBlockSizes, grid_size 0, or an ell_width above the matrix's longest row;
+  // Error(failed_precondition) on a CPU device; Error(resource_exhausted) when memory runs out.
+  static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
+                                               const Candidate& candidate, Device& device);
+
+  // The candidate's CudaHybParams; throws Error(invalid_argument) naming the field a stored plan lacks.
+  static CudaHybParams params_of(const Candidate& candidate) {
+    return candidate.params.as<CudaHybParams>("cuda_hyb");
+  }
 };
 
 }  // namespace spmvd

@@ -5,7 +5,6 @@
 #include "kernels/formats/common/builder_checks.hpp"
 #include "kernels/formats/common/sell_layout.hpp"
 #include "kernels/formats/common/spmv_device.cuh"
-#include "kernels/formats/cuda_sell/cuda_sell_operator.hpp"
 #include "kernels/formats/cuda_sell/cuda_sell_rules.hpp"
 
 namespace spmvd {
@@ -93,15 +92,16 @@ class CudaSellOperator final : public SpmvOperator {
 
 }  // namespace
 
-std::unique_ptr<SpmvOperator> build_cuda_sell(const CsrMatrix<double>& matrix, Precision precision,
+std::unique_ptr<SpmvOperator> CudaSellRules::build(const CsrMatrix<double>& matrix, Precision precision,
                                               const Candidate& candidate, Device& device) {
   check_candidate_format("cuda_sell", kCudaSellFormatId, candidate);
-  check_one_of("cuda_sell", "slice_height", candidate.params.slice_height, kSellSliceHeights);
+  const CudaSellParams params = params_of(candidate);
+  check_one_of("cuda_sell", "slice_height", params.slice_height, kSellSliceHeights);
   check_one_of("cuda_sell", "block_size", candidate.launch.block_size, kSellBlockSizes);
-  if (candidate.params.sort_window == 0) throw_invalid("cuda_sell: sort_window is 0");
+  if (params.sort_window == 0) throw_invalid("cuda_sell: sort_window is 0");
   if (candidate.launch.grid_size == 0) throw_invalid("cuda_sell: grid_size is 0");
   check_gpu_device("cuda_sell", device);
-  const std::int64_t height = candidate.params.slice_height, window = candidate.params.sort_window;
+  const std::int64_t height = params.slice_height, window = params.sort_window;
   if (precision == Precision::fp32)
     return std::make_unique<CudaSellOperator<float>>(
         make_sell_layout<float>(matrix, height, window), candidate.launch, device);

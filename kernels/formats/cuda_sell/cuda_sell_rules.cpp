@@ -5,6 +5,7 @@
 #include "core/csr_matrix.hpp"
 #include "kernels/formats/common/row_length_distribution.hpp"
 #include "kernels/formats/common/rules_support.hpp"
+#include "kernels/formats/cuda_sell/cuda_sell_features.hpp"
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
 
 namespace spmvd {
@@ -22,7 +23,8 @@ std::vector<Candidate> CudaSellRules::candidates(const MatrixFeatures& features,
     for (const std::uint32_t window : sort_windows(features))
       for (const std::uint32_t block : kSellBlockSizes)
         out.push_back(Candidate{.format = id(),
-                                .params = {.slice_height = height, .sort_window = window},
+                                .params = FieldSet::of(CudaSellParams{
+                                    .slice_height = height, .sort_window = window}),
                                 .launch = {.block_size = block,
                                            .threads_per_row = 1,
                                            .grid_size = CudaCsrVectorRules::grid_size(
@@ -32,14 +34,25 @@ std::vector<Candidate> CudaSellRules::candidates(const MatrixFeatures& features,
 
 std::uint64_t CudaSellRules::device_bytes(const MatrixFeatures& features, Precision precision,
                                           const Candidate& candidate) const {
-  const std::int64_t height = std::max<std::uint32_t>(candidate.params.slice_height, 1);
+  const CudaSellParams params = params_of(candidate);
+  const std::int64_t height = std::max<std::uint32_t>(params.slice_height, 1);
   const auto slices = static_cast<std::uint64_t>((features.rows + height - 1) / height);
   const auto slots =
-      static_cast<std::uint64_t>(sell_slot_bound(features, height, candidate.params.sort_window));
+      static_cast<std::uint64_t>(sell_slot_bound(features, height, params.sort_window));
   const std::uint64_t permutation =
-      candidate.params.sort_window > 1 ? static_cast<std::uint64_t>(features.rows) * 4 : 0;
+      params.sort_window > 1 ? static_cast<std::uint64_t>(features.rows) * 4 : 0;
   return (slices + 1) * sizeof(std::int64_t) + slots * (sizeof(ColIndex) + value_bytes(precision)) +
          permutation;
+}
+
+std::optional<FieldSet> CudaSellRules::own_features(const CsrMatrix<double>& matrix,
+                                                    const MatrixFeatures& common) const {
+  return FieldSet::of(compute_cuda_sell_features(matrix, common.x_sectors_per_nonzero));
+}
+
+double CudaSellRules::gather_sectors_per_nonzero(const MatrixFeatures& features,
+                                                 const Candidate& candidate) const {
+  return sorted_sectors_per_nonzero(features, params_of(candidate).sort_window);
 }
 
 std::vector<std::uint32_t> CudaSellRules::sort_windows(const MatrixFeatures& features) {
@@ -61,10 +74,12 @@ std::int64_t CudaSellRules::sell_slot_bound(const MatrixFeatures& features,
     return slice_height * sorted_group_leader_sum(features, slice_height);
   // Unsorted, the slices are the row groups of the features' group padding: exact, but for
   // the rows that pad the last slice to its full height (bounded by the longest row).
-  const GroupPaddedDistribution* padded = features.padded_for(slice_height);
-  if (sort_window <= 1 && padded != nullptr) {
+  const std::optional<CudaSellFeatures> own = cuda_sell_features(features);
+  const std::vector<RowLengthCount> padded =
+      own ? padded_distribution(*own, slice_height) : std::vector<RowLengthCount>{};
+  if (sort_window <= 1 && !padded.empty()) {
     std::int64_t slots = (slices * slice_height - features.rows) * features.row_length_max;
-    for (const RowLengthCount& set : padded->distribution) slots += set.length * set.rows;
+    for (const RowLengthCount& set : padded) slots += set.length * set.rows;
     return slots;
   }
   return slice_height * longest_rows_length_sum(features, slices);

@@ -9,7 +9,6 @@
 #include "kernels/cuda/host_log.hpp"
 #include "kernels/formats/common/spmv_device.cuh"
 #include "kernels/formats/cusparse_bsr/bsr_layout.hpp"
-#include "kernels/formats/cusparse_bsr/cusparse_bsr_operator.hpp"
 #include "kernels/formats/cusparse_bsr/cusparse_bsr_rules.hpp"
 
 namespace spmvd {
@@ -90,7 +89,7 @@ class CusparseBsrOperator final : public SpmvOperator {
 };
 
 template <typename Value>
-std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, std::int64_t block_dim,
+std::unique_ptr<SpmvOperator> build_as(const CsrMatrix<double>& matrix, std::int64_t block_dim,
                                     Device& device) {
   const BsrLayout<Value> bsr = make_bsr_layout<Value>(matrix, block_dim);
   const std::int64_t slots = bsr.blocks() * block_dim * block_dim;
@@ -107,16 +106,17 @@ std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, std::int64_
 
 }  // namespace
 
-std::unique_ptr<SpmvOperator> build_cusparse_bsr(const CsrMatrix<double>& matrix,
+std::unique_ptr<SpmvOperator> CusparseBsrRules::build(const CsrMatrix<double>& matrix,
                                                  Precision precision, const Candidate& candidate,
                                                  Device& device) {
   check_candidate_format("cusparse_bsr", kCusparseBsrFormatId, candidate);
-  check_one_of("cusparse_bsr", "block_dim", candidate.params.block_dim, kBsrBlockDims);
+  const CusparseBsrParams params = params_of(candidate);
+  check_one_of("cusparse_bsr", "block_dim", params.block_dim, kBsrBlockDims);
   constexpr std::array<std::uint32_t, 1> algorithms{kCusparseSpmvBsrAlg1};
-  check_one_of("cusparse_bsr", "library_algorithm", candidate.params.library_algorithm, algorithms);
+  check_one_of("cusparse_bsr", "library_algorithm", params.library_algorithm, algorithms);
   check_gpu_device("cusparse_bsr", device);
-  if (precision == Precision::fp32) return build<float>(matrix, candidate.params.block_dim, device);
-  return build<double>(matrix, candidate.params.block_dim, device);
+  if (precision == Precision::fp32) return build_as<float>(matrix, params.block_dim, device);
+  return build_as<double>(matrix, params.block_dim, device);
 }
 
 }  // namespace spmvd

@@ -1,11 +1,11 @@
 #pragma once
 // cuSPARSE generic SpMV on a BSR descriptor (cusparseCreateBsr, CUSPARSE_SPMV_BSR_ALG1,
 // row-major blocks, 32-bit indices), built from CSR on the host (bsr_layout.hpp).
-// FormatParams.block_dim in {2, 4}; cuSPARSE picks its own launch configuration, so launch is {}.
+// params.block_dim in {2, 4}; cuSPARSE picks its own launch configuration, so launch is {}.
 //
 // The fill-in rule: BSR is admissible only while the stored slots (blocks * b^2) stay within
 // kBsrMaxFillRatio * nnz for some b. Where the features count the blocks
-// (MatrixFeatures::block_counts) the rule is exact, only the block sizes that pass it are
+// (its own features, cusparse_bsr_features.hpp) the rule is exact, only the block sizes that pass it are
 // candidates, and device_bytes is exact. Features without counts (plans stored before model
 // version 6, the conformance test's widest space) keep every block size as a candidate and
 // fall back on bounds: a lower bound on the slots for admissibility (bsr_slot_lower_bound, a
@@ -14,6 +14,7 @@
 
 #include <array>
 #include <cstdint>
+#include <tuple>
 
 #include "kernels/format_rules.hpp"
 
@@ -29,11 +30,23 @@ inline constexpr std::array<std::uint32_t, 2> kBsrBlockDims{2, 4};
 // for more fill.
 inline constexpr std::int64_t kBsrMaxFillRatio = 2;
 
+// cusparse_bsr's parameters (Candidate::params holds FieldSet::of(them)).
+struct CusparseBsrParams {
+  std::uint32_t library_algorithm = 0;  // cusparseSpMVAlg_t value
+  std::uint32_t block_dim = 0;  // block edge
+  static constexpr auto kFields = std::tuple{
+      declare_field("library_algorithm", &CusparseBsrParams::library_algorithm),
+      declare_field("block_dim", &CusparseBsrParams::block_dim)};
+  friend bool operator==(const CusparseBsrParams&, const CusparseBsrParams&) = default;
+};
+
 class CusparseBsrRules final : public FormatRules {
  public:
   FormatId id() const noexcept override { return kCusparseBsrFormatId; }
   std::string_view name() const noexcept override { return "cusparse_bsr"; }
   bool needs_gpu() const noexcept override { return true; }
+  // no dedicated model: the bytes model, fitted on this format's own samples.
+  std::string_view model_family() const noexcept override { return "bytes"; }
 
   // On a GPU, some candidate fills acceptably and its device_bytes fit the budget.
   bool admissible(const MatrixFeatures& features, const DeviceInfo& device, Precision precision,
@@ -60,6 +73,25 @@ class CusparseBsrRules final : public FormatRules {
   // Whether a block size passes the fill-in rule: exactly where the features count its blocks,
   // else its necessary condition (always, without entries).
   static bool may_fill_acceptably(const MatrixFeatures& features, std::int64_t block_dim);
+
+  // Builds cusparse_bsr (cusparse_bsr_rules.hpp) on a CUDA device: the BSR arrays built on the host
+  // (bsr_layout.hpp) copied once, a cuSPARSE handle on the device stream, the BSR descriptor and
+  // the SpMV workspace created once. cuSPARSE reads x and writes y in whole blocks, so when rows
+  // or cols is not a multiple of block_dim, apply() stages x and y through padded device copies.
+  // Throws Error(invalid_argument) for a candidate of another format, a block_dim not in
+  // kBsrBlockDims, an algorithm other than BSR ALG1, or more than 2^31 - 1 blocks;
+  // Error(failed_precondition) on a CPU device; Error(resource_exhausted) when memory runs out.
+  // CusparseBsrFeatures (cusparse_bsr_features.hpp).
+  std::optional<FieldSet> own_features(const CsrMatrix<double>& matrix,
+                                       const MatrixFeatures& common) const override;
+
+  static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
+                                               const Candidate& candidate, Device& device);
+
+  // The candidate's CusparseBsrParams; throws Error(invalid_argument) naming the field a stored plan lacks.
+  static CusparseBsrParams params_of(const Candidate& candidate) {
+    return candidate.params.as<CusparseBsrParams>("cusparse_bsr");
+  }
 };
 
 }  // namespace spmvd

@@ -6,7 +6,6 @@
 #include "kernels/formats/common/builder_checks.hpp"
 #include "kernels/formats/common/coo_layout.hpp"
 #include "kernels/formats/common/cusparse_spmv.cuh"
-#include "kernels/formats/cusparse_coo/cusparse_coo_operator.hpp"
 #include "kernels/formats/cusparse_coo/cusparse_coo_rules.hpp"
 
 namespace spmvd {
@@ -36,17 +35,18 @@ class CusparseCooOperator final : public catalogue_detail::CusparseOperator<Valu
 
 }  // namespace
 
-std::unique_ptr<SpmvOperator> build_cusparse_coo(const CsrMatrix<double>& matrix,
+std::unique_ptr<SpmvOperator> CusparseCooRules::build(const CsrMatrix<double>& matrix,
                                                  Precision precision, const Candidate& candidate,
                                                  Device& device) {
   check_candidate_format("cusparse_coo", kCusparseCooFormatId, candidate);
+  const CusparseCooParams params = params_of(candidate);
   constexpr std::array<std::uint32_t, 2> algorithms{kCusparseSpmvCooAlg1, kCusparseSpmvCooAlg2};
-  check_one_of("cusparse_coo", "library_algorithm", candidate.params.library_algorithm, algorithms);
+  check_one_of("cusparse_coo", "library_algorithm", params.library_algorithm, algorithms);
   if (matrix.nnz() > kMaxDimension)
     throw_invalid("cusparse_coo: " + std::to_string(matrix.nnz()) +
                   " entries exceed the 32-bit COO indices");
   check_gpu_device("cusparse_coo", device);
-  const auto algorithm = static_cast<cusparseSpMVAlg_t>(candidate.params.library_algorithm);
+  const auto algorithm = static_cast<cusparseSpMVAlg_t>(params.library_algorithm);
   if (precision == Precision::fp32)
     return std::make_unique<CusparseCooOperator<float>>(matrix, algorithm, device);
   return std::make_unique<CusparseCooOperator<double>>(matrix, algorithm, device);

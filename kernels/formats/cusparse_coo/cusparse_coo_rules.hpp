@@ -1,9 +1,10 @@
 #pragma once
 // cuSPARSE generic SpMV on a COO descriptor (32-bit row and column indices). The candidates are
-// cuSPARSE's COO algorithms (FormatParams.library_algorithm = cusparseSpMVAlg_t value);
+// cuSPARSE's COO algorithms (params.library_algorithm = cusparseSpMVAlg_t value);
 // cuSPARSE picks its own launch configuration, so launch is {}.
 
 #include <cstdint>
+#include <tuple>
 
 #include "kernels/format_rules.hpp"
 
@@ -15,11 +16,21 @@ inline constexpr FormatId kCusparseCooFormatId{9};
 inline constexpr std::uint32_t kCusparseSpmvCooAlg1 = 1;
 inline constexpr std::uint32_t kCusparseSpmvCooAlg2 = 4;  // deterministic, needs a workspace
 
+// cusparse_coo's parameters (Candidate::params holds FieldSet::of(them)).
+struct CusparseCooParams {
+  std::uint32_t library_algorithm = 0;  // cusparseSpMVAlg_t value
+  static constexpr auto kFields = std::tuple{
+      declare_field("library_algorithm", &CusparseCooParams::library_algorithm)};
+  friend bool operator==(const CusparseCooParams&, const CusparseCooParams&) = default;
+};
+
 class CusparseCooRules final : public FormatRules {
  public:
   FormatId id() const noexcept override { return kCusparseCooFormatId; }
   std::string_view name() const noexcept override { return "cusparse_coo"; }
   bool needs_gpu() const noexcept override { return true; }
+  // no dedicated model: the bytes model, fitted on this format's own samples.
+  std::string_view model_family() const noexcept override { return "bytes"; }
 
   // On a GPU, nnz < 2^31 (32-bit indices), within the budget.
   bool admissible(const MatrixFeatures& features, const DeviceInfo& device, Precision precision,
@@ -30,6 +41,20 @@ class CusparseCooRules final : public FormatRules {
   // nnz * (row index + column index + value) + CusparseCsrRules::workspace_bound_bytes.
   std::uint64_t device_bytes(const MatrixFeatures& features, Precision precision,
                              const Candidate& candidate) const override;
+
+  // Builds cusparse_coo (cusparse_coo_rules.hpp) on a CUDA device: the COO arrays
+  // (common/coo_layout.hpp) copied once, a cuSPARSE handle on the device stream, the COO
+  // descriptor and the SpMV workspace created once; apply() is one cusparseSpMV.
+  // Throws Error(invalid_argument) for a candidate of another format or an algorithm other than
+  // COO ALG1/ALG2, nnz >= 2^31; Error(failed_precondition) on a CPU device;
+  // Error(resource_exhausted) when device memory runs out.
+  static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
+                                               const Candidate& candidate, Device& device);
+
+  // The candidate's CusparseCooParams; throws Error(invalid_argument) naming the field a stored plan lacks.
+  static CusparseCooParams params_of(const Candidate& candidate) {
+    return candidate.params.as<CusparseCooParams>("cusparse_coo");
+  }
 };
 
 }  // namespace spmvd

@@ -8,7 +8,6 @@
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/formats/common/builder_checks.hpp"
 #include "kernels/cuda/host_log.hpp"
-#include "kernels/formats/cusparse_csr/cusparse_csr_operator.hpp"
 #include "kernels/formats/cusparse_csr/cusparse_csr_rules.hpp"
 
 namespace spmvd {
@@ -174,11 +173,12 @@ class CusparseCsrOperator final : public SpmvOperator {
 
 }  // namespace
 
-std::unique_ptr<SpmvOperator> build_cusparse_csr(const CsrMatrix<double>& matrix,
+std::unique_ptr<SpmvOperator> CusparseCsrRules::build(const CsrMatrix<double>& matrix,
                                                  Precision precision, const Candidate& candidate,
                                                  Device& device) {
   check_candidate_format("cusparse_csr", kCusparseCsrFormatId, candidate);
-  const std::uint32_t algorithm = candidate.params.library_algorithm;
+  const CusparseCsrParams params = params_of(candidate);
+  const std::uint32_t algorithm = params.library_algorithm;
   if (algorithm != kCusparseSpmvCsrAlg1 && algorithm != kCusparseSpmvCsrAlg2)
     throw_invalid("cusparse_csr: library_algorithm " + std::to_string(algorithm) +
                   " is not CUSPARSE_SPMV_CSR_ALG1 (2) or CUSPARSE_SPMV_CSR_ALG2 (3)");

@@ -1,9 +1,10 @@
 #pragma once
 // cuSPARSE generic SpMV on a CSR descriptor: the baseline every other format is compared
-// against. The candidates are cuSPARSE's CSR algorithms (FormatParams.library_algorithm holds
+// against. The candidates are cuSPARSE's CSR algorithms (params.library_algorithm holds
 // the cusparseSpMVAlg_t value); cuSPARSE picks its own launch configuration, so launch is {}.
 
 #include <cstdint>
+#include <tuple>
 
 #include "kernels/format_rules.hpp"
 
@@ -15,11 +16,21 @@ inline constexpr FormatId kCusparseCsrFormatId{3};
 inline constexpr std::uint32_t kCusparseSpmvCsrAlg1 = 2;
 inline constexpr std::uint32_t kCusparseSpmvCsrAlg2 = 3;
 
+// cusparse_csr's parameters (Candidate::params holds FieldSet::of(them)).
+struct CusparseCsrParams {
+  std::uint32_t library_algorithm = 0;  // cusparseSpMVAlg_t value
+  static constexpr auto kFields = std::tuple{
+      declare_field("library_algorithm", &CusparseCsrParams::library_algorithm)};
+  friend bool operator==(const CusparseCsrParams&, const CusparseCsrParams&) = default;
+};
+
 class CusparseCsrRules final : public FormatRules {
  public:
   FormatId id() const noexcept override { return kCusparseCsrFormatId; }
   std::string_view name() const noexcept override { return "cusparse_csr"; }
   bool needs_gpu() const noexcept override { return true; }
+  // no dedicated model: the bytes model, fitted on this format's own samples.
+  std::string_view model_family() const noexcept override { return "bytes"; }
 
   bool admissible(const MatrixFeatures& features, const DeviceInfo& device, Precision precision,
                   std::uint64_t memory_budget_bytes) const override;
@@ -36,6 +47,19 @@ class CusparseCsrRules final : public FormatRules {
   static std::uint64_t index_bytes(std::int64_t nnz) noexcept;
   // The workspace bound used by device_bytes.
   static std::uint64_t workspace_bound_bytes(std::int64_t rows) noexcept;
+
+  // Builds cusparse_csr (cusparse_csr_rules.hpp) on a CUDA device. Build uploads the CSR arrays,
+  // creates a cuSPARSE handle bound to the device stream and the CSR descriptor, allocates the
+  // SpMV workspace once and runs cusparseSpMV_preprocess once; apply() is one cusparseSpMV.
+  // Throws Error(invalid_argument) for an algorithm other than CSR ALG1/ALG2,
+  // Error(failed_precondition) on a CPU device, Error(resource_exhausted) when memory runs out.
+  static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
+                                               const Candidate& candidate, Device& device);
+
+  // The candidate's CusparseCsrParams; throws Error(invalid_argument) naming the field a stored plan lacks.
+  static CusparseCsrParams params_of(const Candidate& candidate) {
+    return candidate.params.as<CusparseCsrParams>("cusparse_csr");
+  }
 };
 
 }  // namespace spmvd

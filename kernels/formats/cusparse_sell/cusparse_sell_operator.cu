@@ -7,7 +7,6 @@
 #include "kernels/formats/common/builder_checks.hpp"
 #include "kernels/formats/common/cusparse_spmv.cuh"
 #include "kernels/formats/common/sell_layout.hpp"
-#include "kernels/formats/cusparse_sell/cusparse_sell_operator.hpp"
 #include "kernels/formats/cusparse_sell/cusparse_sell_rules.hpp"
 
 namespace spmvd {
@@ -43,20 +42,21 @@ class CusparseSellOperator final : public catalogue_detail::CusparseOperator<Val
 
 }  // namespace
 
-std::unique_ptr<SpmvOperator> build_cusparse_sell(const CsrMatrix<double>& matrix,
+std::unique_ptr<SpmvOperator> CusparseSellRules::build(const CsrMatrix<double>& matrix,
                                                   Precision precision, const Candidate& candidate,
                                                   Device& device) {
   check_candidate_format("cusparse_sell", kCusparseSellFormatId, candidate);
-  check_one_of("cusparse_sell", "slice_height", candidate.params.slice_height,
+  const CusparseSellParams params = params_of(candidate);
+  check_one_of("cusparse_sell", "slice_height", params.slice_height,
                kCusparseSellSliceHeights);
   constexpr std::array<std::uint32_t, 1> algorithms{kCusparseSpmvSellAlg1};
-  check_one_of("cusparse_sell", "library_algorithm", candidate.params.library_algorithm,
+  check_one_of("cusparse_sell", "library_algorithm", params.library_algorithm,
                algorithms);
   check_gpu_device("cusparse_sell", device);
   if (precision == Precision::fp32)
-    return std::make_unique<CusparseSellOperator<float>>(matrix, candidate.params.slice_height,
+    return std::make_unique<CusparseSellOperator<float>>(matrix, params.slice_height,
                                                          device);
-  return std::make_unique<CusparseSellOperator<double>>(matrix, candidate.params.slice_height,
+  return std::make_unique<CusparseSellOperator<double>>(matrix, params.slice_height,
                                                         device);
 }
 

@@ -25,14 +25,15 @@ std::vector<Candidate> CusparseSellRules::candidates(const MatrixFeatures&,
   for (const std::uint32_t height : kCusparseSellSliceHeights)
     out.push_back(
         Candidate{.format = id(),
-                  .params = {.slice_height = height, .library_algorithm = kCusparseSpmvSellAlg1},
+                  .params = FieldSet::of(CusparseSellParams{
+                      .slice_height = height, .library_algorithm = kCusparseSpmvSellAlg1}),
                   .launch = {}});
   return out;
 }
 
 std::uint64_t CusparseSellRules::device_bytes(const MatrixFeatures& features, Precision precision,
                                               const Candidate& candidate) const {
-  const std::int64_t height = std::max<std::uint32_t>(candidate.params.slice_height, 1);
+  const std::int64_t height = std::max<std::uint32_t>(params_of(candidate).slice_height, 1);
   const auto slices = static_cast<std::uint64_t>((features.rows + height - 1) / height);
   const auto slots =
       static_cast<std::uint64_t>(CudaSellRules::sell_slot_bound(features, height, 1));

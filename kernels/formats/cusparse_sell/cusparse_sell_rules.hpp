@@ -1,11 +1,12 @@
 #pragma once
 // cuSPARSE generic SpMV on a sliced ELL descriptor (cusparseCreateSlicedEll,
 // CUSPARSE_SPMV_SELL_ALG1): the arrays of common/sell_layout.hpp without sorting (cuSPARSE's
-// SELL has no permutation), 32-bit slice offsets and column indices. FormatParams.slice_height
+// SELL has no permutation), 32-bit slice offsets and column indices. params.slice_height
 // is the slice size; cuSPARSE picks its own launch configuration, so launch is {}.
 
 #include <array>
 #include <cstdint>
+#include <tuple>
 
 #include "kernels/format_rules.hpp"
 
@@ -17,11 +18,23 @@ inline constexpr FormatId kCusparseSellFormatId{10};
 inline constexpr std::uint32_t kCusparseSpmvSellAlg1 = 5;
 inline constexpr std::array<std::uint32_t, 2> kCusparseSellSliceHeights{32, 64};
 
+// cusparse_sell's parameters (Candidate::params holds FieldSet::of(them)).
+struct CusparseSellParams {
+  std::uint32_t slice_height = 0;  // rows per slice
+  std::uint32_t library_algorithm = 0;  // cusparseSpMVAlg_t value
+  static constexpr auto kFields = std::tuple{
+      declare_field("slice_height", &CusparseSellParams::slice_height),
+      declare_field("library_algorithm", &CusparseSellParams::library_algorithm)};
+  friend bool operator==(const CusparseSellParams&, const CusparseSellParams&) = default;
+};
+
 class CusparseSellRules final : public FormatRules {
  public:
   FormatId id() const noexcept override { return kCusparseSellFormatId; }
   std::string_view name() const noexcept override { return "cusparse_sell"; }
   bool needs_gpu() const noexcept override { return true; }
+  // no dedicated model: the bytes model, fitted on this format's own samples.
+  std::string_view model_family() const noexcept override { return "bytes"; }
 
   // On a GPU, padded slots (bounded as in CudaSellRules::sell_slot_bound) < 2^31 for the
   // 32-bit slice offsets, within the budget.
@@ -34,6 +47,22 @@ class CusparseSellRules final : public FormatRules {
   // CusparseCsrRules::workspace_bound_bytes: an upper bound (the row order is not a feature).
   std::uint64_t device_bytes(const MatrixFeatures& features, Precision precision,
                              const Candidate& candidate) const override;
+
+  // Builds cusparse_sell (cusparse_sell_rules.hpp) on a CUDA device: the unsorted sliced ELL
+  // arrays (common/sell_layout.hpp, cuSPARSE's padding convention) with 32-bit slice offsets
+  // copied once, a cuSPARSE handle on the device stream, the SELL descriptor and the SpMV
+  // workspace created once; apply() is one cusparseSpMV.
+  // Throws Error(invalid_argument) for a candidate of another format, a slice height not in
+  // kCusparseSellSliceHeights, an algorithm other than SELL ALG1, or more than 2^31 - 1 padded
+  // slots; Error(failed_precondition) on a CPU device; Error(resource_exhausted) when memory runs
+  // out.
+  static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
+                                               const Candidate& candidate, Device& device);
+
+  // The candidate's CusparseSellParams; throws Error(invalid_argument) naming the field a stored plan lacks.
+  static CusparseSellParams params_of(const Candidate& candidate) {
+    return candidate.params.as<CusparseSellParams>("cusparse_sell");
+  }
 };
 
 }  // namespace spmvd

@@ -1,0 +1,91 @@
+#include "kernels/formats/cuda_sell/cuda_sell_features.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <span>
+
+#include "core/structure_features.hpp"
+
+namespace spmvd {
+namespace {
+
+// Rows of each group of group_rows consecutive rows counted at the group's longest row.
+void group_padding(const CsrMatrix<double>& m, std::int64_t group_rows,
+                   std::vector<std::int64_t>& lengths, std::vector<std::int64_t>& rows) {
+  std::map<std::int64_t, std::int64_t> rows_by_length;
+  for (std::int64_t first = 0; first < m.rows; first += group_rows) {
+    const std::int64_t last = std::min(first + group_rows, m.rows);
+    std::int64_t longest = 0;
+    for (std::int64_t r = first; r < last; ++r) longest = std::max(longest, m.row_length(r));
+    rows_by_length[longest] += last - first;
+  }
+  for (const auto& [length, count] : rows_by_length) {
+    lengths.push_back(length);
+    rows.push_back(count);
+  }
+}
+
+}  // namespace
+
+CudaSellFeatures compute_cuda_sell_features(const CsrMatrix<double>& m, double unsorted_sectors) {
+  CudaSellFeatures f;
+  group_padding(m, 32, f.padded_lengths_32, f.padded_rows_32);
+  group_padding(m, 64, f.padded_lengths_64, f.padded_rows_64);
+  std::set<std::int64_t> windows{m.rows};
+  for (const std::int64_t w : kSellFeatureSortWindows) windows.insert(std::min(w, m.rows));
+  bool one_length = true;
+  for (std::int64_t r = 1; r < m.rows && one_length; ++r)
+    one_length = m.row_length(r) == m.row_length(0);
+  for (const std::int64_t window : windows) {
+    if (window <= 1) continue;
+    const double sectors =
+        one_length ? unsorted_sectors
+                   : x_sectors_per_nonzero(m, std::span<const std::int32_t>(
+                                                  length_sorted_row_order(m, window)));
+    f.sort_windows.push_back(window);
+    f.sorted_sectors_per_nonzero.push_back(sectors);
+  }
+  return f;
+}
+
+std::optional<CudaSellFeatures> cuda_sell_features(const MatrixFeatures& features) {
+  const auto it = features.format_features.find("cuda_sell");
+  if (it == features.format_features.end()) return std::nullopt;
+  CudaSellFeatures f = it->second.as<CudaSellFeatures>("features of cuda_sell");
+  if (f.padded_lengths_32.size() != f.padded_rows_32.size() ||
+      f.padded_lengths_64.size() != f.padded_rows_64.size() ||
+      f.sort_windows.size() != f.sorted_sectors_per_nonzero.size())
+    throw_invalid("features of cuda_sell: parallel lists of different lengths");
+  return f;
+}
+
+std::vector<RowLengthCount> padded_distribution(const CudaSellFeatures& features,
+                                                std::int64_t slice_height) {
+  const std::vector<std::int64_t>* lengths = nullptr;
+  const std::vector<std::int64_t>* rows = nullptr;
+  if (slice_height == 32) {
+    lengths = &features.padded_lengths_32;
+    rows = &features.padded_rows_32;
+  } else if (slice_height == 64) {
+    lengths = &features.padded_lengths_64;
+    rows = &features.padded_rows_64;
+  } else {
+    return {};
+  }
+  std::vector<RowLengthCount> out;
+  for (std::size_t i = 0; i < lengths->size(); ++i) out.push_back({(*lengths)[i], (*rows)[i]});
+  return out;
+}
+
+double sorted_sectors_per_nonzero(const MatrixFeatures& features, std::int64_t sort_window) {
+  if (sort_window <= 1) return features.x_sectors_per_nonzero;
+  const std::optional<CudaSellFeatures> own = cuda_sell_features(features);
+  if (!own) return features.x_sectors_per_nonzero;
+  const std::int64_t window = std::min(sort_window, features.rows);
+  for (std::size_t i = 0; i < own->sort_windows.size(); ++i)
+    if (own->sort_windows[i] == window) return own->sorted_sectors_per_nonzero[i];
+  return features.x_sectors_per_nonzero;
+}
+
+}  // namespace spmvd

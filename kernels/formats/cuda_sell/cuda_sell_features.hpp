@@ -1,0 +1,64 @@
+#pragma once
+// What cuda_sell needs of a matrix beyond the common features (FormatRules::own_features):
+// the padding of unsorted slices and the x gathers of sorted windows. Computed once per matrix
+// by feature extraction and stored with the plan under "cuda_sell".
+
+#include <cstdint>
+#include <optional>
+#include <tuple>
+#include <vector>
+
+#include "core/csr_matrix.hpp"
+#include "core/field_set.hpp"
+#include "core/matrix_features.hpp"
+
+namespace spmvd {
+
+// Sort windows whose gathers are measured, beside the whole matrix (kSellSortWindows' sorted
+// ones).
+inline constexpr std::int64_t kSellFeatureSortWindows[] = {256, 4096};
+
+struct CudaSellFeatures {
+  // The rows of groups of 32 (64) consecutive rows, each row counted at the length of the
+  // longest row of its group (the last group may be shorter): what an unsorted slice of that
+  // height stores. Parallel lists, ascending in length; length 0 where a whole group is empty.
+  std::vector<std::int64_t> padded_lengths_32;
+  std::vector<std::int64_t> padded_rows_32;
+  std::vector<std::int64_t> padded_lengths_64;
+  std::vector<std::int64_t> padded_rows_64;
+  // x sectors per non-zero (MatrixFeatures::x_sectors_per_nonzero) of the rows in the order a
+  // stable sort by descending length within windows of sort_windows[i] rows leaves them (the
+  // whole matrix where it equals the rows): one per distinct min(w, rows) of
+  // kSellFeatureSortWindows and rows, ascending. Sorting pulls rows of one length together from
+  // across the window, so a mesh whose lengths vary gathers x at random once sorted.
+  std::vector<std::int64_t> sort_windows;
+  std::vector<double> sorted_sectors_per_nonzero;
+
+  static constexpr auto kFields = std::tuple{
+      declare_field("padded_lengths_32", &CudaSellFeatures::padded_lengths_32),
+      declare_field("padded_rows_32", &CudaSellFeatures::padded_rows_32),
+      declare_field("padded_lengths_64", &CudaSellFeatures::padded_lengths_64),
+      declare_field("padded_rows_64", &CudaSellFeatures::padded_rows_64),
+      declare_field("sort_windows", &CudaSellFeatures::sort_windows),
+      declare_field("sorted_sectors_per_nonzero", &CudaSellFeatures::sorted_sectors_per_nonzero)};
+  friend bool operator==(const CudaSellFeatures&, const CudaSellFeatures&) = default;
+};
+
+// O(rows) per slice height and one O(nnz) gather count per sort window (a window of rows
+// whose every row has one length moves no row: the unsorted count is reused).
+CudaSellFeatures compute_cuda_sell_features(const CsrMatrix<double>& m, double unsorted_sectors);
+
+// The features' cuda_sell entry, nullopt where its hook did not run. Throws
+// Error(invalid_argument) when the entry does not decode (a stored plan of another shape).
+std::optional<CudaSellFeatures> cuda_sell_features(const MatrixFeatures& features);
+
+// The padded distribution of slices of slice_height (32 or 64) rows; empty for another height.
+std::vector<RowLengthCount> padded_distribution(const CudaSellFeatures& features,
+                                                std::int64_t slice_height);
+
+// x sectors per non-zero after sorting within windows of sort_window rows: that of the
+// measured window min(sort_window, rows); the unsorted value for sort_window <= 1, or where
+// the window was not measured.
+double sorted_sectors_per_nonzero(const MatrixFeatures& features, std::int64_t sort_window);
+
+}  // namespace spmvd

@@ -1,0 +1,136 @@
+#include "models/correction_steps.hpp"
+
+#include <algorithm>
+#include <cstdint>
+
+#include "core/precision.hpp"
+#include "models/families/bytes/bytes_model.hpp"
+#include "models/families/coo/coo_model.hpp"
+#include "models/families/coo/row_writes.hpp"
+#include "models/locality.hpp"
+#include "models/model_predictor.hpp"
+
+namespace spmvd {
+namespace {
+
+// locality — x gathers of a band reuse neighbouring rows' sectors; random columns do not.
+// Every family that takes a randomness scales its calibrated (random-column) time by the
+// banded ratio its calibration measured (models/locality.hpp): on the H100, banded CSR samples
+// of 8 entries a row ran in 0.35-0.5 of their random twins' time. Without this step every
+// family predicts at random gathers (the input's 1).
+void locality_input(StepContext& ctx) {
+  ctx.matrix_gather_randomness = x_gather_randomness(
+      ctx.input.features, ctx.rules.gather_sectors_per_nonzero(ctx.input.features,
+                                                                ctx.input.candidate));
+  ctx.input.gather_randomness = ctx.matrix_gather_randomness;
+  ctx.input.span_randomness = x_span_randomness(ctx.input.features);
+}
+
+// cache_resident — paper 004's fits are taken on matrices that stream from DRAM; below L2 each
+// calibrated variant is corrected by kappa, its measured / predicted time on a grid of
+// cache-resident samples (models/cache_resident.hpp), priced at the matrix's own gathers by
+// the in-L2 banded ratio. kappa is measured against the random samples' predictions, so where
+// it applies the base predicts at random gathers (randomness_under_correction; counting
+// locality twice made small stencils, meshes and graphs 20-35 % fast). Never below the
+// format's tiny sample (the floor): kappa's samples sit near it.
+void cache_resident_input(StepContext& ctx) {
+  if (ctx.correction == nullptr) return;
+  ctx.input.gather_randomness =
+      randomness_under_correction(ctx.matrix_gather_randomness, ctx.kappa_weight);
+}
+void cache_resident_apply(StepContext& ctx, Prediction& p) {
+  if (ctx.correction == nullptr) return;
+  p.ms *= correction_factor(*ctx.correction, ctx.input.features, ctx.matrix_gather_randomness,
+                            ctx.footprint_bytes, ctx.l2_bytes);
+  p.ms = std::max(p.ms, ctx.floor_ms);
+  ctx.kappa_applied = true;
+}
+
+// coo_row_writes — the segmented COO kernel reads and writes back each row it finishes; the
+// COO samples have kCooSampleRowLength entries in every row. HYB's COO part writes scattered
+// rows (one y sector each) and short-row COO more rows per entry: the excess bytes
+// (models/row_writes.hpp) at the shared bytes fit's DRAM rate. road-6M HYB went from 0.76 to
+// 1.00-1.05 of measured on the H100 (2026-11-22, model-accuracy on the v10 suite run).
+void coo_row_writes_apply(StepContext& ctx, Prediction& p) {
+  if (!ctx.set.bytes) return;
+  const std::optional<FamilyModel::CooPart> part =
+      ctx.family.coo_part(ctx.input.features, ctx.input.candidate);
+  if (!part) return;
+  p.ms += coo_row_write_excess_bytes(ctx.input.features.rows, part->written_rows, part->nnz,
+                                     static_cast<std::int64_t>(value_bytes(ctx.set.precision)),
+                                     kCooSampleRowLength) *
+          ctx.set.bytes->time_vs_bytes.slope;
+}
+
+// bsr_block_rows — cuSPARSE BSR streams more bytes per ms the more blocks a block row holds:
+// on an H100 4 x 4 blocks at 2 per block row moved 1.1 TB/s, at 25 (bcsstk16-x64) 2.0. The
+// format's record keeps (time / bytes-fit prediction) at several blocks per block row
+// (block_row_factor); BSR's median error went from 18 to 10.2-10.8 % (H100, model version 11).
+void bsr_block_rows_apply(StepContext& ctx, Prediction& p) {
+  if (!ctx.bytes_family_predicts || ctx.own_bytes == nullptr) return;
+  p.ms *= block_row_factor(*ctx.own_bytes, ctx.input.features, ctx.input.candidate);
+}
+
+// beyond_l2_confidence — random gathers from an x beyond L2 miss it every time: slower than
+// the random calibration samples (x at most a third of L2), which no dedicated model
+// extrapolates. Lowers the confidence only, never the time.
+void beyond_l2_confidence_apply(StepContext& ctx, Prediction& p) {
+  if (ctx.format_family == kBytesFamily) return;
+  if (x_beyond_l2(ctx.input.features, ctx.input.device, ctx.set.precision) &&
+      ctx.matrix_gather_randomness > 0.5)
+    p.confidence *= 0.8;
+}
+
+// launch_floor — a cache-resident matrix of a few thousand rows runs at the launch latency
+// (5.7 us on an H200, the latency stage's tiny sample), which extrapolated lines and per-row
+// sums go below. A smooth maximum (4-norm, smooth_floor_ms) rather than max(): strictly
+// increasing in the unfloored time, so candidates below the floor keep their order instead of
+// tying at it. Not where the family already charges the variant's own fixed cost.
+void launch_floor_apply(StepContext& ctx, Prediction& p) {
+  if (!p.includes_fixed_cost) p.ms = smooth_floor_ms(p.ms, ctx.floor_ms);
+}
+
+// critical_path — kappa's samples have rows of one length, where no row waits for another,
+// and a measured latency is no throughput to correct: the corrected CSR time is held above its
+// longest row's walk (kappa 0.7 took ct2010's 53-long row in CSR scalar to 7.2 us, measured
+// 10-11 on an H100). The family's base already holds it; this holds it after kappa.
+void critical_path_apply(StepContext& ctx, Prediction& p) {
+  if (!ctx.kappa_applied) return;
+  if (const std::optional<double> walk =
+          ctx.family.critical_path_ms(ctx.input.features, ctx.input.candidate, ctx.input.device))
+    p.ms = std::max(p.ms, *walk);
+}
+
+// long_row_step — bytes say nothing of a row one thread walks alone. Where the format has such
+// a critical path (SELL: the longest row sets its slice's width; BSR), the launch floor plus
+// the longest row times the format's measured step bounds the time from below; calibration
+// measures the step as the difference of a sample with one long row and the same sample
+// without it. bcsstk16's 81-long rows take cuSPARSE SELL from its 6.4 us floor to 9.6 us.
+void long_row_step_apply(StepContext& ctx, Prediction& p) {
+  if (!ctx.bytes_family_predicts || ctx.own_bytes == nullptr) return;
+  const double step_ms =
+      critical_path_step_ms(ctx.own_bytes->long_row_step_ms,
+                            ctx.own_bytes->long_row_step_beyond_l2_ms, ctx.footprint_bytes,
+                            ctx.l2_bytes);
+  p.ms = std::max(p.ms, ctx.floor_ms + step_ms *
+                                           static_cast<double>(ctx.input.features.row_length_max));
+}
+
+constexpr CorrectionStep kSteps[] = {
+    {"locality", &locality_input, nullptr},
+    {"cache_resident", &cache_resident_input, nullptr},
+    {"coo_row_writes", nullptr, &coo_row_writes_apply},
+    {"bsr_block_rows", nullptr, &bsr_block_rows_apply},
+    {"beyond_l2_confidence", nullptr, &beyond_l2_confidence_apply},
+    {"launch_floor", nullptr, &launch_floor_apply},
+    // kappa multiplies the floored time (it was measured against floored predictions).
+    {"cache_resident", nullptr, &cache_resident_apply},
+    {"critical_path", nullptr, &critical_path_apply},
+    {"long_row_step", nullptr, &long_row_step_apply},
+};
+
+}  // namespace
+
+std::span<const CorrectionStep> correction_steps() noexcept { return kSteps; }
+
+}  // namespace spmvd

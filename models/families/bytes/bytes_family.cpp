@@ -1,0 +1,59 @@
+// The bytes family: time = launch overhead + bytes moved / fitted bandwidth
+// (bytes_model.hpp), with the format's own fit where calibration made one (stage format_bytes)
+// and the shared fit on cuSPARSE CSR ALG1 / CPU CSR otherwise. The family of every format
+// without a model of its own, and the stand-in for a family its model set does not calibrate.
+
+#include "models/families/bytes/bytes_family.hpp"
+
+#include <string>
+
+#include "core/error.hpp"
+#include "models/families/bytes/bytes_model.hpp"
+
+namespace spmvd {
+namespace {
+
+class BytesFamily final : public FamilyModel {
+ public:
+  explicit BytesFamily(const ModelSet& set) : set_(set) {}
+  std::string_view name() const noexcept override { return kBytesFamily; }
+  bool calibrated() const noexcept override {
+    return set_.bytes.has_value() || !set_.format_bytes.empty();
+  }
+  Prediction predict_ms(const PredictionInput& in) const override {
+    const FormatBytesCalibration* own = own_bytes_calibration(set_, in.candidate);
+    if (!set_.bytes && own == nullptr)
+      throw Error(ErrorCode::failed_precondition,
+                  "no bytes model calibrated for format " +
+                      std::to_string(in.candidate.format.value) + " and no shared one");
+    const BytesCalibration& bytes = own != nullptr ? own->bytes : *set_.bytes;
+    StorageBytesFn storage;
+    if (in.matrix_bytes) {
+      storage = [b = *in.matrix_bytes](const MatrixFeatures&, const Candidate&) { return b; };
+    }
+    return BytesModel(bytes, set_.precision, std::move(storage))
+        .predict_ms(in.features, in.candidate, in.device, in.gather_randomness);
+  }
+
+ private:
+  const ModelSet& set_;
+};
+
+}  // namespace
+
+const FormatBytesCalibration* own_bytes_calibration(const ModelSet& set,
+                                                    const Candidate& candidate) noexcept {
+  const FormatBytesCalibration* first = nullptr;
+  for (const FormatBytesCalibration& own : set.format_bytes) {
+    if (own.format != candidate.format) continue;
+    if (own.params == candidate.params) return &own;
+    if (first == nullptr) first = &own;
+  }
+  return first;
+}
+
+std::unique_ptr<FamilyModel> make_bytes_family(const ModelSet& set) {
+  return std::make_unique<BytesFamily>(set);
+}
+
+}  // namespace spmvd

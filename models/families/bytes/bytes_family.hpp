@@ -1,0 +1,18 @@
+#pragma once
+#include <memory>
+
+#include "models/family_model.hpp"
+
+namespace spmvd {
+
+// ModelSet::bytes and ::format_bytes; calibrated where either is. Keeps a reference: the set
+// must outlive the family (ModelPredictor owns both).
+std::unique_ptr<FamilyModel> make_bytes_family(const ModelSet& set);
+
+// The format_bytes record of the candidate's format calibrated with its very parameters (a
+// cuSPARSE algorithm, a slice height, a block size), else the format's first; nullptr when the
+// format has none.
+const FormatBytesCalibration* own_bytes_calibration(const ModelSet& set,
+                                                    const Candidate& candidate) noexcept;
+
+}  // namespace spmvd

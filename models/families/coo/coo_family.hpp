@@ -1,0 +1,11 @@
+#pragma once
+#include <memory>
+
+#include "models/family_model.hpp"
+
+namespace spmvd {
+
+// ModelSet::coo's records; calibrated where there is one.
+std::unique_ptr<FamilyModel> make_coo_family(const ModelSet& set);
+
+}  // namespace spmvd

@@ -1,0 +1,38 @@
+// The ell family: paper 004's ELL grid (ell_model.hpp), for cuda_ell.
+
+#include "models/families/ell/ell_family.hpp"
+
+#include "kernels/formats/cuda_ell/cuda_ell_rules.hpp"
+#include "models/families/ell/ell_model.hpp"
+
+namespace spmvd {
+namespace {
+
+class EllFamily final : public FamilyModel {
+ public:
+  explicit EllFamily(const ModelSet& set) : model_(set.ell), calibrated_(!set.ell.empty()) {}
+  std::string_view name() const noexcept override { return "ell"; }
+  bool calibrated() const noexcept override { return calibrated_; }
+  // Width: cuda_ell's ell_width, or the longest row for a candidate without parameters (the
+  // paper pads every row to the longest).
+  Prediction predict_ms(const PredictionInput& in) const override {
+    const std::int64_t width =
+        in.candidate.params.empty()
+            ? in.features.row_length_max
+            : static_cast<std::int64_t>(CudaEllRules::params_of(in.candidate).ell_width);
+    return model_.predict_shape_ms(width, in.features.rows, in.candidate.launch.block_size,
+                                   in.span_randomness);
+  }
+
+ private:
+  EllModel model_;
+  bool calibrated_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<FamilyModel> make_ell_family(const ModelSet& set) {
+  return std::make_unique<EllFamily>(set);
+}
+
+}  // namespace spmvd

@@ -1,0 +1,41 @@
+// The hyb family: paper 004's HYB = its ELL part (the ell family's grid) + its COO part (the
+// coo family's line), for cuda_hyb. Calibrated where both are.
+
+#include "models/families/hyb/hyb_family.hpp"
+
+#include "kernels/formats/cuda_hyb/cuda_hyb_rules.hpp"
+#include "models/df_split.hpp"
+#include "models/families/hyb/hyb_model.hpp"
+
+namespace spmvd {
+namespace {
+
+class HybFamily final : public FamilyModel {
+ public:
+  explicit HybFamily(const ModelSet& set)
+      : ell_(set.ell), coo_(set.coo), calibrated_(!set.ell.empty() && !set.coo.empty()) {}
+  std::string_view name() const noexcept override { return "hyb"; }
+  bool calibrated() const noexcept override { return calibrated_; }
+  Prediction predict_ms(const PredictionInput& in) const override {
+    return HybModel(ell_, coo_).predict_ms(in.features, in.candidate, in.span_randomness);
+  }
+  std::optional<CooPart> coo_part(const MatrixFeatures& features,
+                                  const Candidate& candidate) const override {
+    const EllCooSplit split =
+        ell_coo_split(features, CudaHybRules::params_of(candidate).ell_width);
+    return CooPart{.written_rows = split.coo_rows, .nnz = split.coo_nnz};
+  }
+
+ private:
+  EllModel ell_;
+  CooModel coo_;
+  bool calibrated_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<FamilyModel> make_hyb_family(const ModelSet& set) {
+  return std::make_unique<HybFamily>(set);
+}
+
+}  // namespace spmvd

@@ -1,0 +1,39 @@
+#include "models/families/hyb/hyb_model.hpp"
+
+#include <algorithm>
+
+#include "kernels/formats/cuda_hyb/cuda_hyb_rules.hpp"
+#include "models/df_split.hpp"
+#include "models/locality.hpp"
+
+namespace spmvd {
+
+Prediction HybModel::predict_ms(const MatrixFeatures& features, const Candidate& candidate,
+                                const DeviceInfo& /*device*/) const {
+  return predict_ms(features, candidate, x_span_randomness(features));  // models/locality.hpp
+}
+
+Prediction HybModel::predict_ms(const MatrixFeatures& features, const Candidate& candidate,
+                                double randomness) const {
+  const std::int64_t k = CudaHybRules::params_of(candidate).ell_width;
+  const EllCooSplit split = ell_coo_split(features, k);
+  Prediction total{.ms = 0.0, .confidence = 1.0};
+  // The two kernels run one after the other: times add, and the sum is as uncertain as its
+  // least certain part, a little less for the second launch.
+  if (k > 0) {
+    const Prediction ell =
+        ell_.predict_shape_ms(k, features.rows, candidate.launch.block_size, randomness);
+    total.ms += ell.ms;
+    total.confidence = std::min(total.confidence, ell.confidence);
+  }
+  if (split.coo_nnz > 0 || k == 0) {
+    const Prediction coo =
+        coo_.predict_nnz_ms(split.coo_nnz, candidate.launch, randomness);
+    total.ms += coo.ms;
+    total.confidence = std::min(total.confidence, coo.confidence);
+  }
+  if (k > 0 && split.coo_nnz > 0) total.confidence *= 0.9;
+  return total;
+}
+
+}  // namespace spmvd
