@@ -1,0 +1,120 @@
+#include "tuner/row_reordering.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include "core/error.hpp"
+
+namespace spmvd {
+namespace {
+
+// Rows per chunk of the counting sort: at least this many, so that a chunk's k counters are
+// few next to its rows; at most kMaxChunks chunks, so the count table stays small.
+constexpr std::int64_t kMinChunkRows = 1 << 15;
+constexpr std::int64_t kMaxChunks = 256;
+
+constexpr std::int64_t kNoBadRow = std::numeric_limits<std::int64_t>::max();
+
+}  // namespace
+
+std::int64_t block_of_row_length(std::span<const std::int64_t> upper_lengths,
+                                 std::int64_t length) noexcept {
+  // Algorithm 3 lines 5-20: the first M_j >= length.
+  return std::lower_bound(upper_lengths.begin(), upper_lengths.end(), length) -
+         upper_lengths.begin();
+}
+
+BlockedRowOrder reorder_rows(std::span<const std::int64_t> row_offsets,
+                             std::span<const std::int64_t> upper_lengths) {
+  if (row_offsets.empty()) {
+    throw_invalid("reorder_rows: row offsets are empty (need rows + 1 entries)");
+  }
+  const auto rows = static_cast<std::int64_t>(row_offsets.size()) - 1;
+  if (rows > std::numeric_limits<std::int32_t>::max()) {
+    throw_invalid("reorder_rows: " + std::to_string(rows) + " rows; rowNo holds < 2^31");
+  }
+  for (std::size_t j = 0; j < upper_lengths.size(); ++j) {
+    if (upper_lengths[j] <= 0 || (j > 0 && upper_lengths[j] <= upper_lengths[j - 1])) {
+      throw_invalid("reorder_rows: boundary M_" + std::to_string(j + 1) + " = " +
+                    std::to_string(upper_lengths[j]) +
+                    " must be positive and above the one before");
+    }
+  }
+  const auto k = static_cast<std::int64_t>(upper_lengths.size());
+  const std::int64_t buckets = k + 1;  // the k blocks, then the empty rows
+  const std::int64_t chunk_rows =
+      std::max(kMinChunkRows, (rows + kMaxChunks - 1) / kMaxChunks);
+  const std::int64_t chunks = (rows + chunk_rows - 1) / chunk_rows;
+
+  // Pass 1: per chunk, the rows and the longest row of every bucket.
+  std::vector<std::int64_t> counts(chunks * buckets, 0);  // [chunk][bucket]
+  std::vector<std::int64_t> widths(chunks * buckets, 0);
+  std::vector<std::int64_t> bad_rows(chunks, kNoBadRow);
+  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, chunks, 1),
+                    [&](const tbb::blocked_range<std::int64_t>& range) {
+                      for (std::int64_t c = range.begin(); c != range.end(); ++c) {
+                        std::int64_t* count = &counts[c * buckets];
+                        std::int64_t* width = &widths[c * buckets];
+                        const std::int64_t end = std::min(rows, (c + 1) * chunk_rows);
+                        for (std::int64_t r = c * chunk_rows; r < end; ++r) {
+                          const std::int64_t length = row_offsets[r + 1] - row_offsets[r];
+                          const std::int64_t b =
+                              length == 0 ? k : block_of_row_length(upper_lengths, length);
+                          if (length < 0 || (length > 0 && b == k)) {
+                            bad_rows[c] = r;
+                            break;
+                          }
+                          ++count[b];
+                          width[b] = std::max(width[b], length);
+                        }
+                      }
+                    });
+  const std::int64_t bad_row = *std::min_element(bad_rows.begin(), bad_rows.end());
+  if (bad_row != kNoBadRow) {
+    const std::int64_t length = row_offsets[bad_row + 1] - row_offsets[bad_row];
+    throw_invalid("reorder_rows: row " + std::to_string(bad_row) + " has length " +
+                  std::to_string(length) +
+                  (length < 0 ? " (offsets decrease)"
+                              : ", above the last boundary M_k = " +
+                                    std::to_string(k == 0 ? 0 : upper_lengths.back())));
+  }
+
+  // Exclusive scan, bucket-major then chunk: chunk c's rows of bucket b start after every
+  // earlier bucket and after bucket b's rows in earlier chunks, which keeps the sort stable.
+  BlockedRowOrder order;
+  order.block_row_offsets.assign(k + 1, 0);
+  order.block_widths.assign(k, 0);
+  std::vector<std::int64_t> starts(chunks * buckets);
+  std::int64_t position = 0;
+  for (std::int64_t b = 0; b < buckets; ++b) {
+    order.block_row_offsets[b] = position;
+    for (std::int64_t c = 0; c < chunks; ++c) {
+      starts[c * buckets + b] = position;
+      position += counts[c * buckets + b];
+      if (b < k) order.block_widths[b] = std::max(order.block_widths[b], widths[c * buckets + b]);
+    }
+  }
+
+  // Pass 2: scatter. Each chunk writes only its own ranges.
+  order.row_order.resize(rows);
+  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, chunks, 1),
+                    [&](const tbb::blocked_range<std::int64_t>& range) {
+                      for (std::int64_t c = range.begin(); c != range.end(); ++c) {
+                        std::int64_t* next = &starts[c * buckets];
+                        const std::int64_t end = std::min(rows, (c + 1) * chunk_rows);
+                        for (std::int64_t r = c * chunk_rows; r < end; ++r) {
+                          const std::int64_t length = row_offsets[r + 1] - row_offsets[r];
+                          const std::int64_t b =
+                              length == 0 ? k : block_of_row_length(upper_lengths, length);
+                          order.row_order[next[b]++] = static_cast<std::int32_t>(r);
+                        }
+                      }
+                    });
+  return order;
+}
+
+}  // namespace spmvd
