@@ -98,6 +98,41 @@ TEST(RowReordering, IsAStablePermutationOnRandomRows) {
   }
 }
 
+TEST(RowReordering, LongRowsFindTheirBlocksPastTheLookupTable) {
+  // Lengths either side of 4096, where the reordering stops looking lengths up in a table and
+  // searches the boundaries.
+  const std::vector<std::int64_t> lengths{4097, 1, 4095, 4096, 100000, 4094, 5000, 0, 4100};
+  const std::vector<std::int64_t> bounds{1, 4095, 4096, 5000, 100000};
+  std::vector<std::int64_t> offsets{0};
+  for (const std::int64_t length : lengths) offsets.push_back(offsets.back() + length);
+  const BlockedRowOrder order = reorder_rows(offsets, bounds);
+  EXPECT_EQ(order.row_order, (std::vector<std::int32_t>{1, 2, 5, 3, 0, 6, 8, 4, 7}));
+  EXPECT_EQ(order.block_row_offsets, (std::vector<std::int64_t>{0, 1, 3, 4, 7, 8}));
+  EXPECT_EQ(order.block_widths, (std::vector<std::int64_t>{1, 4095, 4096, 5000, 100000}));
+}
+
+TEST(RowReordering, MoreBlocksThanSixteenBitBucketsStillSortStably) {
+  // 70000 blocks, one per length: past what the reordering keeps per row between its passes.
+  std::mt19937_64 rng(11);
+  std::cout << "seed 11\n";
+  std::vector<std::int64_t> bounds(70000);
+  std::iota(bounds.begin(), bounds.end(), 1);
+  std::vector<std::int64_t> lengths(2000);
+  for (std::int64_t& length : lengths) length = static_cast<std::int64_t>(rng() % 70001);
+  std::vector<std::int64_t> offsets{0};
+  for (const std::int64_t length : lengths) offsets.push_back(offsets.back() + length);
+
+  const BlockedRowOrder order = reorder_rows(offsets, bounds);
+  std::vector<std::int32_t> expected(lengths.size());
+  std::iota(expected.begin(), expected.end(), 0);
+  // Ascending length, empty rows last, ties in original order.
+  std::stable_sort(expected.begin(), expected.end(), [&](std::int32_t a, std::int32_t b) {
+    const auto key = [&](std::int32_t r) { return lengths[r] == 0 ? 70001 : lengths[r]; };
+    return key(a) < key(b);
+  });
+  EXPECT_EQ(order.row_order, expected);
+}
+
 TEST(RowReordering, RefusesARowLongerThanTheLastBoundary) {
   try {
     reorder_rows(testing::paper_000_row_offsets(), std::vector<std::int64_t>{2, 4, 6});
