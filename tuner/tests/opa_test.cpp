@@ -8,8 +8,10 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "models/blocked_ell_time_model.hpp"
 #include "tuner/opa.hpp"
 #include "tuner/row_length_distribution.hpp"
+#include "tuner/row_reordering.hpp"
 #include "tuner/tests/paper_000_example.hpp"
 
 namespace spmvd {
@@ -208,6 +210,43 @@ TEST(Opa, NeverCostsMoreThanOneBlockOrAllSeparateOnLargeDfs) {
     EXPECT_LE(capped.cost_ms, one_block);
     EXPECT_GE(capped.cost_ms, fast.cost_ms);
   }
+}
+
+TEST(Opa, CostAgreesWithTheBlockedEllTimeModel) {
+  // With s = 1, models/blocked_ell_time_model gives T = T_t + Cost(P) for the same boundaries.
+  const BlockedEllTimeCoefficients c{.transfer_elements_per_ms = 10, .sm_elements_per_ms = 2,
+                                     .lower_limit_rows = 3, .sm_count = 1};
+  const RowLengthDistribution df = row_length_distribution(testing::paper_000_row_offsets());
+  const MatrixFeatures f = distribution_features(df, 10);
+  const OptimalPartition p = optimal_partition(RowVectorSets(df.sets), BlockedEllBlockCost(c));
+  EXPECT_DOUBLE_EQ(blocked_ell_time_ms(f, p.upper_lengths, c),
+                   transmission_time_ms(10, 10, 31, c) + p.cost_ms);
+}
+
+TEST(Opa, BoundariesReorderIntoBlocksOfTheSizesItCosted) {
+  // DF -> OPA -> Algorithm 3 on seeded random rows: Ap and Aw are N(C_i) and W(C_i).
+  const unsigned seed = 400;
+  std::cout << "seed " << seed << "\n";
+  std::mt19937_64 rng(seed);
+  std::vector<std::int64_t> offsets{0};
+  for (int r = 0; r < 20000; ++r) {
+    const auto u = rng() % 1000;
+    offsets.push_back(offsets.back() + (u < 900 ? static_cast<std::int64_t>(rng() % 20)
+                                                : static_cast<std::int64_t>(rng() % 2000)));
+  }
+  const RowLengthDistribution df = row_length_distribution(offsets);
+  const RowVectorSets sets(df.sets);
+  const OptimalPartition p = optimal_partition(sets, paper_cost(64));
+  const BlockedRowOrder order = reorder_rows(offsets, p.upper_lengths);
+
+  ASSERT_EQ(order.block_widths, p.upper_lengths);
+  std::int64_t begin = 0;
+  for (std::size_t i = 0; i < p.set_ends.size(); ++i) {
+    const RowVectorSetRange block = sets.range(begin, p.set_ends[i]);
+    EXPECT_EQ(order.block_row_offsets[i + 1] - order.block_row_offsets[i], block.rows);
+    begin = p.set_ends[i];
+  }
+  EXPECT_EQ(order.block_row_offsets.back(), df.rows - df.empty_rows);
 }
 
 TEST(Opa, RefusesANegativeCap) {
