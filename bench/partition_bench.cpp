@@ -5,6 +5,9 @@
 //
 //   partition-bench [--nnz 50000000] [--alpha 2.1] [--runs 11] [--seed 15]
 
+#include <tbb/info.h>
+
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -12,9 +15,6 @@
 #include <cstdio>
 #include <random>
 #include <vector>
-
-#include <CLI/CLI.hpp>
-#include <tbb/info.h>
 
 #include "tuner/opa.hpp"
 #include "tuner/row_length_distribution.hpp"
@@ -27,8 +27,8 @@ using Clock = std::chrono::steady_clock;
 
 // Row lengths drawn from a discrete Pareto law P(length >= x) = x^-(alpha - 1), x >= 1, capped
 // at `cols`, until the non-zeros reach `nnz` (the last row is cut to fit).
-std::vector<std::int64_t> power_law_row_offsets(std::int64_t nnz, double alpha,
-                                                std::int64_t cols, std::uint64_t seed) {
+std::vector<std::int64_t> power_law_row_offsets(std::int64_t nnz, double alpha, std::int64_t cols,
+                                                std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   std::vector<std::int64_t> offsets{0};
@@ -72,9 +72,11 @@ int main(int argc, char** argv) {
 
   // cols = 2^24: wide enough that the cap on a row's length rarely binds.
   const std::vector<std::int64_t> offsets = power_law_row_offsets(nnz, alpha, 1 << 24, seed);
-  const spmvd::BlockedEllBlockCost cost(spmvd::BlockedEllTimeCoefficients{
-      .transfer_elements_per_ms = 1.0, .sm_elements_per_ms = 1.0,
-      .lower_limit_rows = lower_limit_rows, .sm_count = 1});
+  const spmvd::BlockedEllBlockCost cost(
+      spmvd::BlockedEllTimeCoefficients{.transfer_elements_per_ms = 1.0,
+                                        .sm_elements_per_ms = 1.0,
+                                        .lower_limit_rows = lower_limit_rows,
+                                        .sm_count = 1});
 
   std::vector<double> df_ms, opa_ms, reorder_ms, total_ms;
   std::int64_t sets = 0, blocks = 0, longest = 0;
@@ -114,9 +116,8 @@ int main(int argc, char** argv) {
       "\"opa_quadratic_ms\": %.2f, \"quadratic_cost_equals_fast\": %s}\n",
       static_cast<long long>(offsets.size() - 1), static_cast<long long>(offsets.back()), alpha,
       static_cast<unsigned long long>(seed), tbb::info::default_concurrency(), runs,
-      static_cast<long long>(longest), static_cast<long long>(sets),
-      static_cast<long long>(blocks), median(df_ms), median(opa_ms), median(reorder_ms),
-      median(total_ms), quadratic_ms,
+      static_cast<long long>(longest), static_cast<long long>(sets), static_cast<long long>(blocks),
+      median(df_ms), median(opa_ms), median(reorder_ms), median(total_ms), quadratic_ms,
       std::abs(quadratic.cost_ms - fast.cost_ms) <= 1e-9 * fast.cost_ms ? "true" : "false");
   return 0;
 }

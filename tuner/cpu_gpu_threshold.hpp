@@ -63,7 +63,6 @@ CpuGpuSplitTime balanced_cpu_gpu_threshold(const MatrixFeatures& features,
 // Eqs. 6-7 of paper 003 as the compute callables (models/cpu_gpu_time_model.hpp):
 // T_C = 2 NNZ(CPU) / fc / (nc - 1), T_G = NNZ(GPU) / (C F). The copies as given.
 CpuGpuSplitCosts paper_003_split_costs(const CpuGpuTimeCoefficients& coefficients,
-                                       double host_device_bytes_per_ms,
-                                       std::int64_t value_bytes);
+                                       double host_device_bytes_per_ms, std::int64_t value_bytes);
 
 }  // namespace spmvd

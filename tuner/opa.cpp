@@ -106,9 +106,9 @@ std::vector<std::int64_t> quadrangle_uncapped(const RangeCost& t, std::int64_t n
 // One layer of Theorem 5.3: cur[m] = min_{k-1 <= j < m} prev[j] + T(j, m) for m in [lo, hi],
 // knowing the best j lies in [opt_lo, opt_hi] (divide and conquer: with the quadrangle
 // inequality the best j is non-decreasing in m). O(n log n) per layer.
-void quadrangle_layer(const RangeCost& t, const std::vector<double>& prev,
-                      std::vector<double>& cur, std::vector<std::int64_t>& arg, std::int64_t lo,
-                      std::int64_t hi, std::int64_t opt_lo, std::int64_t opt_hi) {
+void quadrangle_layer(const RangeCost& t, const std::vector<double>& prev, std::vector<double>& cur,
+                      std::vector<std::int64_t>& arg, std::int64_t lo, std::int64_t hi,
+                      std::int64_t opt_lo, std::int64_t opt_hi) {
   while (lo <= hi) {
     const std::int64_t mid = lo + (hi - lo) / 2;
     double best = kInfinity;
@@ -203,10 +203,9 @@ OptimalPartition optimal_partition(const RowVectorSets& sets, const BlockCost& c
   const std::int64_t n = sets.size();
   if (n == 0) return result;
   const RangeCost t(sets, cost);
-  const std::int64_t k_max =
-      options.max_blocks == 0 ? n : std::min(options.max_blocks, n);
-  const bool quadrangle = options.method == OpaMethod::automatic &&
-                          cost.satisfies_quadrangle_inequality();
+  const std::int64_t k_max = options.max_blocks == 0 ? n : std::min(options.max_blocks, n);
+  const bool quadrangle =
+      options.method == OpaMethod::automatic && cost.satisfies_quadrangle_inequality();
   if (options.method == OpaMethod::paper_cubic) {
     result.set_ends = layered(t, n, k_max, /*paper_loops=*/true);
   } else if (k_max < n) {
@@ -215,7 +214,8 @@ OptimalPartition optimal_partition(const RowVectorSets& sets, const BlockCost& c
     result.set_ends = quadrangle ? quadrangle_uncapped(t, n) : quadratic_uncapped(t, n);
   }
   result.upper_lengths.reserve(result.set_ends.size());
-  for (const std::int64_t end : result.set_ends) result.upper_lengths.push_back(sets.length(end - 1));
+  for (const std::int64_t end : result.set_ends)
+    result.upper_lengths.push_back(sets.length(end - 1));
   result.cost_ms = partition_cost_ms(sets, cost, result.set_ends);
   return result;
 }

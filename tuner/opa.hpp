@@ -82,6 +82,7 @@ enum class OpaMethod {
 struct OpaOptions {
   std::int64_t max_blocks = 0;  // cap on k; 0: none (Algorithm 2 takes the best k of all)
   OpaMethod method = OpaMethod::automatic;
+  friend bool operator==(const OpaOptions&, const OpaOptions&) = default;
 };
 
 struct OptimalPartition {
@@ -92,6 +93,7 @@ struct OptimalPartition {
   // The same boundaries as set indices: block i holds sets [set_ends[i-1], set_ends[i]).
   std::vector<std::int64_t> set_ends;
   double cost_ms = 0.0;  // Cost(P) = sum_i T_c(C_i)
+  friend bool operator==(const OptimalPartition&, const OptimalPartition&) = default;
 };
 
 // OPA over `sets`. Ties between equal costs go to the fewer blocks where a cap is given (as

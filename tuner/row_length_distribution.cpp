@@ -1,13 +1,13 @@
 #include "tuner/row_length_distribution.hpp"
 
+#include <tbb/blocked_range.h>
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
-
-#include <tbb/blocked_range.h>
-#include <tbb/enumerable_thread_specific.h>
-#include <tbb/parallel_for.h>
 
 #include "core/error.hpp"
 
@@ -46,8 +46,7 @@ RowLengthDistribution row_length_distribution(std::span<const std::int64_t> row_
                         } else if (length >= kDenseLengths) {
                           h.long_lengths.push_back(length);
                         } else {
-                          h.first_bad_row =
-                              std::min(h.first_bad_row, static_cast<std::int64_t>(r));
+                          h.first_bad_row = std::min(h.first_bad_row, static_cast<std::int64_t>(r));
                         }
                       }
                     });

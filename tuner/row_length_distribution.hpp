@@ -32,8 +32,9 @@ struct RowLengthDistribution {
 RowLengthDistribution row_length_distribution(std::span<const std::int64_t> row_offsets);
 
 // The DF as MatrixFeatures holds it (rows, cols, nnz, empty_rows, distribution and the row length
-// min, max, mean and stddev that follow from it); the pattern features stay unset. For the models that take MatrixFeatures (models/df_split,
-// models/blocked_ell_time_model) without a full feature extraction.
+// min, max, mean and stddev that follow from it); the pattern features stay unset. For the models
+// that take MatrixFeatures (models/df_split, models/blocked_ell_time_model) without a full feature
+// extraction.
 MatrixFeatures distribution_features(const RowLengthDistribution& df, std::int64_t cols);
 
 }  // namespace spmvd

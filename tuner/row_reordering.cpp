@@ -1,11 +1,11 @@
 #include "tuner/row_reordering.hpp"
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
 #include <limits>
 #include <string>
-
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
 
 #include "core/error.hpp"
 
@@ -77,13 +77,13 @@ BlockedRowOrder reorder_rows(std::span<const std::int64_t> row_offsets,
   }
   const auto k = static_cast<std::int64_t>(upper_lengths.size());
   const std::int64_t buckets = k + 1;  // the k blocks, then the empty rows
-  const std::int64_t chunk_rows =
-      std::max(kMinChunkRows, (rows + kMaxChunks - 1) / kMaxChunks);
+  const std::int64_t chunk_rows = std::max(kMinChunkRows, (rows + kMaxChunks - 1) / kMaxChunks);
   const std::int64_t chunks = (rows + chunk_rows - 1) / chunk_rows;
   const BucketOfLength bucket_of(upper_lengths);
   // Pass 1 keeps each row's bucket where it fits 16 bits, so that pass 2 reads 2 bytes a row
   // instead of the 16 of two row offsets (the reorder of partition-bench's matrix went from
-  // 75 to 37-47 ms, 2026-11-23, same loaded 2-core machine); with more blocks pass 2 looks the buckets up again.
+  // 75 to 37-47 ms, 2026-11-23, same loaded 2-core machine); with more blocks pass 2 looks the
+  // buckets up again.
   const bool keep_buckets = buckets <= std::numeric_limits<std::uint16_t>::max();
   std::vector<std::uint16_t> row_buckets(keep_buckets ? rows : 0);
 

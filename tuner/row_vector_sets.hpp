@@ -20,9 +20,9 @@ struct RowVectorSetRange {
   std::int64_t width = 0;  // W(C): the longest row in C
   std::int64_t nnz = 0;    // NNZ(C)
 
-  std::int64_t entries() const noexcept { return rows * width; }        // E(C)
-  std::int64_t padding() const noexcept { return entries() - nnz; }     // E(C) - NNZ(C)
-  double density() const noexcept {                                     // D(C); 0 when E = 0
+  std::int64_t entries() const noexcept { return rows * width; }     // E(C)
+  std::int64_t padding() const noexcept { return entries() - nnz; }  // E(C) - NNZ(C)
+  double density() const noexcept {                                  // D(C); 0 when E = 0
     return entries() == 0 ? 0.0 : static_cast<double>(nnz) / static_cast<double>(entries());
   }
   friend bool operator==(const RowVectorSetRange&, const RowVectorSetRange&) = default;
@@ -47,7 +47,9 @@ class RowVectorSets {
             .nnz = prefix_nnz_[last] - prefix_nnz_[first]};
   }
   // All sets: the whole matrix less its empty rows.
-  RowVectorSetRange all() const noexcept { return size() == 0 ? RowVectorSetRange{} : range(0, size()); }
+  RowVectorSetRange all() const noexcept {
+    return size() == 0 ? RowVectorSetRange{} : range(0, size());
+  }
 
  private:
   std::vector<std::int64_t> lengths_;      // m of each set

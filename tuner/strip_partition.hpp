@@ -43,6 +43,7 @@ struct StripPartitionOptions {
   // partition" (paper 004 Sec. 5 asks for a "significant" gain and names no number: 0 keeps
   // any gain).
   double min_gain_fraction = 0.0;
+  friend bool operator==(const StripPartitionOptions&, const StripPartitionOptions&) = default;
 };
 
 struct StripPartition {
@@ -59,8 +60,7 @@ struct StripPartition {
 
 // Strips of the length-sorted matrix, top to bottom: strip_rows each, the last possibly fewer.
 // Throws Error(invalid_argument) when strip_rows <= 0.
-std::vector<SortedRowsPart> sorted_strips(const RowLengthDistribution& df,
-                                          std::int64_t strip_rows);
+std::vector<SortedRowsPart> sorted_strips(const RowLengthDistribution& df, std::int64_t strip_rows);
 
 // The cheapest separator at a strip boundary (0, strip_rows, 2 strip_rows, ..., N). Ties go to
 // no partition (all ELL before all CSR vector), then to the higher separator (fewer CSR rows).

@@ -1,3 +1,5 @@
+#include "tuner/cpu_gpu_threshold.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -8,7 +10,6 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "tuner/cpu_gpu_threshold.hpp"
 #include "tuner/row_length_distribution.hpp"
 #include "tuner/tests/paper_000_example.hpp"
 
@@ -26,9 +27,10 @@ MatrixFeatures paper_example() {
 CpuGpuSplitCosts linear_costs(double cpu_ms_per_nnz, double bytes_per_ms) {
   return CpuGpuSplitCosts{
       .gpu_part_ms = [](const EllCooSplit& s) { return static_cast<double>(s.ell_nnz); },
-      .cpu_part_ms = [cpu_ms_per_nnz](const EllCooSplit& s) {
-        return cpu_ms_per_nnz * static_cast<double>(s.coo_nnz);
-      },
+      .cpu_part_ms =
+          [cpu_ms_per_nnz](const EllCooSplit& s) {
+            return cpu_ms_per_nnz * static_cast<double>(s.coo_nnz);
+          },
       .host_device_bytes_per_ms = bytes_per_ms,
       .value_bytes = 8};
 }
@@ -36,7 +38,8 @@ CpuGpuSplitCosts linear_costs(double cpu_ms_per_nnz, double bytes_per_ms) {
 TEST(CpuGpuThreshold, BalancesThePaperExampleByHand) {
   // ELL / COO non-zeros by K: 1: 10/21, 2: 18/13, 3: 23/8, 4: 26/5. With T_cpu = 2 COO:
   // K = 2: max(18, 26) = 26; K = 3: max(23, 16) = 23, where the GPU side first overtakes.
-  const CpuGpuSplitTime t = balanced_cpu_gpu_threshold(paper_example(), linear_costs(2.0, kFreeCopies));
+  const CpuGpuSplitTime t =
+      balanced_cpu_gpu_threshold(paper_example(), linear_costs(2.0, kFreeCopies));
   EXPECT_EQ(t.ell_width, 3);
   EXPECT_EQ(t.split.ell_nnz, 23);
   EXPECT_EQ(t.split.coo_nnz, 8);
@@ -64,7 +67,8 @@ TEST(CpuGpuThreshold, AtTheLongestRowTheCpuHasNothingToCopy) {
 TEST(CpuGpuThreshold, PaperEquationsSixAndSevenPlugIn) {
   // nc = 3, fc = 4, C = 2, F = 5 (models/tests/analytic_time_model_test.cpp): K = 3 gives
   // TC = 2 x 8 / 4 / 2 = 2, TG = 23 / 10 = 2.3; K = 2: TC = 2 x 13 / 8 = 3.25, TG = 1.8.
-  const CpuGpuTimeCoefficients c{.cpu_cores = 3, .cpu_operations_per_ms = 4,
+  const CpuGpuTimeCoefficients c{.cpu_cores = 3,
+                                 .cpu_operations_per_ms = 4,
                                  .gpu_streaming_processors = 2,
                                  .gpu_operations_per_ms_per_sp = 5};
   const CpuGpuSplitTime t =
@@ -101,13 +105,15 @@ TEST(CpuGpuThreshold, MinimisesTheMaximumOverEveryKOnSyntheticCurves) {
     const double gpu_per_entry = 1e-6 * static_cast<double>(rng() % 100 + 1);
     const double cpu_per_nnz = 1e-5 * static_cast<double>(rng() % 100 + 1);
     const CpuGpuSplitCosts costs{
-        .gpu_part_ms = [=](const EllCooSplit& s) {
-          return 0.01 + gpu_per_entry * static_cast<double>(s.ell_entries);
-        },
-        .cpu_part_ms = [=](const EllCooSplit& s) {
-          return cpu_per_nnz * static_cast<double>(s.coo_nnz) +
-                 1e-6 * static_cast<double>(s.coo_rows);
-        },
+        .gpu_part_ms =
+            [=](const EllCooSplit& s) {
+              return 0.01 + gpu_per_entry * static_cast<double>(s.ell_entries);
+            },
+        .cpu_part_ms =
+            [=](const EllCooSplit& s) {
+              return cpu_per_nnz * static_cast<double>(s.coo_nnz) +
+                     1e-6 * static_cast<double>(s.coo_rows);
+            },
         .host_device_bytes_per_ms = 1e3 * static_cast<double>(rng() % 50'000 + 1),
         .copy_latency_ms = 0.002,
         .value_bytes = rng() % 2 == 0 ? 4 : 8};

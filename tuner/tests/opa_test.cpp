@@ -1,3 +1,5 @@
+#include "tuner/opa.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,7 +11,6 @@
 
 #include "core/error.hpp"
 #include "models/blocked_ell_time_model.hpp"
-#include "tuner/opa.hpp"
 #include "tuner/row_length_distribution.hpp"
 #include "tuner/row_reordering.hpp"
 #include "tuner/tests/paper_000_example.hpp"
@@ -26,8 +27,7 @@ BlockedEllBlockCost paper_cost(std::int64_t lower_limit_rows, double sm_elements
 }
 
 RowVectorSets paper_example_sets() {
-  static const RowLengthDistribution df =
-      row_length_distribution(testing::paper_000_row_offsets());
+  static const RowLengthDistribution df = row_length_distribution(testing::paper_000_row_offsets());
   return RowVectorSets(df.sets);
 }
 
@@ -37,8 +37,7 @@ struct BruteForce {
 };
 
 // Every partition of n sets into consecutive blocks (2^(n-1) of them), at most max_blocks.
-BruteForce brute_force(const RowVectorSets& sets, const BlockCost& cost,
-                       std::int64_t max_blocks) {
+BruteForce brute_force(const RowVectorSets& sets, const BlockCost& cost, std::int64_t max_blocks) {
   const std::int64_t n = sets.size();
   BruteForce best;
   for (std::uint64_t mask = 0; mask < (std::uint64_t{1} << (n - 1)); ++mask) {
@@ -83,8 +82,8 @@ TEST(Opa, PaperExampleWithLowerLimitFourKeepsTwoBlocks) {
 TEST(Opa, PaperExampleWithLowerLimitTwoSplitsIntoFour) {
   // L = 2: R_1 (2 rows: 1 x 2), R_2 (3 x 2), R_{3,4} (3 x 4), R_{6,7} (2 rows <= L: 7 x 2);
   // 2 + 6 + 12 + 14 = 34, the unique minimum.
-  for (const OpaMethod method : {OpaMethod::automatic, OpaMethod::quadratic,
-                                 OpaMethod::paper_cubic}) {
+  for (const OpaMethod method :
+       {OpaMethod::automatic, OpaMethod::quadratic, OpaMethod::paper_cubic}) {
     const OptimalPartition p =
         optimal_partition(paper_example_sets(), paper_cost(2), {.method = method});
     EXPECT_EQ(p.upper_lengths, (std::vector<std::int64_t>{1, 2, 4, 7}));
@@ -147,8 +146,8 @@ TEST(Opa, MatchesBruteForceOnRandomDfsByEveryMethod) {
     const std::int64_t cap = static_cast<std::int64_t>(rng() % sets.size()) + 1;
     const BruteForce best = brute_force(sets, cost, sets.size());
     const BruteForce best_capped = brute_force(sets, cost, cap);
-    for (const OpaMethod method : {OpaMethod::automatic, OpaMethod::quadratic,
-                                   OpaMethod::paper_cubic}) {
+    for (const OpaMethod method :
+         {OpaMethod::automatic, OpaMethod::quadratic, OpaMethod::paper_cubic}) {
       SCOPED_TRACE("method " + std::to_string(static_cast<int>(method)) + " cap " +
                    std::to_string(cap));
       const OptimalPartition p = optimal_partition(sets, cost, {.method = method});
@@ -214,8 +213,10 @@ TEST(Opa, NeverCostsMoreThanOneBlockOrAllSeparateOnLargeDfs) {
 
 TEST(Opa, CostAgreesWithTheBlockedEllTimeModel) {
   // With s = 1, models/blocked_ell_time_model gives T = T_t + Cost(P) for the same boundaries.
-  const BlockedEllTimeCoefficients c{.transfer_elements_per_ms = 10, .sm_elements_per_ms = 2,
-                                     .lower_limit_rows = 3, .sm_count = 1};
+  const BlockedEllTimeCoefficients c{.transfer_elements_per_ms = 10,
+                                     .sm_elements_per_ms = 2,
+                                     .lower_limit_rows = 3,
+                                     .sm_count = 1};
   const RowLengthDistribution df = row_length_distribution(testing::paper_000_row_offsets());
   const MatrixFeatures f = distribution_features(df, 10);
   const OptimalPartition p = optimal_partition(RowVectorSets(df.sets), BlockedEllBlockCost(c));

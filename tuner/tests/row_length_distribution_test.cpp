@@ -1,3 +1,5 @@
+#include "tuner/row_length_distribution.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -7,7 +9,6 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "tuner/row_length_distribution.hpp"
 #include "tuner/row_vector_sets.hpp"
 #include "tuner/tests/paper_000_example.hpp"
 
@@ -42,8 +43,8 @@ TEST(RowLengthDistribution, CountsEmptyRowsApartFromTheSets) {
 TEST(RowLengthDistribution, CountsRowsLongerThanTheDenseHistogram) {
   const RowLengthDistribution df =
       row_length_distribution(offsets_from_lengths({5000, 1, 5000, 70000, 1023, 1024}));
-  EXPECT_EQ(df.sets, (std::vector<RowLengthCount>{
-                         {1, 1}, {1023, 1}, {1024, 1}, {5000, 2}, {70000, 1}}));
+  EXPECT_EQ(df.sets,
+            (std::vector<RowLengthCount>{{1, 1}, {1023, 1}, {1024, 1}, {5000, 2}, {70000, 1}}));
 }
 
 TEST(RowLengthDistribution, MatchesASerialCountOnRandomRows) {
@@ -57,8 +58,9 @@ TEST(RowLengthDistribution, MatchesASerialCountOnRandomRows) {
   for (std::int64_t& length : lengths) {
     // Mostly short rows, some empty, a few past the dense histogram.
     const auto u = rng() % 1000;
-    length = u < 50 ? 0 : u < 995 ? static_cast<std::int64_t>(rng() % 64) + 1
-                                  : static_cast<std::int64_t>(rng() % 20000) + 1;
+    length = u < 50    ? 0
+             : u < 995 ? static_cast<std::int64_t>(rng() % 64) + 1
+                       : static_cast<std::int64_t>(rng() % 20000) + 1;
     if (length == 0) {
       ++empty;
     } else {

@@ -1,3 +1,5 @@
+#include "tuner/row_reordering.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,7 +11,6 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "tuner/row_reordering.hpp"
 #include "tuner/tests/paper_000_example.hpp"
 
 namespace spmvd {
@@ -23,8 +24,8 @@ std::vector<std::int64_t> offsets_from_lengths(const std::vector<std::int64_t>& 
 
 TEST(RowReordering, PaperExampleGivesRowNoApAndAwOfSection6_2) {
   // Boundaries (M_1, M_2) = (2, 4); M_3 = M = 10 as in the paper, or the longest row, 7.
-  for (const std::vector<std::int64_t>& bounds : {std::vector<std::int64_t>{2, 4, 10},
-                                                  std::vector<std::int64_t>{2, 4, 7}}) {
+  for (const std::vector<std::int64_t>& bounds :
+       {std::vector<std::int64_t>{2, 4, 10}, std::vector<std::int64_t>{2, 4, 7}}) {
     const BlockedRowOrder order = reorder_rows(testing::paper_000_row_offsets(), bounds);
 
     // rowNo = (1, 3, 4, 6, 10, 2, 7, 8, 5, 9), 1-based in the paper.
@@ -46,14 +47,16 @@ TEST(RowReordering, BinarySearchFindsTheBlockOfEachLength) {
 }
 
 TEST(RowReordering, EmptyRowsFollowTheLastBlock) {
-  const BlockedRowOrder order = reorder_rows(offsets_from_lengths({0, 3, 1, 0, 2}), std::vector<std::int64_t>{1, 3});
+  const BlockedRowOrder order =
+      reorder_rows(offsets_from_lengths({0, 3, 1, 0, 2}), std::vector<std::int64_t>{1, 3});
   EXPECT_EQ(order.row_order, (std::vector<std::int32_t>{2, 1, 4, 0, 3}));
   EXPECT_EQ(order.block_row_offsets, (std::vector<std::int64_t>{0, 1, 3}));
   EXPECT_EQ(order.block_widths, (std::vector<std::int64_t>{1, 3}));
 }
 
 TEST(RowReordering, ABlockWithNoRowsHasWidthZero) {
-  const BlockedRowOrder order = reorder_rows(offsets_from_lengths({5, 1}), std::vector<std::int64_t>{1, 3, 5});
+  const BlockedRowOrder order =
+      reorder_rows(offsets_from_lengths({5, 1}), std::vector<std::int64_t>{1, 3, 5});
   EXPECT_EQ(order.row_order, (std::vector<std::int32_t>{1, 0}));
   EXPECT_EQ(order.block_row_offsets, (std::vector<std::int64_t>{0, 1, 1, 2}));
   EXPECT_EQ(order.block_widths, (std::vector<std::int64_t>{1, 0, 5}));

@@ -1,3 +1,5 @@
+#include "tuner/strip_partition.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,7 +12,6 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "tuner/strip_partition.hpp"
 #include "tuner/tests/paper_000_example.hpp"
 
 namespace spmvd {
@@ -24,12 +25,11 @@ RowLengthDistribution paper_example() {
 // CSR vector: a fixed cost per strip plus its non-zeros; ELL: its padded slots.
 StripPartitionCosts launch_plus_nnz_vs_slots(double strip_launch_ms) {
   return StripPartitionCosts{
-      .csr_vector_strip_ms = [strip_launch_ms](const SortedRowsPart& s) {
-        return strip_launch_ms + static_cast<double>(s.nnz);
-      },
-      .ell_part_ms = [](const SortedRowsPart& p) {
-        return static_cast<double>(p.rows * p.width);
-      }};
+      .csr_vector_strip_ms =
+          [strip_launch_ms](const SortedRowsPart& s) {
+            return strip_launch_ms + static_cast<double>(s.nnz);
+          },
+      .ell_part_ms = [](const SortedRowsPart& p) { return static_cast<double>(p.rows * p.width); }};
 }
 
 TEST(StripPartition, CutsTheSortedPaperExampleIntoStrips) {
@@ -37,11 +37,11 @@ TEST(StripPartition, CutsTheSortedPaperExampleIntoStrips) {
   df.empty_rows = 2;
   df.rows += 2;
   const std::vector<SortedRowsPart> strips = sorted_strips(df, 3);
-  EXPECT_EQ(strips, (std::vector<SortedRowsPart>{
-                        {.first_row = 0, .rows = 3, .nnz = 17, .width = 7},
-                        {.first_row = 3, .rows = 3, .nnz = 8, .width = 3},
-                        {.first_row = 6, .rows = 3, .nnz = 5, .width = 2},
-                        {.first_row = 9, .rows = 3, .nnz = 1, .width = 1}}));
+  EXPECT_EQ(strips,
+            (std::vector<SortedRowsPart>{{.first_row = 0, .rows = 3, .nnz = 17, .width = 7},
+                                         {.first_row = 3, .rows = 3, .nnz = 8, .width = 3},
+                                         {.first_row = 6, .rows = 3, .nnz = 5, .width = 2},
+                                         {.first_row = 9, .rows = 3, .nnz = 1, .width = 1}}));
 }
 
 TEST(StripPartition, SeparatesTheLongRowsOfThePaperExample) {
@@ -75,8 +75,10 @@ TEST(StripPartition, NoPartitionWhenEllWinsOutright) {
 
 TEST(StripPartition, NoPartitionWhenCsrVectorWinsOutright) {
   const StripPartitionCosts costs{
-      .csr_vector_strip_ms = [](const SortedRowsPart& s) { return 0.1 * static_cast<double>(s.nnz); },
-      .ell_part_ms = [](const SortedRowsPart& p) { return 10.0 * static_cast<double>(p.rows * p.width); }};
+      .csr_vector_strip_ms =
+          [](const SortedRowsPart& s) { return 0.1 * static_cast<double>(s.nnz); },
+      .ell_part_ms =
+          [](const SortedRowsPart& p) { return 10.0 * static_cast<double>(p.rows * p.width); }};
   const StripPartition p = strip_partition(paper_example(), costs, {.strip_rows = 3});
   EXPECT_TRUE(p.all_csr_vector());
   EXPECT_EQ(p.separator_row, 10);
@@ -92,8 +94,9 @@ TEST(StripPartition, MatchesEverySeparatorCostedFromExplicitlySortedRows) {
     std::vector<std::int64_t> lengths(static_cast<std::size_t>(rng() % 3000) + 1);
     for (std::int64_t& length : lengths) {
       const auto u = rng() % 100;
-      length = u < 5 ? 0 : u < 97 ? static_cast<std::int64_t>(rng() % 12) + 1
-                                  : static_cast<std::int64_t>(rng() % 3000) + 1;
+      length = u < 5    ? 0
+               : u < 97 ? static_cast<std::int64_t>(rng() % 12) + 1
+                        : static_cast<std::int64_t>(rng() % 3000) + 1;
     }
     std::vector<std::int64_t> offsets{0};
     for (const std::int64_t length : lengths) offsets.push_back(offsets.back() + length);
