@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <memory>
 #include <string>
 
 #include "core/error.hpp"
@@ -85,7 +86,9 @@ BlockedRowOrder reorder_rows(std::span<const std::int64_t> row_offsets,
   // 75 to 37-47 ms, 2026-11-23, same loaded 2-core machine); with more blocks pass 2 looks the
   // buckets up again.
   const bool keep_buckets = buckets <= std::numeric_limits<std::uint16_t>::max();
-  std::vector<std::uint16_t> row_buckets(keep_buckets ? rows : 0);
+  // Not zeroed: pass 1 writes every entry, and its threads touch the pages first.
+  const std::unique_ptr<std::uint16_t[]> row_buckets(
+      keep_buckets ? new std::uint16_t[static_cast<std::size_t>(rows)] : nullptr);
 
   // Pass 1: per chunk, the rows and the longest row of every bucket.
   std::vector<std::int64_t> counts(chunks * buckets, 0);  // [chunk][bucket]
@@ -105,7 +108,7 @@ BlockedRowOrder reorder_rows(std::span<const std::int64_t> row_offsets,
                             break;
                           }
                           ++count[b];
-                          width[b] = std::max(width[b], length);
+                          if (length > width[b]) width[b] = length;  // rarely: no store per row
                           if (keep_buckets) row_buckets[r] = static_cast<std::uint16_t>(b);
                         }
                       }
