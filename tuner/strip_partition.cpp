@@ -7,6 +7,25 @@
 
 namespace spmvd {
 
+std::int64_t strip_rows_from_occupancy(const Occupancy& occupancy, const DeviceInfo& device,
+                                       int threads_per_row) {
+  if (threads_per_row <= 0 || occupancy.active_blocks_per_sm <= 0) {
+    throw_invalid("strip_rows_from_occupancy: needs threads_per_row > 0 (got " +
+                  std::to_string(threads_per_row) + ") and a kernel that launches (P = " +
+                  std::to_string(occupancy.active_blocks_per_sm) + ")");
+  }
+  const std::int64_t resident_threads = static_cast<std::int64_t>(occupancy.active_blocks_per_sm) *
+                                        device.sm_count * occupancy.warps_per_block *
+                                        device.warp_size;
+  const std::int64_t rows = resident_threads / threads_per_row;
+  if (rows <= 0) {
+    throw_invalid("strip_rows_from_occupancy: " + std::to_string(resident_threads) +
+                  " resident threads hold no row of " + std::to_string(threads_per_row) +
+                  " threads");
+  }
+  return rows;
+}
+
 std::vector<SortedRowsPart> sorted_strips(const RowLengthDistribution& df,
                                           std::int64_t strip_rows) {
   if (strip_rows <= 0) {

@@ -16,6 +16,8 @@
 #include <functional>
 #include <vector>
 
+#include "core/device_info.hpp"
+#include "models/occupancy.hpp"
 #include "tuner/row_length_distribution.hpp"
 
 namespace spmvd {
@@ -57,6 +59,14 @@ struct StripPartition {
   bool splits() const noexcept { return !all_ell() && !all_csr_vector(); }
   friend bool operator==(const StripPartition&, const StripPartition&) = default;
 };
+
+// The rows one wave of the CSR vector kernel holds: resident threads / threads per row =
+// P x M x warps per block x warp size / threads_per_row (paper 004 Sec. 4.3.1's M P w_pTB for a
+// warp per row; on the GTX 295, 30 SMs x 32 resident warps = 960). Throws
+// Error(invalid_argument) when threads_per_row is not positive or the kernel cannot launch
+// (P == 0), or when that leaves no row.
+std::int64_t strip_rows_from_occupancy(const Occupancy& occupancy, const DeviceInfo& device,
+                                       int threads_per_row);
 
 // Strips of the length-sorted matrix, top to bottom: strip_rows each, the last possibly fewer.
 // Throws Error(invalid_argument) when strip_rows <= 0.

@@ -32,6 +32,16 @@ StripPartitionCosts launch_plus_nnz_vs_slots(double strip_launch_ms) {
       .ell_part_ms = [](const SortedRowsPart& p) { return static_cast<double>(p.rows * p.width); }};
 }
 
+TEST(StripPartition, StripOfTheGtx295HoldsNineHundredSixtyRows) {
+  // Paper 004 Sec. 5: 30 SMs x 1024 resident threads (4 blocks of 8 warps), a warp per row.
+  DeviceInfo gtx_295;
+  gtx_295.sm_count = 30;
+  gtx_295.warp_size = 32;
+  const Occupancy occupancy{.active_blocks_per_sm = 4, .warps_per_block = 8};
+  EXPECT_EQ(strip_rows_from_occupancy(occupancy, gtx_295, 32), 960);
+  EXPECT_EQ(strip_rows_from_occupancy(occupancy, gtx_295, 4), 7680);
+}
+
 TEST(StripPartition, CutsTheSortedPaperExampleIntoStrips) {
   RowLengthDistribution df = paper_example();
   df.empty_rows = 2;
