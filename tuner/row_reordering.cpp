@@ -108,7 +108,7 @@ BlockedRowOrder reorder_rows(std::span<const std::int64_t> row_offsets,
                             break;
                           }
                           ++count[b];
-                          if (length > width[b]) width[b] = length;  // rarely: no store per row
+                          width[b] = std::max(width[b], length);
                           if (keep_buckets) row_buckets[r] = static_cast<std::uint16_t>(b);
                         }
                       }
