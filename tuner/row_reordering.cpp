@@ -1,9 +1,11 @@
 #include "tuner/row_reordering.hpp"
 
+#include <sys/mman.h>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <memory>
 #include <string>
@@ -51,6 +53,21 @@ class BucketOfLength {
   std::vector<std::uint32_t> table_;  // table_[0] = k: empty rows follow the blocks
 };
 
+// Asks Linux to back [data, data + bytes) with 2 MiB pages before it is first touched (the
+// THP "madvise" mode of Debian 12). The reordering's two fresh arrays (rowNo, 4 bytes a row, and
+// the buckets, 2) otherwise fault in 4 KiB at a time: 28K faults and ~80 ms of system time per
+// call on partition-bench's 19M-row matrix (perf stat, 2026-11-23). Advice only: ignored where
+// unsupported, and no effect on the result.
+void advise_huge_pages(void* data, std::size_t bytes) noexcept {
+  constexpr std::uintptr_t kHugePageBytes = std::uintptr_t{1} << 21;
+  const auto begin = reinterpret_cast<std::uintptr_t>(data);
+  const std::uintptr_t first = (begin + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
+  const std::uintptr_t last = (begin + bytes) & ~(kHugePageBytes - 1);
+  if (last > first) {
+    madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+  }
+}
+
 }  // namespace
 
 std::int64_t block_of_row_length(std::span<const std::int64_t> upper_lengths,
@@ -89,6 +106,7 @@ BlockedRowOrder reorder_rows(std::span<const std::int64_t> row_offsets,
   // Not zeroed: pass 1 writes every entry, and its threads touch the pages first.
   const std::unique_ptr<std::uint16_t[]> row_buckets(
       keep_buckets ? new std::uint16_t[static_cast<std::size_t>(rows)] : nullptr);
+  if (keep_buckets) advise_huge_pages(row_buckets.get(), rows * sizeof(std::uint16_t));
 
   // Pass 1: per chunk, the rows and the longest row of every bucket.
   std::vector<std::int64_t> counts(chunks * buckets, 0);  // [chunk][bucket]
@@ -140,6 +158,8 @@ BlockedRowOrder reorder_rows(std::span<const std::int64_t> row_offsets,
   }
 
   // Pass 2: scatter. Each chunk writes only its own ranges.
+  order.row_order.reserve(rows);
+  advise_huge_pages(order.row_order.data(), rows * sizeof(std::int32_t));
   order.row_order.resize(rows);
   tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, chunks, 1),
                     [&](const tbb::blocked_range<std::int64_t>& range) {
