@@ -53,8 +53,9 @@ class BucketOfLength {
   std::vector<std::uint32_t> table_;  // table_[0] = k: empty rows follow the blocks
 };
 
-// Asks Linux to back [data, data + bytes) with 2 MiB pages before it is first touched (the
-// THP "madvise" mode of Debian 12). The reordering's two fresh arrays (rowNo, 4 bytes a row, and
+// Asks Linux to back [data, data + bytes) with 2 MiB pages before it is first touched (where
+// transparent huge pages are in "madvise" mode, as on the Debian 12 development machine). The
+// reordering's two fresh arrays (rowNo, 4 bytes a row, and
 // the buckets, 2) otherwise fault in 4 KiB at a time: 28K faults and ~80 ms of system time per
 // call on partition-bench's 19M-row matrix (perf stat, 2026-11-23). Advice only: ignored where
 // unsupported, and no effect on the result.
