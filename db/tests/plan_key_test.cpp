@@ -21,10 +21,10 @@ TEST(PlanKey, MalformedFingerprintHexIsRejected) {
 }
 
 TEST(PlanKey, ToStringNamesEveryComponent) {
-  const PlanKey key{Fingerprint{.high = 1, .low = 2}, "gpu|H100", Precision::fp32, 4};
+  const PlanKey key{Fingerprint{.high = 1, .low = 2}, "gpu|H100", Precision::fp32, 4, 12};
   EXPECT_EQ(to_string(key),
             "fingerprint=00000000000000010000000000000002 device='gpu|H100' precision=fp32 "
-            "tuner_version=4");
+            "tuner_version=4 model_version=12");
 }
 
 }  // namespace
