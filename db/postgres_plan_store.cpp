@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <chrono>
@@ -114,8 +115,10 @@ std::string exact_double(double value) {
 std::string one_line(std::string_view text) {
   std::string line(text);
   for (char& c : line) {
-    if (c == '\n') c = ' ';
+    if (c == '\n' || c == '\t') c = ' ';
   }
+  const auto doubled = [](char a, char b) { return a == ' ' && b == ' '; };
+  line.erase(std::unique(line.begin(), line.end(), doubled), line.end());
   while (!line.empty() && line.back() == ' ') line.pop_back();
   return line;
 }
