@@ -15,8 +15,10 @@ bindir=${SPMVD_POSTGRES_BINDIR:-/usr/lib/postgresql/15/bin}
 command=${1:?usage: test-postgres.sh start|stop DIR [PORT]}
 dir=${2:?usage: test-postgres.sh start|stop DIR [PORT]}
 
+# From /, since the caller's directory (a checkout under /root, say) may be closed to the
+# postgres user, and initdb fails when it cannot read its working directory.
 as_server_user() {
-  if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+  if [ "$(id -u)" -eq 0 ]; then (cd / && runuser -u postgres -- "$@"); else "$@"; fi
 }
 
 port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
@@ -28,6 +30,7 @@ case "$command" in
       exit 1
     fi
     mkdir -p "$dir"
+    dir=$(cd "$dir" && pwd)  # absolute: the server runs from /
     if [ "$(id -u)" -eq 0 ]; then chown postgres: "$dir"; fi
     if [ ! -f "$dir/data/PG_VERSION" ]; then
       as_server_user "$bindir/initdb" -D "$dir/data" -U spmvd_test --auth=trust -E UTF8 \
@@ -51,6 +54,7 @@ case "$command" in
     exit 1
     ;;
   stop)
+    if [ -d "$dir" ]; then dir=$(cd "$dir" && pwd); fi
     if [ -f "$dir/data/postmaster.pid" ]; then
       as_server_user "$bindir/pg_ctl" -D "$dir/data" -m fast -w -t 30 stop >/dev/null
     fi
