@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <ostream>
 #include <random>
 #include <string>
 #include <thread>
@@ -25,6 +26,9 @@ struct BackendParam {
   const char* name;
   std::function<std::unique_ptr<test::StoreBackend>()> make;
 };
+
+// So that a failure names the backend rather than dumping the struct's bytes.
+void PrintTo(const BackendParam& param, std::ostream* out) { *out << param.name; }
 
 class PlanStoreConformance : public ::testing::TestWithParam<BackendParam> {
  protected:
