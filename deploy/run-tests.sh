@@ -15,11 +15,11 @@ cmake --build "$build_dir" -j "$(nproc)"
 
 postgres_dir=$(mktemp -d "${TMPDIR:-/tmp}/spmvd-test-postgres.XXXXXX")
 stop_postgres() {
-  deploy/test-postgres.sh stop "$postgres_dir" || true
+  bash deploy/test-postgres.sh stop "$postgres_dir" || true
   rm -rf "$postgres_dir"
 }
 trap stop_postgres EXIT
-SPMVD_TEST_POSTGRES_URL=$(deploy/test-postgres.sh start "$postgres_dir")
+SPMVD_TEST_POSTGRES_URL=$(bash deploy/test-postgres.sh start "$postgres_dir")
 export SPMVD_TEST_POSTGRES_URL
 echo "run-tests: PostgreSQL for the tests at $SPMVD_TEST_POSTGRES_URL"
 

@@ -20,7 +20,7 @@ std::string bindir() {
 
 // Runs the script and returns its standard output; throws with it when the script fails.
 std::string run_script(const std::string& arguments) {
-  const std::string command = kScript + " " + arguments + " 2>&1";
+  const std::string command = "bash " + kScript + " " + arguments + " 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) throw std::runtime_error("cannot run " + command);
   std::string output;
