@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <map>
 #include <set>
 #include <tuple>
 
@@ -338,6 +337,7 @@ bool TieredPlanStore::sync_with_cluster() {
   }
   const bool was_available = stats_.cluster_available;
   bool opened = false;
+  const char* step = "connect";
   try {
     if (!cluster) {
       cluster = std::shared_ptr<PlanStore>(open_cluster_());
@@ -346,7 +346,9 @@ bool TieredPlanStore::sync_with_cluster() {
       cluster_ = cluster;
     }
     // Opening proves the server answers; an open store whose server went away needs asking.
+    step = "check that it answers";
     if (!was_available && !opened) (void)cluster->find_calibration(kProbeDevice, 0);
+    step = "deliver queued writes";
     const std::uint64_t replayed_before = stats_.outbox_replayed;
     if (!replay(*cluster)) return false;
     const bool recovered = !stats_.cluster_available.exchange(true);
@@ -356,7 +358,7 @@ bool TieredPlanStore::sync_with_cluster() {
                    stats_.outbox_replayed - replayed_before);
     }
   } catch (const std::exception& e) {
-    cluster_failed(e, cluster ? "deliver queued writes" : "connect");
+    cluster_failed(e, step);
     return false;
   }
   return stats_.outbox_size == 0;
