@@ -1,5 +1,5 @@
-// What every PlanStore backend promises (db/plan_store.hpp), checked against real SQLite and a
-// real PostgreSQL server. The PostgreSQL instantiation needs SPMVD_TEST_POSTGRES_URL
+// What every PlanStore backend promises (db/plan_store.hpp), checked against real SQLite, a
+// real PostgreSQL server, and the daemon's two tiers (TieredPlanStore) composed of them. The PostgreSQL instantiation needs SPMVD_TEST_POSTGRES_URL
 // (deploy/run-tests.sh sets it) and skips, saying so, without it.
 
 #include <gtest/gtest.h>
@@ -324,6 +324,9 @@ TEST_P(PlanStoreConformance, ThreadsSharingOneStoreKeepEveryPlan) {
 INSTANTIATE_TEST_SUITE_P(Sqlite, PlanStoreConformance,
                          ::testing::Values(BackendParam{"SQLite", test::make_sqlite_backend}),
                          [](const auto&) { return std::string("Sqlite"); });
+INSTANTIATE_TEST_SUITE_P(Tiered, PlanStoreConformance,
+                         ::testing::Values(BackendParam{"Tiered", test::make_tiered_backend}),
+                         [](const auto&) { return std::string("Tiered"); });
 INSTANTIATE_TEST_SUITE_P(Postgres, PlanStoreConformance,
                          ::testing::Values(BackendParam{"PostgreSQL", test::make_postgres_backend}),
                          [](const auto&) { return std::string("Postgres"); });

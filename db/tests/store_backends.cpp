@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <pqxx/pqxx>
 
+#include "db/open_plan_store.hpp"
 #include "db/postgres_plan_store.hpp"
 #include "db/sqlite_plan_store.hpp"
 #include "db/tests/test_sqlite.hpp"
@@ -25,6 +26,23 @@ class SqliteBackend final : public StoreBackend {
  private:
   TempDir dir_;
   std::string path_ = dir_.file("plans.db");
+};
+
+class TieredBackend final : public StoreBackend {
+ public:
+  std::unique_ptr<PlanStore> open() override {
+    return open_tiered_plan_store("sqlite://" + local_, "sqlite://" + cluster_);
+  }
+  void exec(const std::string& sql) override {
+    RawDb(local_).exec(sql);
+    RawDb(cluster_).exec(sql);
+  }
+  std::string query(const std::string& sql) override { return RawDb(local_).query(sql); }
+
+ private:
+  TempDir dir_;
+  std::string local_ = dir_.file("local.db");
+  std::string cluster_ = dir_.file("cluster.db");
 };
 
 class PostgresBackend final : public StoreBackend {
@@ -68,6 +86,8 @@ class PostgresBackend final : public StoreBackend {
 }  // namespace
 
 std::unique_ptr<StoreBackend> make_sqlite_backend() { return std::make_unique<SqliteBackend>(); }
+
+std::unique_ptr<StoreBackend> make_tiered_backend() { return std::make_unique<TieredBackend>(); }
 
 std::unique_ptr<StoreBackend> make_postgres_backend() {
   const char* url = std::getenv(kPostgresUrlVariable);

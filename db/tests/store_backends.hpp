@@ -26,6 +26,10 @@ class StoreBackend {
 inline constexpr const char* kPostgresUrlVariable = "SPMVD_TEST_POSTGRES_URL";
 
 std::unique_ptr<StoreBackend> make_sqlite_backend();
+// The daemon's composition, opened through open_tiered_plan_store: a local SQLite file in front
+// of a cluster store (another SQLite file, so that it needs no server). Raw SQL is run on both
+// files (damage reaches every copy); queries read the local one.
+std::unique_ptr<StoreBackend> make_tiered_backend();
 // nullptr when SPMVD_TEST_POSTGRES_URL is not set.
 std::unique_ptr<StoreBackend> make_postgres_backend();
 
