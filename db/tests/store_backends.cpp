@@ -4,8 +4,10 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <pqxx/pqxx>
+#include <thread>
 
 #include "db/open_plan_store.hpp"
 #include "db/postgres_plan_store.hpp"
@@ -50,7 +52,8 @@ class PostgresBackend final : public StoreBackend {
   explicit PostgresBackend(std::string server_url) : server_url_(std::move(server_url)) {
     static std::atomic<int> counter{0};
     schema_ = "spmvd_test_" + std::to_string(getpid()) + "_" + std::to_string(counter++);
-    url_ = url_with_search_path(server_url_, schema_);
+    // application_name marks the sessions of this schema's stores (wait_for_dead_writers).
+    url_ = url_with_search_path(server_url_, schema_) + "&application_name=" + schema_;
     pqxx::connection c(server_url_);
     pqxx::nontransaction(c).exec("DROP SCHEMA IF EXISTS " + schema_ + " CASCADE; CREATE SCHEMA " +
                                  schema_);
@@ -75,6 +78,17 @@ class PostgresBackend final : public StoreBackend {
     const pqxx::result r = pqxx::nontransaction(c).exec(sql);
     if (r.empty() || r[0][0].is_null()) return "";
     return r[0][0].as<std::string>();
+  }
+  void wait_for_dead_writers() override {
+    pqxx::connection c(server_url_);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (std::chrono::steady_clock::now() < deadline) {
+      const pqxx::result r = pqxx::nontransaction(c).exec(
+          "SELECT COUNT(*) FROM pg_stat_activity WHERE application_name = '" + schema_ + "'");
+      if (r[0][0].as<int>() == 0) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    ADD_FAILURE() << "sessions of schema " << schema_ << " still open 10 s after their process died";
   }
 
  private:

@@ -20,6 +20,11 @@ class StoreBackend {
   // ("" when there is none).
   virtual void exec(const std::string& sql) = 0;
   virtual std::string query(const std::string& sql) = 0;
+  // Returns once no session of a killed writer can still commit. SQLite: at once (the kernel
+  // releases a dead process's locks, and nothing runs on its behalf). PostgreSQL: a server
+  // process goes on with its client's last statement until it tries to answer, so this waits
+  // until the server has no session of this backend's stores left.
+  virtual void wait_for_dead_writers() {}
 };
 
 // Environment variable with the URL of a PostgreSQL server the tests may create schemas in.

@@ -86,6 +86,7 @@ TEST_P(StoreCrash, EveryStoreReopenedAfterSigkillIsIntactAndItsPlansWhole) {
     ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
         << "round " << round << ": the writer exited on its own (status " << status
         << "), so it was not killed mid-write";
+    backend_->wait_for_dead_writers();
 
     if (std::string(GetParam()) == "Sqlite") {
       EXPECT_EQ(backend_->query("PRAGMA integrity_check"), "ok") << "round " << round;
