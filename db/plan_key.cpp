@@ -5,7 +5,8 @@ namespace spmvd {
 std::string to_string(const PlanKey& key) {
   return "fingerprint=" + key.fingerprint.hex() + " device='" + key.device_signature +
          "' precision=" + std::string(to_string(key.precision)) +
-         " tuner_version=" + std::to_string(key.tuner_version);
+         " tuner_version=" + std::to_string(key.tuner_version) +
+         " model_version=" + std::to_string(key.model_version);
 }
 
 std::optional<Fingerprint> fingerprint_from_hex(std::string_view hex) noexcept {

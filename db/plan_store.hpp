@@ -1,6 +1,8 @@
 #pragma once
 // The plan cache and calibration store (ARCHITECTURE.md "Plans and the cache"). Backends:
-// SqlitePlanStore (embedded, the default) and, later, a PostgreSQL store shared by a cluster.
+// SqlitePlanStore (embedded, the default), PostgresPlanStore (shared by a cluster) and
+// TieredPlanStore (a local store in front of a cluster store); open_plan_store(url) picks one.
+// Every backend passes db/tests/plan_store_conformance_test.cpp.
 //
 // The cache is an optimisation: a stored plan that cannot be decoded is logged, deleted and
 // reported as absent, so the caller re-tunes. Errors of the store itself (cannot open, disk
@@ -40,7 +42,11 @@ class PlanStore {
 
   // The plan stored under key, or nullopt (absent, or present but undecodable: then dropped).
   virtual std::optional<Plan> find(const PlanKey& key) = 0;
-  // Inserts or replaces; a replaced row keeps its created_ms.
+  // Inserts, or replaces the stored plan when the new one wins: a lower measured_ms, or an
+  // equal measured_ms and a plan JSON that sorts first bytewise. Every backend applies this
+  // same rule, so daemons racing to store one key end with the same single plan whatever the
+  // order of their puts (a put that loses changes nothing). A replaced row keeps its
+  // created_ms. To store a slower plan (a forced re-tune), erase the key first.
   virtual void put(const PlanKey& key, const Plan& plan) = 0;
   // True when a row was deleted.
   virtual bool erase(const PlanKey& key) = 0;

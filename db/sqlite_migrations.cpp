@@ -33,6 +33,53 @@ constexpr std::array kMigrations{
         "  created_ms INTEGER NOT NULL,"
         "  PRIMARY KEY (device, model_version));",
     },
+    SqliteMigration{
+        2,
+        "plans keyed by model version too",
+        // The performance models decide which candidates are measured, so a plan belongs to
+        // the model version that ranked them (db/plan_key.hpp). SQLite cannot change a primary
+        // key in place: the table is rebuilt. Rows of version 1 do not say which models chose
+        // them; they are dropped, and their matrices re-tuned once.
+        "DROP TABLE plans;"
+        "CREATE TABLE plans ("
+        "  fingerprint TEXT NOT NULL,"
+        "  device TEXT NOT NULL,"
+        "  precision INTEGER NOT NULL,"
+        "  tuner_version INTEGER NOT NULL,"
+        "  model_version INTEGER NOT NULL,"
+        "  format_id INTEGER NOT NULL,"
+        "  format_name TEXT NOT NULL,"
+        "  plan_json TEXT NOT NULL,"
+        "  measured_ms REAL NOT NULL,"
+        "  created_ms INTEGER NOT NULL,"
+        "  updated_ms INTEGER NOT NULL,"
+        "  PRIMARY KEY (fingerprint, device, precision, tuner_version, model_version));"
+        "CREATE INDEX plans_by_device ON plans (device);"
+        "CREATE INDEX plans_by_updated ON plans (updated_ms);",
+    },
+    SqliteMigration{
+        3,
+        "cluster outbox",
+        // Keys whose local row the cluster store has not received yet (db/sqlite_outbox.hpp).
+        // Keys only: the replay pushes whatever the local tier holds then, so the outbox never
+        // disagrees with the local row it stands for. Queuing a key again gives it a new id
+        // (AUTOINCREMENT never reuses one), so a replay deletes only the entry it delivered.
+        "CREATE TABLE cluster_outbox_plans ("
+        "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+        "  fingerprint TEXT NOT NULL,"
+        "  device TEXT NOT NULL,"
+        "  precision INTEGER NOT NULL,"
+        "  tuner_version INTEGER NOT NULL,"
+        "  model_version INTEGER NOT NULL,"
+        "  queued_ms INTEGER NOT NULL,"
+        "  UNIQUE (fingerprint, device, precision, tuner_version, model_version));"
+        "CREATE TABLE cluster_outbox_calibrations ("
+        "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+        "  device TEXT NOT NULL,"
+        "  model_version INTEGER NOT NULL,"
+        "  queued_ms INTEGER NOT NULL,"
+        "  UNIQUE (device, model_version));",
+    },
 };
 
 }  // namespace

@@ -6,13 +6,11 @@
 
 #include <span>
 
+#include "db/schema_migration.hpp"
+
 namespace spmvd {
 
-struct SqliteMigration {
-  int version;              // 1, 2, 3, ... in order, no gaps
-  const char* description;  // recorded in schema_version for people
-  const char* sql;          // one or more statements, run inside the migration transaction
-};
+using SqliteMigration = SchemaMigration;
 
 std::span<const SqliteMigration> sqlite_migrations() noexcept;
 

@@ -10,20 +10,22 @@
 #include <mutex>
 #include <string_view>
 #include <thread>
+#include <variant>
 
 #include "core/error.hpp"
+#include "db/plan_row.hpp"
 #include "db/sqlite_migrations.hpp"
 
 namespace spmvd {
 namespace {
 
 // ---- All SQL of this backend, generated from the column lists --------------------------------
-// The key columns are bound as ?1..?4 in this order by bind_key_columns(); every statement that
+// The key columns are bound as ?1..?5 in this order by bind_key_columns(); every statement that
 // selects a plan by key uses key_predicate(), so the key's shape lives here only.
 
-constexpr std::array<std::string_view, 4> kPlanKeyColumns{"fingerprint", "device", "precision",
-                                                          "tuner_version"};
-// Written by every put, after the key: ?5..?9. created_ms (?10) is written on insert only.
+constexpr std::array<std::string_view, 5> kPlanKeyColumns{"fingerprint", "device", "precision",
+                                                          "tuner_version", "model_version"};
+// Written by every put that wins, after the key: ?6..?10. created_ms (?11) on insert only.
 constexpr std::array<std::string_view, 5> kPlanValueColumns{"format_id", "format_name", "plan_json",
                                                             "measured_ms", "updated_ms"};
 
@@ -58,8 +60,14 @@ std::string upsert_plan_sql() {
   }
   columns += ", created_ms";
   params += ", ?" + std::to_string(n_key + kPlanValueColumns.size() + 1);
+  // The deterministic winner (plan_store.hpp): a row is replaced only by a faster plan, or an
+  // equally fast one whose JSON sorts first, so concurrent writers of one key converge on the
+  // same row whatever order their puts arrive in. Text compares bytewise (BINARY collation),
+  // as PostgreSQL's COLLATE "C" does.
   return "INSERT INTO plans (" + columns + ") VALUES (" + params + ") ON CONFLICT (" +
-         joined_key_columns() + ") DO UPDATE SET " + updates;
+         joined_key_columns() + ") DO UPDATE SET " + updates +
+         " WHERE excluded.measured_ms < plans.measured_ms OR (excluded.measured_ms ="
+         " plans.measured_ms AND excluded.plan_json < plans.plan_json)";
 }
 
 struct SqlText {
@@ -178,7 +186,7 @@ class SqlitePlanStore::Impl {
     std::optional<Plan> plan;
     try {
       plan = plan_from_json(json);
-      problem = inconsistency(key, *plan, format_id);
+      problem = plan_row_problem(key, *plan, format_id);
     } catch (const Error& e) {
       problem = e.what();
     }
@@ -203,12 +211,12 @@ class SqlitePlanStore::Impl {
     sqlite3_stmt* s = upsert_plan_.get();
     ResetOnExit reset(s);
     bind_key(s, key);
-    bind_int64(s, 5, plan.format.value);
-    bind_text(s, 6, plan.format_name);
-    bind_text(s, 7, json);
-    bind_double(s, 8, plan.measured_ms);
-    bind_int64(s, 9, now_ms);   // updated_ms
-    bind_int64(s, 10, now_ms);  // created_ms, kept on conflict
+    bind_int64(s, 6, plan.format.value);
+    bind_text(s, 7, plan.format_name);
+    bind_text(s, 8, json);
+    bind_double(s, 9, plan.measured_ms);
+    bind_int64(s, 10, now_ms);  // updated_ms
+    bind_int64(s, 11, now_ms);  // created_ms, kept on conflict
     const int rc = first_step(s, "put plan");
     if (rc != SQLITE_DONE) fail(rc, "put plan " + to_string(key));
   }
@@ -221,11 +229,7 @@ class SqlitePlanStore::Impl {
   std::vector<StoredPlan> list(std::size_t limit) {
     std::lock_guard lock(mutex_);
     std::vector<StoredPlan> plans;
-    struct RawKey {
-      std::string fingerprint, device;
-      std::int64_t precision, tuner_version;
-    };
-    std::vector<RawKey> corrupt;
+    std::vector<PlanRow> corrupt;
     {
       sqlite3_stmt* s = list_plans_.get();
       ResetOnExit reset(s);
@@ -233,41 +237,29 @@ class SqlitePlanStore::Impl {
       bind_int64(s, 1, static_cast<std::int64_t>(std::min(limit, max)));
       int rc = first_step(s, "list plans");
       for (; rc == SQLITE_ROW; rc = sqlite3_step(s)) {
-        RawKey raw{column_text(s, 0), column_text(s, 1), sqlite3_column_int64(s, 2),
-                   sqlite3_column_int64(s, 3)};
-        std::string problem;
-        StoredPlan stored;
-        try {
-          stored.plan = plan_from_json(column_text(s, 4));
-          const auto fingerprint = fingerprint_from_hex(raw.fingerprint);
-          if (!fingerprint)
-            throw_invalid("fingerprint '" + raw.fingerprint + "' is not 32 hex digits");
-          stored.key = PlanKey{*fingerprint, raw.device, stored.plan.precision,
-                               static_cast<std::uint32_t>(raw.tuner_version)};
-          if (raw.precision != static_cast<std::int64_t>(stored.plan.precision) ||
-              raw.tuner_version != static_cast<std::int64_t>(stored.plan.tuner_version)) {
-            throw_invalid("key columns (precision " + std::to_string(raw.precision) +
-                          ", tuner_version " + std::to_string(raw.tuner_version) +
-                          ") disagree with plan_json");
-          }
-          problem = inconsistency(stored.key, stored.plan, sqlite3_column_int64(s, 5));
-        } catch (const Error& e) {
-          problem = e.what();
-        }
-        if (!problem.empty()) {
-          spdlog::warn("plan store '{}': dropping stored plan fingerprint={} device='{}': {}",
-                       options_.path, raw.fingerprint, raw.device, problem);
-          corrupt.push_back(std::move(raw));
+        PlanRow row{.fingerprint = column_text(s, 0),
+                    .device = column_text(s, 1),
+                    .precision = sqlite3_column_int64(s, 2),
+                    .tuner_version = sqlite3_column_int64(s, 3),
+                    .model_version = sqlite3_column_int64(s, 4),
+                    .format_id = sqlite3_column_int64(s, 6),
+                    .plan_json = column_text(s, 5),
+                    .created_ms = sqlite3_column_int64(s, 7),
+                    .updated_ms = sqlite3_column_int64(s, 8)};
+        auto decoded = decode_plan_row(row);
+        if (auto* problem = std::get_if<std::string>(&decoded)) {
+          spdlog::warn("plan store '{}': dropping stored plan {}: {}", options_.path,
+                       describe_plan_row(row), *problem);
+          corrupt.push_back(std::move(row));
           continue;
         }
-        stored.created_ms = sqlite3_column_int64(s, 6);
-        stored.updated_ms = sqlite3_column_int64(s, 7);
-        plans.push_back(std::move(stored));
+        plans.push_back(std::move(std::get<StoredPlan>(decoded)));
       }
       if (rc != SQLITE_DONE) fail(rc, "list plans");
     }
-    for (const RawKey& raw : corrupt) {
-      erase_columns(raw.fingerprint, raw.device, raw.precision, raw.tuner_version);
+    for (const PlanRow& row : corrupt) {
+      erase_columns(row.fingerprint, row.device, row.precision, row.tuner_version,
+                    row.model_version);
     }
     return plans;
   }
@@ -464,34 +456,19 @@ class SqlitePlanStore::Impl {
 
   // ---- plan rows ----
 
-  // Why a decoded plan cannot be the one stored under key, or "" when it can.
-  static std::string inconsistency(const PlanKey& key, const Plan& plan, std::int64_t format_id) {
-    if (plan.precision != key.precision) {
-      return "plan_json precision " + std::string(to_string(plan.precision)) +
-             " disagrees with the key's " + std::string(to_string(key.precision));
-    }
-    if (plan.tuner_version != key.tuner_version) {
-      return "plan_json tuner_version " + std::to_string(plan.tuner_version) +
-             " disagrees with the key's " + std::to_string(key.tuner_version);
-    }
-    if (format_id != plan.format.value) {
-      return "format_id column " + std::to_string(format_id) + " disagrees with plan_json format " +
-             std::to_string(plan.format.value);
-    }
-    return {};
-  }
-
   bool erase_locked(const PlanKey& key) {
     return erase_columns(key.fingerprint.hex(), key.device_signature,
-                         static_cast<std::int64_t>(key.precision), key.tuner_version);
+                         static_cast<std::int64_t>(key.precision), key.tuner_version,
+                         key.model_version);
   }
 
   // By raw column values, so that a row whose columns do not decode can still be deleted.
   bool erase_columns(const std::string& fingerprint, const std::string& device,
-                     std::int64_t precision, std::int64_t tuner_version) {
+                     std::int64_t precision, std::int64_t tuner_version,
+                     std::int64_t model_version) {
     sqlite3_stmt* s = erase_plan_.get();
     ResetOnExit reset(s);
-    bind_key_columns(s, fingerprint, device, precision, tuner_version);
+    bind_key_columns(s, fingerprint, device, precision, tuner_version, model_version);
     const int rc = first_step(s, "erase plan");
     if (rc != SQLITE_DONE) fail(rc, "erase plan fingerprint=" + fingerprint);
     return sqlite3_changes(db_) > 0;
@@ -499,16 +476,19 @@ class SqlitePlanStore::Impl {
 
   void bind_key(sqlite3_stmt* s, const PlanKey& key) {
     bind_key_columns(s, key.fingerprint.hex(), key.device_signature,
-                     static_cast<std::int64_t>(key.precision), key.tuner_version);
+                     static_cast<std::int64_t>(key.precision), key.tuner_version,
+                     key.model_version);
   }
 
-  // ?1..?4 in kPlanKeyColumns order.
+  // ?1..?5 in kPlanKeyColumns order.
   void bind_key_columns(sqlite3_stmt* s, const std::string& fingerprint, const std::string& device,
-                        std::int64_t precision, std::int64_t tuner_version) {
+                        std::int64_t precision, std::int64_t tuner_version,
+                        std::int64_t model_version) {
     bind_text(s, 1, fingerprint);
     bind_text(s, 2, device);
     bind_int64(s, 3, precision);
     bind_int64(s, 4, tuner_version);
+    bind_int64(s, 5, model_version);
   }
 
   // ---- SQLite plumbing ----

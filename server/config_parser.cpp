@@ -15,8 +15,15 @@ std::variant<DaemonConfig, ConfigExit> parse_daemon_config(int argc, char** argv
   app.add_option("--listen", config.listen_address, "host:port to serve gRPC on")
       ->capture_default_str();
   app.add_option("--port-file", config.port_file, "write the bound port here once serving");
-  app.add_option("--database", config.database_path, "SQLite plan-cache file")
+  app.add_option("--database", config.database_url,
+                 "local plan cache: sqlite:///path.db, a file path, or postgresql://host/db")
       ->capture_default_str();
+  app.add_option("--cluster-store", config.cluster_store_url,
+                 "plan cache shared by a cluster, postgresql://host/db (optional)");
+  app.add_option("--cluster-store-retry-max-ms", config.cluster_store_retry_max_ms,
+                 "longest wait between attempts to reach an unavailable cluster store")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 3600000u));
   const std::map<std::string, DeviceChoice> devices{
       {"auto", DeviceChoice::automatic}, {"cpu", DeviceChoice::cpu}, {"gpu", DeviceChoice::gpu}};
   app.add_option("--device", config.device, "auto (GPU if present), cpu or gpu")

@@ -14,7 +14,13 @@ enum class DeviceChoice { automatic, cpu, gpu };
 struct DaemonConfig {
   std::string listen_address = "127.0.0.1:50051";
   std::string port_file;  // if set, the bound port is written here once serving (for tests)
-  std::string database_path = "spmvd.db";
+  // The local plan store: sqlite:///path/plans.db, a plain file path, or postgresql://host/db
+  // (db/open_plan_store.hpp).
+  std::string database_url = "spmvd.db";
+  // Optional cluster plan store shared by every daemon (postgresql://host/db): read after a
+  // local miss, written with every put; the local store must then be SQLite.
+  std::string cluster_store_url;
+  std::uint32_t cluster_store_retry_max_ms = 30000;  // backoff ceiling while it is unreachable
   DeviceChoice device = DeviceChoice::automatic;  // automatic: the GPU if one is present
   int gpu_ordinal = 0;
   // Device bytes all resident matrices may occupy; 0 chooses 80% of the device's memory.

@@ -137,9 +137,13 @@ std::uint64_t Engine::bytes_in_use_by_others(const Resident& m) const {
   return reserved_bytes_ - m.reserved_bytes;
 }
 
+PlanKey Engine::plan_key(const Resident& m) const {
+  return PlanKey{m.summary.fingerprint, device_.info().signature(), m.summary.precision,
+                 kTunerVersion, kModelVersion};
+}
+
 std::optional<Plan> Engine::cached_plan(const Resident& m) {
-  const PlanKey key{m.summary.fingerprint, device_.info().signature(), m.summary.precision,
-                    kTunerVersion};
+  const PlanKey key = plan_key(m);
   std::optional<Plan> plan;
   try {
     plan = plans_.find(key);
@@ -152,11 +156,21 @@ std::optional<Plan> Engine::cached_plan(const Resident& m) {
   const FormatEntry* entry = registry_.find(plan->format);
   const Candidate candidate{plan->format, plan->params, plan->launch};
   if (entry == nullptr || !entry->rules->is_valid(candidate, m.features, device_.info())) {
-    spdlog::warn("cached plan for {} names format {} ({}) that this build cannot run; re-tuning",
+    spdlog::warn("cached plan for {} names format {} ({}) that this build cannot run; "
+                 "dropping it and re-tuning",
                  m.summary.fingerprint.hex(), plan->format.value, plan->format_name);
+    forget_plan(key);  // else it would outlive every re-tune that measures slower than it
     return std::nullopt;
   }
   return plan;
+}
+
+void Engine::forget_plan(const PlanKey& key) {
+  try {
+    plans_.erase(key);
+  } catch (const Error& e) {
+    spdlog::warn("could not drop the stored plan {}: {}", to_string(key), e.what());
+  }
 }
 
 void Engine::build_operator(Resident& m, const Plan& plan) {
@@ -180,6 +194,8 @@ TuneOutcome Engine::ensure_plan(Resident& m, bool force) {
   const auto start = std::chrono::steady_clock::now();
   TuneOutcome outcome;
   std::lock_guard device_lock(device_mutex_);
+  // A forced re-tune replaces the stored plan even when it measures slower (plan_store.hpp).
+  if (force) forget_plan(plan_key(m));
   std::optional<Plan> plan = force ? std::nullopt : cached_plan(m);
   outcome.cache_hit = plan.has_value();
   if (!plan) {
@@ -192,8 +208,7 @@ TuneOutcome Engine::ensure_plan(Resident& m, bool force) {
     const auto models = predictor_for(m.summary.precision);
     plan = tune_matrix(registry_, device_, m.host, m.features, m.summary.precision, options,
                        models.get());
-    const PlanKey key{m.summary.fingerprint, device_.info().signature(), m.summary.precision,
-                      kTunerVersion};
+    const PlanKey key = plan_key(m);
     try {
       plans_.put(key, *plan);
     } catch (const Error& e) {

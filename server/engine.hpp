@@ -90,7 +90,9 @@ class Engine {
   struct Resident;
   std::shared_ptr<Resident> find(const std::string& handle) const;
   TuneOutcome ensure_plan(Resident& m, bool force);
+  PlanKey plan_key(const Resident& m) const;
   std::optional<Plan> cached_plan(const Resident& m);
+  void forget_plan(const PlanKey& key);  // erase, logging a store failure
   void build_operator(Resident& m, const Plan& plan);
   std::uint64_t bytes_in_use_by_others(const Resident& m) const;
   void install_calibration(const DeviceCalibration& calibration, std::string json);

@@ -11,7 +11,7 @@
 #include <iostream>
 
 #include "core/error.hpp"
-#include "db/sqlite_plan_store.hpp"
+#include "db/open_plan_store.hpp"
 #include "kernels/format_registry.hpp"
 #include "server/admin_service.hpp"
 #include "server/config_parser.hpp"
@@ -94,6 +94,19 @@ void load_performance_models(Engine& engine, const DaemonConfig& config) {
   });
 }
 
+// The local plan store, in front of the cluster store when one is configured. The local store
+// must open; an unreachable cluster store only degrades (TieredPlanStore).
+std::unique_ptr<TieredPlanStore> open_plan_stores(const DaemonConfig& config) {
+  TieredPlanStoreOptions options;
+  options.retry_max_ms = config.cluster_store_retry_max_ms;
+  auto stores = open_tiered_plan_store(config.database_url, config.cluster_store_url, options);
+  spdlog::info("plan cache: {}{}", displayed_plan_store_url(config.database_url),
+               config.cluster_store_url.empty()
+                   ? ""
+                   : ", cluster store " + displayed_plan_store_url(config.cluster_store_url));
+  return stores;
+}
+
 void write_port_file(const std::string& path, int port) {
   if (path.empty()) return;
   const std::string temporary = path + ".tmp";
@@ -113,8 +126,8 @@ int run(const DaemonConfig& config) {
   block_termination_signals();
   auto device = open_device(config);
   spdlog::info("device: {}", device->info().signature());
-  SqlitePlanStore plans({.path = config.database_path});
-  spdlog::info("plan cache: {}", config.database_path);
+  const auto stores = open_plan_stores(config);
+  PlanStore& plans = *stores;
   const auto& registry = format_registry();
   Engine engine(engine_config_for(config, device->info()), *device, plans, registry);
   load_performance_models(engine, config);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/device_info.hpp"
+
 namespace spmvd {
 namespace {
 
@@ -21,10 +23,39 @@ TEST(PlanKey, MalformedFingerprintHexIsRejected) {
 }
 
 TEST(PlanKey, ToStringNamesEveryComponent) {
-  const PlanKey key{Fingerprint{.high = 1, .low = 2}, "gpu|H100", Precision::fp32, 4};
+  const PlanKey key{Fingerprint{.high = 1, .low = 2}, "gpu|H100", Precision::fp32, 4, 12};
   EXPECT_EQ(to_string(key),
             "fingerprint=00000000000000010000000000000002 device='gpu|H100' precision=fp32 "
-            "tuner_version=4");
+            "tuner_version=4 model_version=12");
+}
+
+}  // namespace
+}  // namespace spmvd
+
+namespace spmvd {
+namespace {
+
+// The key's invalidation rules (plan_key.hpp): a driver, CUDA or cuSPARSE upgrade changes the
+// device signature, so plans tuned under the old libraries are no longer found.
+TEST(PlanKey, DeviceSignatureChangesWithEachLibraryVersion) {
+  const DeviceInfo h100{.is_gpu = true,
+                        .name = "NVIDIA H100 80GB HBM3",
+                        .compute_capability_major = 9,
+                        .compute_capability_minor = 0,
+                        .sm_count = 132,
+                        .memory_bytes = 80ULL << 30,
+                        .driver_version = 13000,
+                        .runtime_version = 13000,
+                        .cusparse_version = 12600};
+  EXPECT_EQ(h100.signature(),
+            "gpu|NVIDIA H100 80GB HBM3|cc9.0|sm132|mem81920MiB|driver13000|cuda13000|cusparse12600");
+  DeviceInfo driver = h100, cuda = h100, cusparse = h100;
+  driver.driver_version = 13010;
+  cuda.runtime_version = 13010;
+  cusparse.cusparse_version = 12700;
+  for (const DeviceInfo& upgraded : {driver, cuda, cusparse}) {
+    EXPECT_NE(upgraded.signature(), h100.signature());
+  }
 }
 
 }  // namespace

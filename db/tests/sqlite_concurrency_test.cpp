@@ -4,6 +4,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -110,6 +113,62 @@ TEST(SqlitePlanStoreConcurrency, PutSurvivesTheProcessExitingWithoutClosing) {
 
   SqlitePlanStore reopened({.path = path});
   EXPECT_EQ(reopened.find(key), plan_for(key));
+}
+
+// Daemons are processes: three of them, two writer threads each, race to store the same keys
+// with candidates in different orders. Every child finishes without an error, and the file
+// holds the winner of each key (plan_store.hpp) and passes its integrity check.
+TEST(SqlitePlanStoreConcurrency, ProcessesRacingOnTheSameKeysLeaveTheWinningPlans) {
+  test::TempDir dir;
+  const std::string path = dir.file("plans.db");
+  constexpr std::uint64_t kKeys = 20;
+  constexpr std::uint32_t kSeeds = 5;
+  const auto candidates = [](const PlanKey& key) {
+    std::vector<Plan> plans;
+    for (std::uint32_t seed = 1; seed <= kSeeds; ++seed) plans.push_back(plan_for(key, seed));
+    return plans;
+  };
+  std::vector<pid_t> children;
+  for (unsigned process = 0; process < 3; ++process) {
+    const pid_t child = fork();
+    ASSERT_NE(child, -1);
+    if (child == 0) {
+      // In the child: no gtest assertions; the exit status reports.
+      std::atomic<bool> failed{false};
+      std::vector<std::thread> threads;
+      for (unsigned t = 0; t < 2; ++t) {
+        threads.emplace_back([&, t] {
+          try {
+            SqlitePlanStore store({.path = path});
+            std::mt19937 rng(process * 2 + t);
+            for (std::uint64_t k = 0; k < kKeys; ++k) {
+              std::vector<Plan> plans = candidates(key_of(k));
+              std::shuffle(plans.begin(), plans.end(), rng);
+              for (const Plan& plan : plans) store.put(key_of(k), plan);
+            }
+          } catch (...) {
+            failed = true;
+          }
+        });
+      }
+      for (std::thread& thread : threads) thread.join();
+      _exit(failed ? 1 : 0);
+    }
+    children.push_back(child);
+  }
+  for (const pid_t child : children) {
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "a writer process failed";
+  }
+  test::RawDb raw(path);
+  EXPECT_EQ(raw.query("PRAGMA integrity_check"), "ok");
+  EXPECT_EQ(raw.query("SELECT COUNT(*) FROM plans"), std::to_string(kKeys));
+  SqlitePlanStore store({.path = path});
+  for (std::uint64_t k = 0; k < kKeys; ++k) {
+    // measured_ms = 1/3 + seed: seed 1 is the fastest candidate of every key.
+    EXPECT_EQ(store.find(key_of(k)), plan_for(key_of(k), 1)) << to_string(key_of(k));
+  }
 }
 
 }  // namespace

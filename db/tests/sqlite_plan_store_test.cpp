@@ -14,6 +14,9 @@
 #include "db/tests/test_plans.hpp"
 #include "db/tests/test_sqlite.hpp"
 
+// SQLite's own behaviour: files, WAL, migrations, open errors. What every backend promises is
+// in plan_store_conformance_test.cpp, which runs against SQLite too.
+
 namespace spmvd {
 namespace {
 
@@ -32,19 +35,6 @@ std::optional<Error> error_of(F&& f) {
   return std::nullopt;
 }
 
-TEST(SqlitePlanStore, FindsWhatItPut) {
-  SqlitePlanStore store({.path = ":memory:"});
-  const PlanKey key = key_of(1);
-  store.put(key, plan_for(key));
-  EXPECT_EQ(store.find(key), plan_for(key));
-}
-
-TEST(SqlitePlanStore, FindOfAbsentKeyIsNullopt) {
-  SqlitePlanStore store({.path = ":memory:"});
-  store.put(key_of(1), plan_for(key_of(1)));
-  EXPECT_EQ(store.find(key_of(2)), std::nullopt);
-}
-
 TEST(SqlitePlanStore, ReopenedFileFindsThePlan) {
   test::TempDir dir;
   const std::string path = dir.file("plans.db");
@@ -61,114 +51,6 @@ TEST(SqlitePlanStore, ReopenedFileFindsThePlan) {
   EXPECT_EQ(listed[0].plan, plan_for(key, 5));
 }
 
-TEST(SqlitePlanStore, PutReplacesThePlanAndKeepsItsCreationTime) {
-  SqlitePlanStore store({.path = ":memory:"});
-  const PlanKey key = key_of(1);
-  store.put(key, plan_for(key, 1));
-  const std::vector<StoredPlan> first = store.list(10);
-  ASSERT_EQ(first.size(), 1u);
-
-  store.put(key, plan_for(key, 2));
-  EXPECT_EQ(store.find(key), plan_for(key, 2));
-  const std::vector<StoredPlan> second = store.list(10);
-  ASSERT_EQ(second.size(), 1u);
-  EXPECT_EQ(second[0].plan, plan_for(key, 2));
-  EXPECT_EQ(second[0].created_ms, first[0].created_ms);
-  EXPECT_GE(second[0].updated_ms, first[0].updated_ms);
-  EXPECT_GT(second[0].created_ms, 1'600'000'000'000);  // unix milliseconds, after 2020
-}
-
-TEST(SqlitePlanStore, KeysDifferingInOneComponentAreDistinct) {
-  SqlitePlanStore store({.path = ":memory:"});
-  const PlanKey base = key_of(1);
-  PlanKey other_high = base;
-  other_high.fingerprint.high ^= 1;
-  const std::vector<PlanKey> keys{
-      base,
-      key_of(2),  // fingerprint low word
-      other_high,
-      key_of(1, "gpu|other"),
-      key_of(1, base.device_signature, Precision::fp64),
-      key_of(1, base.device_signature, base.precision, base.tuner_version + 1),
-  };
-  for (std::uint32_t i = 0; i < keys.size(); ++i) store.put(keys[i], plan_for(keys[i], i + 1));
-  for (std::uint32_t i = 0; i < keys.size(); ++i) {
-    EXPECT_EQ(store.find(keys[i]), plan_for(keys[i], i + 1)) << to_string(keys[i]);
-  }
-  EXPECT_EQ(store.list(100).size(), keys.size());
-}
-
-TEST(SqlitePlanStore, EraseRemovesOnlyThatKey) {
-  SqlitePlanStore store({.path = ":memory:"});
-  store.put(key_of(1), plan_for(key_of(1)));
-  store.put(key_of(2), plan_for(key_of(2)));
-  EXPECT_TRUE(store.erase(key_of(1)));
-  EXPECT_FALSE(store.erase(key_of(1)));
-  EXPECT_EQ(store.find(key_of(1)), std::nullopt);
-  EXPECT_EQ(store.find(key_of(2)), plan_for(key_of(2)));
-}
-
-TEST(SqlitePlanStore, EraseAllForDeviceCountsAndKeepsOtherDevices) {
-  SqlitePlanStore store({.path = ":memory:"});
-  for (std::uint64_t i = 0; i < 3; ++i) store.put(key_of(i, "gpu|a"), plan_for(key_of(i, "gpu|a")));
-  store.put(key_of(0, "gpu|b"), plan_for(key_of(0, "gpu|b")));
-  EXPECT_EQ(store.erase_all_for_device("gpu|a"), 3u);
-  EXPECT_EQ(store.erase_all_for_device("gpu|a"), 0u);
-  EXPECT_EQ(store.find(key_of(1, "gpu|a")), std::nullopt);
-  EXPECT_EQ(store.find(key_of(0, "gpu|b")), plan_for(key_of(0, "gpu|b")));
-}
-
-TEST(SqlitePlanStore, ListReturnsAtMostLimitPlansNewestFirst) {
-  SqlitePlanStore store({.path = ":memory:"});
-  for (std::uint64_t i = 0; i < 5; ++i) store.put(key_of(i), plan_for(key_of(i)));
-  EXPECT_EQ(store.list(3).size(), 3u);
-  EXPECT_EQ(store.list(0).size(), 0u);
-  const std::vector<StoredPlan> all = store.list(100);
-  ASSERT_EQ(all.size(), 5u);
-  std::vector<std::uint64_t> lows;
-  for (const StoredPlan& stored : all) lows.push_back(stored.key.fingerprint.low);
-  std::sort(lows.begin(), lows.end());
-  EXPECT_EQ(lows, (std::vector<std::uint64_t>{0, 1, 2, 3, 4}));
-  EXPECT_TRUE(std::is_sorted(all.begin(), all.end(), [](const StoredPlan& a, const StoredPlan& b) {
-    return a.updated_ms > b.updated_ms;
-  }));
-}
-
-TEST(SqlitePlanStore, PutRefusesAPlanThatDisagreesWithItsKey) {
-  SqlitePlanStore store({.path = ":memory:"});
-  const PlanKey key = key_of(1);
-  Plan plan = plan_for(key);
-  plan.precision = Precision::fp64;
-  const auto error = error_of([&] { store.put(key, plan); });
-  ASSERT_TRUE(error);
-  EXPECT_EQ(error->code(), ErrorCode::invalid_argument);
-  EXPECT_EQ(std::string(error->what()),
-            "plan store: plan (precision fp64, tuner_version 3) does not match its key " +
-                to_string(key));
-  EXPECT_EQ(store.find(key), std::nullopt);
-}
-
-TEST(SqlitePlanStore, CorruptPlanJsonRowIsDroppedAndNotFound) {
-  test::TempDir dir;
-  const std::string path = dir.file("plans.db");
-  const PlanKey key = key_of(1);
-  SqlitePlanStore store({.path = path});
-  store.put(key, plan_for(key));
-  store.put(key_of(2), plan_for(key_of(2)));
-  {
-    test::RawDb raw(path);
-    raw.exec(
-        "UPDATE plans SET plan_json = '{\"format\": 40001, \"launch\": {' WHERE fingerprint = '" +
-        key.fingerprint.hex() + "'");
-  }
-  EXPECT_EQ(store.find(key), std::nullopt);
-  test::RawDb raw(path);
-  EXPECT_EQ(
-      raw.query("SELECT COUNT(*) FROM plans WHERE fingerprint = '" + key.fingerprint.hex() + "'"),
-      "0");
-  EXPECT_EQ(store.find(key_of(2)), plan_for(key_of(2)));  // the neighbour is untouched
-}
-
 TEST(SqlitePlanStore, RowWithAMissingFieldIsDroppedAndNotFound) {
   test::TempDir dir;
   const std::string path = dir.file("plans.db");
@@ -179,38 +61,6 @@ TEST(SqlitePlanStore, RowWithAMissingFieldIsDroppedAndNotFound) {
   raw.exec("UPDATE plans SET plan_json = json_remove(plan_json, '$.launch.block_size')");
   EXPECT_EQ(store.find(key), std::nullopt);
   EXPECT_EQ(raw.query("SELECT COUNT(*) FROM plans"), "0");
-}
-
-TEST(SqlitePlanStore, RowWhosePlanDisagreesWithItsColumnsIsDropped) {
-  test::TempDir dir;
-  const std::string path = dir.file("plans.db");
-  SqlitePlanStore store({.path = path});
-  for (std::uint64_t i = 0; i < 3; ++i) store.put(key_of(i), plan_for(key_of(i)));
-  test::RawDb raw(path);
-  const auto where = [](std::uint64_t i) {
-    return " WHERE fingerprint = '" + key_of(i).fingerprint.hex() + "'";
-  };
-  raw.exec("UPDATE plans SET format_id = 3" + where(0));
-  raw.exec("UPDATE plans SET plan_json = json_set(plan_json, '$.precision', 'fp64')" + where(1));
-  raw.exec("UPDATE plans SET plan_json = json_set(plan_json, '$.tuner_version', 9)" + where(2));
-  for (std::uint64_t i = 0; i < 3; ++i) EXPECT_EQ(store.find(key_of(i)), std::nullopt) << i;
-  EXPECT_EQ(raw.query("SELECT COUNT(*) FROM plans"), "0");
-}
-
-TEST(SqlitePlanStore, ListDropsCorruptRowsAndReturnsTheRest) {
-  test::TempDir dir;
-  const std::string path = dir.file("plans.db");
-  SqlitePlanStore store({.path = path});
-  for (std::uint64_t i = 0; i < 3; ++i) store.put(key_of(i), plan_for(key_of(i)));
-  test::RawDb raw(path);
-  raw.exec("UPDATE plans SET plan_json = 'not json' WHERE fingerprint = '" +
-           key_of(1).fingerprint.hex() + "'");
-  raw.exec("UPDATE plans SET fingerprint = 'XYZ' WHERE fingerprint = '" +
-           key_of(2).fingerprint.hex() + "'");
-  const std::vector<StoredPlan> listed = store.list(10);
-  ASSERT_EQ(listed.size(), 1u);
-  EXPECT_EQ(listed[0].key, key_of(0));
-  EXPECT_EQ(raw.query("SELECT COUNT(*) FROM plans"), "1");
 }
 
 TEST(SqlitePlanStore, FreshFileIsMigratedToTheLatestSchemaInWalMode) {
@@ -257,6 +107,29 @@ TEST(SqlitePlanStore, DatabaseWithAFutureSchemaVersionIsRefused) {
                 std::to_string(future) + ", newer than the " +
                 std::to_string(sqlite_latest_schema_version()) +
                 " this binary knows; upgrade spmvd or use another database file");
+}
+
+// A file written by a binary of schema version 1 (plans keyed without a model version): the
+// upgrade keeps its calibrations and drops its plans, whose matrices are re-tuned once.
+TEST(SqlitePlanStore, VersionOneFileIsUpgradedDroppingPlansWithoutAModelVersion) {
+  test::TempDir dir;
+  const std::string path = dir.file("plans.db");
+  {
+    test::RawDb raw(path);
+    raw.exec("CREATE TABLE schema_version (version INTEGER PRIMARY KEY,"
+             " description TEXT NOT NULL, applied_ms INTEGER NOT NULL)");
+    raw.exec(sqlite_migrations()[0].sql);
+    raw.exec("INSERT INTO schema_version VALUES (1, 'plans and calibrations', 0)");
+    raw.exec("INSERT INTO plans VALUES ('" + key_of(1).fingerprint.hex() +
+             "', 'gpu|test|cc9.0', 1, 3, 40001, 'x', '{}', 0.5, 0, 0)");
+    raw.exec("INSERT INTO calibrations VALUES ('gpu|test|cc9.0', 12, '{\"fits\": 1}', 0)");
+  }
+  SqlitePlanStore store({.path = path});
+  EXPECT_EQ(store.schema_version(), sqlite_latest_schema_version());
+  EXPECT_EQ(store.list(10).size(), 0u);
+  EXPECT_EQ(store.find_calibration("gpu|test|cc9.0", 12), R"({"fits": 1})");
+  store.put(key_of(1), plan_for(key_of(1)));  // the new key shape works
+  EXPECT_EQ(store.find(key_of(1)), plan_for(key_of(1)));
 }
 
 TEST(SqlitePlanStore, PathInAMissingDirectoryIsUnavailable) {
@@ -309,14 +182,6 @@ TEST(SqlitePlanStore, CalibrationRoundTrips) {
   EXPECT_EQ(listed[1].device_signature, "gpu|a");
   EXPECT_EQ(listed[1].model_version, 2u);
   EXPECT_EQ(listed[2].device_signature, "gpu|b");
-}
-
-TEST(SqlitePlanStore, CalibrationsAndPlansAreIndependent) {
-  SqlitePlanStore store({.path = ":memory:"});
-  store.put_calibration("gpu|test|cc9.0", 3, "{}");
-  store.put(key_of(1), plan_for(key_of(1)));
-  EXPECT_EQ(store.erase_all_for_device("gpu|test|cc9.0"), 1u);
-  EXPECT_EQ(store.find_calibration("gpu|test|cc9.0", 3), "{}");
 }
 
 }  // namespace

@@ -57,9 +57,10 @@ inline Plan full_plan(std::uint32_t seed = 1) {
 }
 
 inline PlanKey key_of(std::uint64_t fingerprint_low, const std::string& device = "gpu|test|cc9.0",
-                      Precision precision = Precision::fp32, std::uint32_t tuner_version = 3) {
+                      Precision precision = Precision::fp32, std::uint32_t tuner_version = 3,
+                      std::uint32_t model_version = 12) {
   return PlanKey{Fingerprint{.high = 0xfedcba9876543210ULL, .low = fingerprint_low}, device,
-                 precision, tuner_version};
+                 precision, tuner_version, model_version};
 }
 
 // A plan that may be stored under key (precision and tuner version agree with it).

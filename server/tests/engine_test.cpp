@@ -100,11 +100,30 @@ TEST_F(EngineTest, CachedPlanForAnUnknownFormatIsReTuned) {
   bogus.format_name = "from_the_future";
   bogus.precision = Precision::fp64;
   bogus.tuner_version = kTunerVersion;
-  store_.put({summary.fingerprint, device_->info().signature(), Precision::fp64, kTunerVersion},
-             bogus);
+  const PlanKey key{summary.fingerprint, device_->info().signature(), Precision::fp64,
+                    kTunerVersion, kModelVersion};
+  store_.put(key, bogus);  // measured_ms 0: no re-tune could beat it under the winner rule
   const auto outcome = engine_.tune(summary.handle, false);
   EXPECT_FALSE(outcome.cache_hit);
   EXPECT_NE(outcome.plan.format, FormatId{999});
+  // The unusable plan was dropped, so the re-tuned one is stored and found next time.
+  EXPECT_EQ(store_.find(key), outcome.plan);
+  const auto again = engine_.add_matrix(m, Precision::fp64, "again");
+  EXPECT_TRUE(engine_.tune(again.handle, false).cache_hit);
+}
+
+TEST_F(EngineTest, ForcedReTuneReplacesTheStoredPlanEvenWhenSlower) {
+  const auto m = random_matrix(60, 60, 5);
+  const auto summary = engine_.add_matrix(m, Precision::fp64, "");
+  const PlanKey key{summary.fingerprint, device_->info().signature(), Precision::fp64,
+                    kTunerVersion, kModelVersion};
+  Plan fastest = engine_.tune(summary.handle, false).plan;
+  fastest.measured_ms = 1e-9;  // as if measured on a faster day
+  store_.erase(key);
+  store_.put(key, fastest);
+  const auto forced = engine_.tune(summary.handle, true);
+  EXPECT_FALSE(forced.cache_hit);
+  EXPECT_EQ(store_.find(key), forced.plan) << "force stores what it measured";
 }
 
 TEST_F(EngineTest, BadRequestsGetPreciseErrors) {

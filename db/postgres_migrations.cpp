@@ -1,0 +1,45 @@
+#include "db/postgres_migrations.hpp"
+
+#include <array>
+
+namespace spmvd {
+namespace {
+
+constexpr std::array kMigrations{
+    SchemaMigration{
+        1,
+        "plans and calibrations",
+        // The key columns first (the primary key), then columns duplicated from plan_json so
+        // that people can query without decoding JSON; measured_ms also decides which of two
+        // concurrent puts wins (plan_store.hpp).
+        "CREATE TABLE plans ("
+        "  fingerprint TEXT NOT NULL,"
+        "  device TEXT NOT NULL,"
+        "  precision INTEGER NOT NULL,"
+        "  tuner_version BIGINT NOT NULL,"
+        "  model_version BIGINT NOT NULL,"
+        "  format_id INTEGER NOT NULL,"
+        "  format_name TEXT NOT NULL,"
+        "  plan_json TEXT NOT NULL,"
+        "  measured_ms DOUBLE PRECISION NOT NULL,"
+        "  created_ms BIGINT NOT NULL,"
+        "  updated_ms BIGINT NOT NULL,"
+        "  PRIMARY KEY (fingerprint, device, precision, tuner_version, model_version));"
+        "CREATE INDEX plans_by_device ON plans (device);"
+        "CREATE INDEX plans_by_updated ON plans (updated_ms);"
+        "CREATE TABLE calibrations ("
+        "  device TEXT NOT NULL,"
+        "  model_version BIGINT NOT NULL,"
+        "  model_json TEXT NOT NULL,"
+        "  created_ms BIGINT NOT NULL,"
+        "  PRIMARY KEY (device, model_version));",
+    },
+};
+
+}  // namespace
+
+std::span<const SchemaMigration> postgres_migrations() noexcept { return kMigrations; }
+
+int postgres_latest_schema_version() noexcept { return kMigrations.back().version; }
+
+}  // namespace spmvd
