@@ -36,6 +36,16 @@ v1::MatrixInfo stream_upload(v1::Spmv::Stub& stub, const ConnectionOptions& conn
 
 }  // namespace
 
+std::string status_name(grpc::StatusCode code) {
+  static constexpr const char* kNames[] = {
+      "OK",      "CANCELLED",          "UNKNOWN",          "INVALID_ARGUMENT",  "DEADLINE_EXCEEDED",
+      "NOT_FOUND", "ALREADY_EXISTS",   "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION",
+      "ABORTED", "OUT_OF_RANGE",       "UNIMPLEMENTED",    "INTERNAL",          "UNAVAILABLE",
+      "DATA_LOSS", "UNAUTHENTICATED"};
+  const auto index = static_cast<std::size_t>(code);
+  return index < std::size(kNames) ? kNames[index] : "status " + std::to_string(index);
+}
+
 SpmvClient::SpmvClient(const std::string& address, ClientOptions options) : options_(options) {
   grpc::ChannelArguments arguments;
   arguments.SetMaxReceiveMessageSize(static_cast<int>(options_.max_message_bytes));

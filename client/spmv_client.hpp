@@ -28,6 +28,9 @@ class RpcError : public std::runtime_error {
   grpc::StatusCode code_;
 };
 
+// "UNAUTHENTICATED", "NOT_FOUND", …: for messages to people.
+std::string status_name(grpc::StatusCode code);
+
 struct ClientOptions {
   std::size_t chunk_bytes = std::size_t{1} << 20;  // per Upload message; well under 4 MB
   std::uint64_t max_message_bytes = std::uint64_t{64} << 20;  // replies with many vectors

@@ -9,6 +9,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libsqlite3-dev sqlite3 libspdlog-dev libtbb-dev zlib1g-dev libxxhash-dev
   libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev
+  prometheus-cpp-dev libssl-dev openssl
 )
 missing=()
 for p in "${packages[@]}"; do

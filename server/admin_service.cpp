@@ -63,9 +63,14 @@ grpc::Status AdminService::GetPlan(grpc::ServerContext* context, const v1::GetPl
     const auto keys = from_wire(request->key(), engine_.device_info().signature(), kTunerVersion);
     for (const PlanKey& key : keys)
       if (auto plan = plans_.find(key)) *reply->add_plans() = to_wire(StoredPlan{key, *plan, 0, 0});
-    if (reply->plans().empty())
-      throw Error(ErrorCode::not_found, "no stored plan for " + to_string(keys.front()) +
-                                            (keys.size() > 1 ? " in either precision" : ""));
+    if (reply->plans().empty()) {
+      const PlanKey& key = keys.front();
+      throw Error(ErrorCode::not_found,
+                  "no stored plan for fingerprint " + key.fingerprint.hex() + " on device '" +
+                      key.device_signature + "', tuner version " +
+                      std::to_string(key.tuner_version) + ", " +
+                      (keys.size() > 1 ? "fp32 or fp64" : std::string(to_string(key.precision))));
+    }
   });
 }
 
