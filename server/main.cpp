@@ -158,8 +158,9 @@ int run(const DaemonConfig& config) {
   int port = 0;
   auto server = start_grpc_server(config, service, admin, rpc_metrics, port);
   const auto metrics = start_metrics_endpoint(config, engine, rpc_metrics);
-  write_port_file(config.port_file, port);
+  // The metrics port first: a test that sees the gRPC port file finds both.
   if (metrics) write_port_file(config.metrics_port_file, metrics->port());
+  write_port_file(config.port_file, port);
   log_exposure(config, port, tokens);
   spdlog::info("{} formats registered", registry.entries().size());
   const int signal = wait_for_termination_signal();

@@ -12,10 +12,14 @@ using grpc::experimental::InterceptionHookPoints;
 class RpcMetricsInterceptor final : public grpc::experimental::Interceptor {
  public:
   RpcMetricsInterceptor(RpcMetrics& metrics, std::string method)
-      : metrics_(metrics), method_(std::move(method)) {}
+      : metrics_(metrics),
+        method_(std::move(method)),
+        // Only spmvd's own services are protobuf-typed sync services; gRPC's health service
+        // hands over a ByteBuffer, which is no protobuf message.
+        counts_bytes_(method_.starts_with("/spmvd.v1.")) {}
 
   void Intercept(grpc::experimental::InterceptorBatchMethods* batch) override {
-    if (batch->QueryInterceptionHookPoint(InterceptionHookPoints::POST_RECV_MESSAGE)) {
+    if (counts_bytes_ && batch->QueryInterceptionHookPoint(InterceptionHookPoints::POST_RECV_MESSAGE)) {
       // The sync server hands interceptors the deserialised request message.
       if (const auto* message =
               static_cast<const google::protobuf::MessageLite*>(batch->GetRecvMessage()))
@@ -32,6 +36,7 @@ class RpcMetricsInterceptor final : public grpc::experimental::Interceptor {
  private:
   RpcMetrics& metrics_;
   std::string method_;
+  bool counts_bytes_;
   // The interceptor is created when the call arrives, before its handler runs.
   const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   std::uint64_t received_bytes_ = 0;

@@ -33,7 +33,7 @@ struct RpcMethodStats {
   double latency_max_s = 0.0;
   // Calls with latency <= kRpcLatencyBucketsS[i], not cumulative; the last is above them all.
   std::array<std::uint64_t, kRpcLatencyBucketsS.size() + 1> latency_buckets{};
-  std::uint64_t received_bytes = 0;  // serialised request messages
+  std::uint64_t received_bytes = 0;  // serialised request messages (spmvd.v1 services only)
 };
 
 class RpcMetrics {
