@@ -72,13 +72,13 @@ EngineConfig engine_config_for(const DaemonConfig& config, const DeviceInfo& dev
   return engine;
 }
 
-std::unique_ptr<grpc::Server> start_grpc_server(const DaemonConfig& config, SpmvService& service,
-                                                AdminService& admin, RpcMetrics& rpc_metrics,
-                                                int& bound_port) {
+std::unique_ptr<grpc::Server> start_grpc_server(
+    const DaemonConfig& config, const std::shared_ptr<grpc::ServerCredentials>& credentials,
+    SpmvService& service, AdminService& admin, RpcMetrics& rpc_metrics, int& bound_port) {
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(config.listen_address, server_credentials(config.security), &bound_port);
+  builder.AddListeningPort(config.listen_address, credentials, &bound_port);
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
   interceptors.push_back(std::make_unique<RpcMetricsInterceptorFactory>(rpc_metrics));
   builder.experimental().SetInterceptorCreators(std::move(interceptors));
@@ -144,7 +144,9 @@ void drain(grpc::Server& server, std::uint64_t grace_ms) {
 int run(const DaemonConfig& config) {
   configure_logging(config.log_level);
   block_termination_signals();
+  // Tokens and certificates first: a wrong path fails in a second, not after a calibration.
   const ServiceTokens tokens = load_service_tokens(config.security, config.listen_address);
+  const auto credentials = server_credentials(config.security);
   auto device = open_device(config);
   spdlog::info("device: {}", device->info().signature());
   SqlitePlanStore plans({.path = config.database_path});
@@ -156,7 +158,7 @@ int run(const DaemonConfig& config) {
   SpmvService service(engine, config.max_upload_bytes, ServiceGuard("Spmv", tokens.spmv));
   AdminService admin(engine, plans, registry, rpc_metrics, ServiceGuard("Admin", tokens.admin));
   int port = 0;
-  auto server = start_grpc_server(config, service, admin, rpc_metrics, port);
+  auto server = start_grpc_server(config, credentials, service, admin, rpc_metrics, port);
   const auto metrics = start_metrics_endpoint(config, engine, rpc_metrics);
   // The metrics port first: a test that sees the gRPC port file finds both.
   if (metrics) write_port_file(config.metrics_port_file, metrics->port());

@@ -7,9 +7,9 @@
 namespace spmvd {
 namespace {
 
-// Waits up to a second for `trims` to reach `expected`.
+// Waits up to five seconds (a loaded CI machine) for `trims` to reach `expected`.
 bool reaches(const MemoryTrimmer& trimmer, std::uint64_t expected) {
-  for (int i = 0; i < 200 && trimmer.trims() < expected; ++i)
+  for (int i = 0; i < 1000 && trimmer.trims() < expected; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   return trimmer.trims() >= expected;
 }
@@ -23,14 +23,14 @@ TEST(MemoryTrimmer, TrimsOnlyWhenAsked) {
 }
 
 TEST(MemoryTrimmer, ABurstOfRequestsFoldsIntoFewTrimsAndTheLastIsServed) {
-  MemoryTrimmer trimmer(std::chrono::milliseconds(200));
+  MemoryTrimmer trimmer(std::chrono::milliseconds(500));
   trimmer.request();
   ASSERT_TRUE(reaches(trimmer, 1));
   for (int i = 0; i < 100; ++i) trimmer.request();  // inside the interval: one more trim, later
   EXPECT_EQ(trimmer.trims(), 1u);
   EXPECT_TRUE(reaches(trimmer, 2));
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  EXPECT_EQ(trimmer.trims(), 2u);
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  EXPECT_EQ(trimmer.trims(), 2u) << "no request since: no trim";
 }
 
 TEST(MemoryTrimmer, DestructionDoesNotWaitOutTheInterval) {
