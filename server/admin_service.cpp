@@ -4,6 +4,7 @@
 
 #include "models/model_set.hpp"
 #include "server/plan_lines.hpp"
+#include "server/plan_lookup.hpp"
 #include "server/status_mapping.hpp"
 #include "server/wire_conversions.hpp"
 
@@ -61,16 +62,7 @@ grpc::Status AdminService::GetPlan(grpc::ServerContext* context, const v1::GetPl
                                    v1::GetPlanReply* reply) {
   return run_if_admitted(guard_, *context, [&] {
     const auto keys = from_wire(request->key(), engine_.device_info().signature(), kTunerVersion);
-    for (const PlanKey& key : keys)
-      if (auto plan = plans_.find(key)) *reply->add_plans() = to_wire(StoredPlan{key, *plan, 0, 0});
-    if (reply->plans().empty()) {
-      const PlanKey& key = keys.front();
-      throw Error(ErrorCode::not_found,
-                  "no stored plan for fingerprint " + key.fingerprint.hex() + " on device '" +
-                      key.device_signature + "', tuner version " +
-                      std::to_string(key.tuner_version) + ", " +
-                      (keys.size() > 1 ? "fp32 or fp64" : std::string(to_string(key.precision))));
-    }
+    for (const StoredPlan& stored : find_plans(plans_, keys)) *reply->add_plans() = to_wire(stored);
   });
 }
 
@@ -78,11 +70,8 @@ grpc::Status AdminService::DeletePlan(grpc::ServerContext* context,
                                       const v1::DeletePlanRequest* request,
                                       v1::DeletePlanReply* reply) {
   return run_if_admitted(guard_, *context, [&] {
-    std::uint32_t deleted = 0;
-    for (const PlanKey& key :
-         from_wire(request->key(), engine_.device_info().signature(), kTunerVersion))
-      deleted += plans_.erase(key);
-    reply->set_deleted(deleted);
+    const auto keys = from_wire(request->key(), engine_.device_info().signature(), kTunerVersion);
+    reply->set_deleted(erase_plans(plans_, keys));
   });
 }
 
