@@ -89,6 +89,7 @@ int main(int argc, char** argv) {
   using namespace spmvd;
   CLI::App app{"spmv — client of the spmvd SpMV daemon"};
   app.require_subcommand(1);
+  app.fallthrough();  // global flags after the subcommand too
   std::string server = "127.0.0.1:50051", precision_text = "fp64";
   app.add_option("--server", server, "daemon address host:port")->capture_default_str();
   ConnectionFlags connection;

@@ -241,6 +241,7 @@ int main(int argc, char** argv) {
   using namespace spmvd;
   CLI::App app{"spmvctl — administer an spmvd daemon"};
   app.require_subcommand(1);
+  app.fallthrough();  // `spmvctl stats --json` as well as `spmvctl --json stats`
   std::string server = "127.0.0.1:50051", out_dir, out_path, in_path, fingerprint, precision,
               device;
   std::uint32_t limit = 50;
