@@ -19,9 +19,10 @@ v1::UploadHeader header_for(Precision precision, const std::string& name, bool a
 
 // Writes the header, then lets `write_body` stream chunks; the server's reply settles it.
 template <typename WriteBody>
-v1::MatrixInfo stream_upload(v1::Spmv::Stub& stub, const v1::UploadHeader& header,
-                             WriteBody&& write_body) {
+v1::MatrixInfo stream_upload(v1::Spmv::Stub& stub, const ConnectionOptions& connection,
+                             const v1::UploadHeader& header, WriteBody&& write_body) {
   grpc::ClientContext context;
+  authorize(context, connection);
   v1::UploadReply reply;
   auto writer = stub.Upload(&context, &reply);
   v1::UploadChunk first;
@@ -35,11 +36,21 @@ v1::MatrixInfo stream_upload(v1::Spmv::Stub& stub, const v1::UploadHeader& heade
 
 }  // namespace
 
+std::string status_name(grpc::StatusCode code) {
+  static constexpr const char* kNames[] = {
+      "OK",      "CANCELLED",          "UNKNOWN",          "INVALID_ARGUMENT",  "DEADLINE_EXCEEDED",
+      "NOT_FOUND", "ALREADY_EXISTS",   "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION",
+      "ABORTED", "OUT_OF_RANGE",       "UNIMPLEMENTED",    "INTERNAL",          "UNAVAILABLE",
+      "DATA_LOSS", "UNAUTHENTICATED"};
+  const auto index = static_cast<std::size_t>(code);
+  return index < std::size(kNames) ? kNames[index] : "status " + std::to_string(index);
+}
+
 SpmvClient::SpmvClient(const std::string& address, ClientOptions options) : options_(options) {
   grpc::ChannelArguments arguments;
   arguments.SetMaxReceiveMessageSize(static_cast<int>(options_.max_message_bytes));
   arguments.SetMaxSendMessageSize(static_cast<int>(options_.max_message_bytes));
-  channel_ = grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), arguments);
+  channel_ = open_channel(address, options_.connection, arguments);
   stub_ = v1::Spmv::NewStub(channel_);
   health_ = grpc::health::v1::Health::NewStub(channel_);
 }
@@ -53,7 +64,7 @@ v1::MatrixInfo SpmvClient::upload(const CsrMatrix<double>& m, Precision precisio
   header.set_nnz(m.nnz());
   const std::size_t offsets_per_chunk = std::max<std::size_t>(1, options_.chunk_bytes / 8);
   const std::size_t entries_per_chunk = std::max<std::size_t>(1, options_.chunk_bytes / 12);
-  return stream_upload(*stub_, header, [&](grpc::ClientWriter<v1::UploadChunk>& writer) {
+  return stream_upload(*stub_, options_.connection, header, [&](grpc::ClientWriter<v1::UploadChunk>& writer) {
     v1::UploadChunk chunk;
     for (std::size_t i = 0; i < m.row_offsets.size(); i += offsets_per_chunk) {
       const std::size_t end = std::min(m.row_offsets.size(), i + offsets_per_chunk);
@@ -77,7 +88,7 @@ v1::MatrixInfo SpmvClient::upload_matrix_market(const std::string& bytes, Precis
                                                 const std::string& name, bool allow_non_finite) {
   v1::UploadHeader header = header_for(precision, name, allow_non_finite);
   header.set_encoding(v1::UploadHeader::MATRIX_MARKET);
-  return stream_upload(*stub_, header, [&](grpc::ClientWriter<v1::UploadChunk>& writer) {
+  return stream_upload(*stub_, options_.connection, header, [&](grpc::ClientWriter<v1::UploadChunk>& writer) {
     v1::UploadChunk chunk;
     for (std::size_t i = 0; i < bytes.size(); i += options_.chunk_bytes) {
       chunk.set_matrix_market(bytes.substr(i, options_.chunk_bytes));
@@ -88,6 +99,7 @@ v1::MatrixInfo SpmvClient::upload_matrix_market(const std::string& bytes, Precis
 
 v1::TuneReply SpmvClient::tune(const std::string& handle, bool force) {
   grpc::ClientContext context;
+  authorize(context, options_.connection);
   v1::TuneRequest request;
   request.set_handle(handle);
   request.set_force(force);
@@ -100,6 +112,7 @@ v1::MultiplyReply SpmvClient::multiply(const std::string& handle, double alpha, 
                                        const std::vector<std::vector<double>>& xs,
                                        const std::vector<std::vector<double>>& ys) {
   grpc::ClientContext context;
+  authorize(context, options_.connection);
   v1::MultiplyRequest request;
   request.set_handle(handle);
   request.set_alpha(alpha);
@@ -113,6 +126,7 @@ v1::MultiplyReply SpmvClient::multiply(const std::string& handle, double alpha, 
 
 void SpmvClient::release(const std::string& handle) {
   grpc::ClientContext context;
+  authorize(context, options_.connection);
   v1::ReleaseRequest request;
   request.set_handle(handle);
   v1::ReleaseReply reply;
@@ -121,6 +135,7 @@ void SpmvClient::release(const std::string& handle) {
 
 std::vector<v1::MatrixInfo> SpmvClient::list() {
   grpc::ClientContext context;
+  authorize(context, options_.connection);
   v1::ListMatricesReply reply;
   throw_if_failed(stub_->ListMatrices(&context, {}, &reply));
   return {reply.matrices().begin(), reply.matrices().end()};

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "client/connection.hpp"
 #include "core/csr_matrix.hpp"
 #include "core/precision.hpp"
 #include "proto/grpc/health/v1/health.grpc.pb.h"
@@ -27,9 +28,13 @@ class RpcError : public std::runtime_error {
   grpc::StatusCode code_;
 };
 
+// "UNAUTHENTICATED", "NOT_FOUND", …: for messages to people.
+std::string status_name(grpc::StatusCode code);
+
 struct ClientOptions {
   std::size_t chunk_bytes = std::size_t{1} << 20;  // per Upload message; well under 4 MB
   std::uint64_t max_message_bytes = std::uint64_t{64} << 20;  // replies with many vectors
+  ConnectionOptions connection;  // TLS and the Spmv token (plaintext, none by default)
 };
 
 class SpmvClient {

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "client/cli_connection.hpp"
 #include "client/spmv_client.hpp"
 #include "client/vector_io.hpp"
 #include "core/error.hpp"
@@ -88,8 +89,11 @@ int main(int argc, char** argv) {
   using namespace spmvd;
   CLI::App app{"spmv — client of the spmvd SpMV daemon"};
   app.require_subcommand(1);
+  app.fallthrough();  // global flags after the subcommand too
   std::string server = "127.0.0.1:50051", precision_text = "fp64";
   app.add_option("--server", server, "daemon address host:port")->capture_default_str();
+  ConnectionFlags connection;
+  add_connection_flags(app, connection, "SPMV_TOKEN");
 
   std::string path, handle, x_path, y_out;
   bool force = false, as_text = false;
@@ -118,7 +122,9 @@ int main(int argc, char** argv) {
 
   CLI11_PARSE(app, argc, argv);
   try {
-    SpmvClient client(server);
+    ClientOptions options;
+    options.connection = resolve(connection, "SPMV_TOKEN");
+    SpmvClient client(server, options);
     if (*run) return run_command(client, path, precision_from(precision_text), force);
     if (*upload) {
       const Precision p = precision_from(precision_text);
@@ -151,7 +157,7 @@ int main(int argc, char** argv) {
     }
     return 0;
   } catch (const RpcError& e) {
-    std::cerr << "spmv: daemon said " << static_cast<int>(e.code()) << ": " << e.what() << "\n";
+    std::cerr << "spmv: daemon said " << status_name(e.code()) << ": " << e.what() << "\n";
     return 2;
   } catch (const Error& e) {
     std::cerr << "spmv: " << e.what() << "\n";

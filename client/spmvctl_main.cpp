@@ -1,5 +1,6 @@
 // spmvctl: the admin CLI of spmvd — calibrate the performance models, inspect and plot them,
-// list the plan cache.
+// list, show, delete, export and import plans, list the formats, show the daemon's statistics.
+// Tables for people; --json prints the reply as JSON for scripts; progress goes to stderr.
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -9,8 +10,12 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <optional>
+
+#include <google/protobuf/util/json_util.h>
 
 #include "client/admin_client.hpp"
+#include "client/cli_connection.hpp"
 #include "client/spmv_client.hpp"
 #include "core/error.hpp"
 #include "models/device_calibration.hpp"
@@ -80,15 +85,153 @@ void write_plots(const DeviceCalibration& calibration, const std::string& out_di
   }
 }
 
-void list_plans(AdminClient& admin, std::uint32_t limit) {
+std::string precision_name(v1::Precision p) { return p == v1::FP32 ? "fp32" : "fp64"; }
+
+void print_json(const google::protobuf::Message& message) {
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  options.always_print_primitive_fields = true;
+  std::string text;
+  if (!google::protobuf::util::MessageToJsonString(message, &text, options).ok())
+    throw Error(ErrorCode::internal, "cannot print the reply as JSON");
+  std::cout << text << "\n";
+}
+
+void print_plan_table(const std::vector<v1::StoredPlan>& plans) {
   std::cout << std::left << std::setw(34) << "fingerprint" << std::setw(6) << "prec"
             << std::setw(18) << "format" << std::setw(12) << "ms" << "launch / params\n";
-  for (const auto& p : admin.list_plans(limit)) {
-    std::cout << std::setw(34) << p.fingerprint() << std::setw(6)
-              << (p.precision() == v1::FP32 ? "fp32" : "fp64") << std::setw(18)
-              << p.plan().format() << std::setw(12) << p.plan().measured_ms() << p.plan().launch()
-              << " / " << p.plan().params() << "\n";
+  for (const auto& p : plans) {
+    std::cout << std::setw(34) << p.fingerprint() << std::setw(6) << precision_name(p.precision())
+              << std::setw(18) << p.plan().format() << std::setw(12) << p.plan().measured_ms()
+              << p.plan().launch() << " / " << p.plan().params() << "\n";
   }
+}
+
+void list_plans(AdminClient& admin, std::uint32_t limit, bool json) {
+  const auto plans = admin.list_plans(limit);
+  if (!json) return print_plan_table(plans);
+  v1::ListPlansReply reply;
+  reply.mutable_plans()->Add(plans.begin(), plans.end());
+  print_json(reply);
+}
+
+v1::PlanKey plan_key(const std::string& fingerprint, const std::string& precision,
+                     const std::string& device) {
+  v1::PlanKey key;
+  key.set_fingerprint(fingerprint);
+  key.set_device(device);
+  if (!precision.empty()) {
+    const auto p = parse_precision(precision);
+    if (!p) throw_invalid("--precision must be fp32 or fp64, got '" + precision + "'");
+    key.set_precision(*p == Precision::fp32 ? v1::FP32 : v1::FP64);
+  }
+  return key;
+}
+
+void show_plan(AdminClient& admin, const v1::PlanKey& key, bool json) {
+  const auto plans = admin.get_plan(key);
+  v1::GetPlanReply reply;
+  reply.mutable_plans()->Add(plans.begin(), plans.end());
+  if (json) return print_json(reply);
+  for (const auto& p : plans) {
+    std::cout << "fingerprint:   " << p.fingerprint() << "\n"
+              << "device:        " << p.device() << "\n"
+              << "precision:     " << precision_name(p.precision()) << "\n"
+              << "tuner version: " << p.tuner_version() << "\n"
+              << "format:        " << p.plan().format() << " (id " << p.plan().format_id() << ")\n"
+              << "params:        " << p.plan().params() << "\n"
+              << "launch:        " << p.plan().launch() << "\n"
+              << "measured:      " << p.plan().measured_ms() << " ms (predicted "
+              << p.plan().predicted_ms() << " ms, " << p.plan().candidates_measured()
+              << " candidates measured)\n"
+              << "plan JSON:     " << p.plan().plan_json() << "\n";
+  }
+}
+
+void export_plans(AdminClient& admin, const std::string& out_path) {
+  std::ofstream file;
+  if (!out_path.empty()) {
+    file.open(out_path);
+    if (!file) throw Error(ErrorCode::failed_precondition, "cannot write " + out_path);
+  }
+  std::ostream& out = out_path.empty() ? std::cout : file;
+  std::uint64_t count = 0;
+  admin.export_plans([&](const v1::PlanLine& line) {
+    out << line.json() << "\n";
+    if (++count % 1000 == 0) std::cerr << "\rexported " << count << " plans" << std::flush;
+  });
+  std::cerr << "\rexported " << count << " plans" << (out_path.empty() ? "" : " to " + out_path)
+            << "\n";
+}
+
+// Returns the exit status: 0 when every line was imported, 1 when some were refused.
+int import_plans(AdminClient& admin, const std::string& in_path, bool json) {
+  std::ifstream in(in_path);
+  if (!in) throw Error(ErrorCode::not_found, "cannot read " + in_path);
+  std::uint64_t number = 0;
+  const auto reply = admin.import_plans([&](v1::PlanLine& line) {
+    std::string text;
+    if (!std::getline(in, text)) return false;
+    line.set_json(std::move(text));
+    line.set_line_number(++number);
+    if (number % 1000 == 0) std::cerr << "\rsent " << number << " lines" << std::flush;
+    return true;
+  });
+  if (json) {
+    print_json(reply);
+  } else {
+    for (const auto& problem : reply.problems())
+      std::cerr << in_path << ":" << problem.line_number() << ": " << problem.message() << "\n";
+    std::cerr << "imported " << reply.imported() << " plans from " << number << " lines of "
+              << in_path << "; " << reply.problems_size() << " refused\n";
+  }
+  return reply.problems().empty() ? 0 : 1;
+}
+
+void list_formats(AdminClient& admin, bool json) {
+  const auto reply = admin.list_formats();
+  if (json) return print_json(reply);
+  std::cout << "device: " << reply.device() << "\n"
+            << std::left << std::setw(5) << "id" << std::setw(18) << "name" << std::setw(11)
+            << "needs GPU" << "usable here\n";
+  for (const auto& f : reply.formats())
+    std::cout << std::setw(5) << f.id() << std::setw(18) << f.name() << std::setw(11)
+              << (f.needs_gpu() ? "yes" : "no") << (f.usable_here() ? "yes" : "no") << "\n";
+}
+
+void show_stats(AdminClient& admin, bool json) {
+  const auto s = admin.get_stats();
+  if (json) return print_json(s);
+  std::cout << "device:   " << s.device() << "\n"
+            << "uptime:   " << std::fixed << std::setprecision(1) << s.uptime_s() << " s\n"
+            << "models:   "
+            << (s.calibrating() ? "calibrating" : s.calibrated() ? "calibrated" : "not calibrated")
+            << "\n"
+            << "resident: " << s.matrices_size() << " matrices, " << s.resident_device_bytes()
+            << " of " << s.memory_budget_bytes() << " budget device bytes\n"
+            << "plan cache: " << s.plan_cache_hits() << " hits, " << s.plan_cache_misses()
+            << " misses; tuning " << std::setprecision(3) << s.tuning_ms_total() / 1000.0
+            << " s in all (" << std::setprecision(0) << s.tuning_spmv_equivalents_total()
+            << " SpMV-equivalents)\n";
+  if (s.matrices_size() > 0) {
+    std::cout << "\n" << std::left << std::setw(34) << "handle" << std::setw(22) << "rows x cols"
+              << std::setw(12) << "nnz" << std::setw(6) << "prec" << std::setw(18) << "format"
+              << "device bytes\n";
+    for (const auto& m : s.matrices())
+      std::cout << std::setw(34) << m.matrix().handle() << std::setw(22)
+                << (std::to_string(m.matrix().rows()) + " x " + std::to_string(m.matrix().cols()))
+                << std::setw(12) << m.matrix().nnz() << std::setw(6)
+                << precision_name(m.matrix().precision()) << std::setw(18)
+                << (m.format().empty() ? "(not tuned)" : m.format()) << m.device_bytes() << "\n";
+  }
+  std::cout << "\n" << std::left << std::setw(36) << "rpc" << std::right << std::setw(8) << "calls"
+            << std::setw(8) << "errors" << std::setw(11) << "mean ms" << std::setw(11) << "max ms"
+            << std::setw(14) << "received B" << "\n";
+  for (const auto& r : s.rpcs())
+    std::cout << std::left << std::setw(36) << r.method() << std::right << std::setw(8)
+              << r.calls() << std::setw(8) << r.errors() << std::setw(11) << std::setprecision(2)
+              << r.mean_ms() << std::setw(11) << r.max_ms() << std::setw(14) << r.received_bytes()
+              << "\n";
 }
 
 }  // namespace
@@ -98,33 +241,72 @@ int main(int argc, char** argv) {
   using namespace spmvd;
   CLI::App app{"spmvctl — administer an spmvd daemon"};
   app.require_subcommand(1);
-  std::string server = "127.0.0.1:50051", out_dir;
+  app.fallthrough();  // `spmvctl stats --json` as well as `spmvctl --json stats`
+  std::string server = "127.0.0.1:50051", out_dir, out_path, in_path, fingerprint, precision,
+              device;
   std::uint32_t limit = 50;
+  bool json = false;
   app.add_option("--server", server, "daemon address host:port")->capture_default_str();
+  app.add_flag("--json", json, "print replies as JSON (for scripts)");
+  ConnectionFlags connection;
+  add_connection_flags(app, connection, "SPMVCTL_TOKEN");
   auto* calibrate = app.add_subcommand("calibrate", "re-run the calibration micro-benchmarks");
   auto* model = app.add_subcommand("model", "the calibrated performance models");
   model->require_subcommand(1);
   auto* show = model->add_subcommand("show", "each fit's coefficients, residuals, sample count");
   auto* plot = model->add_subcommand("plot", "draw each fit (samples and curve) as SVG");
   plot->add_option("--out", out_dir, "directory for the pictures")->required();
-  auto* plans = app.add_subcommand("plans", "the plan cache, most recent first");
+
+  auto* plans = app.add_subcommand("plans", "the plan cache (alone: list, most recent first)");
+  plans->require_subcommand(0, 1);
   plans->add_option("--limit", limit)->capture_default_str();
+  auto* plans_list = plans->add_subcommand("list", "stored plans, most recent first");
+  plans_list->add_option("--limit", limit)->capture_default_str();
+  const auto add_key_options = [&](CLI::App* command) {
+    command->add_option("fingerprint", fingerprint, "the matrix's structural fingerprint")->required();
+    command->add_option("--precision", precision, "fp32 or fp64 (default: both)");
+    command->add_option("--device", device, "device signature (default: the daemon's)");
+  };
+  auto* plans_show = plans->add_subcommand("show", "one matrix's stored plans in full");
+  add_key_options(plans_show);
+  auto* plans_delete = plans->add_subcommand("delete", "drop a matrix's stored plans");
+  add_key_options(plans_delete);
+  auto* plans_export = plans->add_subcommand("export", "every stored plan as JSON lines");
+  plans_export->add_option("--out", out_path, "file to write (default: stdout)");
+  auto* plans_import = plans->add_subcommand("import", "store the plans of a JSON-lines export");
+  plans_import->add_option("file", in_path, "JSON lines from `plans export`")->required();
+  auto* formats = app.add_subcommand("formats", "the formats compiled into the daemon");
+  auto* stats = app.add_subcommand("stats", "resident matrices, requests, plan cache, tuning");
   CLI11_PARSE(app, argc, argv);
 
   try {
-    AdminClient admin(server);
+    AdminClient admin(server, resolve(connection, "SPMVCTL_TOKEN"));
     if (*calibrate) {
       admin.calibrate(draw_progress_bar);
     } else if (*show) {
       show_models(admin);
     } else if (*plot) {
       write_plots(fetch_calibration(admin), out_dir);
+    } else if (*plans_show) {
+      show_plan(admin, plan_key(fingerprint, precision, device), json);
+    } else if (*plans_delete) {
+      const auto deleted = admin.delete_plan(plan_key(fingerprint, precision, device));
+      std::cerr << "deleted " << deleted << " plan" << (deleted == 1 ? "" : "s") << "\n";
+      if (deleted == 0) return 1;
+    } else if (*plans_export) {
+      export_plans(admin, out_path);
+    } else if (*plans_import) {
+      return import_plans(admin, in_path, json);
     } else if (*plans) {
-      list_plans(admin, limit);
+      list_plans(admin, limit, json);
+    } else if (*formats) {
+      list_formats(admin, json);
+    } else if (*stats) {
+      show_stats(admin, json);
     }
     return 0;
   } catch (const RpcError& e) {
-    std::cerr << "spmvctl: daemon said " << static_cast<int>(e.code()) << ": " << e.what() << "\n";
+    std::cerr << "spmvctl: daemon said " << status_name(e.code()) << ": " << e.what() << "\n";
     return 2;
   } catch (const Error& e) {
     std::cerr << "spmvctl: " << e.what() << "\n";

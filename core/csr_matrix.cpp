@@ -1,5 +1,6 @@
 #include "core/csr_matrix.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <string>
 
@@ -8,7 +9,7 @@
 namespace spmvd {
 
 template <typename Value>
-void validate(const CsrMatrix<Value>& m, bool allow_non_finite) {
+void validate(const CsrMatrix<Value>& m, bool allow_non_finite, ColumnOrder order) {
   using std::to_string;
   if (m.rows < 0 || m.cols < 0 || m.rows > kMaxDimension || m.cols > kMaxDimension)
     throw_invalid("matrix dimensions " + to_string(m.rows) + " x " + to_string(m.cols) +
@@ -34,7 +35,7 @@ void validate(const CsrMatrix<Value>& m, bool allow_non_finite) {
       if (c < 0 || c >= m.cols)
         throw_invalid("row " + to_string(r) + ": column index " + to_string(c) +
                       " outside [0, ncols " + to_string(m.cols) + ") (entry " + to_string(k) + ")");
-      if (k > begin && c <= m.col_indices[k - 1])
+      if (order == ColumnOrder::strictly_increasing && k > begin && c <= m.col_indices[k - 1])
         throw_invalid("row " + to_string(r) + ": column indices not strictly increasing (" +
                       to_string(m.col_indices[k - 1]) + " then " + to_string(c) + ", entry " +
                       to_string(k) + ")");
@@ -57,8 +58,25 @@ void reference_spmv(const CsrMatrix<Value>& m, const double* x, double* y, doubl
   }
 }
 
-template void validate(const CsrMatrix<float>&, bool);
-template void validate(const CsrMatrix<double>&, bool);
+void check_values_fit(const CsrMatrix<double>& m, Precision precision) {
+  if (precision != Precision::fp32) return;
+  using std::to_string;
+  for (std::int64_t r = 0; r < m.rows; ++r) {
+    for (RowOffset k = m.row_offsets[r]; k < m.row_offsets[r + 1]; ++k) {
+      const double v = m.values[k];
+      if (!std::isfinite(v) || std::isfinite(static_cast<float>(v))) continue;
+      char shortest[32];
+      const auto written = std::to_chars(shortest, shortest + sizeof shortest, v);
+      throw_invalid("row " + to_string(r) + ", column " + to_string(m.col_indices[k]) +
+                    ": value " + std::string(shortest, written.ptr) +
+                    " overflows fp32 (largest finite 3.4028235e+38) (entry " + to_string(k) +
+                    "); upload the matrix as FP64 or scale it");
+    }
+  }
+}
+
+template void validate(const CsrMatrix<float>&, bool, ColumnOrder);
+template void validate(const CsrMatrix<double>&, bool, ColumnOrder);
 template void reference_spmv(const CsrMatrix<float>&, const double*, double*, double, double);
 template void reference_spmv(const CsrMatrix<double>&, const double*, double*, double, double);
 

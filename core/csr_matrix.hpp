@@ -9,6 +9,8 @@
 #include <limits>
 #include <vector>
 
+#include "core/precision.hpp"
+
 namespace spmvd {
 
 using RowOffset = std::int64_t;
@@ -37,11 +39,22 @@ CsrMatrix<To> convert_values(const CsrMatrix<From>& m) {
   return out;
 }
 
+// What validate() requires of the column indices within a row. `any` is the check before
+// sort_rows_and_sum_duplicates (core/csr_normalize.hpp), which then establishes the order.
+enum class ColumnOrder { strictly_increasing, any };
+
 // Checks the invariants above; throws Error(invalid_argument) naming the first violation
 // ("row 12: column index 5003 >= ncols 5000 (entry 88)"). With allow_non_finite false, NaN
 // and Inf values are rejected too.
 template <typename Value>
-void validate(const CsrMatrix<Value>& m, bool allow_non_finite = false);
+void validate(const CsrMatrix<Value>& m, bool allow_non_finite = false,
+              ColumnOrder order = ColumnOrder::strictly_increasing);
+
+// Refuses a finite value that the matrix's precision cannot hold: for fp32, a magnitude that
+// rounds to infinity (1e300, or anything above FLT_MAX plus half an ulp). Throws
+// Error(invalid_argument) naming row, column, entry index and value. NaN and Inf are left to
+// validate(). fp64 holds every double. O(nnz).
+void check_values_fit(const CsrMatrix<double>& m, Precision precision);
 
 // y = alpha*A*x + beta*y in double precision, single-threaded: the reference every kernel
 // is compared against.

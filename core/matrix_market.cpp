@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/csr_normalize.hpp"
 #include "core/error.hpp"
 
 namespace spmvd {
@@ -317,9 +318,10 @@ Triplets parse_entries(Cursor& cur, const Header& h, std::size_t text_bytes,
 }
 
 // Triplets -> CSR: a counting sort by row (stable, so each row keeps file order), then each
-// row sorted by column with duplicates summed in file order. O(nnz + rows) plus the per-row
-// sorts, which are skipped for rows already in order (the common case: SuiteSparse files are
-// column-major, which leaves every row sorted after the stable scatter).
+// row sorted by column with duplicates summed in file order (core/csr_normalize.hpp).
+// O(nnz + rows) plus the per-row sorts, which are skipped for rows already in order (the
+// common case: SuiteSparse files are column-major, which leaves every row sorted after the
+// stable scatter).
 CsrMatrix<double> build_csr(const Header& h, Triplets&& t) {
   const bool mirror = h.symmetry != Symmetry::general;
   const double mirror_sign = h.symmetry == Symmetry::skew_symmetric ? -1.0 : 1.0;
@@ -357,48 +359,11 @@ CsrMatrix<double> build_csr(const Header& h, Triplets&& t) {
   }
   t = Triplets{};  // release before the row pass
 
-  // Per-row sort + merge, compacting in place (the write cursor never passes the read one).
-  std::vector<std::pair<ColIndex, double>> scratch;
-  RowOffset write = 0;
-  for (std::size_t r = 0; r < static_cast<std::size_t>(h.rows); ++r) {
-    const RowOffset begin = offsets[r], end = offsets[r + 1];
-    offsets[r] = write;
-    bool strictly_sorted = true;
-    for (RowOffset k = begin + 1; k < end; ++k)
-      if (cols[k] <= cols[k - 1]) {
-        strictly_sorted = false;
-        break;
-      }
-    if (strictly_sorted) {
-      if (write != begin) {
-        std::memmove(&cols[write], &cols[begin], static_cast<std::size_t>(end - begin) * sizeof(ColIndex));
-        std::memmove(&vals[write], &vals[begin], static_cast<std::size_t>(end - begin) * sizeof(double));
-      }
-      write += end - begin;
-      continue;
-    }
-    scratch.clear();
-    for (RowOffset k = begin; k < end; ++k) scratch.emplace_back(cols[k], vals[k]);
-    std::stable_sort(scratch.begin(), scratch.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (std::size_t s = 0; s < scratch.size();) {
-      const ColIndex c = scratch[s].first;
-      double sum = scratch[s].second;
-      for (++s; s < scratch.size() && scratch[s].first == c; ++s) sum += scratch[s].second;
-      cols[write] = c;
-      vals[write] = sum;
-      ++write;
-    }
-  }
-  offsets.back() = write;
-  cols.resize(static_cast<std::size_t>(write));
-  vals.resize(static_cast<std::size_t>(write));
-  if (static_cast<std::size_t>(write) < total) {
-    cols.shrink_to_fit();
-    vals.shrink_to_fit();
-  }
   m.col_indices = std::move(cols);
   m.values = std::move(vals);
+  // Rows in file order -> sorted, duplicates summed in file order: the same pass (and the same
+  // oneTBB parallelism) as an uploaded CSR gets.
+  sort_rows_and_sum_duplicates(m);
   return m;
 }
 

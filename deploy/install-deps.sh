@@ -10,6 +10,7 @@ packages=(
   libsqlite3-dev sqlite3 libspdlog-dev libtbb-dev zlib1g-dev libxxhash-dev
   libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev
   libpqxx-dev postgresql
+  prometheus-cpp-dev libssl-dev openssl
 )
 missing=()
 for p in "${packages[@]}"; do

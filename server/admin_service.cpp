@@ -3,14 +3,16 @@
 #include <chrono>
 
 #include "models/model_set.hpp"
+#include "server/plan_lines.hpp"
+#include "server/plan_lookup.hpp"
 #include "server/status_mapping.hpp"
 #include "server/wire_conversions.hpp"
 
 namespace spmvd {
 
-grpc::Status AdminService::Calibrate(grpc::ServerContext*, const v1::CalibrateRequest*,
+grpc::Status AdminService::Calibrate(grpc::ServerContext* context, const v1::CalibrateRequest*,
                                      grpc::ServerWriter<v1::CalibrateProgress>* writer) {
-  return run_and_map_errors([&] {
+  return run_if_admitted(guard_, *context, [&] {
     const auto start = std::chrono::steady_clock::now();
     const auto elapsed_s = [&] {
       return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -36,9 +38,9 @@ grpc::Status AdminService::Calibrate(grpc::ServerContext*, const v1::CalibrateRe
   });
 }
 
-grpc::Status AdminService::ShowModels(grpc::ServerContext*, const v1::ShowModelsRequest*,
+grpc::Status AdminService::ShowModels(grpc::ServerContext* context, const v1::ShowModelsRequest*,
                                       v1::ShowModelsReply* reply) {
-  return run_and_map_errors([&] {
+  return run_if_admitted(guard_, *context, [&] {
     reply->set_device(engine_.device_info().signature());
     reply->set_model_version(kModelVersion);
     const auto json = engine_.calibration_json();
@@ -47,19 +49,92 @@ grpc::Status AdminService::ShowModels(grpc::ServerContext*, const v1::ShowModels
   });
 }
 
-grpc::Status AdminService::ListPlans(grpc::ServerContext*, const v1::ListPlansRequest* request,
+grpc::Status AdminService::ListPlans(grpc::ServerContext* context,
+                                     const v1::ListPlansRequest* request,
                                      v1::ListPlansReply* reply) {
-  return run_and_map_errors([&] {
+  return run_if_admitted(guard_, *context, [&] {
     const std::size_t limit = request->limit() ? request->limit() : 100;
-    for (const StoredPlan& stored : plans_.list(limit)) {
-      auto* out = reply->add_plans();
-      out->set_fingerprint(stored.key.fingerprint.hex());
-      out->set_device(stored.key.device_signature);
-      out->set_precision(to_wire(stored.key.precision));
-      out->set_tuner_version(stored.key.tuner_version);
-      *out->mutable_plan() = to_wire(stored.plan, stored.key.device_signature);
-      out->set_updated_unix_ms(stored.updated_ms);
+    for (const StoredPlan& stored : plans_.list(limit)) *reply->add_plans() = to_wire(stored);
+  });
+}
+
+grpc::Status AdminService::GetPlan(grpc::ServerContext* context, const v1::GetPlanRequest* request,
+                                   v1::GetPlanReply* reply) {
+  return run_if_admitted(guard_, *context, [&] {
+    const auto keys = from_wire(request->key(), engine_.device_info().signature(), kTunerVersion);
+    for (const StoredPlan& stored : find_plans(plans_, keys)) *reply->add_plans() = to_wire(stored);
+  });
+}
+
+grpc::Status AdminService::DeletePlan(grpc::ServerContext* context,
+                                      const v1::DeletePlanRequest* request,
+                                      v1::DeletePlanReply* reply) {
+  return run_if_admitted(guard_, *context, [&] {
+    const auto keys = from_wire(request->key(), engine_.device_info().signature(), kTunerVersion);
+    reply->set_deleted(erase_plans(plans_, keys));
+  });
+}
+
+grpc::Status AdminService::ExportPlans(grpc::ServerContext* context, const v1::ExportPlansRequest*,
+                                       grpc::ServerWriter<v1::PlanLine>* writer) {
+  return run_if_admitted(guard_, *context, [&] {
+    v1::PlanLine line;
+    std::uint64_t number = 0;
+    for (const StoredPlan& stored : plans_.list(SIZE_MAX)) {
+      line.set_json(plan_line(stored));
+      line.set_line_number(++number);
+      if (!writer->Write(line)) return;  // the client went away
     }
+  });
+}
+
+grpc::Status AdminService::ImportPlans(grpc::ServerContext* context,
+                                       grpc::ServerReader<v1::PlanLine>* reader,
+                                       v1::ImportPlansReply* reply) {
+  return run_if_admitted(guard_, *context, [&] {
+    PlanImporter importer(plans_, registry_);
+    v1::PlanLine line;
+    while (reader->Read(&line)) importer.add(line.line_number(), line.json());
+    reply->set_imported(importer.imported());
+    for (const auto& problem : importer.problems()) {
+      auto* out = reply->add_problems();
+      out->set_line_number(problem.line_number);
+      out->set_message(problem.message);
+    }
+  });
+}
+
+grpc::Status AdminService::ListFormats(grpc::ServerContext* context, const v1::ListFormatsRequest*,
+                                       v1::ListFormatsReply* reply) {
+  return run_if_admitted(guard_, *context, [&] {
+    const DeviceInfo& device = engine_.device_info();
+    reply->set_device(device.signature());
+    for (const FormatEntry& entry : registry_.entries()) {
+      auto* out = reply->add_formats();
+      out->set_id(entry.rules->id().value);
+      out->set_name(std::string(entry.rules->name()));
+      out->set_needs_gpu(entry.rules->needs_gpu());
+      out->set_usable_here(!entry.rules->needs_gpu() || device.is_gpu);
+    }
+  });
+}
+
+grpc::Status AdminService::GetStats(grpc::ServerContext* context, const v1::GetStatsRequest*,
+                                    v1::GetStatsReply* reply) {
+  return run_if_admitted(guard_, *context, [&] {
+    const EngineStats stats = engine_.stats();
+    reply->set_device(engine_.device_info().signature());
+    reply->set_uptime_s(rpc_metrics_.uptime_s());
+    for (const auto& resident : stats.matrices) *reply->add_matrices() = to_wire(resident);
+    reply->set_resident_device_bytes(stats.resident_device_bytes);
+    reply->set_memory_budget_bytes(stats.memory_budget_bytes);
+    for (const auto& rpc : rpc_metrics_.snapshot()) *reply->add_rpcs() = to_wire(rpc);
+    reply->set_plan_cache_hits(stats.counters.plan_cache_hits);
+    reply->set_plan_cache_misses(stats.counters.plan_cache_misses);
+    reply->set_tuning_ms_total(stats.counters.tuning_ms_total);
+    reply->set_tuning_spmv_equivalents_total(stats.counters.tuning_spmv_equivalents_total);
+    reply->set_calibrated(stats.calibrated);
+    reply->set_calibrating(stats.calibrating);
   });
 }
 

@@ -50,6 +50,23 @@ std::variant<DaemonConfig, ConfigExit> parse_daemon_config(int argc, char** argv
   app.add_option("--tune-warmup-runs", config.tuner.warmup_runs, "warm-up runs per candidate")
       ->capture_default_str()
       ->check(CLI::Range(0, 1000));
+  app.add_option("--admin-token-file", config.security.admin_token_file,
+                 "file holding the Admin service's bearer token (or set SPMVD_ADMIN_TOKEN)");
+  app.add_option("--spmv-token-file", config.security.spmv_token_file,
+                 "file holding the Spmv service's bearer token (or set SPMVD_SPMV_TOKEN)");
+  app.add_option("--tls-cert-file", config.security.tls_cert_file,
+                 "PEM certificate chain: serve TLS (needs --tls-key-file)");
+  app.add_option("--tls-key-file", config.security.tls_key_file, "PEM private key");
+  app.add_option("--tls-client-ca-file", config.security.tls_client_ca_file,
+                 "PEM CA bundle: require client certificates signed by it");
+  app.add_option("--metrics-listen", config.metrics_listen,
+                 "host:port of the Prometheus endpoint (empty: none)")
+      ->capture_default_str();
+  app.add_option("--metrics-port-file", config.metrics_port_file,
+                 "write the bound metrics port here once serving");
+  app.add_option("--trim-memory-interval-ms", config.trim_memory_interval_ms,
+                 "return freed host memory to the OS after releases, at most this often (0: never)")
+      ->capture_default_str();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

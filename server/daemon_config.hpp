@@ -11,6 +11,17 @@ namespace spmvd {
 
 enum class DeviceChoice { automatic, cpu, gpu };
 
+// Who may call what, and over which transport (docs/OPERATIONS.md "Security"). Tokens are read
+// from files or from the environment (SPMVD_ADMIN_TOKEN, SPMVD_SPMV_TOKEN), never from a flag's
+// value, which `ps` shows to every user of the machine.
+struct SecurityConfig {
+  std::string admin_token_file;  // Admin service bearer token; none: loopback-only admin
+  std::string spmv_token_file;   // Spmv service bearer token; none: Spmv open
+  std::string tls_cert_file;     // PEM; with tls_key_file, serve TLS instead of plaintext
+  std::string tls_key_file;
+  std::string tls_client_ca_file;  // PEM; if set, clients must present a certificate it signed
+};
+
 struct DaemonConfig {
   std::string listen_address = "127.0.0.1:50051";
   std::string port_file;  // if set, the bound port is written here once serving (for tests)
@@ -34,6 +45,12 @@ struct DaemonConfig {
   // admissible candidate.
   bool calibrate_on_start = true;
   TunerOptions tuner;
+  SecurityConfig security;
+  // Prometheus text exposition over HTTP (GET /metrics); empty disables it.
+  std::string metrics_listen = "127.0.0.1:9464";
+  std::string metrics_port_file;  // if set, the bound metrics port is written here (for tests)
+  // After a release, freed host memory goes back to the OS at most this often (0: never).
+  std::uint64_t trim_memory_interval_ms = 1000;
 };
 
 }  // namespace spmvd

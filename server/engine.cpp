@@ -95,7 +95,11 @@ std::string new_matrix_handle() {
 
 Engine::Engine(EngineConfig config, Device& device, PlanStore& plans,
                const FormatRegistry& registry)
-    : config_(config), device_(device), plans_(plans), registry_(registry) {}
+    : config_(config), device_(device), plans_(plans), registry_(registry) {
+  if (config_.trim_memory_interval_ms > 0)
+    trimmer_ = std::make_unique<MemoryTrimmer>(
+        std::chrono::milliseconds(config_.trim_memory_interval_ms));
+}
 
 Engine::~Engine() = default;
 
@@ -218,6 +222,17 @@ TuneOutcome Engine::ensure_plan(Resident& m, bool force) {
   build_operator(m, *plan);
   outcome.plan = *plan;
   outcome.tune_ms = elapsed_ms(start);
+  {
+    std::lock_guard lock(counters_mutex_);
+    if (outcome.cache_hit) {
+      ++counters_.plan_cache_hits;
+    } else {
+      ++counters_.plan_cache_misses;
+      counters_.tuning_ms_total += outcome.tune_ms;
+      if (plan->measured_ms > 0.0)
+        counters_.tuning_spmv_equivalents_total += outcome.tune_ms / plan->measured_ms;
+    }
+  }
   spdlog::info("matrix {}: plan {} [{}] [{}] {:.4f} ms ({}, {:.1f} ms)", m.summary.handle,
                plan->format_name, to_string(plan->params),
                to_string(plan->launch), plan->measured_ms,
@@ -276,6 +291,12 @@ void Engine::release(const std::string& handle) {
     reserved_bytes_ -= m->reserved_bytes;
   }
   // In-flight requests hold their own reference; the device memory goes with the last one.
+  m.reset();
+  if (trimmer_) trimmer_->request();
+  {
+    std::lock_guard lock(counters_mutex_);
+    ++counters_.matrices_released;
+  }
   spdlog::info("matrix {} released", handle);
 }
 
@@ -333,6 +354,11 @@ void Engine::calibrate(const CalibrationProgressFn& on_progress) {
   DeviceCalibration calibration;
   {
     std::lock_guard device_lock(device_mutex_);
+    calibrating_ = true;
+    struct Done {
+      std::atomic<bool>& flag;
+      ~Done() { flag = false; }
+    } done{calibrating_};
     calibration = calibrate_device(registry_, device_, config_.calibration, on_progress);
   }
   std::string json = device_calibration_to_json(calibration);
@@ -349,6 +375,37 @@ std::optional<std::string> Engine::calibration_json() const {
   std::lock_guard lock(models_mutex_);
   if (!models_) return std::nullopt;
   return models_->json;
+}
+
+EngineStats Engine::stats() const {
+  EngineStats out;
+  std::vector<std::shared_ptr<Resident>> residents;
+  {
+    std::shared_lock lock(residents_mutex_);
+    out.resident_device_bytes = reserved_bytes_;
+    for (const auto& [handle, m] : residents_) {
+      residents.push_back(m);
+      out.matrices.push_back({m->summary, m->reserved_bytes, {}});
+    }
+  }
+  // The plan is guarded by the matrix's own lock, which a tuning holds for seconds: a matrix
+  // being tuned shows no format yet rather than stalling the snapshot.
+  for (std::size_t i = 0; i < residents.size(); ++i) {
+    std::unique_lock lock(residents[i]->mutex, std::try_to_lock);
+    if (lock.owns_lock() && residents[i]->plan) out.matrices[i].format = residents[i]->plan->format_name;
+  }
+  out.memory_budget_bytes = config_.memory_budget_bytes;
+  {
+    std::lock_guard lock(counters_mutex_);
+    out.counters = counters_;
+  }
+  if (trimmer_) out.counters.memory_trims = trimmer_->trims();
+  {
+    std::lock_guard lock(models_mutex_);
+    out.calibrated = models_ != nullptr;
+  }
+  out.calibrating = calibrating_;
+  return out;
 }
 
 std::vector<MatrixSummary> Engine::list() const {

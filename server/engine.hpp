@@ -6,6 +6,7 @@
 // lock (tune and multiply on one matrix are serialised); device work is serialised on the one
 // device stream.
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -25,6 +26,7 @@
 #include "models/calibration.hpp"
 #include "models/device_calibration.hpp"
 #include "models/model_predictor.hpp"
+#include "server/memory_trimmer.hpp"
 #include "tuner/tuner.hpp"
 
 namespace spmvd {
@@ -33,6 +35,8 @@ struct EngineConfig {
   std::uint64_t memory_budget_bytes = 0;  // device bytes for all resident matrices
   TunerOptions tuner;
   CalibrationOptions calibration;
+  // After a release, freed host memory goes back to the OS at most this often (0: never).
+  std::uint64_t trim_memory_interval_ms = 1000;
 };
 
 
@@ -44,6 +48,33 @@ struct MatrixSummary {
   std::int64_t nnz = 0;
   Precision precision = Precision::fp64;
   Fingerprint fingerprint;
+};
+
+// What the engine has done since it started (monotonic) and holds now: the source of
+// `spmvctl stats` and of the Prometheus metrics.
+struct EngineCounters {
+  std::uint64_t plan_cache_hits = 0;
+  std::uint64_t plan_cache_misses = 0;  // each one a tuning
+  double tuning_ms_total = 0.0;         // wall time of those tunings
+  // Sum of tuning_ms / the chosen plan's measured multiply ms: multiplies a tuning cost.
+  double tuning_spmv_equivalents_total = 0.0;
+  std::uint64_t matrices_released = 0;
+  std::uint64_t memory_trims = 0;  // malloc_trim runs after releases
+};
+
+struct ResidentStats {
+  MatrixSummary summary;
+  std::uint64_t device_bytes = 0;  // counted against the memory budget
+  std::string format;              // empty until tuned
+};
+
+struct EngineStats {
+  std::vector<ResidentStats> matrices;
+  std::uint64_t resident_device_bytes = 0;
+  std::uint64_t memory_budget_bytes = 0;
+  EngineCounters counters;
+  bool calibrated = false;
+  bool calibrating = false;
 };
 
 struct TuneOutcome {
@@ -85,6 +116,8 @@ class Engine {
   // The calibration in use as JSON, or nullopt when uncalibrated.
   std::optional<std::string> calibration_json() const;
   const DeviceInfo& device_info() const noexcept { return device_.info(); }
+  // A consistent snapshot (takes the registry lock shortly; never waits for a tuning).
+  EngineStats stats() const;
 
  private:
   struct Resident;
@@ -114,6 +147,10 @@ class Engine {
   std::mutex device_mutex_;
   mutable std::mutex models_mutex_;
   std::shared_ptr<const Models> models_;  // swapped whole by a (re)calibration
+  std::unique_ptr<MemoryTrimmer> trimmer_;  // null when trim_memory_interval_ms is 0
+  mutable std::mutex counters_mutex_;
+  EngineCounters counters_;  // guarded by counters_mutex_
+  std::atomic<bool> calibrating_{false};
 };
 
 // 128 random bits from the OS as 32 hex digits: a handle nobody can guess.

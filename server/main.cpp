@@ -16,7 +16,12 @@
 #include "server/admin_service.hpp"
 #include "server/config_parser.hpp"
 #include "server/engine.hpp"
+#include "server/listen_address.hpp"
+#include "server/metrics.hpp"
+#include "server/rpc_metrics.hpp"
 #include "server/spmv_service.hpp"
+#include "server/tls_config.hpp"
+#include "server/token_auth.hpp"
 
 namespace spmvd {
 namespace {
@@ -58,7 +63,7 @@ std::unique_ptr<Device> open_device(const DaemonConfig& config) {
 }
 
 EngineConfig engine_config_for(const DaemonConfig& config, const DeviceInfo& device) {
-  EngineConfig engine{config.memory_budget_bytes, config.tuner, {}};
+  EngineConfig engine{config.memory_budget_bytes, config.tuner, {}, config.trim_memory_interval_ms};
   if (engine.memory_budget_bytes == 0) {
     // 80% of the device leaves room for cuSPARSE workspaces and the tuner's trial builds.
     const std::uint64_t memory = device.memory_bytes ? device.memory_bytes : (std::uint64_t{8} << 30);
@@ -67,12 +72,16 @@ EngineConfig engine_config_for(const DaemonConfig& config, const DeviceInfo& dev
   return engine;
 }
 
-std::unique_ptr<grpc::Server> start_grpc_server(const DaemonConfig& config, SpmvService& service,
-                                                AdminService& admin, int& bound_port) {
+std::unique_ptr<grpc::Server> start_grpc_server(
+    const DaemonConfig& config, const std::shared_ptr<grpc::ServerCredentials>& credentials,
+    SpmvService& service, AdminService& admin, RpcMetrics& rpc_metrics, int& bound_port) {
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(config.listen_address, grpc::InsecureServerCredentials(), &bound_port);
+  builder.AddListeningPort(config.listen_address, credentials, &bound_port);
+  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
+  interceptors.push_back(std::make_unique<RpcMetricsInterceptorFactory>(rpc_metrics));
+  builder.experimental().SetInterceptorCreators(std::move(interceptors));
   builder.SetMaxReceiveMessageSize(static_cast<int>(config.max_message_bytes));
   builder.SetMaxSendMessageSize(static_cast<int>(config.max_message_bytes));
   builder.RegisterService(&service);
@@ -107,6 +116,33 @@ std::unique_ptr<TieredPlanStore> open_plan_stores(const DaemonConfig& config) {
   return stores;
 }
 
+std::unique_ptr<MetricsEndpoint> start_metrics_endpoint(const DaemonConfig& config,
+                                                        const Engine& engine,
+                                                        const RpcMetrics& rpc_metrics,
+                                                        const StoreStats& store) {
+  if (config.metrics_listen.empty()) return nullptr;
+  auto endpoint = std::make_unique<MetricsEndpoint>(
+      config.metrics_listen, engine, rpc_metrics, [&store] {
+        if (!store.cluster_configured) return ClusterStoreState::not_configured;
+        return store.cluster_available ? ClusterStoreState::available
+                                       : ClusterStoreState::unavailable;
+      });
+  spdlog::info("metrics on http://{}/metrics (port {})", config.metrics_listen, endpoint->port());
+  return endpoint;
+}
+
+// Says at start who can reach what: the first thing an operator checks.
+void log_exposure(const DaemonConfig& config, int port, const ServiceTokens& tokens) {
+  spdlog::info("serving on {} (port {}, {}){}", config.listen_address, port,
+               transport_description(config.security),
+               is_loopback_address(config.listen_address)
+                   ? ": loopback only, not reachable from other hosts"
+                   : ": reachable from other hosts");
+  spdlog::info("Admin service: {}; Spmv service: {}",
+               tokens.admin ? "bearer token required" : "no token (loopback only)",
+               tokens.spmv ? "bearer token required" : "open");
+}
+
 void write_port_file(const std::string& path, int port) {
   if (path.empty()) return;
   const std::string temporary = path + ".tmp";
@@ -124,6 +160,9 @@ void drain(grpc::Server& server, std::uint64_t grace_ms) {
 int run(const DaemonConfig& config) {
   configure_logging(config.log_level);
   block_termination_signals();
+  // Tokens and certificates first: a wrong path fails in a second, not after a calibration.
+  const ServiceTokens tokens = load_service_tokens(config.security, config.listen_address);
+  const auto credentials = server_credentials(config.security);
   auto device = open_device(config);
   spdlog::info("device: {}", device->info().signature());
   const auto stores = open_plan_stores(config);
@@ -131,13 +170,17 @@ int run(const DaemonConfig& config) {
   const auto& registry = format_registry();
   Engine engine(engine_config_for(config, device->info()), *device, plans, registry);
   load_performance_models(engine, config);
-  SpmvService service(engine, config.max_upload_bytes);
-  AdminService admin(engine, plans);
+  RpcMetrics rpc_metrics;
+  SpmvService service(engine, config.max_upload_bytes, ServiceGuard("Spmv", tokens.spmv));
+  AdminService admin(engine, plans, registry, rpc_metrics, ServiceGuard("Admin", tokens.admin));
   int port = 0;
-  auto server = start_grpc_server(config, service, admin, port);
+  auto server = start_grpc_server(config, credentials, service, admin, rpc_metrics, port);
+  const auto metrics = start_metrics_endpoint(config, engine, rpc_metrics, stores->stats());
+  // The metrics port first: a test that sees the gRPC port file finds both.
+  if (metrics) write_port_file(config.metrics_port_file, metrics->port());
   write_port_file(config.port_file, port);
-  spdlog::info("serving on {} (port {}), {} formats registered", config.listen_address, port,
-               registry.entries().size());
+  log_exposure(config, port, tokens);
+  spdlog::info("{} formats registered", registry.entries().size());
   const int signal = wait_for_termination_signal();
   spdlog::info("signal {}: draining (up to {} ms)", signal, config.shutdown_grace_ms);
   drain(*server, config.shutdown_grace_ms);

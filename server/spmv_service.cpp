@@ -20,7 +20,7 @@ std::vector<std::vector<double>> to_vectors(
 grpc::Status SpmvService::Upload(grpc::ServerContext* context,
                                  grpc::ServerReader<v1::UploadChunk>* reader,
                                  v1::UploadReply* reply) {
-  return run_and_map_errors([&] {
+  return run_if_admitted(guard_, *context, [&] {
     UploadAssembler assembler(max_upload_bytes_);
     v1::UploadChunk chunk;
     while (reader->Read(&chunk)) assembler.add(chunk);
@@ -32,9 +32,9 @@ grpc::Status SpmvService::Upload(grpc::ServerContext* context,
   });
 }
 
-grpc::Status SpmvService::Tune(grpc::ServerContext*, const v1::TuneRequest* request,
+grpc::Status SpmvService::Tune(grpc::ServerContext* context, const v1::TuneRequest* request,
                                v1::TuneReply* reply) {
-  return run_and_map_errors([&] {
+  return run_if_admitted(guard_, *context, [&] {
     const TuneOutcome outcome = engine_.tune(request->handle(), request->force());
     *reply->mutable_plan() = to_wire(outcome.plan, engine_.device_info().signature());
     reply->set_cache_hit(outcome.cache_hit);
@@ -42,9 +42,9 @@ grpc::Status SpmvService::Tune(grpc::ServerContext*, const v1::TuneRequest* requ
   });
 }
 
-grpc::Status SpmvService::Multiply(grpc::ServerContext*, const v1::MultiplyRequest* request,
+grpc::Status SpmvService::Multiply(grpc::ServerContext* context, const v1::MultiplyRequest* request,
                                    v1::MultiplyReply* reply) {
-  return run_and_map_errors([&] {
+  return run_if_admitted(guard_, *context, [&] {
     const MultiplyOutcome outcome =
         engine_.multiply(request->handle(), request->alpha(), request->beta(),
                          to_vectors(request->x()), to_vectors(request->y()));
@@ -54,14 +54,14 @@ grpc::Status SpmvService::Multiply(grpc::ServerContext*, const v1::MultiplyReque
   });
 }
 
-grpc::Status SpmvService::Release(grpc::ServerContext*, const v1::ReleaseRequest* request,
+grpc::Status SpmvService::Release(grpc::ServerContext* context, const v1::ReleaseRequest* request,
                                   v1::ReleaseReply*) {
-  return run_and_map_errors([&] { engine_.release(request->handle()); });
+  return run_if_admitted(guard_, *context, [&] { engine_.release(request->handle()); });
 }
 
-grpc::Status SpmvService::ListMatrices(grpc::ServerContext*, const v1::ListMatricesRequest*,
+grpc::Status SpmvService::ListMatrices(grpc::ServerContext* context, const v1::ListMatricesRequest*,
                                        v1::ListMatricesReply* reply) {
-  return run_and_map_errors([&] {
+  return run_if_admitted(guard_, *context, [&] {
     for (const auto& m : engine_.list()) *reply->add_matrices() = to_wire(m);
   });
 }

@@ -1,5 +1,6 @@
 #include "server/upload_assembler.hpp"
 
+#include "core/csr_normalize.hpp"
 #include "core/error.hpp"
 #include "core/gzip.hpp"
 #include "core/matrix_market.hpp"
@@ -62,8 +63,8 @@ void UploadAssembler::start(const v1::UploadHeader& header) {
       throw Error(ErrorCode::resource_exhausted,
                   "upload header: nnz " + to_string(nnz) + " cannot fit in max_upload_bytes (" +
                       to_string(max_upload_bytes_) + ")");
-    if (rows > 0 && cols > 0 && nnz / rows > cols)
-      throw_invalid("upload header: nnz " + to_string(nnz) + " exceeds rows*cols");
+    // No nnz <= rows*cols check: repeated entries are summed (CsrChunk), so a row may carry
+    // more entries than it has columns. The byte limit above bounds the memory.
     result_.matrix.rows = rows;
     result_.matrix.cols = cols;
     result_.matrix.row_offsets.clear();
@@ -108,6 +109,7 @@ UploadedMatrix UploadAssembler::finish() {
     result_.matrix = read_matrix_market_text(text_, options);
     text_.clear();
     text_.shrink_to_fit();
+    check_values_fit(result_.matrix, result_.precision);
     return std::move(result_);
   }
   const auto& m = result_.matrix;
@@ -119,7 +121,13 @@ UploadedMatrix UploadAssembler::finish() {
   complete("row_offsets", m.row_offsets.size(), header_.rows() + 1);
   complete("col_indices", m.col_indices.size(), header_.nnz());
   complete("values", m.values.size(), header_.nnz());
-  validate(m, header_.allow_non_finite());
+  // Unsorted and repeated columns are accepted (proto/spmvd.proto, CsrChunk): checked for
+  // range first, so the sort only ever touches valid slices, then put in order and summed.
+  validate(m, header_.allow_non_finite(), ColumnOrder::any);
+  result_.normalized = sort_rows_and_sum_duplicates(result_.matrix);
+  // Summing finite duplicates can overflow (1e308 + 1e308); the full check is cheap beside them.
+  if (result_.normalized.duplicates_summed > 0) validate(m, header_.allow_non_finite());
+  check_values_fit(result_.matrix, result_.precision);  // after summing: 3e38 + 3e38 overflows too
   return std::move(result_);
 }
 

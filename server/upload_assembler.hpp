@@ -1,12 +1,15 @@
 #pragma once
 // Turns the chunks of one Upload stream into a validated host CSR. Chunks are checked as they
 // arrive (sizes against the header, the byte limit), so a bad or oversized stream is refused
-// early; the complete matrix is validated once at the end.
+// early; the complete matrix is validated once at the end. A CSR upload's rows are sorted and
+// their duplicate columns summed; an FP32 upload whose values overflow single precision is
+// refused.
 
 #include <cstdint>
 #include <string>
 
 #include "core/csr_matrix.hpp"
+#include "core/csr_normalize.hpp"
 #include "core/precision.hpp"
 #include "proto/spmvd.pb.h"
 
@@ -16,6 +19,7 @@ struct UploadedMatrix {
   CsrMatrix<double> matrix;
   Precision precision = Precision::fp64;
   std::string name;
+  NormalizeOutcome normalized;  // CSR uploads: rows put in order, duplicates summed
 };
 
 class UploadAssembler {

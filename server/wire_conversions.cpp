@@ -1,5 +1,7 @@
 #include "server/wire_conversions.hpp"
 
+#include "core/error.hpp"
+
 namespace spmvd {
 
 v1::Precision to_wire(Precision p) noexcept { return p == Precision::fp32 ? v1::FP32 : v1::FP64; }
@@ -29,6 +31,53 @@ v1::PlanInfo to_wire(const Plan& plan, const std::string& device_signature) {
   info.set_device(device_signature);
   info.set_plan_json(plan_to_json(plan));
   return info;
+}
+
+v1::StoredPlan to_wire(const StoredPlan& stored) {
+  v1::StoredPlan out;
+  out.set_fingerprint(stored.key.fingerprint.hex());
+  out.set_device(stored.key.device_signature);
+  out.set_precision(to_wire(stored.key.precision));
+  out.set_tuner_version(stored.key.tuner_version);
+  *out.mutable_plan() = to_wire(stored.plan, stored.key.device_signature);
+  out.set_updated_unix_ms(stored.updated_ms);
+  return out;
+}
+
+v1::ResidentMatrixStats to_wire(const ResidentStats& resident) {
+  v1::ResidentMatrixStats out;
+  *out.mutable_matrix() = to_wire(resident.summary);
+  out.set_device_bytes(resident.device_bytes);
+  out.set_format(resident.format);
+  return out;
+}
+
+v1::RpcStats to_wire(const RpcMethodStats& rpc) {
+  v1::RpcStats out;
+  out.set_method(rpc.method);
+  out.set_calls(rpc.calls);
+  out.set_errors(rpc.errors);
+  out.set_mean_ms(rpc.calls ? 1000.0 * rpc.latency_sum_s / static_cast<double>(rpc.calls) : 0.0);
+  out.set_max_ms(1000.0 * rpc.latency_max_s);
+  out.set_received_bytes(rpc.received_bytes);
+  return out;
+}
+
+std::vector<PlanKey> from_wire(const v1::PlanKey& key, const std::string& this_device,
+                               std::uint32_t this_tuner_version) {
+  const auto fingerprint = fingerprint_from_hex(key.fingerprint());
+  if (!fingerprint)
+    throw_invalid("fingerprint '" + key.fingerprint() + "' is not 32 hex digits");
+  PlanKey decoded{*fingerprint, key.device().empty() ? this_device : key.device(),
+                  Precision::fp64, key.tuner_version() ? key.tuner_version() : this_tuner_version};
+  std::vector<PlanKey> keys;
+  for (const Precision p : {Precision::fp32, Precision::fp64}) {
+    if (key.precision() != v1::PRECISION_UNSPECIFIED && to_wire(p) != key.precision()) continue;
+    decoded.precision = p;
+    keys.push_back(decoded);
+  }
+  if (keys.empty()) throw_invalid("precision " + std::to_string(key.precision()) + " is not FP32 or FP64");
+  return keys;
 }
 
 }  // namespace spmvd

@@ -99,6 +99,33 @@ TEST(CsrValidate, NamesMismatchedValueCount) {
   expect_invalid(m, "values has 5 entries, col_indices has 6");
 }
 
+TEST(CsrValidate, AcceptsUnsortedColumnsWhenAnyOrderIsAsked) {
+  CsrMatrix<double> m{1, 3, {0, 3}, {2, 0, 2}, {1, 2, 3}};
+  EXPECT_NO_THROW(validate(m, false, ColumnOrder::any));
+  m.col_indices[1] = 3;
+  EXPECT_THROW(validate(m, false, ColumnOrder::any), Error) << "range is still checked";
+}
+
+TEST(CsrCheckValuesFit, NamesTheFp32OverflowWithRowColumnEntryAndValue) {
+  const CsrMatrix<double> m{2, 2, {0, 1, 2}, {1, 0}, {2.5, 1e300}};
+  try {
+    check_values_fit(m, Precision::fp32);
+    FAIL() << "1e300 accepted as fp32";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
+    EXPECT_THAT(e.what(), HasSubstr("row 1, column 0: value 1e+300 overflows fp32"));
+    EXPECT_THAT(e.what(), HasSubstr("(entry 1)"));
+  }
+  EXPECT_NO_THROW(check_values_fit(m, Precision::fp64));
+}
+
+TEST(CsrCheckValuesFit, AcceptsTheLargestFp32AndLeavesNonFiniteToValidate) {
+  const double largest = std::numeric_limits<float>::max();
+  const CsrMatrix<double> m{1, 3, {0, 3}, {0, 1, 2},
+                            {largest, -largest, std::numeric_limits<double>::infinity()}};
+  EXPECT_NO_THROW(check_values_fit(m, Precision::fp32));
+}
+
 TEST(ReferenceSpmv, ComputesAlphaAxPlusBetaY) {
   const auto m = three_by_three();
   const std::vector<double> x{1, 2, 3};  // A x = [7, 6, 32]

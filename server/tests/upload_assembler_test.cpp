@@ -147,5 +147,75 @@ TEST(UploadAssembler, MalformedMatrixMarketNamesTheLine) {
   expect_error([&] { a.finish(); }, ErrorCode::invalid_argument, "line 3");
 }
 
+TEST(UploadAssembler, Fp32ValueThatOverflowsIsRefusedNamingTheEntry) {
+  UploadAssembler a(1 << 20);
+  auto header = csr_header(2, 3, 3);
+  header.mutable_header()->set_precision(v1::FP32);
+  a.add(header);
+  a.add(csr_part({0, 1, 3}, {2, 0, 1}, {1.0, 2.0, 1e300}));
+  expect_error([&] { a.finish(); }, ErrorCode::invalid_argument,
+               "row 1, column 1: value 1e+300 overflows fp32 (largest finite 3.4028235e+38) (entry 2)");
+}
+
+TEST(UploadAssembler, Fp32OverflowIsRefusedEvenWhenNonFiniteValuesAreAllowed) {
+  // allow_non_finite accepts NaN and Inf the client sent; 1e300 is a finite number that
+  // would silently become Inf.
+  UploadAssembler a(1 << 20);
+  auto header = csr_header(1, 1, 1);
+  header.mutable_header()->set_precision(v1::FP32);
+  header.mutable_header()->set_allow_non_finite(true);
+  a.add(header);
+  a.add(csr_part({0, 1}, {0}, {-1e39}));
+  expect_error([&] { a.finish(); }, ErrorCode::invalid_argument, "value -1e+39 overflows fp32");
+}
+
+TEST(UploadAssembler, Fp32OverflowInMatrixMarketTextIsRefused) {
+  UploadAssembler a(1 << 20);
+  v1::UploadChunk header;
+  header.mutable_header()->set_encoding(v1::UploadHeader::MATRIX_MARKET);
+  header.mutable_header()->set_precision(v1::FP32);
+  a.add(header);
+  v1::UploadChunk text;
+  text.set_matrix_market("%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1.5\n2 2 1e300\n");
+  a.add(text);
+  expect_error([&] { a.finish(); }, ErrorCode::invalid_argument,
+               "row 1, column 1: value 1e+300 overflows fp32");
+}
+
+TEST(UploadAssembler, Fp64KeepsValuesFp32CannotHold) {
+  UploadAssembler a(1 << 20);
+  a.add(csr_header(1, 1, 1));
+  a.add(csr_part({0, 1}, {0}, {1e300}));
+  EXPECT_EQ(a.finish().matrix.values[0], 1e300);
+}
+
+TEST(UploadAssembler, UnsortedCsrWithDuplicatesIsSortedAndSummed) {
+  // [0 5 2]   sent as row 0: (2, 2.0) (1, 4.0) (1, 1.0)  -> (1, 5.0) (2, 2.0)
+  // [7 0 0]   sent as row 1: (0, 7.0)
+  UploadAssembler a(1 << 20);
+  a.add(csr_header(2, 3, 4));
+  a.add(csr_part({0, 3, 4}, {2, 1, 1, 0}, {2.0, 4.0, 1.0, 7.0}));
+  const UploadedMatrix uploaded = a.finish();
+  EXPECT_EQ(uploaded.matrix.row_offsets, (std::vector<std::int64_t>{0, 2, 3}));
+  EXPECT_EQ(uploaded.matrix.col_indices, (std::vector<std::int32_t>{1, 2, 0}));
+  EXPECT_EQ(uploaded.matrix.values, (std::vector<double>{5.0, 2.0, 7.0}));
+  EXPECT_EQ(uploaded.normalized.rows_sorted, 1);
+  EXPECT_EQ(uploaded.normalized.duplicates_summed, 1);
+}
+
+TEST(UploadAssembler, DuplicatesThatSumPastFp64AreRefused) {
+  UploadAssembler a(1 << 20);
+  a.add(csr_header(1, 1, 2));
+  a.add(csr_part({0, 2}, {0, 0}, {1.5e308, 1.5e308}));
+  expect_error([&] { a.finish(); }, ErrorCode::invalid_argument, "row 0, column 0: value is not finite");
+}
+
+TEST(UploadAssembler, UnsortedRowWithAnOutOfRangeColumnIsStillRefused) {
+  UploadAssembler a(1 << 20);
+  a.add(csr_header(1, 3, 2));
+  a.add(csr_part({0, 2}, {2, 3}, {1.0, 1.0}));
+  expect_error([&] { a.finish(); }, ErrorCode::invalid_argument, "row 0: column index 3");
+}
+
 }  // namespace
 }  // namespace spmvd

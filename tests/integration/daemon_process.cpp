@@ -15,9 +15,12 @@ namespace spmvd::testing {
 DaemonProcess::DaemonProcess(const std::string& binary, const std::string& work_dir,
                              std::vector<std::string> extra_args) {
   const std::string port_file = work_dir + "/port";
+  const std::string metrics_port_file = work_dir + "/metrics-port";
   std::filesystem::remove(port_file);
+  std::filesystem::remove(metrics_port_file);
   std::vector<std::string> args{binary, "--listen", "127.0.0.1:0", "--port-file", port_file,
-                                "--log-level", "warn"};
+                                "--metrics-listen", "127.0.0.1:0", "--metrics-port-file",
+                                metrics_port_file, "--log-level", "warn"};
   args.insert(args.end(), extra_args.begin(), extra_args.end());
   pid_ = fork();
   if (pid_ == 0) {
@@ -35,7 +38,10 @@ DaemonProcess::DaemonProcess(const std::string& binary, const std::string& work_
       throw std::runtime_error("spmvd exited during start-up with status " + std::to_string(status));
     }
     std::ifstream in(port_file);
-    if (in >> port_ && port_ > 0) return;
+    if (in >> port_ && port_ > 0) {
+      std::ifstream(metrics_port_file) >> metrics_port_;
+      return;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   throw std::runtime_error("spmvd did not start serving within 60 s");
