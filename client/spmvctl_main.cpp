@@ -138,6 +138,7 @@ void show_plan(AdminClient& admin, const v1::PlanKey& key, bool json) {
               << "device:        " << p.device() << "\n"
               << "precision:     " << precision_name(p.precision()) << "\n"
               << "tuner version: " << p.tuner_version() << "\n"
+              << "model version: " << p.model_version() << "\n"
               << "format:        " << p.plan().format() << " (id " << p.plan().format_id() << ")\n"
               << "params:        " << p.plan().params() << "\n"
               << "launch:        " << p.plan().launch() << "\n"

@@ -61,7 +61,8 @@ grpc::Status AdminService::ListPlans(grpc::ServerContext* context,
 grpc::Status AdminService::GetPlan(grpc::ServerContext* context, const v1::GetPlanRequest* request,
                                    v1::GetPlanReply* reply) {
   return run_if_admitted(guard_, *context, [&] {
-    const auto keys = from_wire(request->key(), engine_.device_info().signature(), kTunerVersion);
+    const auto keys = from_wire(request->key(), engine_.device_info().signature(), kTunerVersion,
+                                kModelVersion);
     for (const StoredPlan& stored : find_plans(plans_, keys)) *reply->add_plans() = to_wire(stored);
   });
 }
@@ -70,7 +71,8 @@ grpc::Status AdminService::DeletePlan(grpc::ServerContext* context,
                                       const v1::DeletePlanRequest* request,
                                       v1::DeletePlanReply* reply) {
   return run_if_admitted(guard_, *context, [&] {
-    const auto keys = from_wire(request->key(), engine_.device_info().signature(), kTunerVersion);
+    const auto keys = from_wire(request->key(), engine_.device_info().signature(), kTunerVersion,
+                                kModelVersion);
     reply->set_deleted(erase_plans(plans_, keys));
   });
 }

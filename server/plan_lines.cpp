@@ -27,6 +27,7 @@ std::string plan_line(const StoredPlan& stored) {
                   {"device", stored.key.device_signature},
                   {"precision", std::string(to_string(stored.key.precision))},
                   {"tuner_version", stored.key.tuner_version},
+                  {"model_version", stored.key.model_version},
                   {"updated_unix_ms", stored.updated_ms},
                   {"plan", json::parse(plan_to_json(stored.plan))}};
   return line.dump();  // dump() without indent writes no newline
@@ -54,6 +55,12 @@ StoredPlan parse_plan_line(std::string_view text, const FormatRegistry& registry
           .get<std::uint64_t>();
   if (version == 0 || version > UINT32_MAX) throw_invalid("\"tuner_version\" " + to_string(version) + " is out of range");
   stored.key.tuner_version = static_cast<std::uint32_t>(version);
+  const auto model_version =
+      field(line, "model_version", json::value_t::number_unsigned, "a non-negative integer")
+          .get<std::uint64_t>();
+  if (model_version == 0 || model_version > UINT32_MAX)
+    throw_invalid("\"model_version\" " + to_string(model_version) + " is out of range");
+  stored.key.model_version = static_cast<std::uint32_t>(model_version);
   if (const auto updated = line.find("updated_unix_ms"); updated != line.end() && updated->is_number_integer())
     stored.updated_ms = updated->get<std::int64_t>();
 

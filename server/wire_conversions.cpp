@@ -39,6 +39,7 @@ v1::StoredPlan to_wire(const StoredPlan& stored) {
   out.set_device(stored.key.device_signature);
   out.set_precision(to_wire(stored.key.precision));
   out.set_tuner_version(stored.key.tuner_version);
+  out.set_model_version(stored.key.model_version);
   *out.mutable_plan() = to_wire(stored.plan, stored.key.device_signature);
   out.set_updated_unix_ms(stored.updated_ms);
   return out;
@@ -64,12 +65,13 @@ v1::RpcStats to_wire(const RpcMethodStats& rpc) {
 }
 
 std::vector<PlanKey> from_wire(const v1::PlanKey& key, const std::string& this_device,
-                               std::uint32_t this_tuner_version) {
+                               std::uint32_t this_tuner_version, std::uint32_t this_model_version) {
   const auto fingerprint = fingerprint_from_hex(key.fingerprint());
   if (!fingerprint)
     throw_invalid("fingerprint '" + key.fingerprint() + "' is not 32 hex digits");
   PlanKey decoded{*fingerprint, key.device().empty() ? this_device : key.device(),
-                  Precision::fp64, key.tuner_version() ? key.tuner_version() : this_tuner_version};
+                  Precision::fp64, key.tuner_version() ? key.tuner_version() : this_tuner_version,
+                  key.model_version() ? key.model_version() : this_model_version};
   std::vector<PlanKey> keys;
   for (const Precision p : {Precision::fp32, Precision::fp64}) {
     if (key.precision() != v1::PRECISION_UNSPECIFIED && to_wire(p) != key.precision()) continue;

@@ -16,10 +16,10 @@ v1::StoredPlan to_wire(const StoredPlan& stored);
 v1::ResidentMatrixStats to_wire(const ResidentStats& resident);
 v1::RpcStats to_wire(const RpcMethodStats& rpc);
 
-// The keys a wire PlanKey names: an empty device is `this_device`, tuner version 0 is
-// `this_tuner_version`, an unspecified precision both precisions. Throws
-// Error(invalid_argument) for a fingerprint that is not 32 hex digits.
+// The keys a wire PlanKey names: an empty device is `this_device`, tuner and model version 0
+// are `this_tuner_version` and `this_model_version`, an unspecified precision both precisions.
+// Throws Error(invalid_argument) for a fingerprint that is not 32 hex digits.
 std::vector<PlanKey> from_wire(const v1::PlanKey& key, const std::string& this_device,
-                               std::uint32_t this_tuner_version);
+                               std::uint32_t this_tuner_version, std::uint32_t this_model_version);
 
 }  // namespace spmvd

@@ -21,6 +21,7 @@ StoredPlan cpu_plan() {
   stored.key.device_signature = "cpu|test|2 threads";
   stored.key.precision = Precision::fp64;
   stored.key.tuner_version = 3;
+  stored.key.model_version = 12;
   stored.plan.format = FormatId{1};
   stored.plan.format_name = "cpu_csr";
   stored.plan.precision = Precision::fp64;
@@ -63,6 +64,11 @@ TEST(PlanLines, BadLinesSayWhatIsWrong) {
   line["precision"] = "fp32";
   EXPECT_EQ(parse_error(line.dump()), "the plan is for fp64 but the line says fp32");
   line["precision"] = "fp64";
+  line["model_version"] = 0;
+  EXPECT_EQ(parse_error(line.dump()), "\"model_version\" 0 is out of range");
+  line.erase("model_version");
+  EXPECT_EQ(parse_error(line.dump()), "missing \"model_version\"");
+  line["model_version"] = 12;
   line["plan"]["format"] = 999;
   EXPECT_THAT(parse_error(line.dump()), HasSubstr("format 999 (cpu_csr) is not compiled into this daemon"));
   line["plan"] = "text";
