@@ -121,12 +121,8 @@ std::unique_ptr<MetricsEndpoint> start_metrics_endpoint(const DaemonConfig& conf
                                                         const RpcMetrics& rpc_metrics,
                                                         const StoreStats& store) {
   if (config.metrics_listen.empty()) return nullptr;
-  auto endpoint = std::make_unique<MetricsEndpoint>(
-      config.metrics_listen, engine, rpc_metrics, [&store] {
-        if (!store.cluster_configured) return ClusterStoreState::not_configured;
-        return store.cluster_available ? ClusterStoreState::available
-                                       : ClusterStoreState::unavailable;
-      });
+  auto endpoint =
+      std::make_unique<MetricsEndpoint>(config.metrics_listen, engine, rpc_metrics, store);
   spdlog::info("metrics on http://{}/metrics (port {})", config.metrics_listen, endpoint->port());
   return endpoint;
 }

@@ -44,7 +44,7 @@ ClientMetric latency_histogram(const RpcMethodStats& rpc) {
 
 std::vector<MetricFamily> daemon_metric_families(const EngineStats& engine,
                                                  const std::vector<RpcMethodStats>& rpcs,
-                                                 ClusterStoreState cluster_store,
+                                                 const StoreStats& store,
                                                  std::uint64_t resident_bytes) {
   MetricFamily requests{"spmvd_rpc_requests_total", "gRPC calls by method and status code",
                         MetricType::Counter, {}};
@@ -95,13 +95,40 @@ std::vector<MetricFamily> daemon_metric_families(const EngineStats& engine,
       single("spmvd_calibration_running", "1 while a calibration holds the device",
              MetricType::Gauge, engine.calibrating ? 1.0 : 0.0),
       single("spmvd_cluster_store_configured", "1 when a cluster-wide plan store is configured",
-             MetricType::Gauge, cluster_store == ClusterStoreState::not_configured ? 0.0 : 1.0),
+             MetricType::Gauge, store.cluster_configured ? 1.0 : 0.0),
   };
-  // Only meaningful with a cluster store: absent otherwise, so `== 0` alerts only on outages.
-  if (cluster_store != ClusterStoreState::not_configured)
+  MetricFamily store_hits{"spmvd_plan_store_hits_total", "plan lookups answered, by store tier",
+                          MetricType::Counter, {}};
+  MetricFamily store_misses{"spmvd_plan_store_misses_total",
+                            "plan lookups not answered, by store tier", MetricType::Counter, {}};
+  const auto add_tier = [&](const char* tier, std::uint64_t hits, std::uint64_t misses) {
+    store_hits.metric.push_back(
+        value_metric(MetricType::Counter, static_cast<double>(hits), {{"tier", tier}}));
+    store_misses.metric.push_back(
+        value_metric(MetricType::Counter, static_cast<double>(misses), {{"tier", tier}}));
+  };
+  add_tier("local", store.local_hits, store.local_misses);
+  // The cluster tier's families only with a cluster store: absent otherwise, so
+  // `spmvd_cluster_store_up == 0` alerts only on outages.
+  if (store.cluster_configured) {
+    add_tier("cluster", store.cluster_hits, store.cluster_misses);
     families.push_back(single("spmvd_cluster_store_up", "1 when the cluster plan store answers",
-                              MetricType::Gauge,
-                              cluster_store == ClusterStoreState::available ? 1.0 : 0.0));
+                              MetricType::Gauge, store.cluster_available ? 1.0 : 0.0));
+    families.push_back(single("spmvd_cluster_store_outages_total",
+                              "times the cluster plan store became unreachable",
+                              MetricType::Counter, static_cast<double>(store.cluster_unavailable)));
+    families.push_back(single("spmvd_cluster_store_errors_total",
+                              "cluster plan store operations that failed", MetricType::Counter,
+                              static_cast<double>(store.cluster_errors)));
+    families.push_back(single("spmvd_cluster_store_outbox_writes",
+                              "writes queued locally that the cluster store has not received",
+                              MetricType::Gauge, static_cast<double>(store.outbox_size)));
+    families.push_back(single("spmvd_cluster_store_outbox_delivered_total",
+                              "queued writes delivered to the cluster store after outages",
+                              MetricType::Counter, static_cast<double>(store.outbox_replayed)));
+  }
+  families.push_back(std::move(store_hits));
+  families.push_back(std::move(store_misses));
   return families;
 }
 
@@ -114,22 +141,22 @@ std::uint64_t process_resident_bytes() {
 
 class MetricsEndpoint::Collector final : public prometheus::Collectable {
  public:
-  Collector(const Engine& engine, const RpcMetrics& rpcs, ClusterStoreStateFn cluster_store)
-      : engine_(engine), rpcs_(rpcs), cluster_store_(std::move(cluster_store)) {}
+  Collector(const Engine& engine, const RpcMetrics& rpcs, const StoreStats& store)
+      : engine_(engine), rpcs_(rpcs), store_(store) {}
   std::vector<MetricFamily> Collect() const override {
-    return daemon_metric_families(engine_.stats(), rpcs_.snapshot(), cluster_store_(),
+    return daemon_metric_families(engine_.stats(), rpcs_.snapshot(), store_,
                                   process_resident_bytes());
   }
 
  private:
   const Engine& engine_;
   const RpcMetrics& rpcs_;
-  ClusterStoreStateFn cluster_store_;
+  const StoreStats& store_;
 };
 
 MetricsEndpoint::MetricsEndpoint(const std::string& listen_address, const Engine& engine,
-                                 const RpcMetrics& rpcs, ClusterStoreStateFn cluster_store)
-    : collector_(std::make_shared<Collector>(engine, rpcs, std::move(cluster_store))) {
+                                 const RpcMetrics& rpcs, const StoreStats& store)
+    : collector_(std::make_shared<Collector>(engine, rpcs, store)) {
   try {
     exposer_ = std::make_unique<prometheus::Exposer>(listen_address, 2);
   } catch (const std::exception& e) {

@@ -13,15 +13,31 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 std::string exposition(const EngineStats& engine, const std::vector<RpcMethodStats>& rpcs,
-                       ClusterStoreState store) {
+                       const StoreStats& store) {
   return prometheus::TextSerializer().Serialize(daemon_metric_families(engine, rpcs, store, 4096));
+}
+
+std::string exposition(const StoreStats& store) { return exposition({}, {}, store); }
+
+// What a TieredPlanStore with a cluster tier reports after an outage it recovered from.
+void fill_after_recovered_outage(StoreStats& store) {
+  store.local_hits = 7;
+  store.local_misses = 3;
+  store.cluster_hits = 2;
+  store.cluster_misses = 1;
+  store.cluster_configured = true;
+  store.cluster_available = true;
+  store.cluster_errors = 5;
+  store.cluster_unavailable = 1;
+  store.outbox_size = 0;
+  store.outbox_replayed = 4;
 }
 
 TEST(DaemonMetrics, RpcCallsBecomeCountersAndAHistogramPerMethod) {
   RpcMetrics rpcs;
   rpcs.record("/spmvd.v1.Spmv/Upload", grpc::StatusCode::OK, 0.003, 1000);
   rpcs.record("/spmvd.v1.Spmv/Upload", grpc::StatusCode::INVALID_ARGUMENT, 0.2, 24);
-  const std::string text = exposition({}, rpcs.snapshot(), ClusterStoreState::not_configured);
+  const std::string text = exposition({}, rpcs.snapshot(), StoreStats{});
   EXPECT_THAT(text, HasSubstr(R"(spmvd_rpc_requests_total{code="OK",method="/spmvd.v1.Spmv/Upload"} 1)"));
   EXPECT_THAT(text, HasSubstr(R"(spmvd_rpc_requests_total{code="INVALID_ARGUMENT",method="/spmvd.v1.Spmv/Upload"} 1)"));
   EXPECT_THAT(text, HasSubstr(R"(spmvd_rpc_latency_seconds_bucket{method="/spmvd.v1.Spmv/Upload",le="0.005"} 1)"));
@@ -39,7 +55,7 @@ TEST(DaemonMetrics, EngineStateBecomesGaugesAndCounters) {
   engine.counters.tuning_ms_total = 1500;
   engine.counters.tuning_spmv_equivalents_total = 6000;
   engine.calibrated = true;
-  const std::string text = exposition(engine, {}, ClusterStoreState::not_configured);
+  const std::string text = exposition(engine, {}, StoreStats{});
   EXPECT_THAT(text, HasSubstr("spmvd_resident_matrices 2"));
   EXPECT_THAT(text, HasSubstr("spmvd_resident_device_bytes 5000"));
   EXPECT_THAT(text, HasSubstr("spmvd_plan_cache_hits_total 3"));
@@ -51,11 +67,50 @@ TEST(DaemonMetrics, EngineStateBecomesGaugesAndCounters) {
 }
 
 TEST(DaemonMetrics, ClusterStoreUpIsExportedOnlyWhenConfigured) {
-  EXPECT_THAT(exposition({}, {}, ClusterStoreState::not_configured),
+  StoreStats store;
+  EXPECT_THAT(exposition(store),
               AllOf(HasSubstr("spmvd_cluster_store_configured 0"), Not(HasSubstr("spmvd_cluster_store_up"))));
-  EXPECT_THAT(exposition({}, {}, ClusterStoreState::unavailable),
+  store.cluster_configured = true;
+  EXPECT_THAT(exposition(store),
               AllOf(HasSubstr("spmvd_cluster_store_configured 1"), HasSubstr("spmvd_cluster_store_up 0")));
-  EXPECT_THAT(exposition({}, {}, ClusterStoreState::available), HasSubstr("spmvd_cluster_store_up 1"));
+  store.cluster_available = true;
+  EXPECT_THAT(exposition(store), HasSubstr("spmvd_cluster_store_up 1"));
+}
+
+TEST(DaemonMetrics, PlanStoreLookupsAreCountedPerTier) {
+  StoreStats store;
+  fill_after_recovered_outage(store);
+  const std::string text = exposition(store);
+  EXPECT_THAT(text, HasSubstr(R"(spmvd_plan_store_hits_total{tier="local"} 7)"));
+  EXPECT_THAT(text, HasSubstr(R"(spmvd_plan_store_misses_total{tier="local"} 3)"));
+  EXPECT_THAT(text, HasSubstr(R"(spmvd_plan_store_hits_total{tier="cluster"} 2)"));
+  EXPECT_THAT(text, HasSubstr(R"(spmvd_plan_store_misses_total{tier="cluster"} 1)"));
+}
+
+TEST(DaemonMetrics, ClusterStoreOutagesErrorsAndOutboxAreExported) {
+  StoreStats store;
+  fill_after_recovered_outage(store);
+  const std::string text = exposition(store);
+  EXPECT_THAT(text, HasSubstr("spmvd_cluster_store_outages_total 1"));
+  EXPECT_THAT(text, HasSubstr("spmvd_cluster_store_errors_total 5"));
+  EXPECT_THAT(text, HasSubstr("spmvd_cluster_store_outbox_writes 0"));
+  EXPECT_THAT(text, HasSubstr("spmvd_cluster_store_outbox_delivered_total 4"));
+
+  store.cluster_available = false;
+  store.outbox_size = 2;
+  EXPECT_THAT(exposition(store), HasSubstr("spmvd_cluster_store_outbox_writes 2"));
+}
+
+TEST(DaemonMetrics, WithoutAClusterStoreOnlyTheLocalTierIsExported) {
+  StoreStats store;
+  store.local_hits = 1;
+  store.local_misses = 2;
+  const std::string text = exposition(store);
+  EXPECT_THAT(text, HasSubstr(R"(spmvd_plan_store_hits_total{tier="local"} 1)"));
+  EXPECT_THAT(text, HasSubstr(R"(spmvd_plan_store_misses_total{tier="local"} 2)"));
+  EXPECT_THAT(text, Not(HasSubstr(R"(tier="cluster")")));
+  EXPECT_THAT(text, Not(HasSubstr("spmvd_cluster_store_outages_total")));
+  EXPECT_THAT(text, Not(HasSubstr("spmvd_cluster_store_outbox")));
 }
 
 TEST(ProcessResidentBytes, IsNonZeroForThisProcess) { EXPECT_GT(process_resident_bytes(), 0u); }

@@ -449,6 +449,7 @@ TEST_F(OperatorIntegration, StatsAndMetricsMoveWithRealRequests) {
   // Upload carries the CSR arrays: at least 8 bytes per value (packed doubles) besides the rest.
   EXPECT_GT(sample(after, "spmvd_upload_bytes_total"), 8.0 * static_cast<double>(m.nnz()));
   EXPECT_EQ(sample(after, "spmvd_plan_cache_misses_total"), 1.0);
+  EXPECT_EQ(sample(after, "spmvd_plan_store_misses_total{tier=\"local\"}"), 1.0);
   EXPECT_GT(sample(after, "spmvd_tuning_seconds_total"), 0.0);
   EXPECT_GT(sample(after, "spmvd_tuning_spmv_equivalents_total"), 1.0);
   EXPECT_EQ(sample(after, "spmvd_resident_matrices"), 1.0);
