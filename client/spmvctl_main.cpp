@@ -214,6 +214,13 @@ void show_stats(AdminClient& admin, bool json) {
             << " misses; tuning " << std::setprecision(3) << s.tuning_ms_total() / 1000.0
             << " s in all (" << std::setprecision(0) << s.tuning_spmv_equivalents_total()
             << " SpMV-equivalents)\n";
+  for (const auto& tier : s.plan_store_tiers()) {
+    std::cout << "plan store " << tier.tier() << ": " << tier.hits() << " hits, " << tier.misses()
+              << " misses";
+    if (tier.tier() == "cluster")
+      std::cout << (s.cluster_store_available() ? " (available)" : " (unavailable)");
+    std::cout << "\n";
+  }
   if (s.matrices_size() > 0) {
     std::cout << "\n" << std::left << std::setw(34) << "handle" << std::setw(22) << "rows x cols"
               << std::setw(12) << "nnz" << std::setw(6) << "prec" << std::setw(18) << "format"

@@ -137,6 +137,16 @@ grpc::Status AdminService::GetStats(grpc::ServerContext* context, const v1::GetS
     reply->set_tuning_spmv_equivalents_total(stats.counters.tuning_spmv_equivalents_total);
     reply->set_calibrated(stats.calibrated);
     reply->set_calibrating(stats.calibrating);
+    const auto add_tier = [&](const char* tier, std::uint64_t hits, std::uint64_t misses) {
+      auto* out = reply->add_plan_store_tiers();
+      out->set_tier(tier);
+      out->set_hits(hits);
+      out->set_misses(misses);
+    };
+    add_tier("local", store_stats_.local_hits, store_stats_.local_misses);
+    if (store_stats_.cluster_configured)
+      add_tier("cluster", store_stats_.cluster_hits, store_stats_.cluster_misses);
+    reply->set_cluster_store_available(store_stats_.cluster_available);
   });
 }
 

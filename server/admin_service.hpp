@@ -4,6 +4,7 @@
 // registry, and the daemon's statistics. Every method first checks the admin token
 // (server/token_auth.hpp), then decodes, calls, encodes.
 
+#include "db/store_stats.hpp"
 #include "kernels/format_registry.hpp"
 #include "proto/spmvd.grpc.pb.h"
 #include "server/engine.hpp"
@@ -14,10 +15,11 @@ namespace spmvd {
 
 class AdminService final : public v1::Admin::Service {
  public:
-  AdminService(Engine& engine, PlanStore& plans, const FormatRegistry& registry,
-               const RpcMetrics& rpc_metrics, ServiceGuard guard)
+  AdminService(Engine& engine, PlanStore& plans, const StoreStats& store_stats,
+               const FormatRegistry& registry, const RpcMetrics& rpc_metrics, ServiceGuard guard)
       : engine_(engine),
         plans_(plans),
+        store_stats_(store_stats),
         registry_(registry),
         rpc_metrics_(rpc_metrics),
         guard_(std::move(guard)) {}
@@ -44,6 +46,7 @@ class AdminService final : public v1::Admin::Service {
  private:
   Engine& engine_;
   PlanStore& plans_;
+  const StoreStats& store_stats_;
   const FormatRegistry& registry_;
   const RpcMetrics& rpc_metrics_;
   ServiceGuard guard_;

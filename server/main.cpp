@@ -168,7 +168,8 @@ int run(const DaemonConfig& config) {
   load_performance_models(engine, config);
   RpcMetrics rpc_metrics;
   SpmvService service(engine, config.max_upload_bytes, ServiceGuard("Spmv", tokens.spmv));
-  AdminService admin(engine, plans, registry, rpc_metrics, ServiceGuard("Admin", tokens.admin));
+  AdminService admin(engine, plans, stores->stats(), registry, rpc_metrics,
+                     ServiceGuard("Admin", tokens.admin));
   int port = 0;
   auto server = start_grpc_server(config, credentials, service, admin, rpc_metrics, port);
   const auto metrics = start_metrics_endpoint(config, engine, rpc_metrics, stores->stats());

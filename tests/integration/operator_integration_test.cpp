@@ -439,6 +439,9 @@ TEST_F(OperatorIntegration, StatsAndMetricsMoveWithRealRequests) {
   EXPECT_GT(std::stoull(stats["matrices"][0]["device_bytes"].get<std::string>()), 0u);
   EXPECT_EQ(stats["matrices"][0]["format"], "cpu_csr") << "the CPU backend's CSR on this machine";
   EXPECT_EQ(stats["plan_cache_misses"], "1");
+  ASSERT_EQ(stats.at("plan_store_tiers").size(), 1u) << "no cluster store: the local tier only";
+  EXPECT_EQ(stats["plan_store_tiers"][0]["tier"], "local");
+  EXPECT_EQ(stats["plan_store_tiers"][0]["misses"], "1") << "the tuning's lookup";
 
   const auto after = parse_exposition(scrape(daemon->metrics_port()));
   const std::string multiply = R"(method="/spmvd.v1.Spmv/Multiply")";
