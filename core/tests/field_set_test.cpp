@@ -79,8 +79,8 @@ TEST(FieldSet, HoldsIntegersAsInt64AndListsAsLists) {
   ASSERT_NE(set.find("width"), nullptr);
   EXPECT_EQ(set.find("width")->value, FieldValue{std::int64_t{4'000'000'000}});
   EXPECT_EQ(set.find("ratio")->value, FieldValue{1.0 / 3.0});
-  EXPECT_EQ(set.find("boundaries")->value, FieldValue{std::vector<std::int64_t>{0, 5, -2}});
-  EXPECT_EQ(set.find("thresholds")->value, FieldValue{std::vector<double>{0.25, 1e-300}});
+  EXPECT_EQ(set.find("boundaries")->value, (FieldValue{std::vector<std::int64_t>{0, 5, -2}}));
+  EXPECT_EQ(set.find("thresholds")->value, (FieldValue{std::vector<double>{0.25, 1e-300}}));
   EXPECT_EQ(set.find("height"), nullptr);
 }
 
