@@ -35,7 +35,7 @@ struct ModelSet {
   // dedicated model in place of `bytes`, which stays the fallback for unlisted formats.
   std::vector<FormatBytesCalibration> format_bytes;
   // Per calibrated variant, its measured / predicted time on cache-resident samples
-  // (models/cache_resident.hpp); empty before model version 6 or on a failed stage.
+  // (models/cache_resident.hpp); empty where the stage failed.
   std::vector<CacheResidentCorrection> cache_resident;
   std::optional<BlockedEllTimeCoefficients> blocked_ell;  // paper 000
   std::optional<CpuGpuTimeCoefficients> cpu_gpu;          // paper 003

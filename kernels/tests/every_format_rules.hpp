@@ -25,8 +25,7 @@ namespace spmvd::testing {
 
 inline std::unique_ptr<SpmvOperator> build_nothing(const CsrMatrix<double>&, Precision,
                                                    const Candidate&, Device&) {
-  throw Error(ErrorCode::internal, "every_format_rules() holds rules only: build through "
-                                   "format_registry()");
+  throw Error(ErrorCode::internal, "every_format_rules() builds nothing: use format_registry()");
 }
 
 // The registry of every format's rules, in registry.cpp's order.

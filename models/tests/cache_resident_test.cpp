@@ -176,8 +176,8 @@ TEST(ModelPredictor, MultipliesByTheCacheResidentCorrectionBelowL2NeverBelowTheF
   small.nnz = 32000;
   const Candidate candidate{.format = FormatId{10}, .params = {}, .launch = {}};
   const double base = plain.predict_ms(cusparse_sell, small, candidate, device, 60000).ms;
-  EXPECT_NEAR(corrected.predict_ms(cusparse_sell, small, candidate, device, 60000).ms,
-              2.0 * base, 1e-12);
+  EXPECT_NEAR(corrected.predict_ms(cusparse_sell, small, candidate, device, 60000).ms, 2.0 * base,
+              1e-12);
   // kappa 0.5 would take it below the format's tiny-sample floor: held there.
   MatrixFeatures short_rows = rows_of(1000, 2);
   short_rows.nnz = 2000;
@@ -187,9 +187,8 @@ TEST(ModelPredictor, MultipliesByTheCacheResidentCorrectionBelowL2NeverBelowTheF
                0.004));
   // A matrix beyond L2: unchanged.
   MatrixFeatures large = rows_of(100'000'000, 8);
-  EXPECT_DOUBLE_EQ(
-      corrected.predict_ms(cusparse_sell, large, candidate, device, 600'000'000).ms,
-      plain.predict_ms(cusparse_sell, large, candidate, device, 600'000'000).ms);
+  EXPECT_DOUBLE_EQ(corrected.predict_ms(cusparse_sell, large, candidate, device, 600'000'000).ms,
+                   plain.predict_ms(cusparse_sell, large, candidate, device, 600'000'000).ms);
 }
 
 TEST(ModelPredictor, PredictsABandInsideTheCorrectionAsTheRandomSamplesKappaWasMeasuredOn) {

@@ -103,14 +103,15 @@ class NamedRules final : public FormatRules {
   // Two parameter sets, as cuSPARSE CSR offers its two algorithms (the format_bytes stage
   // plans one record per distinct parameters).
   std::vector<Candidate> candidates(const MatrixFeatures&, const DeviceInfo&) const override {
-    return {Candidate{.format = id_,
-                      .params = FieldSet::of(
-                          CusparseCsrParams{.library_algorithm = kCusparseSpmvCsrAlg1}),
-                      .launch = {}},
-            Candidate{.format = id_,
-                      .params = FieldSet::of(
-                          CusparseCsrParams{.library_algorithm = kCusparseSpmvCsrAlg2}),
-                      .launch = {}}};
+    return {
+        Candidate{
+            .format = id_,
+            .params = FieldSet::of(CusparseCsrParams{.library_algorithm = kCusparseSpmvCsrAlg1}),
+            .launch = {}},
+        Candidate{
+            .format = id_,
+            .params = FieldSet::of(CusparseCsrParams{.library_algorithm = kCusparseSpmvCsrAlg2}),
+            .launch = {}}};
   }
   std::uint64_t device_bytes(const MatrixFeatures&, Precision, const Candidate&) const override {
     return 0;

@@ -47,10 +47,10 @@ const CusparseSellRules cusparse_sell;
 const CusparseBsrRules cusparse_bsr;
 
 Candidate sell_candidate(std::uint32_t sort_window) {
-  return Candidate{.format = kCudaSellFormatId,
-                   .params = FieldSet::of(CudaSellParams{.slice_height = 32,
-                                                         .sort_window = sort_window}),
-                   .launch = {.block_size = 128, .threads_per_row = 1, .grid_size = 1}};
+  return Candidate{
+      .format = kCudaSellFormatId,
+      .params = FieldSet::of(CudaSellParams{.slice_height = 32, .sort_window = sort_window}),
+      .launch = {.block_size = 128, .threads_per_row = 1, .grid_size = 1}};
 }
 
 FormatParams bsr_params(std::uint32_t block_dim) {
@@ -135,8 +135,8 @@ TEST(XGatherRandomness, ASortedWindowGathersInItsSortedOrder) {
   const auto sorted = [&f](std::int64_t window) {
     return x_gather_randomness(f, sorted_sectors_per_nonzero(f, window));
   };
-  EXPECT_DOUBLE_EQ(sorted(1), 0.0);     // no sort: the band
-  EXPECT_DOUBLE_EQ(sorted(256), 0.0);   // rows stay among their neighbours
+  EXPECT_DOUBLE_EQ(sorted(1), 0.0);    // no sort: the band
+  EXPECT_DOUBLE_EQ(sorted(256), 0.0);  // rows stay among their neighbours
   EXPECT_DOUBLE_EQ(sorted(1'000'000), 1.0);
   EXPECT_DOUBLE_EQ(sorted(1LL << 40), 1.0);  // any window >= rows: the whole
   // As cuda_sell's candidates gather (FormatRules::gather_sectors_per_nonzero).
@@ -255,16 +255,14 @@ TEST(ModelPredictor, BoundsAFormatByItsFloorPlusTheCriticalPathOfItsLongestRow) 
   MatrixFeatures f = rows_of(1000, 5, 1.0);
   const double throughput = smooth_floor_ms(0.002 + 17000.0 / 1e9, 0.0012);
   // Rows of 5: the bytes decide (5 steps of 0.1 us on the 1.2 us floor are less).
-  EXPECT_DOUBLE_EQ(predictor.predict_ms(cuda_sell, f, c, h100_like(), 1000).ms,
-                   throughput);
+  EXPECT_DOUBLE_EQ(predictor.predict_ms(cuda_sell, f, c, h100_like(), 1000).ms, throughput);
   // One row of 3000: after the launch's own 1.2 us, one thread walks it, 3000 steps of 0.1 us.
   f.row_length_max = 3000;
-  EXPECT_NEAR(predictor.predict_ms(cuda_sell, f, c, h100_like(), 1000).ms,
-              0.0012 + 0.3, 1e-12);
+  EXPECT_NEAR(predictor.predict_ms(cuda_sell, f, c, h100_like(), 1000).ms, 0.0012 + 0.3, 1e-12);
   // The same row in a matrix 4x the L2: its steps stream from DRAM, 0.3 us each.
   const auto beyond_l2 = 4 * h100_like().l2_bytes;
-  EXPECT_NEAR(predictor.predict_ms(cuda_sell, f, c, h100_like(), beyond_l2).ms,
-              0.0012 + 0.9, 1e-12);
+  EXPECT_NEAR(predictor.predict_ms(cuda_sell, f, c, h100_like(), beyond_l2).ms, 0.0012 + 0.9,
+              1e-12);
 }
 
 TEST(ModelPredictor, HoldsAFormatAboveItsOwnFloor) {
@@ -290,9 +288,9 @@ TEST(ModelPredictor, HoldsACsrCandidateAboveItsLongestRowUnderTheCacheResidentCo
   csr.fixed_ms = 0.004;
   csr.long_row_step_ms = 1e-4;  // 0.1 us a step: a 50-long row takes 5 us after the launch
   set.csr_vector = {csr};
-  Candidate c{.format = kCudaCsrScalarFormatId, .params = {}, .launch = {.block_size = 256,
-                                                               .threads_per_row = 1,
-                                                               .grid_size = 0}};
+  Candidate c{.format = kCudaCsrScalarFormatId,
+              .params = {},
+              .launch = {.block_size = 256, .threads_per_row = 1, .grid_size = 0}};
   // 2000 rows of 2 and one of 50, in L2.
   MatrixFeatures f = rows_of(2000, 2, 1.0);
   f.distribution = {{2, 1999}, {50, 1}};
@@ -307,12 +305,14 @@ TEST(ModelPredictor, HoldsACsrCandidateAboveItsLongestRowUnderTheCacheResidentCo
                              {.width = 32, .rows = 1000, .ms = 0.25},
                              {.width = 2, .rows = 100000, .ms = 0.25},
                              {.width = 32, .rows = 100000, .ms = 0.25}};
-  set.cache_resident = {{.format = kCudaCsrScalarFormatId, .params = {}, .block_size = 256,
-                         .threads_per_row = 1, .ratio_vs_length_rows = fit_log_grid(grid),
+  set.cache_resident = {{.format = kCudaCsrScalarFormatId,
+                         .params = {},
+                         .block_size = 256,
+                         .threads_per_row = 1,
+                         .ratio_vs_length_rows = fit_log_grid(grid),
                          .largest_footprint_bytes = 5e6}};
   const ModelPredictor corrected(set);
-  EXPECT_NEAR(corrected.predict_ms(cuda_csr_scalar, f, c, device).ms, critical_path,
-              1e-12);
+  EXPECT_NEAR(corrected.predict_ms(cuda_csr_scalar, f, c, device).ms, critical_path, 1e-12);
 }
 
 TEST(BlockRowFactor, InterpolatesInLogBlocksPerBlockRowAndHoldsItsEnds) {
@@ -361,8 +361,8 @@ TEST(ModelPredictor, ScalesBsrByItsBlockRowRatio) {
   MatrixFeatures f = rows_of(1 << 20, 128, 1.0);
   const double unscaled = predictor.predict_ms(cusparse_bsr, f, c, h100_like(), 1 << 30).ms;
   f.format_features["cusparse_bsr"] = bsr_blocks(4, (1 << 18) * 32);  // 32 a block row
-  EXPECT_NEAR(predictor.predict_ms(cusparse_bsr, f, c, h100_like(), 1 << 30).ms,
-              0.5 * unscaled, 1e-9);
+  EXPECT_NEAR(predictor.predict_ms(cusparse_bsr, f, c, h100_like(), 1 << 30).ms, 0.5 * unscaled,
+              1e-9);
 }
 
 TEST(ModelPredictor, NeedsNoSharedBytesFitForAFormatWithItsOwn) {
@@ -372,8 +372,7 @@ TEST(ModelPredictor, NeedsNoSharedBytesFitForAFormatWithItsOwn) {
   const ModelPredictor predictor(set);
   Candidate c;
   c.format = FormatId{10};
-  EXPECT_GT(predictor.predict_ms(cusparse_sell, rows_of(1000, 5, 1.0), c, h100_like()).ms,
-            0.002);
+  EXPECT_GT(predictor.predict_ms(cusparse_sell, rows_of(1000, 5, 1.0), c, h100_like()).ms, 0.002);
 }
 
 }  // namespace

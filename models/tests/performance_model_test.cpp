@@ -8,14 +8,14 @@
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
 #include "kernels/formats/cuda_ell/cuda_ell_rules.hpp"
 #include "kernels/formats/cuda_hyb/cuda_hyb_rules.hpp"
+#include "models/df_split.hpp"
 #include "models/families/bytes/bytes_model.hpp"
 #include "models/families/coo/coo_model.hpp"
+#include "models/families/coo/row_writes.hpp"
 #include "models/families/csr_vector/csr_vector_model.hpp"
-#include "models/df_split.hpp"
 #include "models/families/ell/ell_model.hpp"
 #include "models/families/hyb/hyb_model.hpp"
 #include "models/model_predictor.hpp"
-#include "models/families/coo/row_writes.hpp"
 #include "models/tests/test_device.hpp"
 
 namespace spmvd {
@@ -245,9 +245,8 @@ TEST(ModelPredictor, AddsCooRowWritesBeyondTheSamplesAtTheBytesRate) {
   const double hyb = HybModel(ell, coo).predict_ms(f, hyb_launch(256, 3), h100_like()).ms;
   const double excess = coo_row_write_excess_bytes(160, 10, 70, 8, kCooSampleRowLength);
   EXPECT_NEAR(excess, 64.0 * 40.0 * (1.0 - std::pow(15.0 / 16.0, 4)) - 140.0, 1e-9);
-  EXPECT_DOUBLE_EQ(
-      predictor.predict_ms(cuda_hyb, f, hyb_launch(256, 3), h100_like()).ms,
-      hyb + excess / 3e9);
+  EXPECT_DOUBLE_EQ(predictor.predict_ms(cuda_hyb, f, hyb_launch(256, 3), h100_like()).ms,
+                   hyb + excess / 3e9);
   // Plain COO writes every row: 160 rows of 2.2 entries on average, against the samples' 8.
   const double coo_ms = coo.predict_ms(f, launch(256), h100_like()).ms;
   EXPECT_DOUBLE_EQ(predictor.predict_ms(cuda_coo, f, launch(256), h100_like()).ms,
@@ -429,8 +428,7 @@ TEST(ModelPredictor, FallsBackToTheBytesModelForUncalibratedFamilies) {
   f.rows = 1000;
   f.cols = 1000;
   f.nnz = 5000;
-  const Prediction p =
-      predictor.predict_ms(cuda_csr_vector, f, launch(256, 32), h100_like(), 1000);
+  const Prediction p = predictor.predict_ms(cuda_csr_vector, f, launch(256, 32), h100_like(), 1000);
   EXPECT_DOUBLE_EQ(p.ms, 0.005 + (1000.0 + 8000 + 8000) / 3e9);
   EXPECT_DOUBLE_EQ(p.confidence, 0.3);
 }
@@ -456,8 +454,8 @@ class UnknownFamilyRules final : public FormatRules {
 
 TEST(ModelPredictor, FallsBackToTheBytesModelForAFamilyNobodyRegistered) {
   ModelSet set;
-  set.bytes = BytesCalibration{.time_vs_bytes = {.intercept = 0.005, .slope = 1.0 / 3e9,
-                                                 .quality = perfect(1e6, 1e10)}};
+  set.bytes = BytesCalibration{
+      .time_vs_bytes = {.intercept = 0.005, .slope = 1.0 / 3e9, .quality = perfect(1e6, 1e10)}};
   const ModelPredictor predictor(set);
   MatrixFeatures f;
   f.rows = 1000;
@@ -471,8 +469,9 @@ TEST(ModelPredictor, FallsBackToTheBytesModelForAFamilyNobodyRegistered) {
     FAIL() << "expected Error";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::failed_precondition);
-    EXPECT_STREQ(e.what(), "no calibrated model for format family no_such_family and no bytes "
-                           "model to fall back on");
+    EXPECT_STREQ(e.what(),
+                 "no calibrated model for format family no_such_family and no bytes "
+                 "model to fall back on");
   }
 }
 
