@@ -31,7 +31,6 @@
 #include "kernels/formats/cusparse_coo/cusparse_coo_rules.hpp"
 #include "kernels/formats/cusparse_csr/cusparse_csr_rules.hpp"
 #include "kernels/formats/cusparse_sell/cusparse_sell_rules.hpp"
-#include "kernels/tests/every_format_rules.hpp"
 #include "kernels/tests/hand_written.hpp"
 #include "tuner/feature_extraction.hpp"
 
@@ -78,7 +77,7 @@ MatrixFeatures with_distribution(std::int64_t cols, std::vector<RowLengthCount> 
 // The features of m with every format's own (cuda_sell's slice padding, cusparse_bsr's block
 // counts), whichever formats this build compiled.
 MatrixFeatures features_of(const CsrMatrix<double>& m) {
-  return extract_features(m, testing::every_format_rules());
+  return extract_features(m);
 }
 
 template <typename Value>

@@ -15,7 +15,6 @@
 #include "kernels/formats/cuda_sell/cuda_sell_rules.hpp"
 #include "kernels/formats/cusparse_bsr/cusparse_bsr_features.hpp"
 #include "kernels/formats/cusparse_bsr/cusparse_bsr_rules.hpp"
-#include "kernels/tests/every_format_rules.hpp"
 #include "tuner/feature_extraction.hpp"
 
 namespace spmvd {
@@ -76,7 +75,7 @@ CsrMatrix<double> five_by_four() {
 }
 
 MatrixFeatures with_every_format(const CsrMatrix<double>& m) {
-  return extract_features(m, testing::every_format_rules());
+  return extract_features(m);
 }
 
 Candidate sell_candidate(std::uint32_t sort_window) {
