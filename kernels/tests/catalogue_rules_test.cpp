@@ -20,6 +20,7 @@
 #include "kernels/formats/cpu_coo/cpu_coo_rules.hpp"
 #include "kernels/formats/cuda_coo/cuda_coo_rules.hpp"
 #include "kernels/formats/cuda_csr_scalar/cuda_csr_scalar_rules.hpp"
+#include "kernels/formats/cuda_dia/cuda_dia_rules.hpp"
 #include "kernels/formats/cuda_ell/cuda_ell_rules.hpp"
 #include "kernels/formats/cuda_ell/ell_layout.hpp"
 #include "kernels/formats/cuda_hyb/cuda_hyb_rules.hpp"
@@ -638,6 +639,52 @@ TEST(CpuCooRules, OneCandidateSizedAsTheCooArrays) {
   const auto space = rules.candidates(f, testing::eight_core_cpu());
   ASSERT_EQ(space.size(), 1U);
   EXPECT_EQ(rules.device_bytes(f, Precision::fp64, space[0]), 9U * (4 + 4 + 8));
+}
+
+// A tridiagonal 6 x 6 (three diagonals, 16 entries) and the 5x5 above (offsets -2..2 and more).
+CsrMatrix<double> tridiagonal_six() {
+  CsrMatrix<double> m{6, 6, {0}, {}, {}};
+  for (std::int64_t r = 0; r < 6; ++r) {
+    for (std::int64_t c = std::max<std::int64_t>(r - 1, 0); c <= std::min<std::int64_t>(r + 1, 5); ++c) {
+      m.col_indices.push_back(static_cast<ColIndex>(c));
+      m.values.push_back(1.0 + static_cast<double>(r * 6 + c));
+    }
+    m.row_offsets.push_back(static_cast<RowOffset>(m.col_indices.size()));
+  }
+  return m;
+}
+
+TEST(CudaDiaRules, CountsTheOccupiedDiagonals) {
+  EXPECT_EQ(compute_cuda_dia_features(tridiagonal_six()).diagonals, 3);
+  // five_by_five: offsets 0, 2 (row 0), 0 (row 1), -2, -1, 1, 2 (row 2), -2, 0 (row 4).
+  EXPECT_EQ(compute_cuda_dia_features(five_by_five()).diagonals, 5);
+}
+
+TEST(CudaDiaRules, AdmitsAFewFullDiagonalsWithTheirExactBytes) {
+  const MatrixFeatures f = features_of(tridiagonal_six());
+  const CudaDiaRules rules;
+  ASSERT_TRUE(rules.admissible(f, testing::h100(), Precision::fp64, 1 << 20));
+  const std::vector<Candidate> all = rules.candidates(f, testing::h100());
+  ASSERT_EQ(all.size(), kDiaBlockSizes.size());
+  for (const Candidate& c : all) {
+    EXPECT_TRUE(c.params.empty());
+    // 3 diagonals x 6 rows of values + 3 offsets.
+    EXPECT_EQ(rules.device_bytes(f, Precision::fp64, c), 3u * 6u * 8u + 3u * 4u);
+    EXPECT_EQ(rules.device_bytes(f, Precision::fp32, c), 3u * 6u * 4u + 3u * 4u);
+  }
+}
+
+TEST(CudaDiaRules, RejectsMoreSlotsThanTwiceTheNonZeros) {
+  // 5 diagonals x 5 rows = 25 slots for 9 entries: more bytes than CSR moves.
+  EXPECT_FALSE(CudaDiaRules{}.admissible(features_of(five_by_five()), testing::h100(), Precision::fp64,
+                                         1 << 20));
+}
+
+TEST(CudaDiaRules, OffersNothingWithoutItsOwnFeatures) {
+  MatrixFeatures f = features_of(tridiagonal_six());
+  f.format_features.erase("cuda_dia");
+  EXPECT_FALSE(CudaDiaRules{}.admissible(f, testing::h100(), Precision::fp64, 1 << 20));
+  EXPECT_THAT(CudaDiaRules{}.candidates(f, testing::h100()), IsEmpty());
 }
 
 }  // namespace
