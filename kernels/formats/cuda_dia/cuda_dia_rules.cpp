@@ -42,7 +42,9 @@ bool CudaDiaRules::admissible(const MatrixFeatures& features, const DeviceInfo& 
 std::vector<Candidate> CudaDiaRules::candidates(const MatrixFeatures& features,
                                                 const DeviceInfo& device) const {
   std::vector<Candidate> out;
-  if (!cuda_dia_features(features)) return out;
+  // Without the diagonals counted, or with more than it counts, nothing bounds DIA's arrays.
+  const std::optional<CudaDiaFeatures> own = cuda_dia_features(features);
+  if (!own || own->diagonals > kDiaMaxDiagonals) return out;
   for (const std::uint32_t block : kDiaBlockSizes)
     out.push_back(Candidate{
         .format = id(),

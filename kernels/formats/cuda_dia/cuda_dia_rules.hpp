@@ -57,8 +57,8 @@ class CudaDiaRules final : public FormatRules {
   // kDiaMaxSlotsPerNonzero * nnz, and the arrays within the budget.
   bool admissible(const MatrixFeatures& features, const DeviceInfo& device, Precision precision,
                   std::uint64_t memory_budget_bytes) const override;
-  // One candidate per block size; none without its features (the diagonals size it), so the
-  // calibration's random samples never build it.
+  // One candidate per block size; none without its features or beyond kDiaMaxDiagonals (the
+  // diagonals size it), so the calibration's random samples never build it.
   std::vector<Candidate> candidates(const MatrixFeatures& features,
                                     const DeviceInfo& device) const override;
   // diagonals * rows values + diagonals 32-bit offsets.
@@ -71,8 +71,8 @@ class CudaDiaRules final : public FormatRules {
   // Builds cuda_dia on a CUDA device: the offsets and the diagonal-major values built on the
   // host, copied once; apply() launches one thread per row on the device stream.
   // Throws Error(invalid_argument) for a candidate of another format, a block size not in
-  // kDiaBlockSizes, grid_size 0, or more than kDiaMaxDiagonals diagonals;
-  // Error(failed_precondition) on a CPU device; Error(resource_exhausted) when memory runs out.
+  // kDiaBlockSizes or grid_size 0; Error(failed_precondition) on a CPU device;
+  // Error(resource_exhausted) when memory runs out.
   static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
                                              const Candidate& candidate, Device& device);
 };
