@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "models/sample_generators.hpp"
 
 namespace spmvd {
 namespace {
@@ -363,6 +364,9 @@ CsrMatrix<double> widerows(const SpecParams& p) {
   return b.finish(rng);
 }
 
+// The node pattern of fem: node i couples to itself and `coupling` nodes within
+// +-2*coupling nodes; blocked_sample (models/sample_generators.hpp, calibration's dense-block
+// samples) turns every coupling into a dense block x block block.
 CsrMatrix<double> fem(const SpecParams& p) {
   const std::int64_t block = p.required("block", 1, 64);
   const std::int64_t blocks = p.required("blocks", 1, kMaxDim / block);
@@ -370,8 +374,10 @@ CsrMatrix<double> fem(const SpecParams& p) {
   check_nnz(p, "coupling", static_cast<double>(blocks * block) *
                                static_cast<double>((coupling + 1) * block));
   Rng rng = p.rng();
-  CsrBuilder b(blocks * block, blocks * block, blocks * block * (coupling + 1) * block);
-  auto& cols = b.columns();
+  CsrMatrix<double> pattern;
+  pattern.rows = pattern.cols = blocks;
+  pattern.row_offsets.reserve(static_cast<std::size_t>(blocks) + 1);  // holds its first 0
+  pattern.col_indices.reserve(static_cast<std::size_t>(blocks * (coupling + 1)));
   std::vector<ColIndex> nodes;
   for (std::int64_t node = 0; node < blocks; ++node) {
     const std::int64_t lo = std::max<std::int64_t>(0, node - 2 * coupling);
@@ -382,14 +388,14 @@ CsrMatrix<double> fem(const SpecParams& p) {
       if (j >= node) ++j;
     nodes.insert(std::upper_bound(nodes.begin(), nodes.end(), static_cast<ColIndex>(node)),
                  static_cast<ColIndex>(node));
-    for (std::int64_t d = 0; d < block; ++d) {
-      for (const ColIndex j : nodes)
-        for (std::int64_t e = 0; e < block; ++e)
-          cols.push_back(static_cast<ColIndex>(j * block + e));
-      b.end_row();
-    }
+    pattern.col_indices.insert(pattern.col_indices.end(), nodes.begin(), nodes.end());
+    pattern.row_offsets.push_back(static_cast<RowOffset>(pattern.col_indices.size()));
   }
-  return b.finish(rng);
+  pattern.values.assign(pattern.col_indices.size(), 0.0);
+  CsrMatrix<double> m = blocked_sample(pattern, block);
+  // Every entry its own value, drawn after the pattern (not one per block).
+  for (double& v : m.values) v = uniform_signed_unit(rng);
+  return m;
 }
 
 struct Generator {

@@ -15,6 +15,10 @@ void fail_field(std::string_view owner, std::string_view name, const std::string
 FieldSet::FieldSet(std::vector<NamedField> fields) : fields_(std::move(fields)) {
   // Sorted by name, so that a set decoded from JSON (whose objects have no order) equals the
   // one built from the struct.
+  // An empty list is one value whatever its element type: JSON's [] reads back as integers.
+  for (NamedField& field : fields_)
+    if (const auto* list = std::get_if<std::vector<double>>(&field.value); list && list->empty())
+      field.value = std::vector<std::int64_t>{};
   std::sort(fields_.begin(), fields_.end(),
             [](const NamedField& a, const NamedField& b) { return a.name < b.name; });
   for (std::size_t i = 0; i < fields_.size(); ++i) {

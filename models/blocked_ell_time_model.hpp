@@ -5,10 +5,12 @@
 //   T_c(C_i) = W(C_i) * L / f_p  if N(C_i) <= L,  E(C_i) / f_p  otherwise,
 //   T = T_t + sum_i T_c(C_i) / s.
 
+#include <tuple>
 #include <cstdint>
 #include <span>
 #include <vector>
 
+#include "core/field_set.hpp"
 #include "core/matrix_features.hpp"
 
 namespace spmvd {
@@ -18,6 +20,11 @@ struct BlockedEllTimeCoefficients {
   double sm_elements_per_ms = 0.0;        // f_p: ELL entries one SM processes per ms
   std::int64_t lower_limit_rows = 0;      // L: fewer rows than this underuse an SM (192 on K20c)
   int sm_count = 0;                       // s
+  static constexpr auto kFields = std::tuple{
+      declare_field("transfer_elements_per_ms", &BlockedEllTimeCoefficients::transfer_elements_per_ms),
+      declare_field("sm_elements_per_ms", &BlockedEllTimeCoefficients::sm_elements_per_ms),
+      declare_field("lower_limit_rows", &BlockedEllTimeCoefficients::lower_limit_rows),
+      declare_field("sm_count", &BlockedEllTimeCoefficients::sm_count)};
   friend bool operator==(const BlockedEllTimeCoefficients&,
                          const BlockedEllTimeCoefficients&) = default;
 };

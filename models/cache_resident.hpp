@@ -20,10 +20,12 @@
 // banded twin (model version 12), and rho = T_banded / T_random on the same grid scales kappa
 // by the matrix's x randomness w as the DRAM locality factor does: kappa * (rho + (1 - rho) w).
 
+#include <tuple>
 #include <cstdint>
 #include <span>
 #include <vector>
 
+#include "core/field_set.hpp"
 #include "core/format_id.hpp"
 #include "core/launch_config.hpp"
 #include "core/matrix_features.hpp"
@@ -44,6 +46,15 @@ struct CacheResidentCorrection {
   // T_banded / T_random over the same (row length, rows); empty: no in-L2 locality term.
   LogGridFit banded_ratio_vs_length_rows{};
   double largest_footprint_bytes = 0.0;  // of the largest sample: full kappa up to here
+  static constexpr auto kFields = std::tuple{
+      declare_field("format", &CacheResidentCorrection::format),
+      declare_field("params", &CacheResidentCorrection::params),
+      declare_field("block_size", &CacheResidentCorrection::block_size),
+      declare_field("threads_per_row", &CacheResidentCorrection::threads_per_row),
+      declare_field("entries_per_thread", &CacheResidentCorrection::entries_per_thread),
+      declare_field("ratio_vs_length_rows", &CacheResidentCorrection::ratio_vs_length_rows),
+      declare_field("banded_ratio_vs_length_rows", &CacheResidentCorrection::banded_ratio_vs_length_rows),
+      declare_field("largest_footprint_bytes", &CacheResidentCorrection::largest_footprint_bytes)};
   friend bool operator==(const CacheResidentCorrection&, const CacheResidentCorrection&) = default;
 };
 

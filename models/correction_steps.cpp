@@ -71,16 +71,6 @@ void bsr_block_rows_apply(StepContext& ctx, Prediction& p) {
   p.ms *= block_row_factor(*ctx.own_bytes, ctx.input.features, ctx.input.candidate);
 }
 
-// beyond_l2_confidence — random gathers from an x beyond L2 miss it every time: slower than
-// the random calibration samples (x at most a third of L2), which no dedicated model
-// extrapolates. Lowers the confidence only, never the time.
-void beyond_l2_confidence_apply(StepContext& ctx, Prediction& p) {
-  if (ctx.format_family == kBytesFamily) return;
-  if (x_beyond_l2(ctx.input.features, ctx.input.device, ctx.set.precision) &&
-      ctx.matrix_gather_randomness > 0.5)
-    p.confidence *= 0.8;
-}
-
 // launch_floor — a cache-resident matrix of a few thousand rows runs at the launch latency
 // (5.7 us on an H200, the latency stage's tiny sample), which extrapolated lines and per-row
 // sums go below. A smooth maximum (4-norm, smooth_floor_ms) rather than max(): strictly
@@ -121,7 +111,6 @@ constexpr CorrectionStep kSteps[] = {
     {"cache_resident", &cache_resident_input, nullptr},
     {"coo_row_writes", nullptr, &coo_row_writes_apply},
     {"bsr_block_rows", nullptr, &bsr_block_rows_apply},
-    {"beyond_l2_confidence", nullptr, &beyond_l2_confidence_apply},
     {"launch_floor", nullptr, &launch_floor_apply},
     // kappa multiplies the floored time (it was measured against floored predictions).
     {"cache_resident", nullptr, &cache_resident_apply},

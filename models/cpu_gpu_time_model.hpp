@@ -5,8 +5,10 @@
 //   TG = NNZ(GPU) / (C F)             (Eq. 7),
 //   T  = max(TC, TG)                  (Eq. 8).
 
+#include <tuple>
 #include <cstdint>
 
+#include "core/field_set.hpp"
 #include "core/matrix_features.hpp"
 
 namespace spmvd {
@@ -16,6 +18,11 @@ struct CpuGpuTimeCoefficients {
   double cpu_operations_per_ms = 0.0;      // fc: per core
   int gpu_streaming_processors = 0;        // C
   double gpu_operations_per_ms_per_sp = 0.0;  // F
+  static constexpr auto kFields = std::tuple{
+      declare_field("cpu_cores", &CpuGpuTimeCoefficients::cpu_cores),
+      declare_field("cpu_operations_per_ms", &CpuGpuTimeCoefficients::cpu_operations_per_ms),
+      declare_field("gpu_streaming_processors", &CpuGpuTimeCoefficients::gpu_streaming_processors),
+      declare_field("gpu_operations_per_ms_per_sp", &CpuGpuTimeCoefficients::gpu_operations_per_ms_per_sp)};
   friend bool operator==(const CpuGpuTimeCoefficients&, const CpuGpuTimeCoefficients&) = default;
 };
 

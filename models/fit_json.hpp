@@ -1,10 +1,11 @@
 #pragma once
-// JSON of fits and calibration records (nlohmann ADL hooks), one field list per type. Readers
-// throw nlohmann::json exceptions on a missing or mistyped field; model_set_from_json turns
-// them into Error(invalid_argument).
+// JSON of fits and calibration records (nlohmann ADL hooks), derived from each type's one field
+// list.
 
 #include <nlohmann/json.hpp>
 
+#include "core/field_set.hpp"
+#include "core/format_id.hpp"
 #include "models/blocked_ell_time_model.hpp"
 #include "models/families/bytes/bytes_model.hpp"
 #include "models/cache_resident.hpp"
@@ -18,40 +19,35 @@
 
 namespace spmvd {
 
-// [x, y]; records read without "samples" get none (they are only drawn, never predicted from).
-void to_json(nlohmann::json& j, const SamplePoint& v);
-void from_json(const nlohmann::json& j, SamplePoint& v);
-void to_json(nlohmann::json& j, const FitQuality& v);
-void from_json(const nlohmann::json& j, FitQuality& v);
-void to_json(nlohmann::json& j, const LinearFit& v);
-void from_json(const nlohmann::json& j, LinearFit& v);
-void to_json(nlohmann::json& j, const QuadraticFit& v);
-void from_json(const nlohmann::json& j, QuadraticFit& v);
-void to_json(nlohmann::json& j, const PiecewiseFit& v);
-void from_json(const nlohmann::json& j, PiecewiseFit& v);
-// Also checks that log_ms has widths x rows entries and both axes ascend.
-void to_json(nlohmann::json& j, const LogGridFit& v);
-void from_json(const nlohmann::json& j, LogGridFit& v);
+// Every record with a field list (a static kFields, core/field_set.hpp): each field a member of
+// its name, written and read from the one list; after reading, check_record(record) where the
+// type has one (found by argument-dependent lookup). A missing or mistyped member throws a
+// nlohmann::json exception; model_set_from_json turns it into Error(invalid_argument).
+template <typename Record>
+  requires requires { Record::kFields; }
+void to_json(nlohmann::json& j, const Record& record) {
+  j = nlohmann::json::object();
+  for_each_field(record, [&j](const char* name, const auto& member) { j[name] = member; });
+}
+template <typename Record>
+  requires requires { Record::kFields; }
+void from_json(const nlohmann::json& j, Record& record) {
+  for_each_field(record, [&j](const char* name, auto& member) { j.at(name).get_to(member); });
+  if constexpr (requires { check_record(record); }) check_record(record);
+}
 
-void to_json(nlohmann::json& j, const KernelResources& v);
-void from_json(const nlohmann::json& j, KernelResources& v);
-void to_json(nlohmann::json& j, const CalibratedKernel& v);
-void from_json(const nlohmann::json& j, CalibratedKernel& v);
-void to_json(nlohmann::json& j, const CsrVectorCalibration& v);
-void from_json(const nlohmann::json& j, CsrVectorCalibration& v);
-void to_json(nlohmann::json& j, const EllCalibration& v);
-void from_json(const nlohmann::json& j, EllCalibration& v);
-void to_json(nlohmann::json& j, const CooCalibration& v);
-void from_json(const nlohmann::json& j, CooCalibration& v);
-void to_json(nlohmann::json& j, const BytesCalibration& v);
-void from_json(const nlohmann::json& j, BytesCalibration& v);
-void to_json(nlohmann::json& j, const FormatBytesCalibration& v);
-void from_json(const nlohmann::json& j, FormatBytesCalibration& v);
-void to_json(nlohmann::json& j, const CacheResidentCorrection& v);
-void from_json(const nlohmann::json& j, CacheResidentCorrection& v);
-void to_json(nlohmann::json& j, const BlockedEllTimeCoefficients& v);
-void from_json(const nlohmann::json& j, BlockedEllTimeCoefficients& v);
-void to_json(nlohmann::json& j, const CpuGpuTimeCoefficients& v);
-void from_json(const nlohmann::json& j, CpuGpuTimeCoefficients& v);
+// The types without a field list of their own.
+void to_json(nlohmann::json& j, const SamplePoint& v);  // [x, y]
+void from_json(const nlohmann::json& j, SamplePoint& v);
+void to_json(nlohmann::json& j, const FormatId& v);  // its number
+void from_json(const nlohmann::json& j, FormatId& v);
+void to_json(nlohmann::json& j, const FieldSet& v);  // core/field_set_json.hpp
+void from_json(const nlohmann::json& j, FieldSet& v);
+
+// After reading: a grid's axes ascend and log_ms has widths x rows entries, or all three are
+// empty (no grid: no term); throws std::invalid_argument otherwise.
+void check_record(const LogGridFit& v);
+// After reading: the samples in ascending row length.
+void check_record(CsrVectorCalibration& v);
 
 }  // namespace spmvd

@@ -8,11 +8,14 @@
 // be positive (relative errors are defined); a violation throws Error(invalid_argument) naming
 // the sample. All functions are pure and thread-safe.
 
+#include <tuple>
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <span>
 #include <vector>
+
+#include "core/field_set.hpp"
 
 namespace spmvd {
 
@@ -29,6 +32,12 @@ struct FitQuality {
   double max_relative_error = 0.0;
   double x_min = 0.0;  // the sampled range: predictions outside it extrapolate
   double x_max = 0.0;
+  static constexpr auto kFields = std::tuple{
+      declare_field("sample_count", &FitQuality::sample_count),
+      declare_field("rms_relative_error", &FitQuality::rms_relative_error),
+      declare_field("max_relative_error", &FitQuality::max_relative_error),
+      declare_field("x_min", &FitQuality::x_min),
+      declare_field("x_max", &FitQuality::x_max)};
   friend bool operator==(const FitQuality&, const FitQuality&) = default;
 };
 
@@ -42,6 +51,10 @@ struct LinearFit {
   double slope = 0.0;
   FitQuality quality;
   double operator()(double x) const noexcept { return intercept + slope * x; }
+  static constexpr auto kFields = std::tuple{
+      declare_field("intercept", &LinearFit::intercept),
+      declare_field("slope", &LinearFit::slope),
+      declare_field("quality", &LinearFit::quality)};
   friend bool operator==(const LinearFit&, const LinearFit&) = default;
 };
 
@@ -52,6 +65,11 @@ struct QuadraticFit {
   double c2 = 0.0;
   FitQuality quality;
   double operator()(double x) const noexcept { return c0 + (c1 + c2 * x) * x; }
+  static constexpr auto kFields = std::tuple{
+      declare_field("c0", &QuadraticFit::c0),
+      declare_field("c1", &QuadraticFit::c1),
+      declare_field("c2", &QuadraticFit::c2),
+      declare_field("quality", &QuadraticFit::quality)};
   friend bool operator==(const QuadraticFit&, const QuadraticFit&) = default;
 };
 
@@ -63,6 +81,11 @@ struct PiecewiseFit {
   LinearFit above;
   FitQuality quality;  // over all samples
   double operator()(double x) const noexcept { return x < threshold_x ? below(x) : above(x); }
+  static constexpr auto kFields = std::tuple{
+      declare_field("threshold_x", &PiecewiseFit::threshold_x),
+      declare_field("below", &PiecewiseFit::below),
+      declare_field("above", &PiecewiseFit::above),
+      declare_field("quality", &PiecewiseFit::quality)};
   friend bool operator==(const PiecewiseFit&, const PiecewiseFit&) = default;
 };
 
@@ -86,6 +109,11 @@ struct LogGridFit {
   // grid. width and rows must be > 0. O(log grid size).
   double operator()(double width, double rows) const;
   bool covers(double width, double rows) const noexcept;
+  static constexpr auto kFields = std::tuple{
+      declare_field("widths", &LogGridFit::widths),
+      declare_field("rows", &LogGridFit::rows),
+      declare_field("log_ms", &LogGridFit::log_ms),
+      declare_field("quality", &LogGridFit::quality)};
   friend bool operator==(const LogGridFit&, const LogGridFit&) = default;
 };
 

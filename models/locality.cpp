@@ -57,13 +57,6 @@ double x_span_randomness(const MatrixFeatures& features) noexcept {
   return std::clamp(features.mean_row_span_fraction / random_span, 0.0, 1.0);
 }
 
-bool x_beyond_l2(const MatrixFeatures& features, const DeviceInfo& device,
-                 Precision precision) noexcept {
-  const double x_bytes = static_cast<double>(std::max<std::int64_t>(features.cols, 0)) *
-                         static_cast<double>(value_bytes(precision));
-  return x_bytes > 0.5 * static_cast<double>(device.l2_bytes);
-}
-
 double banded_ratio_at(std::span<const SamplePoint> banded_ratio, double x) noexcept {
   if (banded_ratio.empty()) return 1.0;
   double rho = banded_ratio.back().y;

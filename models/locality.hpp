@@ -67,16 +67,6 @@ double x_gather_randomness(const MatrixFeatures& features, double sectors_per_no
 // span) fits them better than the sectors do (measured on the H200 suite, docs/MODELS.md).
 double x_span_randomness(const MatrixFeatures& features) noexcept;
 
-// Whether x does not fit in half of L2 (cols * value bytes > l2_bytes / 2; Hopper: 50-60 MB).
-// A band's advantage is sector reuse between neighbouring rows, which holds at any size of x,
-// so w does not depend on it. What changes is the random end: every random gather then misses
-// L2, beyond the random calibration samples (whose x is at most a third of L2). Rather than
-// extrapolate an uncalibrated penalty, the dedicated models stay at the random calibration
-// (factor 1) and ModelPredictor lowers their confidence for random matrices of such an x; the
-// bytes models count the DRAM sectors of those gathers (models/families/bytes/bytes_model.hpp).
-bool x_beyond_l2(const MatrixFeatures& features, const DeviceInfo& device,
-                 Precision precision) noexcept;
-
 // rho at x: linear between the points (ascending in x), constant beyond the ends; 1 when there
 // are none (no banded calibration: no locality term). Never below 0.05 nor above 1.5, so one
 // noisy sample cannot zero or blow up every prediction.

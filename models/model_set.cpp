@@ -96,10 +96,13 @@ nlohmann::json variant_json(const CalibratedKernel& kernel) {
           {"registers_per_thread", kernel.resources.registers_per_thread}};
 }
 
+// kind names the fit's form for people ("linear", "piecewise_conic_linear", "log_grid"): the
+// records' JSON holds only their fields.
 void add_fit(nlohmann::json& fits, const char* family, const nlohmann::json& variant,
-             const char* curve, nlohmann::json fit) {
+             const char* curve, const char* kind, nlohmann::json fit) {
   fit["family"] = family;
   fit["curve"] = curve;
+  fit["kind"] = kind;
   if (!variant.is_null()) fit["variant"] = variant;
   fits.push_back(std::move(fit));
 }
@@ -123,27 +126,29 @@ nlohmann::json model_set_summary(const ModelSet& set) {
   for (const CsrVectorCalibration& c : set.csr_vector) {
     nlohmann::json fig3 = c.time_vs_row_length;
     fig3["banded_ratio"] = c.banded_ratio;  // models/locality.hpp
-    add_fit(fits, "csr_vector", variant_json(c.kernel), "ms_vs_row_length", std::move(fig3));
-    add_fit(fits, "csr_vector", variant_json(c.kernel), "ms_vs_sample_nnz", c.time_vs_sample_nnz);
+    add_fit(fits, "csr_vector", variant_json(c.kernel), "ms_vs_row_length", "piecewise_conic_linear",
+            std::move(fig3));
+    add_fit(fits, "csr_vector", variant_json(c.kernel), "ms_vs_sample_nnz", "linear",
+            c.time_vs_sample_nnz);
   }
   for (const EllCalibration& c : set.ell) {
     nlohmann::json grid = c.time_vs_width_rows;
     grid.erase("log_ms");  // the table is for plots (svg_plot), not for reading
     if (!c.banded_ratio_vs_width_rows.log_ms.empty())
       grid["banded_ratio_vs_width_rows"] = ratio_table(c.banded_ratio_vs_width_rows, "width");
-    add_fit(fits, "ell", variant_json(c.kernel), "ms_vs_width_rows", std::move(grid));
+    add_fit(fits, "ell", variant_json(c.kernel), "ms_vs_width_rows", "log_grid", std::move(grid));
   }
   for (const CooCalibration& c : set.coo) {
     nlohmann::json fit = c.time_vs_nnz;
     fit["banded_ratio"] = c.banded_ratio;
-    add_fit(fits, "coo", variant_json(c.kernel), "ms_vs_nnz", std::move(fit));
+    add_fit(fits, "coo", variant_json(c.kernel), "ms_vs_nnz", "linear", std::move(fit));
   }
   if (set.bytes) {
     nlohmann::json fit = set.bytes->time_vs_bytes;
     fit["bandwidth_bytes_per_ms"] = set.bytes->bandwidth_bytes_per_ms();
     fit["l2_share_for_x"] = set.bytes->l2_share_for_x;
     fit["banded_ratio"] = set.bytes->banded_ratio;
-    add_fit(fits, "bytes", nullptr, "ms_vs_bytes", std::move(fit));
+    add_fit(fits, "bytes", nullptr, "ms_vs_bytes", "linear", std::move(fit));
   }
   for (const FormatBytesCalibration& own : set.format_bytes) {
     nlohmann::json fit = own.bytes.time_vs_bytes;
@@ -153,7 +158,7 @@ nlohmann::json model_set_summary(const ModelSet& set) {
     fit["params"] = to_string(own.params);
     fit["long_row_step_ms"] = own.long_row_step_ms;
     fit["floor_ms"] = own.floor_ms;
-    add_fit(fits, "format_bytes", nullptr, "ms_vs_bytes", std::move(fit));
+    add_fit(fits, "format_bytes", nullptr, "ms_vs_bytes", "linear", std::move(fit));
   }
   for (const CacheResidentCorrection& c : set.cache_resident) {
     // The grid's "log_ms" holds log(measured / predicted) at (row length, rows).
@@ -165,7 +170,7 @@ nlohmann::json model_set_summary(const ModelSet& set) {
     fit["largest_footprint_bytes"] = c.largest_footprint_bytes;
     if (!c.banded_ratio_vs_length_rows.log_ms.empty())
       fit["banded_ratio_vs_length_rows"] = ratio_table(c.banded_ratio_vs_length_rows, "row_length");
-    add_fit(fits, "cache_resident", nullptr, "ratio_vs_length_rows", std::move(fit));
+    add_fit(fits, "cache_resident", nullptr, "ratio_vs_length_rows", "log_grid", std::move(fit));
   }
   nlohmann::json summary = {{"model_version", kModelVersion},
                             {"device_signature", set.device_signature},

@@ -22,7 +22,7 @@ namespace spmvd {
 // The form of the models: bump on any change of a fit, a calibration record, a field or what a
 // model computes from them. Plans record the version that chose them; a stored model set of
 // another version is refused and recalibrated.
-inline constexpr int kModelVersion = 12;
+inline constexpr int kModelVersion = 13;
 
 struct ModelSet {
   std::string device_signature;  // DeviceInfo::signature() of the calibrated device
@@ -35,7 +35,7 @@ struct ModelSet {
   // dedicated model in place of `bytes`, which stays the fallback for unlisted formats.
   std::vector<FormatBytesCalibration> format_bytes;
   // Per calibrated variant, its measured / predicted time on cache-resident samples
-  // (models/cache_resident.hpp); empty before model version 6 or on a failed stage.
+  // (models/cache_resident.hpp); empty where the stage failed.
   std::vector<CacheResidentCorrection> cache_resident;
   std::optional<BlockedEllTimeCoefficients> blocked_ell;  // paper 000
   std::optional<CpuGpuTimeCoefficients> cpu_gpu;          // paper 003

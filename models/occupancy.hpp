@@ -4,9 +4,11 @@
 // Pure functions of a hand-writable KernelResources and DeviceInfo; no GPU is queried (the lead
 // cross-checks them against cudaOccupancyMaxActiveBlocksPerMultiprocessor on the device).
 
+#include <tuple>
 #include <cstdint>
 #include <string_view>
 
+#include "core/field_set.hpp"
 #include "core/device_info.hpp"
 
 namespace spmvd {
@@ -18,6 +20,11 @@ struct KernelResources {
   int registers_per_thread = 0;
   std::uint64_t static_shared_bytes = 0;
   std::uint64_t dynamic_shared_bytes = 0;
+  static constexpr auto kFields = std::tuple{
+      declare_field("threads_per_block", &KernelResources::threads_per_block),
+      declare_field("registers_per_thread", &KernelResources::registers_per_thread),
+      declare_field("static_shared_bytes", &KernelResources::static_shared_bytes),
+      declare_field("dynamic_shared_bytes", &KernelResources::dynamic_shared_bytes)};
   friend bool operator==(const KernelResources&, const KernelResources&) = default;
 };
 

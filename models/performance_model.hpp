@@ -2,10 +2,12 @@
 // What a performance model predicts, the calibrated kernel variant that each calibration record
 // is tagged with, and the choice of the nearest calibrated variant (models/families/).
 
+#include <tuple>
 #include <span>
 #include <string>
 #include <string_view>
 
+#include "core/field_set.hpp"
 #include "core/device_info.hpp"
 #include "core/error.hpp"
 #include "core/matrix_features.hpp"
@@ -28,6 +30,9 @@ struct Prediction {
 struct CalibratedKernel {
   KernelResources resources;
   int threads_per_row = 1;  // 1 for one-thread-per-row kernels (ELL) and COO
+  static constexpr auto kFields = std::tuple{
+      declare_field("resources", &CalibratedKernel::resources),
+      declare_field("threads_per_row", &CalibratedKernel::threads_per_row)};
   friend bool operator==(const CalibratedKernel&, const CalibratedKernel&) = default;
 };
 

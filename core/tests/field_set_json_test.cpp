@@ -31,12 +31,13 @@ struct SellLike {
 };
 
 FieldSet every_kind() {
-  return FieldSet({{"count", std::int64_t{(std::int64_t{1} << 40) + 1}},
-                   {"offset", std::int64_t{-3}},
-                   {"ratio", 1.0 / 3.0},
-                   {"whole", 2.0},  // integral, still a double
-                   {"bounds", std::vector<std::int64_t>{0, -5, std::numeric_limits<std::int64_t>::max()}},
-                   {"weights", std::vector<double>{0.1, 1.0, 1e-300}}});
+  return FieldSet(
+      {{"count", std::int64_t{(std::int64_t{1} << 40) + 1}},
+       {"offset", std::int64_t{-3}},
+       {"ratio", 1.0 / 3.0},
+       {"whole", 2.0},  // integral, still a double
+       {"bounds", std::vector<std::int64_t>{0, -5, std::numeric_limits<std::int64_t>::max()}},
+       {"weights", std::vector<double>{0.1, 1.0, 1e-300}}});
 }
 
 // The message of the Error(invalid_argument) that decoding `text` throws ("" when it does not).
@@ -71,9 +72,8 @@ TEST(FieldSetJson, WritesEachFieldAsAMemberOfItsOwnJsonType) {
 }
 
 TEST(FieldSetJson, RoundTripsAFormatsStructThroughItsSet) {
-  const SellLike sell{.slice_height = 32,
-                      .sort_windows = {256, 4096},
-                      .sorted_sectors_per_nonzero = {0.5, 0.75}};
+  const SellLike sell{
+      .slice_height = 32, .sort_windows = {256, 4096}, .sorted_sectors_per_nonzero = {0.5, 0.75}};
   const json j = field_set_to_json(FieldSet::of(sell), "cuda_sell");
   EXPECT_EQ(j, json::parse(R"({"slice_height":32,"sort_windows":[256,4096],)"
                            R"("sorted_sectors_per_nonzero":[0.5,0.75]})"));

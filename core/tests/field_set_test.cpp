@@ -27,20 +27,20 @@ struct EveryKind {
   double ratio = 0.0;
   std::vector<std::int32_t> boundaries;
   std::vector<double> thresholds;
-  static constexpr auto kFields =
-      std::tuple{declare_field("width", &EveryKind::width),
-                 declare_field("offset", &EveryKind::offset), declare_field("big", &EveryKind::big),
-                 declare_field("ratio", &EveryKind::ratio),
-                 declare_field("boundaries", &EveryKind::boundaries),
-                 declare_field("thresholds", &EveryKind::thresholds)};
+  static constexpr auto kFields = std::tuple{declare_field("width", &EveryKind::width),
+                                             declare_field("offset", &EveryKind::offset),
+                                             declare_field("big", &EveryKind::big),
+                                             declare_field("ratio", &EveryKind::ratio),
+                                             declare_field("boundaries", &EveryKind::boundaries),
+                                             declare_field("thresholds", &EveryKind::thresholds)};
   friend bool operator==(const EveryKind&, const EveryKind&) = default;
 };
 
 struct Narrow {
   std::uint8_t bits = 0;
   std::vector<std::uint16_t> widths;
-  static constexpr auto kFields = std::tuple{declare_field("bits", &Narrow::bits),
-                                             declare_field("widths", &Narrow::widths)};
+  static constexpr auto kFields =
+      std::tuple{declare_field("bits", &Narrow::bits), declare_field("widths", &Narrow::widths)};
 };
 
 struct NoFields {
@@ -79,8 +79,8 @@ TEST(FieldSet, HoldsIntegersAsInt64AndListsAsLists) {
   ASSERT_NE(set.find("width"), nullptr);
   EXPECT_EQ(set.find("width")->value, FieldValue{std::int64_t{4'000'000'000}});
   EXPECT_EQ(set.find("ratio")->value, FieldValue{1.0 / 3.0});
-  EXPECT_EQ(set.find("boundaries")->value, FieldValue{std::vector<std::int64_t>{0, 5, -2}});
-  EXPECT_EQ(set.find("thresholds")->value, FieldValue{std::vector<double>{0.25, 1e-300}});
+  EXPECT_EQ(set.find("boundaries")->value, (FieldValue{std::vector<std::int64_t>{0, 5, -2}}));
+  EXPECT_EQ(set.find("thresholds")->value, (FieldValue{std::vector<double>{0.25, 1e-300}}));
   EXPECT_EQ(set.find("height"), nullptr);
 }
 
@@ -105,7 +105,9 @@ TEST(FieldSet, OfAStructWithoutFieldsIsTheEmptySet) {
 }
 
 TEST(FieldSet, RefusesAnEmptyOrRepeatedName) {
-  EXPECT_EQ(error_of([] { static_cast<void>(FieldSet({{"", std::int64_t{1}}})); }),
+  EXPECT_EQ(error_of([] {
+              static_cast<void>(FieldSet({{"", std::int64_t{1}}}));
+            }),
             "field set: a field has no name");
   EXPECT_EQ(error_of([] {
               static_cast<void>(FieldSet({{"a", std::int64_t{1}}, {"b", 1.0}, {"a", 2.0}}));
@@ -115,8 +117,7 @@ TEST(FieldSet, RefusesAnEmptyOrRepeatedName) {
 
 TEST(FieldSet, AsNamesAMissingField) {
   const FieldSet set({{"bits", std::int64_t{3}}});
-  EXPECT_EQ(error_of([&] { set.as<Narrow>("cuda_sell"); }),
-            "cuda_sell: field 'widths' is missing");
+  EXPECT_EQ(error_of([&] { set.as<Narrow>("cuda_sell"); }), "cuda_sell: field 'widths' is missing");
 }
 
 TEST(FieldSet, AsNamesAFieldTheStructDoesNotDeclare) {

@@ -193,8 +193,7 @@ TEST(PlanJson, ParamsOfTheWrongShapeAreRefusedByTheFormatNamingTheField) {
   j["params"]["ell_width"] = -4;
   EXPECT_EQ(read_back_error(j), "cuda_ell: field 'ell_width' value -4 is out of its range");
   j["params"]["ell_width"] = 4294967296ULL;
-  EXPECT_EQ(read_back_error(j),
-            "cuda_ell: field 'ell_width' value 4294967296 is out of its range");
+  EXPECT_EQ(read_back_error(j), "cuda_ell: field 'ell_width' value 4294967296 is out of its range");
   j["params"]["ell_width"] = 2.5;
   EXPECT_EQ(read_back_error(j), "cuda_ell: field 'ell_width' is not an integer");
   j["params"] = json::object();
@@ -376,9 +375,9 @@ TEST(PlanJson, NonFiniteTimesAreRefusedWhenWriting) {
               "plan JSON params: field 'ratio' is inf, expected a finite number");
   }
   plan = test::full_plan();
-  plan.features.format_features["cuda_sell"] = FieldSet(
-      {{"sorted_sectors_per_nonzero",
-        std::vector<double>{0.5, std::numeric_limits<double>::quiet_NaN()}}});
+  plan.features.format_features["cuda_sell"] =
+      FieldSet({{"sorted_sectors_per_nonzero",
+                 std::vector<double>{0.5, std::numeric_limits<double>::quiet_NaN()}}});
   try {
     plan_to_json(plan);
     FAIL() << "a NaN feature was encoded";

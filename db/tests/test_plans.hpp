@@ -45,14 +45,13 @@ inline Plan full_plan(std::uint32_t seed = 1) {
   // Two formats' own features, shaped as cuda_sell's and cusparse_bsr's (the codec does not know
   // them: any named values round-trip).
   plan.features.format_features = {
-      {"cuda_sell",
-       FieldSet({{"padded_lengths_32", std::vector<std::int64_t>{0, 5}},
-                 {"padded_rows_32", std::vector<std::int64_t>{2, (1LL << 40) + seed}},
-                 {"sort_windows", std::vector<std::int64_t>{256, (1LL << 40) + seed}},
-                 {"sorted_sectors_per_nonzero", std::vector<double>{0.25, 1.0}}})},
-      {"cusparse_bsr", FieldSet({{"block_dims", std::vector<std::int64_t>{2, 4}},
-                                 {"blocks", std::vector<std::int64_t>{
-                                                1'000'000'000'000LL + seed, 3}}})}};
+      {"cuda_sell", FieldSet({{"padded_lengths_32", std::vector<std::int64_t>{0, 5}},
+                              {"padded_rows_32", std::vector<std::int64_t>{2, (1LL << 40) + seed}},
+                              {"sort_windows", std::vector<std::int64_t>{256, (1LL << 40) + seed}},
+                              {"sorted_sectors_per_nonzero", std::vector<double>{0.25, 1.0}}})},
+      {"cusparse_bsr",
+       FieldSet({{"block_dims", std::vector<std::int64_t>{2, 4}},
+                 {"blocks", std::vector<std::int64_t>{1'000'000'000'000LL + seed, 3}}})}};
   return plan;
 }
 

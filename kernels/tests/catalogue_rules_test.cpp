@@ -20,18 +20,18 @@
 #include "kernels/formats/cpu_coo/cpu_coo_rules.hpp"
 #include "kernels/formats/cuda_coo/cuda_coo_rules.hpp"
 #include "kernels/formats/cuda_csr_scalar/cuda_csr_scalar_rules.hpp"
+#include "kernels/formats/cuda_dia/cuda_dia_rules.hpp"
 #include "kernels/formats/cuda_ell/cuda_ell_rules.hpp"
 #include "kernels/formats/cuda_ell/ell_layout.hpp"
 #include "kernels/formats/cuda_hyb/cuda_hyb_rules.hpp"
 #include "kernels/formats/cuda_hyb/hyb_layout.hpp"
 #include "kernels/formats/cuda_sell/cuda_sell_rules.hpp"
-#include "kernels/formats/cusparse_bsr/cusparse_bsr_features.hpp"
 #include "kernels/formats/cusparse_bsr/bsr_layout.hpp"
+#include "kernels/formats/cusparse_bsr/cusparse_bsr_features.hpp"
 #include "kernels/formats/cusparse_bsr/cusparse_bsr_rules.hpp"
 #include "kernels/formats/cusparse_coo/cusparse_coo_rules.hpp"
 #include "kernels/formats/cusparse_csr/cusparse_csr_rules.hpp"
 #include "kernels/formats/cusparse_sell/cusparse_sell_rules.hpp"
-#include "kernels/tests/every_format_rules.hpp"
 #include "kernels/tests/hand_written.hpp"
 #include "tuner/feature_extraction.hpp"
 
@@ -78,7 +78,7 @@ MatrixFeatures with_distribution(std::int64_t cols, std::vector<RowLengthCount> 
 // The features of m with every format's own (cuda_sell's slice padding, cusparse_bsr's block
 // counts), whichever formats this build compiled.
 MatrixFeatures features_of(const CsrMatrix<double>& m) {
-  return extract_features(m, testing::every_format_rules());
+  return extract_features(m);
 }
 
 template <typename Value>
@@ -265,6 +265,59 @@ TEST(CatalogueRules, GpuFormatsAreNotAdmissibleOnTheCpuAndCpuCooNotOnTheGpu) {
   }
 }
 
+// A plan stored by another version may carry parameters of another shape: is_valid drops it
+// (to be re-tuned), it never runs nor throws.
+TEST(CatalogueRules, RejectsAStoredCandidateWhoseParamsHaveAnotherShape) {
+  const MatrixFeatures f = features_of(five_by_five());
+  for (const auto& r : catalogue()) {
+    SCOPED_TRACE(std::string(r->name()));
+    const DeviceInfo device = r->needs_gpu() ? testing::h100() : testing::eight_core_cpu();
+    const std::vector<Candidate> space = r->candidates(f, device);
+    if (space.empty()) continue;  // cusparse_bsr on this matrix
+    Candidate extra = space.front();
+    std::vector<NamedField> fields = extra.params.fields();
+    fields.push_back({"written_by_another_version", std::int64_t{1}});
+    extra.params = FieldSet(std::move(fields));
+    EXPECT_FALSE(r->is_valid(extra, f, device));
+    if (!space.front().params.empty()) {
+      Candidate missing = space.front();
+      missing.params = {};
+      EXPECT_FALSE(r->is_valid(missing, f, device));
+    }
+  }
+}
+
+TEST(CatalogueRules, ParamsOfNamesTheFieldAStoredCandidateLacks) {
+  const Candidate bare{.format = kCudaSellFormatId, .params = {}, .launch = {}};
+  try {
+    CudaSellRules::params_of(bare);
+    FAIL() << "read cuda_sell's parameters from an empty set";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
+    EXPECT_STREQ(e.what(), "cuda_sell: field 'slice_height' is missing");
+  }
+  // cusparse_sell's parameters are not cuda_sell's: sort_window is missing.
+  const Candidate other{
+      .format = kCudaSellFormatId,
+      .params = FieldSet::of(CusparseSellParams{.slice_height = 32, .library_algorithm = 5}),
+      .launch = {}};
+  try {
+    CudaSellRules::params_of(other);
+    FAIL() << "read cusparse_sell's parameters as cuda_sell's";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "cuda_sell: field 'sort_window' is missing");
+  }
+  const Candidate wide{.format = kCudaEllFormatId,
+                       .params = FieldSet({{"ell_width", std::int64_t{1} << 32}}),
+                       .launch = {}};
+  try {
+    CudaEllRules::params_of(wide);
+    FAIL() << "read an ell_width beyond 32 bits";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "cuda_ell: field 'ell_width' value 4294967296 is out of its range");
+  }
+}
+
 TEST(CatalogueRules, EveryFormatRespectsTheMemoryBudget) {
   const MatrixFeatures f = features_of(five_by_five());
   for (const auto& r : catalogue()) {
@@ -381,9 +434,10 @@ TEST(CudaSellRules, DeviceBytesAreExactForAFullSortAndABoundOtherwise) {
   const CudaSellRules rules;
   const MatrixFeatures f = features_of(five_by_five());
   const auto candidate = [](std::uint32_t window) {
-    return Candidate{.format = kCudaSellFormatId,
-                     .params = FieldSet::of(CudaSellParams{.slice_height = 2, .sort_window = window}),
-                     .launch = {.block_size = 128, .threads_per_row = 1, .grid_size = 1}};
+    return Candidate{
+        .format = kCudaSellFormatId,
+        .params = FieldSet::of(CudaSellParams{.slice_height = 2, .sort_window = window}),
+        .launch = {.block_size = 128, .threads_per_row = 1, .grid_size = 1}};
   };
   EXPECT_EQ(rules.device_bytes(f, Precision::fp64, candidate(5)),
             layout_bytes(make_sell_layout<double>(five_by_five(), 2, 5)));
@@ -500,10 +554,10 @@ TEST(CusparseBsrRules, AdmitsRowsLongEnoughToFillBlocks) {
       FieldSet::of(CusparseBsrFeatures{.block_dims = {2, 4}, .blocks = {2000, 1500}});
   EXPECT_FALSE(CusparseBsrRules::may_fill_acceptably(counted, 4));
   EXPECT_THAT(rules.candidates(counted, testing::h100()),
-              ElementsAre(Candidate{.format = kCusparseBsrFormatId,
-                                    .params = FieldSet::of(
-                                        CusparseBsrParams{.library_algorithm = 6, .block_dim = 2}),
-                                    .launch = {}}));
+              ElementsAre(Candidate{
+                  .format = kCusparseBsrFormatId,
+                  .params = FieldSet::of(CusparseBsrParams{.library_algorithm = 6, .block_dim = 2}),
+                  .launch = {}}));
 }
 
 TEST(CusparseBsrRules, CountedBlocksDecideFillAndBytesExactly) {
@@ -569,10 +623,10 @@ TEST(CusparseBsrRules, DeviceBytesBoundTheBuiltLayout) {
     SCOPED_TRACE(b);
     const BsrLayout<double> bsr = make_bsr_layout<double>(five_by_five(), b);
     const std::uint64_t padded = static_cast<std::uint64_t>(bsr.block_rows + bsr.block_cols) * b;
-    const Candidate c{.format = kCusparseBsrFormatId,
-                      .params = FieldSet::of(
-                          CusparseBsrParams{.library_algorithm = 6, .block_dim = b}),
-                      .launch = {}};
+    const Candidate c{
+        .format = kCusparseBsrFormatId,
+        .params = FieldSet::of(CusparseBsrParams{.library_algorithm = 6, .block_dim = b}),
+        .launch = {}};
     EXPECT_GE(rules.device_bytes(f, Precision::fp64, c),
               bsr.row_offsets.size() * 4 + bsr.col_indices.size() * 4 + bsr.values.size() * 8 +
                   padded * 8 + CusparseCsrRules::workspace_bound_bytes(5));
@@ -585,6 +639,52 @@ TEST(CpuCooRules, OneCandidateSizedAsTheCooArrays) {
   const auto space = rules.candidates(f, testing::eight_core_cpu());
   ASSERT_EQ(space.size(), 1U);
   EXPECT_EQ(rules.device_bytes(f, Precision::fp64, space[0]), 9U * (4 + 4 + 8));
+}
+
+// A tridiagonal 6 x 6 (three diagonals, 16 entries) and the 5x5 above (offsets -2..2 and more).
+CsrMatrix<double> tridiagonal_six() {
+  CsrMatrix<double> m{6, 6, {0}, {}, {}};
+  for (std::int64_t r = 0; r < 6; ++r) {
+    for (std::int64_t c = std::max<std::int64_t>(r - 1, 0); c <= std::min<std::int64_t>(r + 1, 5); ++c) {
+      m.col_indices.push_back(static_cast<ColIndex>(c));
+      m.values.push_back(1.0 + static_cast<double>(r * 6 + c));
+    }
+    m.row_offsets.push_back(static_cast<RowOffset>(m.col_indices.size()));
+  }
+  return m;
+}
+
+TEST(CudaDiaRules, CountsTheOccupiedDiagonals) {
+  EXPECT_EQ(compute_cuda_dia_features(tridiagonal_six()).diagonals, 3);
+  // five_by_five: offsets 0, 2 (row 0), 0 (row 1), -2, -1, 1, 2 (row 2), -2, 0 (row 4).
+  EXPECT_EQ(compute_cuda_dia_features(five_by_five()).diagonals, 5);
+}
+
+TEST(CudaDiaRules, AdmitsAFewFullDiagonalsWithTheirExactBytes) {
+  const MatrixFeatures f = features_of(tridiagonal_six());
+  const CudaDiaRules rules;
+  ASSERT_TRUE(rules.admissible(f, testing::h100(), Precision::fp64, 1 << 20));
+  const std::vector<Candidate> all = rules.candidates(f, testing::h100());
+  ASSERT_EQ(all.size(), kDiaBlockSizes.size());
+  for (const Candidate& c : all) {
+    EXPECT_TRUE(c.params.empty());
+    // 3 diagonals x 6 rows of values + 3 offsets.
+    EXPECT_EQ(rules.device_bytes(f, Precision::fp64, c), 3u * 6u * 8u + 3u * 4u);
+    EXPECT_EQ(rules.device_bytes(f, Precision::fp32, c), 3u * 6u * 4u + 3u * 4u);
+  }
+}
+
+TEST(CudaDiaRules, RejectsMoreSlotsThanTwiceTheNonZeros) {
+  // 5 diagonals x 5 rows = 25 slots for 9 entries: more bytes than CSR moves.
+  EXPECT_FALSE(CudaDiaRules{}.admissible(features_of(five_by_five()), testing::h100(), Precision::fp64,
+                                         1 << 20));
+}
+
+TEST(CudaDiaRules, OffersNothingWithoutItsOwnFeatures) {
+  MatrixFeatures f = features_of(tridiagonal_six());
+  f.format_features.erase("cuda_dia");
+  EXPECT_FALSE(CudaDiaRules{}.admissible(f, testing::h100(), Precision::fp64, 1 << 20));
+  EXPECT_THAT(CudaDiaRules{}.candidates(f, testing::h100()), IsEmpty());
 }
 
 }  // namespace

@@ -19,10 +19,12 @@ TEST(CusparseCsrRules, ProposesCsrAlgorithmsOneAndTwo) {
   const auto space = rules.candidates(testing::features(100, 100, 700), testing::h100());
   ASSERT_EQ(space.size(), 2U);
   EXPECT_EQ(space[0], (Candidate{.format = kCusparseCsrFormatId,
-                                 .params = FieldSet::of(CusparseCsrParams{.library_algorithm = kCusparseSpmvCsrAlg1}),
+                                 .params = FieldSet::of(
+                                     CusparseCsrParams{.library_algorithm = kCusparseSpmvCsrAlg1}),
                                  .launch = {}}));
   EXPECT_EQ(space[1], (Candidate{.format = kCusparseCsrFormatId,
-                                 .params = FieldSet::of(CusparseCsrParams{.library_algorithm = kCusparseSpmvCsrAlg2}),
+                                 .params = FieldSet::of(
+                                     CusparseCsrParams{.library_algorithm = kCusparseSpmvCsrAlg2}),
                                  .launch = {}}));
   EXPECT_EQ(kCusparseSpmvCsrAlg1, 2U);  // cusparseSpMVAlg_t values, stored in plans
   EXPECT_EQ(kCusparseSpmvCsrAlg2, 3U);
@@ -51,7 +53,37 @@ TEST(CusparseCsrRules, IsAdmissibleOnlyOnAGpuWithinTheBudget) {
   EXPECT_FALSE(rules.admissible(f, testing::eight_core_cpu(), Precision::fp32, bytes * 100));
 }
 
+TEST(CusparseCsrRules, RefusesStoredParamsOfAnotherShapeNamingTheField) {
+  const CusparseCsrRules rules;
+  const auto f = testing::features(100, 100, 700);
+  Candidate c = rules.candidates(f, testing::h100())[0];
+  ASSERT_EQ(CusparseCsrRules::params_of(c).library_algorithm, kCusparseSpmvCsrAlg1);
+  c.params = FieldSet({{"library_algorithm", std::int64_t{2}}, {"block_dim", std::int64_t{4}}});
+  EXPECT_FALSE(rules.is_valid(c, f, testing::h100()));
+  try {
+    CusparseCsrRules::params_of(c);
+    FAIL() << "read a block_dim into cusparse_csr's parameters";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
+    EXPECT_STREQ(e.what(), "cusparse_csr: field 'block_dim' is not one of its fields");
+  }
+}
+
 #if SPMVD_WITH_CUDA
+TEST(CusparseCsrBuilder, RefusesParamsOfAnotherShapeNamingTheField) {
+  const auto cpu = make_cpu_device();
+  const CsrMatrix<double> m{1, 1, {0, 1}, {0}, {1.0}};
+  try {
+    CusparseCsrRules::build(m, Precision::fp64,
+                            Candidate{.format = kCusparseCsrFormatId, .params = {}, .launch = {}},
+                            *cpu);
+    FAIL() << "built without an algorithm";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
+    EXPECT_THAT(e.what(), HasSubstr("cusparse_csr: field 'library_algorithm' is missing"));
+  }
+}
+
 TEST(CusparseCsrBuilder, RefusesAnAlgorithmThatIsNotACsrOne) {
   const auto cpu = make_cpu_device();
   const CsrMatrix<double> m{1, 1, {0, 1}, {0}, {1.0}};

@@ -15,7 +15,6 @@
 #include "kernels/formats/cuda_sell/cuda_sell_rules.hpp"
 #include "kernels/formats/cusparse_bsr/cusparse_bsr_features.hpp"
 #include "kernels/formats/cusparse_bsr/cusparse_bsr_rules.hpp"
-#include "kernels/tests/every_format_rules.hpp"
 #include "tuner/feature_extraction.hpp"
 
 namespace spmvd {
@@ -76,14 +75,14 @@ CsrMatrix<double> five_by_four() {
 }
 
 MatrixFeatures with_every_format(const CsrMatrix<double>& m) {
-  return extract_features(m, testing::every_format_rules());
+  return extract_features(m);
 }
 
 Candidate sell_candidate(std::uint32_t sort_window) {
-  return Candidate{.format = kCudaSellFormatId,
-                   .params = FieldSet::of(CudaSellParams{.slice_height = 32,
-                                                         .sort_window = sort_window}),
-                   .launch = {.block_size = 128, .threads_per_row = 1, .grid_size = 1}};
+  return Candidate{
+      .format = kCudaSellFormatId,
+      .params = FieldSet::of(CudaSellParams{.slice_height = 32, .sort_window = sort_window}),
+      .launch = {.block_size = 128, .threads_per_row = 1, .grid_size = 1}};
 }
 
 // ---- cuda_sell ----------------------------------------------------------------------------
@@ -182,11 +181,10 @@ TEST(CudaSellRules, GathersInTheOrderOfTheCandidatesSortWindow) {
   // The base rule, for a format that keeps the matrix's order: the unsorted gathers.
   const CusparseBsrRules bsr;
   EXPECT_DOUBLE_EQ(
-      bsr.gather_sectors_per_nonzero(
-          f, Candidate{.format = kCusparseBsrFormatId,
-                       .params = FieldSet::of(CusparseBsrParams{.library_algorithm = 6,
-                                                                .block_dim = 2}),
-                       .launch = {}}),
+      bsr.gather_sectors_per_nonzero(f, Candidate{.format = kCusparseBsrFormatId,
+                                                  .params = FieldSet::of(CusparseBsrParams{
+                                                      .library_algorithm = 6, .block_dim = 2}),
+                                                  .launch = {}}),
       10.0 / 96.0);
 }
 

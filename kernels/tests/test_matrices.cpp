@@ -100,6 +100,20 @@ std::vector<NamedMatrix> conformance_matrices(std::uint64_t seed) {
   // 2048 threads / 2 lanes per row = 135168 rows), so grid-stride loops go round.
   out.push_back(
       {"many_short_rows_200000", random_matrix(200000, 200000, uniform_length(0, 4), rng)});
+  // A band of 7 diagonals (a 1-D stencil of width 7): the structure DIA and SELL are for.
+  {
+    CsrMatrix<double> band{1000, 1000, {0}, {}, {}};
+    std::uniform_real_distribution<double> value(-1.0, 1.0);
+    for (std::int64_t r = 0; r < band.rows; ++r) {
+      for (std::int64_t c = std::max<std::int64_t>(r - 3, 0); c <= std::min<std::int64_t>(r + 3, 999);
+           ++c) {
+        band.col_indices.push_back(static_cast<ColIndex>(c));
+        band.values.push_back(value(rng));
+      }
+      band.row_offsets.push_back(static_cast<RowOffset>(band.col_indices.size()));
+    }
+    out.push_back({"band_7_1000", std::move(band)});
+  }
   out.push_back({"no_entries_50x60", random_matrix(50, 60, uniform_length(0, 0), rng)});
   out.push_back({"no_rows_0x10", random_matrix(0, 10, uniform_length(0, 0), rng)});
   out.push_back({"no_columns_5x0", random_matrix(5, 0, uniform_length(0, 0), rng)});

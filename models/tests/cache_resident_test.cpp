@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "kernels/formats/cusparse_sell/cusparse_sell_rules.hpp"
 #include "models/locality.hpp"
 #include "models/model_predictor.hpp"
 #include "models/tests/test_device.hpp"
@@ -12,6 +13,9 @@ namespace spmvd {
 namespace {
 
 constexpr double kL2 = 50e6;
+
+// The format of id 10, predicted by the bytes family with its own record.
+const CusparseSellRules cusparse_sell;
 
 // kappa 0.5 at (length 2, 1000 rows), 2 at (length 32, 1000 rows), 1 at 100000 rows; the
 // largest sample 5 MB.
@@ -133,7 +137,7 @@ TEST(CacheResident, FindsTheSameFormatParamsAndLanesWithTheNearestBlockSize) {
   candidate.launch.threads_per_row = 8;  // other lanes: no correction
   EXPECT_EQ(find_correction(all, candidate), nullptr);
   candidate.launch.threads_per_row = 4;
-  candidate.params.library_algorithm = 1;  // other parameters: none either
+  candidate.params = FieldSet({{"library_algorithm", std::int64_t{1}}});  // other parameters: none
   EXPECT_EQ(find_correction(all, candidate), nullptr);
 }
 
@@ -171,21 +175,20 @@ TEST(ModelPredictor, MultipliesByTheCacheResidentCorrectionBelowL2NeverBelowTheF
   MatrixFeatures small = rows_of(1000, 32);  // kappa 2
   small.nnz = 32000;
   const Candidate candidate{.format = FormatId{10}, .params = {}, .launch = {}};
-  const double base = plain.predict_ms(ModelFamily::other, small, candidate, device, 60000).ms;
-  EXPECT_NEAR(corrected.predict_ms(ModelFamily::other, small, candidate, device, 60000).ms,
-              2.0 * base, 1e-12);
+  const double base = plain.predict_ms(cusparse_sell, small, candidate, device, 60000).ms;
+  EXPECT_NEAR(corrected.predict_ms(cusparse_sell, small, candidate, device, 60000).ms, 2.0 * base,
+              1e-12);
   // kappa 0.5 would take it below the format's tiny-sample floor: held there.
   MatrixFeatures short_rows = rows_of(1000, 2);
   short_rows.nnz = 2000;
   EXPECT_DOUBLE_EQ(
-      corrected.predict_ms(ModelFamily::other, short_rows, candidate, device, 6000).ms,
-      std::max(0.5 * plain.predict_ms(ModelFamily::other, short_rows, candidate, device, 6000).ms,
+      corrected.predict_ms(cusparse_sell, short_rows, candidate, device, 6000).ms,
+      std::max(0.5 * plain.predict_ms(cusparse_sell, short_rows, candidate, device, 6000).ms,
                0.004));
   // A matrix beyond L2: unchanged.
   MatrixFeatures large = rows_of(100'000'000, 8);
-  EXPECT_DOUBLE_EQ(
-      corrected.predict_ms(ModelFamily::other, large, candidate, device, 600'000'000).ms,
-      plain.predict_ms(ModelFamily::other, large, candidate, device, 600'000'000).ms);
+  EXPECT_DOUBLE_EQ(corrected.predict_ms(cusparse_sell, large, candidate, device, 600'000'000).ms,
+                   plain.predict_ms(cusparse_sell, large, candidate, device, 600'000'000).ms);
 }
 
 TEST(ModelPredictor, PredictsABandInsideTheCorrectionAsTheRandomSamplesKappaWasMeasuredOn) {
@@ -202,7 +205,7 @@ TEST(ModelPredictor, PredictsABandInsideTheCorrectionAsTheRandomSamplesKappaWasM
   MatrixFeatures random = band;
   random.x_sectors_per_nonzero = random_sectors_per_nonzero(8.0, 1e5);
   const auto ms = [&](const ModelPredictor& p, const MatrixFeatures& f, std::uint64_t bytes) {
-    return p.predict_ms(ModelFamily::other, f, candidate, device, bytes).ms;
+    return p.predict_ms(cusparse_sell, f, candidate, device, bytes).ms;
   };
   const ModelPredictor plain(set);
   set.cache_resident = {kappa()};

@@ -10,6 +10,8 @@
 #include "db/sqlite_plan_store.hpp"
 #include "kernels/device.hpp"
 #include "kernels/format_registry.hpp"
+#include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
+#include "kernels/formats/cusparse_bsr/cusparse_bsr_rules.hpp"
 #include "models/calibration.hpp"
 #include "models/device_calibration.hpp"
 #include "models/model_predictor.hpp"
@@ -55,7 +57,7 @@ TEST(GpuCalibration, RunsEveryStageStoresAndPredicts) {
     // BSR: the base blocks per block row and one point per kBsrBlockRowLengths.
     std::size_t bsr_records = 0;
     for (const FormatBytesCalibration& own : set->format_bytes) {
-      if (own.params.block_dim == 0) continue;
+      if (own.format != kCusparseBsrFormatId) continue;
       ++bsr_records;
       ASSERT_EQ(own.block_row_ratio.size(), 1 + std::size(kBsrBlockRowLengths));
       EXPECT_EQ(own.block_row_ratio.front().y, 1.0);
@@ -92,7 +94,7 @@ TEST(GpuCalibration, RunsEveryStageStoresAndPredicts) {
   Candidate c;
   c.format = FormatId{2};  // cuda_csr_vector
   c.launch = {.block_size = 256, .threads_per_row = 4, .grid_size = 2112};
-  const Prediction p = predictor.predict_ms(ModelFamily::csr_vector, f, c, device->info());
+  const Prediction p = predictor.predict_ms(CudaCsrVectorRules{}, f, c, device->info());
   std::printf("predicted cuda_csr_vector t=4 on 1M x 8 banded, fp64: %.4f ms\n", p.ms);
   EXPECT_GT(p.ms, calibration.fp64.launch_floor_ms);
   EXPECT_LT(p.ms, 1.0);

@@ -86,14 +86,16 @@ TEST(UniformSampleFeatures, DescribeOneRowLength) {
 
 // ---- the plan (pure: hand-written registry and device) ----
 
-// Rules with an id and a name only: planning never asks for more, and never builds.
+// Rules with an id, a name and a model family only: planning never asks for more, and never
+// builds.
 class NamedRules final : public FormatRules {
  public:
-  NamedRules(FormatId id, std::string name, bool gpu)
-      : id_(id), name_(std::move(name)), gpu_(gpu) {}
+  NamedRules(FormatId id, std::string name, bool gpu, std::string family)
+      : id_(id), name_(std::move(name)), gpu_(gpu), family_(std::move(family)) {}
   FormatId id() const noexcept override { return id_; }
   std::string_view name() const noexcept override { return name_; }
   bool needs_gpu() const noexcept override { return gpu_; }
+  std::string_view model_family() const noexcept override { return family_; }
   bool admissible(const MatrixFeatures&, const DeviceInfo&, Precision,
                   std::uint64_t) const override {
     return true;
@@ -101,12 +103,15 @@ class NamedRules final : public FormatRules {
   // Two parameter sets, as cuSPARSE CSR offers its two algorithms (the format_bytes stage
   // plans one record per distinct parameters).
   std::vector<Candidate> candidates(const MatrixFeatures&, const DeviceInfo&) const override {
-    return {Candidate{.format = id_,
-                      .params = {.library_algorithm = kCusparseSpmvCsrAlg1},
-                      .launch = {}},
-            Candidate{.format = id_,
-                      .params = {.library_algorithm = kCusparseSpmvCsrAlg2},
-                      .launch = {}}};
+    return {
+        Candidate{
+            .format = id_,
+            .params = FieldSet::of(CusparseCsrParams{.library_algorithm = kCusparseSpmvCsrAlg1}),
+            .launch = {}},
+        Candidate{
+            .format = id_,
+            .params = FieldSet::of(CusparseCsrParams{.library_algorithm = kCusparseSpmvCsrAlg2}),
+            .launch = {}}};
   }
   std::uint64_t device_bytes(const MatrixFeatures&, Precision, const Candidate&) const override {
     return 0;
@@ -116,6 +121,7 @@ class NamedRules final : public FormatRules {
   FormatId id_;
   std::string name_;
   bool gpu_;
+  std::string family_;
 };
 
 std::unique_ptr<SpmvOperator> never_built(const CsrMatrix<double>&, Precision, const Candidate&,
@@ -125,13 +131,16 @@ std::unique_ptr<SpmvOperator> never_built(const CsrMatrix<double>&, Precision, c
 
 FormatRegistry gpu_catalogue() {
   FormatRegistry r;
-  r.add(std::make_unique<NamedRules>(kCudaCsrVectorFormatId, "cuda_csr_vector", true), never_built);
-  r.add(std::make_unique<NamedRules>(kCusparseCsrFormatId, "cusparse_csr", true), never_built);
-  r.add(std::make_unique<NamedRules>(kCudaCsrScalarFormatId, "cuda_csr_scalar", true), never_built);
-  r.add(std::make_unique<NamedRules>(kCudaEllFormatId, "cuda_ell", true), never_built);
-  r.add(std::make_unique<NamedRules>(kCudaCooFormatId, "cuda_coo", true), never_built);
-  r.add(std::make_unique<NamedRules>(kCpuCsrFormatId, "cpu_csr", false), never_built);
-  r.add(std::make_unique<NamedRules>(kCpuCooFormatId, "cpu_coo", false), never_built);
+  const auto add = [&r](FormatId id, const char* name, bool gpu, const char* family) {
+    r.add(std::make_unique<NamedRules>(id, name, gpu, family), never_built);
+  };
+  add(kCudaCsrVectorFormatId, "cuda_csr_vector", true, "csr_vector");
+  add(kCusparseCsrFormatId, "cusparse_csr", true, "bytes");
+  add(kCudaCsrScalarFormatId, "cuda_csr_scalar", true, "csr_vector");
+  add(kCudaEllFormatId, "cuda_ell", true, "ell");
+  add(kCudaCooFormatId, "cuda_coo", true, "coo");
+  add(kCpuCsrFormatId, "cpu_csr", false, "bytes");
+  add(kCpuCooFormatId, "cpu_coo", false, "coo");
   return r;
 }
 
@@ -280,8 +289,10 @@ TEST(PlanCalibration, FitsEachFormatWithoutADedicatedModelOnRandomAndBandedSampl
   }
   // One record per cuSPARSE CSR algorithm: ALG1 and ALG2 differ by 20-30 % on the H200.
   ASSERT_EQ(variants.size(), kFormatBytesVariants);
-  EXPECT_EQ(variants[0].library_algorithm, kCusparseSpmvCsrAlg1);
-  EXPECT_NE(variants[1].library_algorithm, kCusparseSpmvCsrAlg1);
+  EXPECT_EQ(variants[0].as<CusparseCsrParams>("cusparse_csr").library_algorithm,
+            kCusparseSpmvCsrAlg1);
+  EXPECT_NE(variants[1].as<CusparseCsrParams>("cusparse_csr").library_algorithm,
+            kCusparseSpmvCsrAlg1);
   // COO: one banded twin, of the largest sample.
   for (const PlannedVariant& v : plan.variants) {
     if (v.stage != CalibrationStage::coo) continue;
@@ -298,7 +309,8 @@ TEST(PlanCalibration, TimesBsrAtMoreBlocksPerBlockRowAtItsLargestSize) {
   std::set<std::uint32_t> block_dims;
   for (const PlannedVariant& v : plan.variants) {
     if (v.stage != CalibrationStage::format_bytes || v.format != kCusparseBsrFormatId) continue;
-    block_dims.insert(v.params.block_dim);
+    const std::uint32_t block_dim = v.params.as<CusparseBsrParams>("cusparse_bsr").block_dim;
+    block_dims.insert(block_dim);
     // 2 sizes, 2 banded twins, FormatBytesTail, then one sample per kBsrBlockRowLengths.
     const std::size_t extra = std::size(kBsrBlockRowLengths);
     ASSERT_EQ(v.samples.size(), 8u + extra);
@@ -307,7 +319,7 @@ TEST(PlanCalibration, TimesBsrAtMoreBlocksPerBlockRowAtItsLargestSize) {
       const SampleShape& s = v.samples[8 + i];
       EXPECT_EQ(s.row_length, kBsrBlockRowLengths[i]);
       // Dense blocks of the record's own size: no fill.
-      EXPECT_EQ(s.block_dim, static_cast<std::int64_t>(v.params.block_dim));
+      EXPECT_EQ(s.block_dim, static_cast<std::int64_t>(block_dim));
       EXPECT_EQ(s.rows % s.block_dim, 0);
       EXPECT_FALSE(s.banded);
       // The largest size's non-zeros, within one block row of them.
@@ -548,8 +560,9 @@ TEST(PlanCalibration, GivesBsrACacheResidentGridOfDistinctWholeBlockShapes) {
     ++grids;
     // The grid (fit_log_grid) takes each shape once.
     std::set<std::tuple<std::int64_t, std::int64_t, bool>> shapes;
+    const std::uint32_t block_dim = v.params.as<CusparseBsrParams>("cusparse_bsr").block_dim;
     for (const SampleShape& s : v.samples) {
-      EXPECT_EQ(s.block_dim, static_cast<std::int64_t>(v.params.block_dim));
+      EXPECT_EQ(s.block_dim, static_cast<std::int64_t>(block_dim));
       EXPECT_EQ(s.rows % s.block_dim, 0);
       EXPECT_EQ(s.row_length % s.block_dim, 0);
       EXPECT_TRUE(shapes.insert({s.rows, s.row_length, s.banded}).second)
@@ -557,7 +570,7 @@ TEST(PlanCalibration, GivesBsrACacheResidentGridOfDistinctWholeBlockShapes) {
     }
     // Rows 4096, 16384, 65536 x lengths 2, 4, 8, 16, 32 in whole blocks: 2 x 2 keeps all five,
     // 4 x 4 rounds 2 up to 4; random and banded.
-    EXPECT_EQ(shapes.size(), 2u * 3u * (v.params.block_dim == 2 ? 5u : 4u));
+    EXPECT_EQ(shapes.size(), 2u * 3u * (block_dim == 2 ? 5u : 4u));
   }
   EXPECT_EQ(grids, kFormatBytesVariants);
 }
@@ -757,13 +770,14 @@ TEST_F(CpuCalibration, PredictsCpuCsrThroughTheBytesModel) {
   const CsrMatrix<double> m = uniform_row_length_sample(20000, 10, 9);
   const MatrixFeatures f = uniform_sample_features(m);
   const Candidate csr{.format = kCpuCsrFormatId, .params = {}, .launch = {}};
-  const Prediction small = predictor.predict_ms(ModelFamily::other, f, csr, device_->info());
+  const CpuCsrRules cpu_csr;
+  const Prediction small = predictor.predict_ms(cpu_csr, f, csr, device_->info());
   MatrixFeatures larger = f;
   larger.rows *= 10;
   larger.cols *= 10;
   larger.nnz *= 10;
   larger.distribution = {{10, larger.rows}};
-  const Prediction large = predictor.predict_ms(ModelFamily::other, larger, csr, device_->info());
+  const Prediction large = predictor.predict_ms(cpu_csr, larger, csr, device_->info());
   EXPECT_GT(small.ms, 0.0);
   EXPECT_GT(large.ms, small.ms);
 }

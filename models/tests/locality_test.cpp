@@ -4,6 +4,13 @@
 
 #include <cmath>
 
+#include "core/error.hpp"
+#include "kernels/formats/cuda_csr_scalar/cuda_csr_scalar_rules.hpp"
+#include "kernels/formats/cuda_sell/cuda_sell_features.hpp"
+#include "kernels/formats/cuda_sell/cuda_sell_rules.hpp"
+#include "kernels/formats/cusparse_bsr/cusparse_bsr_features.hpp"
+#include "kernels/formats/cusparse_bsr/cusparse_bsr_rules.hpp"
+#include "kernels/formats/cusparse_sell/cusparse_sell_rules.hpp"
 #include "models/families/bytes/bytes_model.hpp"
 #include "models/families/coo/coo_model.hpp"
 #include "models/families/csr_vector/csr_vector_model.hpp"
@@ -16,6 +23,8 @@ namespace {
 
 using testing_support::h100_like;
 
+// rows x rows, every row of `length`, spanning `span` of x on average, and gathering x as
+// randomly as that span says (its sectors between a band's and random columns').
 MatrixFeatures rows_of(std::int64_t rows, std::int64_t length, double span) {
   MatrixFeatures f;
   f.rows = f.cols = rows;
@@ -24,7 +33,38 @@ MatrixFeatures rows_of(std::int64_t rows, std::int64_t length, double span) {
   f.row_length_mean = static_cast<double>(length);
   f.distribution = {{length, rows}};
   f.mean_row_span_fraction = span;
+  const double banded = banded_sectors_per_nonzero(static_cast<double>(length));
+  const double random =
+      random_sectors_per_nonzero(static_cast<double>(length), static_cast<double>(rows));
+  f.x_sectors_per_nonzero = banded + x_span_randomness(f) * (random - banded);
   return f;
+}
+
+// Formats the predictor is asked for, each of the bytes family but cuda_csr_scalar.
+const CudaCsrScalarRules cuda_csr_scalar;
+const CudaSellRules cuda_sell;
+const CusparseSellRules cusparse_sell;
+const CusparseBsrRules cusparse_bsr;
+
+Candidate sell_candidate(std::uint32_t sort_window) {
+  return Candidate{
+      .format = kCudaSellFormatId,
+      .params = FieldSet::of(CudaSellParams{.slice_height = 32, .sort_window = sort_window}),
+      .launch = {.block_size = 128, .threads_per_row = 1, .grid_size = 1}};
+}
+
+FormatParams bsr_params(std::uint32_t block_dim) {
+  return FieldSet::of(
+      CusparseBsrParams{.library_algorithm = kCusparseSpmvBsrAlg1, .block_dim = block_dim});
+}
+
+Candidate bsr_candidate(std::uint32_t block_dim) {
+  return Candidate{.format = kCusparseBsrFormatId, .params = bsr_params(block_dim), .launch = {}};
+}
+
+// cusparse_bsr's own features counting `blocks` blocks of block_dim.
+FieldSet bsr_blocks(std::int64_t block_dim, std::int64_t blocks) {
+  return FieldSet::of(CusparseBsrFeatures{.block_dims = {block_dim}, .blocks = {blocks}});
 }
 
 TEST(RandomSpanFraction, IsTheExpectedRangeOfUniformColumns) {
@@ -73,9 +113,12 @@ TEST(XGatherRandomness, PlacesTheMatrixBetweenABandAndRandomColumns) {
   f.x_sectors_per_nonzero = 0.95;
   EXPECT_LT(x_span_randomness(f), 0.01);
   EXPECT_GT(x_gather_randomness(f), 0.9);
-  // Not measured (features from before model version 8): the span decides.
-  f.x_sectors_per_nonzero = -1.0;
-  EXPECT_DOUBLE_EQ(x_gather_randomness(f), x_span_randomness(f));
+  // Always measured (features stored before tuner version 4 are re-tuned): the span, however
+  // random, no longer stands in for the sectors.
+  MatrixFeatures spread = rows_of(1'000'000, 8, 1.0);
+  spread.x_sectors_per_nonzero = banded;
+  EXPECT_DOUBLE_EQ(x_span_randomness(spread), 1.0);
+  EXPECT_DOUBLE_EQ(x_gather_randomness(spread), 0.0);
   // 16 columns: random and banded gathers touch the same two sectors, nothing to tell apart.
   MatrixFeatures narrow = rows_of(16, 8, 0.5);
   narrow.x_sectors_per_nonzero = 0.0;
@@ -87,24 +130,25 @@ TEST(XGatherRandomness, ASortedWindowGathersInItsSortedOrder) {
   const double random = random_sectors_per_nonzero(8.0, 1e6);
   const double banded = banded_sectors_per_nonzero(8.0);
   f.x_sectors_per_nonzero = banded;
-  f.sorted_gathers = {{.sort_window = 256, .x_sectors_per_nonzero = banded},
-                      {.sort_window = 1'000'000, .x_sectors_per_nonzero = random}};
-  EXPECT_DOUBLE_EQ(x_gather_randomness(f, 1), 0.0);     // no sort: the band
-  EXPECT_DOUBLE_EQ(x_gather_randomness(f, 256), 0.0);   // rows stay among their neighbours
-  EXPECT_DOUBLE_EQ(x_gather_randomness(f, 1'000'000), 1.0);
-  EXPECT_DOUBLE_EQ(x_gather_randomness(f, 1LL << 40), 1.0);  // any window >= rows: the whole
-  // A window not measured, or features from before model version 11: the unsorted order.
-  EXPECT_DOUBLE_EQ(x_gather_randomness(f, 4096), 0.0);
-  f.sorted_gathers.clear();
-  EXPECT_DOUBLE_EQ(x_gather_randomness(f, 1'000'000), 0.0);
-}
-
-TEST(XBeyondL2, ComparesXWithHalfOfL2) {
-  const DeviceInfo device = h100_like();  // 50 MB of L2
-  const auto half_l2_fp64_cols = static_cast<std::int64_t>(device.l2_bytes / 2 / 8);
-  EXPECT_FALSE(x_beyond_l2(rows_of(half_l2_fp64_cols, 4, 1.0), device, Precision::fp64));
-  EXPECT_TRUE(x_beyond_l2(rows_of(half_l2_fp64_cols + 1, 4, 1.0), device, Precision::fp64));
-  EXPECT_FALSE(x_beyond_l2(rows_of(half_l2_fp64_cols + 1, 4, 1.0), device, Precision::fp32));
+  f.format_features["cuda_sell"] = FieldSet::of(CudaSellFeatures{
+      .sort_windows = {256, 1'000'000}, .sorted_sectors_per_nonzero = {banded, random}});
+  const auto sorted = [&f](std::int64_t window) {
+    return x_gather_randomness(f, sorted_sectors_per_nonzero(f, window));
+  };
+  EXPECT_DOUBLE_EQ(sorted(1), 0.0);    // no sort: the band
+  EXPECT_DOUBLE_EQ(sorted(256), 0.0);  // rows stay among their neighbours
+  EXPECT_DOUBLE_EQ(sorted(1'000'000), 1.0);
+  EXPECT_DOUBLE_EQ(sorted(1LL << 40), 1.0);  // any window >= rows: the whole
+  // As cuda_sell's candidates gather (FormatRules::gather_sectors_per_nonzero).
+  EXPECT_DOUBLE_EQ(
+      x_gather_randomness(f, cuda_sell.gather_sectors_per_nonzero(f, sell_candidate(1'000'000))),
+      1.0);
+  EXPECT_DOUBLE_EQ(
+      x_gather_randomness(f, cuda_sell.gather_sectors_per_nonzero(f, sell_candidate(1))), 0.0);
+  // A window not measured, or features without cuda_sell's own: the unsorted order.
+  EXPECT_DOUBLE_EQ(sorted(4096), 0.0);
+  f.format_features.erase("cuda_sell");
+  EXPECT_DOUBLE_EQ(sorted(1'000'000), 0.0);
 }
 
 TEST(BandedRatioAt, InterpolatesHoldsItsEndsAndIsOneWithoutCalibration) {
@@ -183,15 +227,16 @@ TEST(ModelPredictor, PricesAFormatWithItsOwnBytesFitWhereCalibrated) {
   Candidate c;
   c.format = sell;
   // 1000 matrix bytes + x 8000 + y 8000 at the format's own 1 GB/s; random rows: factor 1.
-  EXPECT_DOUBLE_EQ(predictor.predict_ms(ModelFamily::other, f, c, h100_like(), 1000).ms,
+  EXPECT_DOUBLE_EQ(predictor.predict_ms(cusparse_sell, f, c, h100_like(), 1000).ms,
                    0.002 + 17000.0 / 1e9);
   // A band: the format's own banded ratio.
-  f.mean_row_span_fraction = 0.0;
-  EXPECT_DOUBLE_EQ(predictor.predict_ms(ModelFamily::other, f, c, h100_like(), 1000).ms,
+  f = rows_of(1000, 5, 0.0);
+  EXPECT_DOUBLE_EQ(predictor.predict_ms(cusparse_sell, f, c, h100_like(), 1000).ms,
                    0.5 * (0.002 + 17000.0 / 1e9));
   // Another format keeps the shared fit, which has no banded calibration.
-  c.format = other;
-  EXPECT_DOUBLE_EQ(predictor.predict_ms(ModelFamily::other, f, c, h100_like(), 1000).ms,
+  c = bsr_candidate(4);
+  ASSERT_EQ(c.format, other);
+  EXPECT_DOUBLE_EQ(predictor.predict_ms(cusparse_bsr, f, c, h100_like(), 1000).ms,
                    0.005 + 17000.0 / 3e9);
 }
 
@@ -205,21 +250,19 @@ TEST(ModelPredictor, BoundsAFormatByItsFloorPlusTheCriticalPathOfItsLongestRow) 
                        .long_row_step_beyond_l2_ms = 3e-4,
                        .floor_ms = 0.0012}};
   const ModelPredictor predictor(set);
-  Candidate c;
-  c.format = sell;
+  const Candidate c = sell_candidate(1);
+  ASSERT_EQ(c.format, sell);
   MatrixFeatures f = rows_of(1000, 5, 1.0);
   const double throughput = smooth_floor_ms(0.002 + 17000.0 / 1e9, 0.0012);
   // Rows of 5: the bytes decide (5 steps of 0.1 us on the 1.2 us floor are less).
-  EXPECT_DOUBLE_EQ(predictor.predict_ms(ModelFamily::other, f, c, h100_like(), 1000).ms,
-                   throughput);
+  EXPECT_DOUBLE_EQ(predictor.predict_ms(cuda_sell, f, c, h100_like(), 1000).ms, throughput);
   // One row of 3000: after the launch's own 1.2 us, one thread walks it, 3000 steps of 0.1 us.
   f.row_length_max = 3000;
-  EXPECT_NEAR(predictor.predict_ms(ModelFamily::other, f, c, h100_like(), 1000).ms,
-              0.0012 + 0.3, 1e-12);
+  EXPECT_NEAR(predictor.predict_ms(cuda_sell, f, c, h100_like(), 1000).ms, 0.0012 + 0.3, 1e-12);
   // The same row in a matrix 4x the L2: its steps stream from DRAM, 0.3 us each.
   const auto beyond_l2 = 4 * h100_like().l2_bytes;
-  EXPECT_NEAR(predictor.predict_ms(ModelFamily::other, f, c, h100_like(), beyond_l2).ms,
-              0.0012 + 0.9, 1e-12);
+  EXPECT_NEAR(predictor.predict_ms(cuda_sell, f, c, h100_like(), beyond_l2).ms, 0.0012 + 0.9,
+              1e-12);
 }
 
 TEST(ModelPredictor, HoldsAFormatAboveItsOwnFloor) {
@@ -230,9 +273,9 @@ TEST(ModelPredictor, HoldsAFormatAboveItsOwnFloor) {
                        .bytes = {.time_vs_bytes = {.intercept = 0.0, .slope = 1.0 / 1e9, .quality = {}}},
                        .floor_ms = 0.02}};
   const ModelPredictor predictor(set);
-  Candidate c;
-  c.format = bsr;
-  const double ms = predictor.predict_ms(ModelFamily::other, rows_of(10, 5, 1.0), c, h100_like(), 100).ms;
+  const Candidate c = bsr_candidate(4);
+  ASSERT_EQ(c.format, bsr);
+  const double ms = predictor.predict_ms(cusparse_bsr, rows_of(10, 5, 1.0), c, h100_like(), 100).ms;
   EXPECT_GE(ms, 0.02);
   EXPECT_LT(ms, 0.0201);
 }
@@ -245,9 +288,9 @@ TEST(ModelPredictor, HoldsACsrCandidateAboveItsLongestRowUnderTheCacheResidentCo
   csr.fixed_ms = 0.004;
   csr.long_row_step_ms = 1e-4;  // 0.1 us a step: a 50-long row takes 5 us after the launch
   set.csr_vector = {csr};
-  Candidate c{.format = FormatId{1}, .params = {}, .launch = {.block_size = 256,
-                                                               .threads_per_row = 1,
-                                                               .grid_size = 0}};
+  Candidate c{.format = kCudaCsrScalarFormatId,
+              .params = {},
+              .launch = {.block_size = 256, .threads_per_row = 1, .grid_size = 0}};
   // 2000 rows of 2 and one of 50, in L2.
   MatrixFeatures f = rows_of(2000, 2, 1.0);
   f.distribution = {{2, 1999}, {50, 1}};
@@ -256,51 +299,70 @@ TEST(ModelPredictor, HoldsACsrCandidateAboveItsLongestRowUnderTheCacheResidentCo
   const DeviceInfo device = h100_like();
   const ModelPredictor plain(set);
   const double critical_path = 0.004 + 50 * 1e-4;
-  EXPECT_GE(plain.predict_ms(ModelFamily::csr_vector, f, c, device).ms, critical_path - 1e-12);
+  EXPECT_GE(plain.predict_ms(cuda_csr_scalar, f, c, device).ms, critical_path - 1e-12);
   // kappa 0.25 everywhere (clamp's lowest): the throughput part shrinks, the walk does not.
   const GridSample grid[] = {{.width = 2, .rows = 1000, .ms = 0.25},
                              {.width = 32, .rows = 1000, .ms = 0.25},
                              {.width = 2, .rows = 100000, .ms = 0.25},
                              {.width = 32, .rows = 100000, .ms = 0.25}};
-  set.cache_resident = {{.format = FormatId{1}, .params = {}, .block_size = 256,
-                         .threads_per_row = 1, .ratio_vs_length_rows = fit_log_grid(grid),
+  set.cache_resident = {{.format = kCudaCsrScalarFormatId,
+                         .params = {},
+                         .block_size = 256,
+                         .threads_per_row = 1,
+                         .ratio_vs_length_rows = fit_log_grid(grid),
                          .largest_footprint_bytes = 5e6}};
   const ModelPredictor corrected(set);
-  EXPECT_NEAR(corrected.predict_ms(ModelFamily::csr_vector, f, c, device).ms, critical_path,
-              1e-12);
+  EXPECT_NEAR(corrected.predict_ms(cuda_csr_scalar, f, c, device).ms, critical_path, 1e-12);
 }
 
 TEST(BlockRowFactor, InterpolatesInLogBlocksPerBlockRowAndHoldsItsEnds) {
-  FormatBytesCalibration own{.format = FormatId{11}, .params = {}, .bytes = {}};
+  FormatBytesCalibration own{.format = kCusparseBsrFormatId, .params = {}, .bytes = {}};
   own.block_row_ratio = {{2, 1.0}, {8, 0.7}, {32, 0.5}};
   MatrixFeatures f = rows_of(4000, 16, 1.0);
-  f.block_counts = {{.block_dim = 4, .blocks = 1000 * 4}};  // 1000 block rows of 4 blocks
+  f.format_features["cusparse_bsr"] = bsr_blocks(4, 1000 * 4);  // 1000 block rows of 4 blocks
   // 4 blocks per block row: halfway from 2 to 8 in log.
-  EXPECT_NEAR(block_row_factor(own, f, 4), 0.85, 1e-12);
-  f.block_counts = {{.block_dim = 4, .blocks = 1000 * 64}};
-  EXPECT_DOUBLE_EQ(block_row_factor(own, f, 4), 0.5);
-  f.block_counts = {{.block_dim = 4, .blocks = 1000}};
-  EXPECT_DOUBLE_EQ(block_row_factor(own, f, 4), 1.0);
+  EXPECT_NEAR(block_row_factor(own, f, bsr_candidate(4)), 0.85, 1e-12);
+  f.format_features["cusparse_bsr"] = bsr_blocks(4, 1000 * 64);
+  EXPECT_DOUBLE_EQ(block_row_factor(own, f, bsr_candidate(4)), 0.5);
+  f.format_features["cusparse_bsr"] = bsr_blocks(4, 1000);
+  EXPECT_DOUBLE_EQ(block_row_factor(own, f, bsr_candidate(4)), 1.0);
   // Blocks not counted at this size, no block size, or no ratio: 1.
-  EXPECT_DOUBLE_EQ(block_row_factor(own, f, 2), 1.0);
-  EXPECT_DOUBLE_EQ(block_row_factor(own, f, 0), 1.0);
-  EXPECT_DOUBLE_EQ(block_row_factor(FormatBytesCalibration{}, f, 4), 1.0);
+  EXPECT_DOUBLE_EQ(block_row_factor(own, f, bsr_candidate(2)), 1.0);
+  EXPECT_DOUBLE_EQ(block_row_factor(own, f, bsr_candidate(0)), 1.0);
+  EXPECT_DOUBLE_EQ(block_row_factor(FormatBytesCalibration{}, f, bsr_candidate(4)), 1.0);
+  // Features without BSR's own (its hook did not run): 1.
+  f.format_features.erase("cusparse_bsr");
+  EXPECT_DOUBLE_EQ(block_row_factor(own, f, bsr_candidate(4)), 1.0);
+}
+
+TEST(BlockRowFactor, RefusesACandidateThatIsNotBsrsNamingTheField) {
+  FormatBytesCalibration own{.format = kCusparseBsrFormatId, .params = {}, .bytes = {}};
+  own.block_row_ratio = {{2, 1.0}, {32, 0.5}};
+  MatrixFeatures f = rows_of(4000, 16, 1.0);
+  f.format_features["cusparse_bsr"] = bsr_blocks(4, 1000 * 4);
+  try {
+    block_row_factor(own, f, sell_candidate(256));
+    FAIL() << "read cuda_sell's parameters as cusparse_bsr's";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
+    EXPECT_STREQ(e.what(), "cusparse_bsr: field 'library_algorithm' is missing");
+  }
 }
 
 TEST(ModelPredictor, ScalesBsrByItsBlockRowRatio) {
   ModelSet set;
   const FormatId bsr{11};
   set.format_bytes = {{.format = bsr,
-                       .params = {.block_dim = 4},
+                       .params = bsr_params(4),
                        .bytes = {.time_vs_bytes = {.intercept = 0.0, .slope = 1e-9, .quality = {}}},
                        .block_row_ratio = {{2, 1.0}, {32, 0.5}}}};
   const ModelPredictor predictor(set);
-  Candidate c{.format = bsr, .params = {.block_dim = 4}, .launch = {}};
+  const Candidate c = bsr_candidate(4);
   MatrixFeatures f = rows_of(1 << 20, 128, 1.0);
-  const double unscaled = predictor.predict_ms(ModelFamily::other, f, c, h100_like(), 1 << 30).ms;
-  f.block_counts = {{.block_dim = 4, .blocks = (1 << 18) * 32}};  // 32 blocks per block row
-  EXPECT_NEAR(predictor.predict_ms(ModelFamily::other, f, c, h100_like(), 1 << 30).ms,
-              0.5 * unscaled, 1e-9);
+  const double unscaled = predictor.predict_ms(cusparse_bsr, f, c, h100_like(), 1 << 30).ms;
+  f.format_features["cusparse_bsr"] = bsr_blocks(4, (1 << 18) * 32);  // 32 a block row
+  EXPECT_NEAR(predictor.predict_ms(cusparse_bsr, f, c, h100_like(), 1 << 30).ms, 0.5 * unscaled,
+              1e-9);
 }
 
 TEST(ModelPredictor, NeedsNoSharedBytesFitForAFormatWithItsOwn) {
@@ -310,8 +372,7 @@ TEST(ModelPredictor, NeedsNoSharedBytesFitForAFormatWithItsOwn) {
   const ModelPredictor predictor(set);
   Candidate c;
   c.format = FormatId{10};
-  EXPECT_GT(predictor.predict_ms(ModelFamily::other, rows_of(1000, 5, 1.0), c, h100_like()).ms,
-            0.002);
+  EXPECT_GT(predictor.predict_ms(cusparse_sell, rows_of(1000, 5, 1.0), c, h100_like()).ms, 0.002);
 }
 
 }  // namespace

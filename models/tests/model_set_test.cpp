@@ -133,12 +133,31 @@ TEST(ModelSet, ReportsAMissingFieldAsInvalidArgument) {
   }
 }
 
-TEST(ModelSet, ReadsRecordsWithoutSamplesAsHavingNone) {
-  nlohmann::json j = nlohmann::json::parse(model_set_to_json(full_set()));
-  j["csr_vector"][0].erase("samples");
-  j["coo"][0].erase("samples");
-  j["bytes"].erase("samples");
-  const ModelSet back = model_set_from_json(j.dump(), h100_like().signature(), Precision::fp32);
+// Records are read from their one field list: a record without its samples (written before
+// model version 13) is refused, naming the field, and recalibrated; no samples is an empty list.
+TEST(ModelSet, RefusesRecordsWithoutSamplesNamingTheField) {
+  const nlohmann::json written = nlohmann::json::parse(model_set_to_json(full_set()));
+  for (const char* record : {"csr_vector", "coo", "bytes"}) {
+    SCOPED_TRACE(record);
+    nlohmann::json j = written;
+    (j[record].is_array() ? j[record][0] : j[record]).erase("samples");
+    try {
+      model_set_from_json(j.dump(), h100_like().signature(), Precision::fp32);
+      ADD_FAILURE() << "read a record without samples";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
+      EXPECT_NE(std::string(e.what()).find("'samples'"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(ModelSet, ReadsRecordsWithAnEmptySampleListAsHavingNone) {
+  ModelSet set = full_set();
+  set.csr_vector.at(0).samples.clear();
+  set.coo.at(0).samples.clear();
+  set.bytes->samples.clear();
+  const ModelSet back =
+      model_set_from_json(model_set_to_json(set), h100_like().signature(), Precision::fp32);
   EXPECT_TRUE(back.csr_vector.at(0).samples.empty());
   EXPECT_TRUE(back.coo.at(0).samples.empty());
   EXPECT_TRUE(back.bytes->samples.empty());
@@ -177,7 +196,8 @@ TEST(ModelSet, SummaryListsEveryFitWithQuality) {
   ASSERT_EQ(s.at("fits").size(), 5u);  // csr_vector x2, ell, coo, bytes
   const nlohmann::json& first = s["fits"][0];
   EXPECT_EQ(first.at("family"), "csr_vector");
-  EXPECT_EQ(first.at("kind"), "piecewise_conic_linear");
+  EXPECT_EQ(first.at("curve"), "ms_vs_row_length");  // the piecewise conic-linear fit (Fig. 3)
+  EXPECT_EQ(first.at("below").at("c2"), 3.3e-7);
   EXPECT_EQ(first.at("variant").at("threads_per_row"), 8);
   EXPECT_EQ(first.at("quality").at("sample_count"), 73);
   EXPECT_EQ(first.at("threshold_x"), 24.0);

@@ -4,14 +4,18 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "kernels/formats/cuda_coo/cuda_coo_rules.hpp"
+#include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
+#include "kernels/formats/cuda_ell/cuda_ell_rules.hpp"
+#include "kernels/formats/cuda_hyb/cuda_hyb_rules.hpp"
+#include "models/df_split.hpp"
 #include "models/families/bytes/bytes_model.hpp"
 #include "models/families/coo/coo_model.hpp"
+#include "models/families/coo/row_writes.hpp"
 #include "models/families/csr_vector/csr_vector_model.hpp"
-#include "models/df_split.hpp"
 #include "models/families/ell/ell_model.hpp"
 #include "models/families/hyb/hyb_model.hpp"
 #include "models/model_predictor.hpp"
-#include "models/families/coo/row_writes.hpp"
 #include "models/tests/test_device.hpp"
 
 namespace spmvd {
@@ -29,14 +33,33 @@ CalibratedKernel kernel(int block_size, int threads_per_row = 1, int registers =
           .threads_per_row = threads_per_row};
 }
 
-Candidate launch(std::uint32_t block_size, std::uint32_t threads_per_row = 0,
-                 std::uint32_t ell_width = 0) {
+Candidate launch(std::uint32_t block_size, std::uint32_t threads_per_row = 0) {
   Candidate c;
   c.launch.block_size = block_size;
   c.launch.threads_per_row = threads_per_row;
-  c.params.ell_width = ell_width;
   return c;
 }
+
+// cuda_ell's candidate padded to ell_width entries a row.
+Candidate ell_launch(std::uint32_t block_size, std::uint32_t ell_width) {
+  Candidate c = launch(block_size);
+  c.format = kCudaEllFormatId;
+  c.params = FieldSet::of(CudaEllParams{.ell_width = ell_width});
+  return c;
+}
+
+// cuda_hyb's candidate keeping ell_width (K) entries a row in its ELL part.
+Candidate hyb_launch(std::uint32_t block_size, std::uint32_t ell_width) {
+  Candidate c = launch(block_size);
+  c.format = kCudaHybFormatId;
+  c.params = FieldSet::of(CudaHybParams{.ell_width = ell_width});
+  return c;
+}
+
+// Formats of each family, as the predictor is asked for them.
+const CudaCsrVectorRules cuda_csr_vector;
+const CudaCooRules cuda_coo;
+const CudaHybRules cuda_hyb;
 
 // COO: 0.01 ms + 1e-6 ms per non-zero, sampled from 1e4 to 1e7 non-zeros.
 CooCalibration coo_256() {
@@ -159,7 +182,7 @@ TEST(EllModel, UsesTheCandidatesEllWidthOverTheLongestRow) {
   MatrixFeatures f;
   f.rows = 1'000;
   f.row_length_max = 10;
-  EXPECT_NEAR(model.predict_ms(f, launch(256, 0, 1), h100_like()).ms, 0.01, 1e-12);
+  EXPECT_NEAR(model.predict_ms(f, ell_launch(256, 1), h100_like()).ms, 0.01, 1e-12);
 }
 
 TEST(DfSplit, CountsEllAndCooEntriesOfPaper000Example) {
@@ -180,7 +203,7 @@ TEST(HybModel, AddsTheEllPartAtWidthKAndTheCooRemainder) {
   const HybModel model(ell, coo);
   // 160 rows: lengths 1 x100, 3 x50, 10 x10; K = 3 leaves 10 rows x 7 = 70 non-zeros for COO.
   const MatrixFeatures f = features_with({{1, 100}, {3, 50}, {10, 10}}, 1000);
-  const Prediction p = model.predict_ms(f, launch(256, 0, 3), h100_like());
+  const Prediction p = model.predict_ms(f, hyb_launch(256, 3), h100_like());
   // ELL(3, 160): rows clamp to 1e3 -> 0.01 * 2^(log 3 / log 10); COO(70) holds at 1e4 -> 0.02.
   const double ell_ms = 0.01 * std::pow(2.0, std::log(3.0) / std::log(10.0));
   EXPECT_NEAR(p.ms, ell_ms + 0.02, 1e-12);
@@ -191,7 +214,7 @@ TEST(HybModel, WidthZeroIsAllCoo) {
   const EllModel ell({ell_256()});
   const CooModel coo({coo_256()});
   const MatrixFeatures f = features_with({{1, 100}, {3, 50}, {10, 10}}, 1000);
-  EXPECT_DOUBLE_EQ(HybModel(ell, coo).predict_ms(f, launch(256, 0, 0), h100_like()).ms, 0.02);
+  EXPECT_DOUBLE_EQ(HybModel(ell, coo).predict_ms(f, hyb_launch(256, 0), h100_like()).ms, 0.02);
 }
 
 TEST(CooRowWriteExcessBytes, CountsTheRowWritesTheSamplesDidNotHave) {
@@ -219,15 +242,14 @@ TEST(ModelPredictor, AddsCooRowWritesBeyondTheSamplesAtTheBytesRate) {
   const CooModel coo(set.coo);
   // HYB of width 3: 10 of 160 rows go to COO with 70 entries, scattered among the 160.
   const MatrixFeatures f = features_with({{1, 100}, {3, 50}, {10, 10}}, 1000);
-  const double hyb = HybModel(ell, coo).predict_ms(f, launch(256, 0, 3), h100_like()).ms;
+  const double hyb = HybModel(ell, coo).predict_ms(f, hyb_launch(256, 3), h100_like()).ms;
   const double excess = coo_row_write_excess_bytes(160, 10, 70, 8, kCooSampleRowLength);
   EXPECT_NEAR(excess, 64.0 * 40.0 * (1.0 - std::pow(15.0 / 16.0, 4)) - 140.0, 1e-9);
-  EXPECT_DOUBLE_EQ(
-      predictor.predict_ms(ModelFamily::hyb, f, launch(256, 0, 3), h100_like()).ms,
-      hyb + excess / 3e9);
+  EXPECT_DOUBLE_EQ(predictor.predict_ms(cuda_hyb, f, hyb_launch(256, 3), h100_like()).ms,
+                   hyb + excess / 3e9);
   // Plain COO writes every row: 160 rows of 2.2 entries on average, against the samples' 8.
   const double coo_ms = coo.predict_ms(f, launch(256), h100_like()).ms;
-  EXPECT_DOUBLE_EQ(predictor.predict_ms(ModelFamily::coo, f, launch(256), h100_like()).ms,
+  EXPECT_DOUBLE_EQ(predictor.predict_ms(cuda_coo, f, launch(256), h100_like()).ms,
                    coo_ms + coo_row_write_excess_bytes(160, 160, f.nnz, 8, 8) / 3e9);
   EXPECT_GT(coo_row_write_excess_bytes(160, 160, f.nnz, 8, 8), 0.0);
 }
@@ -406,10 +428,51 @@ TEST(ModelPredictor, FallsBackToTheBytesModelForUncalibratedFamilies) {
   f.rows = 1000;
   f.cols = 1000;
   f.nnz = 5000;
-  const Prediction p =
-      predictor.predict_ms(ModelFamily::csr_vector, f, launch(256, 32), h100_like(), 1000);
+  const Prediction p = predictor.predict_ms(cuda_csr_vector, f, launch(256, 32), h100_like(), 1000);
   EXPECT_DOUBLE_EQ(p.ms, 0.005 + (1000.0 + 8000 + 8000) / 3e9);
   EXPECT_DOUBLE_EQ(p.confidence, 0.3);
+}
+
+// A format naming a family that models/families/registry.cpp does not register.
+class UnknownFamilyRules final : public FormatRules {
+ public:
+  FormatId id() const noexcept override { return FormatId{60000}; }
+  std::string_view name() const noexcept override { return "unknown_family"; }
+  bool needs_gpu() const noexcept override { return true; }
+  std::string_view model_family() const noexcept override { return "no_such_family"; }
+  bool admissible(const MatrixFeatures&, const DeviceInfo&, Precision,
+                  std::uint64_t) const override {
+    return true;
+  }
+  std::vector<Candidate> candidates(const MatrixFeatures&, const DeviceInfo&) const override {
+    return {};
+  }
+  std::uint64_t device_bytes(const MatrixFeatures&, Precision, const Candidate&) const override {
+    return 0;
+  }
+};
+
+TEST(ModelPredictor, FallsBackToTheBytesModelForAFamilyNobodyRegistered) {
+  ModelSet set;
+  set.bytes = BytesCalibration{
+      .time_vs_bytes = {.intercept = 0.005, .slope = 1.0 / 3e9, .quality = perfect(1e6, 1e10)}};
+  const ModelPredictor predictor(set);
+  MatrixFeatures f;
+  f.rows = 1000;
+  f.cols = 1000;
+  f.nnz = 5000;
+  const Prediction p =
+      predictor.predict_ms(UnknownFamilyRules{}, f, launch(256, 32), h100_like(), 1000);
+  EXPECT_DOUBLE_EQ(p.ms, 0.005 + (1000.0 + 8000 + 8000) / 3e9);
+  try {
+    ModelPredictor(ModelSet{}).predict_ms(UnknownFamilyRules{}, f, launch(256), h100_like());
+    FAIL() << "expected Error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::failed_precondition);
+    EXPECT_STREQ(e.what(),
+                 "no calibrated model for format family no_such_family and no bytes "
+                 "model to fall back on");
+  }
 }
 
 TEST(ModelPredictor, UsesTheDedicatedModelWhereCalibrated) {
@@ -418,7 +481,7 @@ TEST(ModelPredictor, UsesTheDedicatedModelWhereCalibrated) {
   const ModelPredictor predictor(set);
   MatrixFeatures f;
   f.nnz = 2'000'000;
-  EXPECT_DOUBLE_EQ(predictor.predict_ms(ModelFamily::coo, f, launch(256), h100_like()).ms, 2.01);
+  EXPECT_DOUBLE_EQ(predictor.predict_ms(cuda_coo, f, launch(256), h100_like()).ms, 2.01);
 }
 
 TEST(ModelPredictor, HoldsEveryPredictionAboveTheLaunchFloor) {
@@ -428,15 +491,15 @@ TEST(ModelPredictor, HoldsEveryPredictionAboveTheLaunchFloor) {
   const ModelPredictor predictor(set);
   MatrixFeatures f;
   f.nnz = 10'000;  // the COO line: 0.01 + 1e-6 * 1e4 = 0.02 ms, right at the floor
-  EXPECT_DOUBLE_EQ(predictor.predict_ms(ModelFamily::coo, f, launch(256), h100_like()).ms,
+  EXPECT_DOUBLE_EQ(predictor.predict_ms(cuda_coo, f, launch(256), h100_like()).ms,
                    smooth_floor_ms(0.02, 0.02));
-  EXPECT_GT(predictor.predict_ms(ModelFamily::coo, f, launch(256), h100_like()).ms, 0.02);
+  EXPECT_GT(predictor.predict_ms(cuda_coo, f, launch(256), h100_like()).ms, 0.02);
 }
 
 TEST(ModelPredictor, NamesTheFamilyWhenNothingCanPredict) {
   const ModelPredictor predictor(ModelSet{});
   try {
-    predictor.predict_ms(ModelFamily::hyb, MatrixFeatures{}, launch(256), h100_like());
+    predictor.predict_ms(cuda_hyb, MatrixFeatures{}, launch(256), h100_like());
     FAIL() << "expected Error";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::failed_precondition);

@@ -19,16 +19,16 @@ Candidate candidate(std::uint32_t block_size) {
   return Candidate{.format = FormatId{2}, .params = {}, .launch = {.block_size = block_size}};
 }
 Candidate baseline() {
-  return Candidate{.format = kCusparseCsrFormatId,
-                   .params =
-                       FieldSet::of(CusparseCsrParams{.library_algorithm = kCusparseSpmvCsrAlg1}),
-                   .launch = {}};
+  return Candidate{
+      .format = kCusparseCsrFormatId,
+      .params = FieldSet::of(CusparseCsrParams{.library_algorithm = kCusparseSpmvCsrAlg1}),
+      .launch = {}};
 }
 Candidate cusparse_alg2() {
-  return Candidate{.format = kCusparseCsrFormatId,
-                   .params =
-                       FieldSet::of(CusparseCsrParams{.library_algorithm = kCusparseSpmvCsrAlg2}),
-                   .launch = {}};
+  return Candidate{
+      .format = kCusparseCsrFormatId,
+      .params = FieldSet::of(CusparseCsrParams{.library_algorithm = kCusparseSpmvCsrAlg2}),
+      .launch = {}};
 }
 
 // Predictions from a table keyed by candidate; a missing entry has no prediction.

@@ -3,8 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
+#include <string>
 
 #include "core/error.hpp"
+#include "kernels/format_registry.hpp"
+#include "models/family_model.hpp"
 
 namespace spmvd {
 namespace {
@@ -114,6 +118,47 @@ TEST(EnumerateCandidates, LeavesOutGpuFormatsOnTheCpuAndFormatsOverBudget) {
   gpu.is_gpu = true;
   EXPECT_EQ(enumerate_candidates(registry, features, gpu, Precision::fp64, 1000).size(), 4u);
   EXPECT_TRUE(enumerate_candidates(registry, features, gpu, Precision::fp64, 50).empty());
+}
+
+// Formats name their model family (FormatRules::model_family); nothing else keeps a format ->
+// family table. A name no family is registered under would silently fall back to the bytes
+// model, so every registered format's is checked (every build registers every format's rules).
+TEST(ModelFamilies, EveryFormatNamesARegisteredFamily) {
+  ASSERT_FALSE(format_registry().entries().empty());
+  for (const FormatEntry& entry : format_registry().entries()) {
+    EXPECT_NE(find_model_family(entry.rules->model_family()), nullptr)
+        << entry.rules->name() << " names model family '" << entry.rules->model_family()
+        << "', which models/families/registry.cpp does not register";
+  }
+}
+
+TEST(ModelFamilies, MapTheCatalogueToTheModelsCalibratedForIt) {
+  const auto family = [](std::uint16_t id) {
+    const FormatEntry* entry = format_registry().find(FormatId{id});
+    return entry == nullptr ? std::string("(none)") : std::string(entry->rules->model_family());
+  };
+  EXPECT_EQ(family(1), "bytes");       // cpu_csr
+  EXPECT_EQ(family(2), "csr_vector");  // cuda_csr_vector
+  EXPECT_EQ(family(3), "bytes");       // cusparse_csr
+  EXPECT_EQ(family(4), "csr_vector");  // cuda_csr_scalar: the 1-lane variant
+  EXPECT_EQ(family(5), "ell");         // cuda_ell
+  EXPECT_EQ(family(6), "coo");         // cuda_coo
+  EXPECT_EQ(family(7), "hyb");         // cuda_hyb
+  EXPECT_EQ(family(8), "bytes");       // cuda_sell
+  EXPECT_EQ(family(9), "bytes");       // cusparse_coo
+  EXPECT_EQ(family(10), "bytes");      // cusparse_sell
+  EXPECT_EQ(family(11), "bytes");      // cusparse_bsr
+  EXPECT_EQ(family(12), "coo");        // cpu_coo
+}
+
+TEST(ModelFamilies, AreRegisteredOnceEachWithTheBytesModelAmongThem) {
+  std::set<std::string_view> names;
+  for (const FamilyEntry& entry : model_families()) {
+    EXPECT_TRUE(names.insert(entry.name).second) << "family '" << entry.name << "' twice";
+    EXPECT_EQ(find_model_family(entry.name), &entry);
+  }
+  EXPECT_TRUE(names.contains(kBytesFamily));
+  EXPECT_EQ(find_model_family("blocked_ell"), nullptr);
 }
 
 }  // namespace

@@ -4,10 +4,10 @@
 // params.block_dim in {2, 4}; cuSPARSE picks its own launch configuration, so launch is {}.
 //
 // The fill-in rule: BSR is admissible only while the stored slots (blocks * b^2) stay within
-// kBsrMaxFillRatio * nnz for some b. Where the features count the blocks
-// (its own features, cusparse_bsr_features.hpp) the rule is exact, only the block sizes that pass it are
-// candidates, and device_bytes is exact. Features without counts (plans stored before model
-// version 6, the conformance test's widest space) keep every block size as a candidate and
+// kBsrMaxFillRatio * nnz for some b. Where the features count the blocks (its own features,
+// cusparse_bsr_features.hpp) the rule is exact, only the block sizes that pass it are
+// candidates, and device_bytes is exact. Features without counts (calibration samples, the
+// conformance test's widest space) keep every block size as a candidate and
 // fall back on bounds: a lower bound on the slots for admissibility (bsr_slot_lower_bound, a
 // necessary condition), an upper bound on the blocks for the bytes. The builder builds whatever
 // it is given (the conformance test runs every candidate on every matrix).
@@ -74,6 +74,10 @@ class CusparseBsrRules final : public FormatRules {
   // else its necessary condition (always, without entries).
   static bool may_fill_acceptably(const MatrixFeatures& features, std::int64_t block_dim);
 
+  // CusparseBsrFeatures (cusparse_bsr_features.hpp).
+  std::optional<FieldSet> own_features(const CsrMatrix<double>& matrix,
+                                       const MatrixFeatures& common) const override;
+
   // Builds cusparse_bsr (cusparse_bsr_rules.hpp) on a CUDA device: the BSR arrays built on the host
   // (bsr_layout.hpp) copied once, a cuSPARSE handle on the device stream, the BSR descriptor and
   // the SpMV workspace created once. cuSPARSE reads x and writes y in whole blocks, so when rows
@@ -81,10 +85,6 @@ class CusparseBsrRules final : public FormatRules {
   // Throws Error(invalid_argument) for a candidate of another format, a block_dim not in
   // kBsrBlockDims, an algorithm other than BSR ALG1, or more than 2^31 - 1 blocks;
   // Error(failed_precondition) on a CPU device; Error(resource_exhausted) when memory runs out.
-  // CusparseBsrFeatures (cusparse_bsr_features.hpp).
-  std::optional<FieldSet> own_features(const CsrMatrix<double>& matrix,
-                                       const MatrixFeatures& common) const override;
-
   static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
                                                const Candidate& candidate, Device& device);
 

@@ -5,10 +5,12 @@
 // with the bytes counting the format's arrays, y, and the x gathers scaled by x-locality.
 // Less trustworthy than a per-format fit: its confidence is low.
 
+#include <tuple>
 #include <cstdint>
 #include <functional>
 #include <vector>
 
+#include "core/field_set.hpp"
 #include "core/format_id.hpp"
 #include "core/precision.hpp"
 #include "models/fitting.hpp"
@@ -29,6 +31,11 @@ struct BytesCalibration {
     return time_vs_bytes.slope > 0.0 ? 1.0 / time_vs_bytes.slope : 0.0;
   }
   double launch_overhead_ms() const noexcept { return time_vs_bytes.intercept; }
+  static constexpr auto kFields = std::tuple{
+      declare_field("time_vs_bytes", &BytesCalibration::time_vs_bytes),
+      declare_field("l2_share_for_x", &BytesCalibration::l2_share_for_x),
+      declare_field("samples", &BytesCalibration::samples),
+      declare_field("banded_ratio", &BytesCalibration::banded_ratio)};
   friend bool operator==(const BytesCalibration&, const BytesCalibration&) = default;
 };
 
@@ -67,6 +74,14 @@ struct FormatBytesCalibration {
   // what blocks per block row change beyond the bytes they move. 1 at the first point, where
   // the bytes fit holds. Empty for other formats, or no such term.
   std::vector<SamplePoint> block_row_ratio{};
+  static constexpr auto kFields = std::tuple{
+      declare_field("format", &FormatBytesCalibration::format),
+      declare_field("params", &FormatBytesCalibration::params),
+      declare_field("bytes", &FormatBytesCalibration::bytes),
+      declare_field("long_row_step_ms", &FormatBytesCalibration::long_row_step_ms),
+      declare_field("long_row_step_beyond_l2_ms", &FormatBytesCalibration::long_row_step_beyond_l2_ms),
+      declare_field("floor_ms", &FormatBytesCalibration::floor_ms),
+      declare_field("block_row_ratio", &FormatBytesCalibration::block_row_ratio)};
   friend bool operator==(const FormatBytesCalibration&, const FormatBytesCalibration&) = default;
 };
 

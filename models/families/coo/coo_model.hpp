@@ -5,9 +5,11 @@
 // the block size. So E, not the block, sets the time: at E = 32 a cache-resident matrix takes
 // 25-35 us on the H200, at E = 2 10-12 us; a line calibrated at one E cannot tell them apart.
 
+#include <tuple>
 #include <cstdint>
 #include <vector>
 
+#include "core/field_set.hpp"
 #include "core/launch_config.hpp"
 #include "models/fitting.hpp"
 #include "models/performance_model.hpp"
@@ -25,6 +27,12 @@ struct CooCalibration {
   std::vector<SamplePoint> samples{};  // the measured (nnz, ms) the fit came from: for plots only
   // (nnz, T_banded / T_random) (models/locality.hpp); empty: no locality term.
   std::vector<SamplePoint> banded_ratio{};
+  static constexpr auto kFields = std::tuple{
+      declare_field("kernel", &CooCalibration::kernel),
+      declare_field("entries_per_thread", &CooCalibration::entries_per_thread),
+      declare_field("time_vs_nnz", &CooCalibration::time_vs_nnz),
+      declare_field("samples", &CooCalibration::samples),
+      declare_field("banded_ratio", &CooCalibration::banded_ratio)};
   friend bool operator==(const CooCalibration&, const CooCalibration&) = default;
 };
 

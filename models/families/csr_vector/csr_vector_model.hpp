@@ -2,10 +2,12 @@
 // CSR-vector model of paper 004 Sec. 4.3.1: strip-wise estimation from a piecewise fit of time
 // against row length (Fig. 3) and a linear fit of time against strip non-zeros (Fig. 4).
 
+#include <tuple>
 #include <cstdint>
 #include <span>
 #include <vector>
 
+#include "core/field_set.hpp"
 #include "core/precision.hpp"
 #include "models/fitting.hpp"
 #include "models/performance_model.hpp"
@@ -37,6 +39,16 @@ struct CsrVectorCalibration {
   // (c, T_banded(c) / T_random(c)) of the banded twins of some samples (models/locality.hpp);
   // empty: no locality term.
   std::vector<SamplePoint> banded_ratio{};
+  static constexpr auto kFields = std::tuple{
+      declare_field("kernel", &CsrVectorCalibration::kernel),
+      declare_field("sample_strips", &CsrVectorCalibration::sample_strips),
+      declare_field("time_vs_row_length", &CsrVectorCalibration::time_vs_row_length),
+      declare_field("time_vs_sample_nnz", &CsrVectorCalibration::time_vs_sample_nnz),
+      declare_field("samples", &CsrVectorCalibration::samples),
+      declare_field("long_row_step_ms", &CsrVectorCalibration::long_row_step_ms),
+      declare_field("long_row_step_beyond_l2_ms", &CsrVectorCalibration::long_row_step_beyond_l2_ms),
+      declare_field("fixed_ms", &CsrVectorCalibration::fixed_ms),
+      declare_field("banded_ratio", &CsrVectorCalibration::banded_ratio)};
   friend bool operator==(const CsrVectorCalibration&, const CsrVectorCalibration&) = default;
 };
 

@@ -2,9 +2,11 @@
 // ELL model of paper 004 Sec. 4.3.2: time from a 2-D interpolation in log(width) x log(rows)
 // of calibration samples (Fig. 5).
 
+#include <tuple>
 #include <cstdint>
 #include <vector>
 
+#include "core/field_set.hpp"
 #include "models/fitting.hpp"
 #include "models/performance_model.hpp"
 
@@ -19,6 +21,10 @@ struct EllCalibration {
   // where a few thousand rows are one launch's latency: a ratio at the largest rows alone made
   // small banded matrices (olm1000, ani4, 4elt) 15-30 % fast.
   LogGridFit banded_ratio_vs_width_rows{};
+  static constexpr auto kFields = std::tuple{
+      declare_field("kernel", &EllCalibration::kernel),
+      declare_field("time_vs_width_rows", &EllCalibration::time_vs_width_rows),
+      declare_field("banded_ratio_vs_width_rows", &EllCalibration::banded_ratio_vs_width_rows)};
   friend bool operator==(const EllCalibration&, const EllCalibration&) = default;
 };
 

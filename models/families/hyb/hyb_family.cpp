@@ -17,7 +17,10 @@ class HybFamily final : public FamilyModel {
   std::string_view name() const noexcept override { return "hyb"; }
   bool calibrated() const noexcept override { return calibrated_; }
   Prediction predict_ms(const PredictionInput& in) const override {
-    return HybModel(ell_, coo_).predict_ms(in.features, in.candidate, in.span_randomness);
+    // Its ELL part's grid carries the launch's own floor (ell_family.cpp); so does its sum.
+    Prediction p = HybModel(ell_, coo_).predict_ms(in.features, in.candidate, in.span_randomness);
+    p.includes_fixed_cost = true;
+    return p;
   }
   std::optional<CooPart> coo_part(const MatrixFeatures& features,
                                   const Candidate& candidate) const override {

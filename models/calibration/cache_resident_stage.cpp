@@ -1,0 +1,117 @@
+#include "models/calibration/cache_resident_stage.hpp"
+
+#include <algorithm>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "kernels/formats/cusparse_bsr/cusparse_bsr_rules.hpp"
+#include "models/cache_resident.hpp"
+#include "models/calibration/sample_plan.hpp"
+#include "models/families/bytes/bytes_model.hpp"
+
+namespace spmvd {
+namespace {
+
+// One cache_resident variant per planned csr_vector, coo and format_bytes variant.
+void plan_cache_resident(const CalibrationOptions& o, CalibrationPlan& plan) {
+  std::vector<PlannedVariant> added;
+  for (const PlannedVariant& base : plan.variants) {
+    if (base.stage != CalibrationStage::csr_vector && base.stage != CalibrationStage::coo &&
+        base.stage != CalibrationStage::format_bytes)
+      continue;
+    PlannedVariant v = base;
+    v.stage = CalibrationStage::cache_resident;
+    v.base_stage = base.stage;
+    v.samples.clear();
+    // BSR, as in format_bytes: dense blocks, so rows and lengths in whole blocks (lengths 2
+    // and 4 both become 4: the grid takes each once).
+    const std::int64_t b =
+        base.format == kCusparseBsrFormatId ? bsr_sample_block_dim(base.params) : 1;
+    const auto whole_blocks = [b](const std::vector<std::int64_t>& axis) {
+      std::set<std::int64_t> out;
+      for (const std::int64_t n : axis) out.insert((n + b - 1) / b * b);
+      return out;
+    };
+    for (const std::int64_t rows : whole_blocks(o.cache_resident_rows))
+      for (const std::int64_t length : whole_blocks(o.cache_resident_row_lengths))
+        v.samples.push_back({.rows = rows, .row_length = length, .block_dim = b});
+    // Every grid point again banded: the in-L2 banded ratio (models/cache_resident.hpp).
+    add_banded_twins(v, {}, std::nullopt);
+    added.push_back(std::move(v));
+  }
+  plan.variants.insert(plan.variants.end(), added.begin(), added.end());
+}
+
+void plan(const StagePlanInput& in, CalibrationPlan& plan) {
+  plan_cache_resident(in.options, plan);
+}
+
+// The launch of the record this variant corrects: its base stage's.
+Candidate candidate(const PlannedVariant& v, const SampleShape& shape,
+                    const MatrixFeatures& features, const FormatRegistry& registry,
+                    const DeviceInfo& device) {
+  return calibration_stage(v.base_stage).candidate(v, shape, features, registry, device);
+}
+
+SampleAxis axis(const TimedSample& sample) {
+  // x = footprint; kappa = ms / what the set fitted by all other stages predicts.
+  const std::uint64_t matrix_bytes =
+      sample.rules.device_bytes(sample.features, sample.precision, sample.candidate);
+  return {.x = footprint_bytes(sample.features, matrix_bytes, sample.precision),
+          .predicted_ms = sample.fitted_so_far
+                              ->predict_ms(sample.rules, sample.features, sample.candidate,
+                                           sample.device, matrix_bytes)
+                              .ms};
+}
+
+void fit(const VariantMeasurements& m, CalibrationState& state) {
+  const PlannedVariant& variant = m.variant;
+  const SplitMeasurements& split = m.split;
+  // m.ms: (footprint, ms) per sample, in plan order; kappa on the random
+  // samples, the banded ratio from their twins (split_banded).
+  std::vector<GridSample> grid;
+  double largest = 0.0;
+  for (std::size_t s = 0; s < variant.samples.size(); ++s) {
+    if (variant.samples[s].banded) continue;
+    const double p = m.predicted[s];
+    grid.push_back({.width = static_cast<double>(variant.samples[s].row_length),
+                    .rows = static_cast<double>(variant.samples[s].rows),
+                    .ms = p > 0.0 ? m.ms[s].y / p : 1.0});
+    largest = std::max(largest, m.ms[s].x);
+  }
+  CacheResidentCorrection c{.format = variant.format,
+                            .params = {},
+                            .block_size = 0,
+                            .threads_per_row = 0,
+                            .ratio_vs_length_rows = fit_log_grid(grid),
+                            .banded_ratio_vs_length_rows = split.banded_grid.empty()
+                                                               ? LogGridFit{}
+                                                               : fit_log_grid(split.banded_grid),
+                            .largest_footprint_bytes = largest};
+  // Keyed as the tuner's candidates are: the launch the base stage times.
+  const Candidate launch =
+      candidate(variant, variant.samples.front(), shape_features(variant.samples.front()),
+                state.registry, state.device);
+  c.params = launch.params;
+  c.block_size = launch.launch.block_size;
+  c.threads_per_row = launch.launch.threads_per_row;
+  c.entries_per_thread = variant.entries_per_thread;
+  state.set.cache_resident.push_back(std::move(c));
+}
+
+}  // namespace
+
+CalibrationStageSpec cache_resident_stage() {
+  return {.stage = CalibrationStage::cache_resident,
+          .name = "cache_resident",
+          .plan = plan,
+          .candidate = candidate,
+          .axis = axis,
+          .fit = fit,
+          .after_fits = nullptr,
+          .fitted_samples = nullptr,
+          .compares_with_fitted_set = true};
+}
+
+}  // namespace spmvd

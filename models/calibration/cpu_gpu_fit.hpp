@@ -1,0 +1,33 @@
+#pragma once
+// ModelSet::cpu_gpu (paper 003 Eqs. 6-7), fitted after the stages: the CPU side from cpu_coo,
+// the GPU side from the ell stage's fastest launch.
+
+#include <optional>
+#include <vector>
+
+#include "kernels/device.hpp"
+#include "kernels/format_registry.hpp"
+#include "models/calibration/calibration_plan.hpp"
+#include "models/cpu_gpu_time_model.hpp"
+#include "models/model_set.hpp"
+
+namespace spmvd {
+
+// Paper 003 Sec. 5.1 from measurements. Eq. 6 (CPU side): cpu_coo's time per non-zero on all
+// nc hardware threads of the host, a line ms = a * nnz + b; with TC = 2 NNZ / (fc * nc) on
+// those nc threads, fc = 2 / (a * nc) per core (Eq. 6 itself then runs the COO part on nc - 1,
+// one core driving the GPU). On the CPU device the coo stage has timed exactly this (its only
+// record is cpu_coo); beside a GPU the host is a second device, timed here and not planned,
+// since every planned variant runs on `device`. Eq. 7 (GPU side): ell_ms_per_entry, the slope of
+// the fastest ELL launch's ms against rows * width; Eq. 7 uses only the product C * F, and
+// DeviceInfo counts SMs, not SPs, so C = sm_count and F is per SM: F = 1 / (slope * C). The
+// paper's equations have no constant term, so both intercepts are dropped (the launch floor is
+// ModelSet::launch_floor_ms). Without ELL samples (the CPU device) C and F stay 0, which
+// gpu_ell_time_ms refuses. nullopt: no cpu_coo, or its slope is not positive (no rate).
+std::optional<CpuGpuTimeCoefficients> fit_cpu_gpu(const FormatRegistry& registry, Device& device,
+                                                  const CalibrationPlan& plan,
+                                                  const CalibrationOptions& o,
+                                                  const std::vector<CooCalibration>& coo,
+                                                  std::optional<double> ell_ms_per_entry);
+
+}  // namespace spmvd

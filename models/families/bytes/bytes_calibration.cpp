@@ -1,0 +1,279 @@
+#include "models/families/bytes/bytes_calibration.hpp"
+
+#include <algorithm>
+#include <iterator>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "kernels/formats/cpu_csr/cpu_csr_rules.hpp"
+#include "kernels/formats/cusparse_bsr/cusparse_bsr_rules.hpp"
+#include "kernels/formats/cusparse_csr/cusparse_csr_rules.hpp"
+#include "models/calibration/sample_plan.hpp"
+#include "models/families/bytes/bytes_model.hpp"
+
+namespace spmvd {
+namespace {
+
+void plan_bytes(const FormatRegistry& registry, const DeviceInfo& device,
+                const CalibrationOptions& o, std::int64_t max_nnz, CalibrationPlan& plan) {
+  // cuSPARSE CSR ALG1 is the baseline and streams close to the device's bandwidth: the right
+  // stand-in for the library and other formats the bytes model covers.
+  const FormatId format = device.is_gpu ? kCusparseCsrFormatId : kCpuCsrFormatId;
+  if (!registry.find(format)) return;
+  PlannedVariant v;
+  v.stage = CalibrationStage::bytes;
+  v.format = format;
+  v.kernel = {.resources = {}, .threads_per_row = 0};
+  v.samples = doubling_shapes(max_nnz, o);
+  plan.variants.push_back(std::move(v));
+}
+
+// The distinct parameters of the format's first candidates on such a sample, at most
+// kFormatBytesVariants of them.
+std::vector<FormatParams> format_bytes_params(const FormatRules& rules, const SampleShape& shape,
+                                              const DeviceInfo& device) {
+  std::vector<FormatParams> out;
+  for (const Candidate& c : rules.candidates(shape_features(shape), device)) {
+    if (out.size() == kFormatBytesVariants) break;
+    if (std::find(out.begin(), out.end(), c.params) == out.end()) out.push_back(c.params);
+  }
+  return out;
+}
+
+// The samples a format_bytes record times after its sizes and their banded twins, in order.
+enum class FormatBytesTail : std::size_t {
+  in_l2_without_long_row,
+  in_l2_with_long_row,
+  largest_with_long_row,  // its twin without: the largest random size
+  tiny,
+  count
+};
+
+// BSR's samples after FormatBytesTail: the largest size again at each kBsrBlockRowLengths.
+std::size_t block_row_sample_count(const PlannedVariant& v) noexcept {
+  return v.stage == CalibrationStage::format_bytes && v.format == kCusparseBsrFormatId
+             ? std::size(kBsrBlockRowLengths)
+             : 0;
+}
+
+// Index of a format_bytes record's first FormatBytesTail sample.
+std::size_t format_bytes_tail_start(const PlannedVariant& v) noexcept {
+  return v.samples.size() - static_cast<std::size_t>(FormatBytesTail::count) -
+         block_row_sample_count(v);
+}
+
+// One format_bytes record's samples: the two sizes random and banded (BSR: of dense blocks),
+// then FormatBytesTail, then (BSR) the largest size at kBsrBlockRowLengths.
+PlannedVariant format_bytes_variant(FormatId format, const FormatParams& params,
+                                    std::span<const SampleShape> shapes) {
+  PlannedVariant v;
+  v.stage = CalibrationStage::format_bytes;
+  v.format = format;
+  v.kernel = {.resources = {}, .threads_per_row = 0};
+  v.params = params;
+  v.samples.assign(shapes.begin(), shapes.end());
+  // BSR is a candidate only where blocks fill (CusparseBsrRules::may_fill_acceptably): its
+  // bytes are fitted on matrices of dense blocks of its size, which it stores without fill.
+  const bool bsr = format == kCusparseBsrFormatId;
+  const std::int64_t b = bsr ? bsr_sample_block_dim(params) : 1;
+  if (bsr) {
+    for (SampleShape& s : v.samples) {
+      s.block_dim = b;
+      s.rows -= s.rows % b;
+      s.row_length = std::max(s.row_length - s.row_length % b, b);
+    }
+  }
+  const std::size_t sizes = v.samples.size();
+  for (std::size_t i = 0; i < sizes; ++i) {
+    SampleShape twin = v.samples[i];
+    twin.banded = true;
+    v.samples.push_back(twin);
+  }
+  // Last (FormatBytesTail): the format's critical path twice — the in-L2 pair, and the largest
+  // random sample again with one long row (its twin without is that sample itself) — then the
+  // tiny sample, for the format's own launch floor.
+  v.samples.push_back({.rows = kInL2LongRowLength, .row_length = 1});
+  v.samples.push_back(
+      {.rows = kInL2LongRowLength, .row_length = 1, .long_row = kInL2LongRowLength});
+  SampleShape beyond_l2 = v.samples[sizes - 1];
+  beyond_l2.long_row = std::min(kLongRowLength, beyond_l2.rows);  // the CPU's samples are small
+  v.samples.push_back(beyond_l2);
+  v.samples.push_back({.rows = kLatencySampleRows, .row_length = 4});
+  if (bsr) {
+    const SampleShape& largest = v.samples[sizes - 1];
+    const std::int64_t nnz = largest.rows * largest.row_length;
+    for (const std::int64_t length : kBsrBlockRowLengths) {
+      const std::int64_t rows = std::max(nnz / length / b, std::int64_t{1}) * b;
+      v.samples.push_back({.rows = rows, .row_length = length, .block_dim = b});
+    }
+  }
+  return v;
+}
+
+// Per-format bytes efficiency: two sizes a factor 4 apart (a line needs two), each random and
+// banded. Few samples: the line is the same form as the bytes stage's, whose 8 sizes show it
+// straight on the H200 from 2^21 non-zeros up.
+void plan_format_bytes(const FormatRegistry& registry, const DeviceInfo& device,
+                       const CalibrationOptions& o, std::int64_t max_nnz, CalibrationPlan& plan) {
+  std::vector<SampleShape> shapes;
+  for (const std::int64_t nnz : {std::max<std::int64_t>(max_nnz / 4, 1), max_nnz}) {
+    const SampleShape shape = bytes_shape(o, nnz);
+    if (shapes.empty() || shapes.back() != shape) shapes.push_back(shape);
+  }
+  for (const FormatEntry& entry : registry.entries()) {
+    const FormatId format = entry.rules->id();
+    if (!has_format_bytes_stage(*entry.rules) || entry.rules->needs_gpu() != device.is_gpu)
+      continue;
+    for (const FormatParams& params : format_bytes_params(*entry.rules, shapes.front(), device))
+      plan.variants.push_back(format_bytes_variant(format, params, shapes));
+  }
+}
+
+void plan_bytes_stage(const StagePlanInput& in, CalibrationPlan& plan) {
+  plan_bytes(in.registry, in.device, in.options, in.max_nnz, plan);
+}
+
+void plan_format_bytes_stage(const StagePlanInput& in, CalibrationPlan& plan) {
+  plan_format_bytes(in.registry, in.device, in.options, in.max_nnz, plan);
+}
+
+Candidate bytes_candidate(const PlannedVariant& v, const SampleShape&, const MatrixFeatures&,
+                          const FormatRegistry&, const DeviceInfo&) {
+  Candidate c{.format = v.format, .params = {}, .launch = {}};
+  if (v.format == kCusparseCsrFormatId)
+    c.params = FieldSet::of(CusparseCsrParams{.library_algorithm = kCusparseSpmvCsrAlg1});
+  return c;
+}
+
+Candidate format_bytes_candidate(const PlannedVariant& v, const SampleShape& shape,
+                                 const MatrixFeatures& features, const FormatRegistry& registry,
+                                 const DeviceInfo& device) {
+  // The candidate with the record's parameters, launched as the format's rules launch it
+  // for this sample. Only blocked samples carry block counts (uniform_sample_features),
+  // and those fill every BSR block size, so BSR's fill rule never drops it; on the
+  // critical-path samples (one entry per row) the rules see unknown blocks and offer all.
+  const FormatEntry* entry = registry.find(v.format);
+  const std::vector<Candidate> own =
+      entry ? entry->rules->candidates(features, device) : std::vector<Candidate>{};
+  const auto same = std::find_if(own.begin(), own.end(),
+                                 [&](const Candidate& o) { return o.params == v.params; });
+  if (same == own.end())
+    throw Error(ErrorCode::internal,
+                "calibration: format_bytes " + std::string(entry ? entry->rules->name() : "?") +
+                    " offers no candidate with " + to_string(v.params) + " for a sample of " +
+                    std::to_string(shape.rows) + " rows");
+  return *same;
+}
+
+SampleAxis bytes_axis(const TimedSample& sample) {
+  // The bytes the model will count for this multiply, with the format's own footprint
+  // as the tuner passes it (FormatRules::device_bytes).
+  const std::uint64_t matrix_bytes =
+      sample.rules.device_bytes(sample.features, sample.precision, sample.candidate);
+  return {.x = static_cast<double>(bytes_moved(sample.features, matrix_bytes, sample.device,
+                                               sample.precision, BytesCalibration{}.l2_share_for_x)
+                                       .total()),
+          .predicted_ms = 0.0};
+}
+
+// BSR's (blocks per block row, ratio) at the largest size: the base itself (ratio 1), then each
+// kBsrBlockRowLengths sample; empty for other formats. The samples are of dense blocks of the
+// record's block size. The ratio is each sample's time over what the record's bytes fit
+// predicts for the sample's own bytes, so that it holds what the bytes do not: a sample of
+// more blocks per block row has fewer block rows (less y and row pointers) and is faster for
+// that alone, which the prediction already counts (model version 10 took the plain time ratio
+// and counted it twice: 2x2 BSR on 25-37 blocks per block row predicted 0.57-0.8 of measured).
+std::vector<SamplePoint> block_row_ratio(const PlannedVariant& v,
+                                         const std::vector<SamplePoint>& ms,
+                                         const SplitMeasurements& split,
+                                         const LinearFit& bytes_fit) {
+  const std::size_t count = block_row_sample_count(v);
+  if (count == 0 || split.random.empty()) return {};
+  const auto b = static_cast<double>(bsr_sample_block_dim(v.params));
+  const double base = time_over_bytes_fit(split.random.back(), bytes_fit);
+  if (!(base > 0.0)) return {};
+  std::vector<SamplePoint> out{
+      {static_cast<double>(split.random_shapes.back().row_length) / b, 1.0}};
+  for (std::size_t s = v.samples.size() - count; s < v.samples.size(); ++s)
+    out.push_back({static_cast<double>(v.samples[s].row_length) / b,
+                   time_over_bytes_fit(ms[s], bytes_fit) / base});
+  std::sort(out.begin(), out.end(),
+            [](const SamplePoint& l, const SamplePoint& r) { return l.x < r.x; });
+  return out;
+}
+
+void fit_bytes(const VariantMeasurements& m, CalibrationState& state) {
+  state.set.bytes = BytesCalibration{.time_vs_bytes = fit_linear(m.split.random),
+                                     .l2_share_for_x = BytesCalibration{}.l2_share_for_x,
+                                     .samples = m.split.random,
+                                     .banded_ratio = m.split.banded_ratio};
+}
+
+void fit_format_bytes(const VariantMeasurements& m, CalibrationState& state) {
+  const PlannedVariant& variant = m.variant;
+  const SplitMeasurements& split = m.split;
+  const std::size_t tail = format_bytes_tail_start(variant);
+  const auto at = [&](FormatBytesTail t) { return m.ms[tail + static_cast<std::size_t>(t)].y; };
+  // A step is the extra time of the long row over its twin without, per entry
+  // beyond the one entry (or row length) the twin's row 0 had.
+  const auto step = [](double with_ms, double without_ms, const SampleShape& shape) {
+    const std::int64_t extra = shape.long_row - shape.row_length;
+    return extra > 0 ? std::max(with_ms - without_ms, 0.0) / static_cast<double>(extra) : 0.0;
+  };
+  const std::size_t in_l2 = tail + static_cast<std::size_t>(FormatBytesTail::in_l2_with_long_row);
+  const std::size_t beyond =
+      tail + static_cast<std::size_t>(FormatBytesTail::largest_with_long_row);
+  const LinearFit bytes_fit = fit_linear(split.random);
+  state.set.format_bytes.push_back(
+      {.format = variant.format,
+       .params = variant.params,
+       .bytes = BytesCalibration{.time_vs_bytes = bytes_fit,
+                                 .l2_share_for_x = BytesCalibration{}.l2_share_for_x,
+                                 .samples = split.random,
+                                 .banded_ratio = split.banded_ratio},
+       .long_row_step_ms =
+           step(at(FormatBytesTail::in_l2_with_long_row),
+                at(FormatBytesTail::in_l2_without_long_row), variant.samples[in_l2]),
+       .long_row_step_beyond_l2_ms = step(at(FormatBytesTail::largest_with_long_row),
+                                          split.random.back().y, variant.samples[beyond]),
+       .floor_ms = at(FormatBytesTail::tiny),
+       .block_row_ratio = block_row_ratio(variant, m.ms, split, bytes_fit)});
+}
+
+}  // namespace
+
+bool has_format_bytes_stage(const FormatRules& rules) noexcept {
+  return rules.model_family() == kBytesFamily;
+}
+
+double time_over_bytes_fit(const SamplePoint& bytes_and_ms, const LinearFit& fit) noexcept {
+  const double predicted = fit(bytes_and_ms.x);
+  return predicted > 0.0 ? bytes_and_ms.y / predicted : 0.0;
+}
+
+CalibrationStageSpec bytes_stage() {
+  return {.stage = CalibrationStage::bytes,
+          .name = "bytes",
+          .plan = plan_bytes_stage,
+          .candidate = bytes_candidate,
+          .axis = bytes_axis,
+          .fit = fit_bytes};
+}
+
+CalibrationStageSpec format_bytes_stage() {
+  return {.stage = CalibrationStage::format_bytes,
+          .name = "format_bytes",
+          .plan = plan_format_bytes_stage,
+          .candidate = format_bytes_candidate,
+          .axis = bytes_axis,
+          .fit = fit_format_bytes,
+          .after_fits = nullptr,
+          // The FormatBytesTail samples measure critical paths and a launch floor, not
+          // throughput, and BSR's block-row samples another shape at the same bytes: they stay
+          // out of its bytes fit.
+          .fitted_samples = format_bytes_tail_start};
+}
+
+}  // namespace spmvd

@@ -1,0 +1,43 @@
+#pragma once
+// The two calibration stages of the bytes model (models/families/bytes/bytes_model.hpp):
+//   bytes         cuSPARSE CSR ALG1 (cpu_csr on the CPU) at doubling sizes, time against the
+//                 bytes the multiply moves: ModelSet::bytes, the fallback line;
+//   format_bytes  the same line per format whose family is the bytes model, per distinct
+//                 parameters of its first candidates, on two sizes random and banded, then its
+//                 critical-path steps, its launch floor and (BSR) its blocks per block row:
+//                 ModelSet::format_bytes.
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/format_rules.hpp"
+#include "models/calibration/stage.hpp"
+#include "models/fitting.hpp"
+
+namespace spmvd {
+
+// BSR's format_bytes record also times its largest size at these row lengths (non-zeros, of
+// dense blocks of its block size b: row_length / b blocks per block row), beside the base row
+// length's 8. cuSPARSE BSR streams more bytes per ms the more blocks a block row holds: on an
+// H100 4 x 4 blocks at 2 per block row moved 1.1 TB/s, at 25 (bcsstk16-x64) 2.0.
+inline constexpr std::int64_t kBsrBlockRowLengths[] = {32, 128};
+// A sample's measured time (y) over what a bytes fit predicts for the bytes it moved (x): 1 on
+// the line, 0 where the fit predicts nothing positive. BSR's block-row ratio is this at each
+// kBsrBlockRowLengths sample over this at the base sample, so that it keeps what blocks per
+// block row change beyond the bytes (fewer block rows also mean less y and fewer row pointers,
+// which the prediction counts already).
+double time_over_bytes_fit(const SamplePoint& bytes_and_ms, const LinearFit& fit) noexcept;
+
+// Distinct parameter sets per format that the format_bytes stage calibrates: the first ones
+// of the format's candidates (cuSPARSE CSR ALG1 and ALG2, COO ALG1 and ALG2, SELL slice heights
+// 32 and 64, BSR block sizes 2 and 4, cuda_sell's first two sort windows).
+inline constexpr std::size_t kFormatBytesVariants = 2;
+
+// Formats the format_bytes stage fits: those whose model family is the bytes model.
+bool has_format_bytes_stage(const FormatRules& rules) noexcept;
+
+// The stages' entries in calibration_stages().
+CalibrationStageSpec bytes_stage();
+CalibrationStageSpec format_bytes_stage();
+
+}  // namespace spmvd

@@ -1,0 +1,184 @@
+#include "models/sample_generators.hpp"
+
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include "core/error.hpp"
+#include "core/structure_features.hpp"
+#include "kernels/formats/cusparse_bsr/cusparse_bsr_features.hpp"
+
+namespace spmvd {
+namespace {
+
+// splitmix64 (Steele, Lea, Flood, "Fast splittable pseudorandom number generators", 2014):
+// calibration draws hundreds of millions of numbers, and this is several times faster than
+// std::mt19937_64 with statistics that are ample for choosing columns.
+struct SplitMix64 {
+  std::uint64_t state;
+  std::uint64_t next() noexcept {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  double unit() noexcept { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
+};
+
+// A rows x rows sample in which every row holds row_length non-zeros with random values;
+// column_of(r, j, rng) picks row r's j-th column (ascending in j).
+template <typename ColumnOf>
+CsrMatrix<double> fixed_row_length_sample(const char* name, std::int64_t rows,
+                                          std::int64_t row_length, std::uint64_t seed,
+                                          ColumnOf column_of) {
+  if (row_length < 1 || row_length > rows || rows > kMaxDimension) {
+    throw_invalid(std::string(name) + ": row length " + std::to_string(row_length) +
+                  " must be in [1, rows = " + std::to_string(rows) + "] and rows <= 2^31 - 1");
+  }
+  CsrMatrix<double> m;
+  m.rows = rows;
+  m.cols = rows;
+  const auto nnz = static_cast<std::size_t>(rows * row_length);
+  m.row_offsets.resize(static_cast<std::size_t>(rows) + 1);
+  m.col_indices.resize(nnz);
+  m.values.resize(nnz);
+  // In fixed chunks of rows on all cores (calibration generates ~600 M non-zeros per
+  // precision; single-threaded, the H100 calibration took 121 s instead of 85 s); each chunk
+  // has its own stream, so the sample depends on the seed only, not on the threads.
+  constexpr std::int64_t kChunkRows = 16384;
+  const std::int64_t chunks = (rows + kChunkRows - 1) / kChunkRows;
+  tbb::parallel_for(std::int64_t{0}, chunks, [&](std::int64_t chunk) {
+    SplitMix64 rng{seed ^ (static_cast<std::uint64_t>(chunk) * 0xd1b54a32d192ed03ULL)};
+    const std::int64_t first = chunk * kChunkRows, last = std::min(rows, first + kChunkRows);
+    auto k = static_cast<std::size_t>(first * row_length);
+    for (std::int64_t r = first; r < last; ++r) {
+      m.row_offsets[static_cast<std::size_t>(r)] = static_cast<RowOffset>(k);
+      for (std::int64_t j = 0; j < row_length; ++j, ++k) {
+        m.col_indices[k] = static_cast<ColIndex>(column_of(r, j, rng));
+        m.values[k] = 2.0 * rng.unit() - 1.0;
+      }
+    }
+  });
+  m.row_offsets.back() = static_cast<RowOffset>(nnz);
+  return m;
+}
+
+}  // namespace
+
+CsrMatrix<double> uniform_row_length_sample(std::int64_t rows, std::int64_t row_length,
+                                            std::uint64_t seed) {
+  return fixed_row_length_sample(
+      "uniform_row_length_sample", rows, row_length, seed,
+      [&](std::int64_t, std::int64_t j, SplitMix64& rng) {
+        // Bin j is [j * rows / c, (j + 1) * rows / c): non-empty because c <= rows.
+        const std::int64_t begin = j * rows / row_length;
+        const std::int64_t end = (j + 1) * rows / row_length;
+        return begin +
+               static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(end - begin));
+      });
+}
+
+CsrMatrix<double> banded_row_length_sample(std::int64_t rows, std::int64_t row_length,
+                                           std::uint64_t seed) {
+  return fixed_row_length_sample(
+      "banded_row_length_sample", rows, row_length, seed,
+      [&](std::int64_t r, std::int64_t j, SplitMix64&) {
+        return std::clamp<std::int64_t>(r - row_length / 2, 0, rows - row_length) + j;
+      });
+}
+
+CsrMatrix<double> with_long_row(const CsrMatrix<double>& base, std::int64_t length) {
+  if (base.rows < 1 || base.nnz() < 1 || length < 1 || length > base.cols)
+    throw_invalid("with_long_row: a row of " + std::to_string(length) + " entries in a " +
+                  std::to_string(base.rows) + " x " + std::to_string(base.cols) + " sample of " +
+                  std::to_string(base.nnz()) +
+                  " non-zeros needs a row, an entry and 1 <= length <= columns");
+  const auto first_rest = static_cast<std::size_t>(base.row_offsets[1]);
+  CsrMatrix<double> m;
+  m.rows = base.rows;
+  m.cols = base.cols;
+  m.col_indices.reserve(static_cast<std::size_t>(length) + base.col_indices.size() - first_rest);
+  m.values.reserve(m.col_indices.capacity());
+  // Evenly spread: column k * cols / length, strictly ascending since length <= cols.
+  for (std::int64_t k = 0; k < length; ++k) {
+    m.col_indices.push_back(static_cast<ColIndex>(k * base.cols / length));
+    m.values.push_back(base.values[0]);
+  }
+  m.col_indices.insert(m.col_indices.end(), base.col_indices.begin() + first_rest,
+                       base.col_indices.end());
+  m.values.insert(m.values.end(), base.values.begin() + first_rest, base.values.end());
+  const auto shift = static_cast<RowOffset>(length) - static_cast<RowOffset>(first_rest);
+  m.row_offsets.resize(base.row_offsets.size());
+  m.row_offsets[0] = 0;
+  for (std::size_t r = 1; r < base.row_offsets.size(); ++r)
+    m.row_offsets[r] = base.row_offsets[r] + shift;
+  return m;
+}
+
+CsrMatrix<double> blocked_sample(const CsrMatrix<double>& pattern, std::int64_t block_dim) {
+  const std::int64_t b = block_dim;
+  if (b < 1 || pattern.rows > kMaxDimension / std::max<std::int64_t>(b, 1) ||
+      pattern.cols > kMaxDimension / std::max<std::int64_t>(b, 1))
+    throw_invalid("blocked_sample: block_dim " + std::to_string(b) + " of a " +
+                  std::to_string(pattern.rows) + " x " + std::to_string(pattern.cols) +
+                  " pattern must be >= 1 and keep the dimensions within 2^31 - 1");
+  CsrMatrix<double> m;
+  m.rows = pattern.rows * b;
+  m.cols = pattern.cols * b;
+  m.row_offsets.assign(static_cast<std::size_t>(m.rows) + 1, 0);
+  m.col_indices.reserve(static_cast<std::size_t>(pattern.nnz() * b * b));
+  m.values.reserve(static_cast<std::size_t>(pattern.nnz() * b * b));
+  for (std::int64_t r = 0; r < m.rows; ++r) {
+    const std::int64_t p = r / b;
+    for (RowOffset k = pattern.row_offsets[static_cast<std::size_t>(p)];
+         k < pattern.row_offsets[static_cast<std::size_t>(p + 1)]; ++k) {
+      const std::int64_t first = pattern.col_indices[static_cast<std::size_t>(k)] * b;
+      for (std::int64_t j = 0; j < b; ++j) {
+        m.col_indices.push_back(static_cast<ColIndex>(first + j));
+        m.values.push_back(pattern.values[static_cast<std::size_t>(k)]);
+      }
+    }
+    m.row_offsets[static_cast<std::size_t>(r + 1)] = static_cast<RowOffset>(m.col_indices.size());
+  }
+  return m;
+}
+
+MatrixFeatures uniform_sample_features(const CsrMatrix<double>& m, bool count_blocks) {
+  MatrixFeatures f;
+  f.rows = m.rows;
+  f.cols = m.cols;
+  f.nnz = m.nnz();
+  // Every row of one length c, but row 0 where it is a long row (with_long_row).
+  const std::int64_t c = m.rows > 1 ? m.row_length(1) : m.rows > 0 ? m.row_length(0) : 0;
+  const std::int64_t row0 = m.rows > 0 ? m.row_length(0) : 0;
+  f.row_length_min = std::min(c, row0);
+  f.row_length_max = std::max(c, row0);
+  f.row_length_mean = m.rows > 0 ? static_cast<double>(f.nnz) / static_cast<double>(m.rows) : 0.0;
+  f.row_length_stddev = m.rows > 0 ? std::abs(static_cast<double>(row0 - c)) *
+                                         std::sqrt(static_cast<double>(m.rows - 1)) /
+                                         static_cast<double>(m.rows)
+                                   : 0.0;
+  f.empty_rows = c == 0 ? m.rows : 0;
+  if (row0 != c && row0 > 0 && c > 0) {
+    f.distribution = {{.length = c, .rows = m.rows - 1}, {.length = row0, .rows = 1}};
+    if (row0 < c) std::swap(f.distribution[0], f.distribution[1]);  // ascending in length
+  } else if (c > 0) {
+    f.distribution = {{.length = c, .rows = m.rows}};
+  }
+  double span_sum = 0.0;
+  for (std::int64_t r = 0; r < m.rows && c > 0; ++r) {
+    const auto first = m.col_indices[static_cast<std::size_t>(m.row_offsets[r])];
+    const auto last = m.col_indices[static_cast<std::size_t>(m.row_offsets[r + 1] - 1)];
+    span_sum += static_cast<double>(last - first + 1) / static_cast<double>(m.cols);
+  }
+  f.mean_row_span_fraction = m.rows > 0 ? span_sum / static_cast<double>(m.rows) : 0.0;
+  f.x_sectors_per_nonzero = x_sectors_per_nonzero(m);
+  if (count_blocks)
+    f.format_features.emplace("cusparse_bsr", FieldSet::of(compute_cusparse_bsr_features(m)));
+  return f;
+}
+
+}  // namespace spmvd
