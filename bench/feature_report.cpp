@@ -9,12 +9,12 @@ namespace spmvd {
 
 std::vector<RowLengthCount> most_common_lengths(const MatrixFeatures& features, std::size_t top) {
   std::vector<RowLengthCount> sorted = features.distribution;
-  std::stable_sort(sorted.begin(), sorted.end(),
-                   [](const RowLengthCount& a, const RowLengthCount& b) { return a.rows > b.rows; });
+  std::stable_sort(
+      sorted.begin(), sorted.end(),
+      [](const RowLengthCount& a, const RowLengthCount& b) { return a.rows > b.rows; });
   if (sorted.size() > top) sorted.resize(top);
   return sorted;
 }
-
 
 nlohmann::json features_to_json(const MatrixFeatures& f, const Fingerprint& fingerprint,
                                 std::size_t top) {
@@ -28,10 +28,11 @@ nlohmann::json features_to_json(const MatrixFeatures& f, const Fingerprint& fing
       {"rows", f.rows},
       {"cols", f.cols},
       {"nnz", f.nnz},
-      {"row_length", {{"min", f.row_length_min},
-                      {"mean", f.row_length_mean},
-                      {"max", f.row_length_max},
-                      {"stddev", f.row_length_stddev}}},
+      {"row_length",
+       {{"min", f.row_length_min},
+        {"mean", f.row_length_mean},
+        {"max", f.row_length_max},
+        {"stddev", f.row_length_stddev}}},
       {"empty_rows", f.empty_rows},
       {"distribution", {{"distinct_lengths", f.distribution.size()}, {"most_common", common}}},
       {"mean_row_span_fraction", f.mean_row_span_fraction},

@@ -67,8 +67,7 @@ Fields fields_from_json(const nlohmann::json& j) {
 // 0); they read the same way. nullopt where the rules offer no such candidate.
 std::optional<spmvd::Candidate> offered(const spmvd::FormatRules& rules,
                                         const spmvd::MatrixFeatures& features,
-                                        const spmvd::DeviceInfo& device,
-                                        spmvd::Precision precision,
+                                        const spmvd::DeviceInfo& device, spmvd::Precision precision,
                                         const spmvd::FieldSet& stored_params,
                                         const spmvd::LaunchConfig& launch) {
   if (!rules.admissible(features, device, precision, std::numeric_limits<std::uint64_t>::max()))
@@ -145,7 +144,8 @@ int run(const Options& options) {
         continue;
       }
       candidate = *own;
-      const std::uint64_t matrix_bytes = entry->rules->device_bytes(features, *precision, candidate);
+      const std::uint64_t matrix_bytes =
+          entry->rules->device_bytes(features, *precision, candidate);
       try {
         const spmvd::ModelPredictor& predictor = *precision == spmvd::Precision::fp32 ? fp32 : fp64;
         const spmvd::Prediction p =

@@ -41,7 +41,8 @@ constexpr std::size_t kPrintedEntries = 8;
 template <typename Element>
 void print_list(std::ostream& os, const std::vector<Element>& list) {
   os << '[';
-  for (std::size_t i = 0; i < list.size() && i < kPrintedEntries; ++i) os << (i ? "," : "") << list[i];
+  for (std::size_t i = 0; i < list.size() && i < kPrintedEntries; ++i)
+    os << (i ? "," : "") << list[i];
   if (list.size() > kPrintedEntries) os << ",... " << list.size() << " in all";
   os << ']';
 }

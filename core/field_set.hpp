@@ -38,7 +38,7 @@ constexpr DeclaredField<Struct, Member> declare_field(const char* name, Member S
   return {name, member};
 }
 template <typename Struct, typename Visit>
-  requires requires { std::remove_const_t<Struct>::kFields; }
+requires requires { std::remove_const_t<Struct>::kFields; }
 void for_each_field(Struct& value, Visit&& visit) {
   std::apply([&](const auto&... field) { (visit(field.name, value.*(field.member)), ...); },
              std::remove_const_t<Struct>::kFields);

@@ -80,8 +80,8 @@ FieldSet field_set_from_json(const json& object, const std::string& context,
       for (std::size_t i = 0; i < value.size(); ++i) {
         const json& entry = value[i];
         if (!entry.is_number())
-          fail(name + "[" + std::to_string(i) + "]", std::string("has type ") + entry.type_name() +
-                                                         ", expected number");
+          fail(name + "[" + std::to_string(i) + "]",
+               std::string("has type ") + entry.type_name() + ", expected number");
         if (all_integers && read_integer(entry, integer)) {
           integers.push_back(integer);
         } else if (all_integers && !entry.is_number_float()) {

@@ -2,9 +2,8 @@
 // A FieldSet as a JSON object and back (plans in the plan cache, calibration records): each
 // field a member, integers as JSON integers, doubles as numbers, vectors as arrays.
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "core/field_set.hpp"
 

@@ -13,7 +13,7 @@ bool FormatRules::is_valid(const Candidate& candidate, const MatrixFeatures& fea
 }
 
 std::optional<FieldSet> FormatRules::own_features(const CsrMatrix<double>&,
-                                                 const MatrixFeatures&) const {
+                                                  const MatrixFeatures&) const {
   return std::nullopt;
 }
 

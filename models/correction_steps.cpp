@@ -20,8 +20,8 @@ namespace {
 // family predicts at random gathers (the input's 1).
 void locality_input(StepContext& ctx) {
   ctx.matrix_gather_randomness = x_gather_randomness(
-      ctx.input.features, ctx.rules.gather_sectors_per_nonzero(ctx.input.features,
-                                                                ctx.input.candidate));
+      ctx.input.features,
+      ctx.rules.gather_sectors_per_nonzero(ctx.input.features, ctx.input.candidate));
   ctx.input.gather_randomness = ctx.matrix_gather_randomness;
   ctx.input.span_randomness = x_span_randomness(ctx.input.features);
 }
@@ -98,12 +98,11 @@ void critical_path_apply(StepContext& ctx, Prediction& p) {
 // without it. bcsstk16's 81-long rows take cuSPARSE SELL from its 6.4 us floor to 9.6 us.
 void long_row_step_apply(StepContext& ctx, Prediction& p) {
   if (!ctx.bytes_family_predicts || ctx.own_bytes == nullptr) return;
-  const double step_ms =
-      critical_path_step_ms(ctx.own_bytes->long_row_step_ms,
-                            ctx.own_bytes->long_row_step_beyond_l2_ms, ctx.footprint_bytes,
-                            ctx.l2_bytes);
-  p.ms = std::max(p.ms, ctx.floor_ms + step_ms *
-                                           static_cast<double>(ctx.input.features.row_length_max));
+  const double step_ms = critical_path_step_ms(ctx.own_bytes->long_row_step_ms,
+                                               ctx.own_bytes->long_row_step_beyond_l2_ms,
+                                               ctx.footprint_bytes, ctx.l2_bytes);
+  p.ms = std::max(p.ms,
+                  ctx.floor_ms + step_ms * static_cast<double>(ctx.input.features.row_length_max));
 }
 
 constexpr CorrectionStep kSteps[] = {

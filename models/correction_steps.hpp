@@ -20,12 +20,12 @@ struct StepContext {
   PredictionInput& input;
   const FormatRules& rules;
   const ModelSet& set;
-  const FamilyModel& family;  // the one predicting: the format's own, or bytes standing in
-  bool bytes_family_predicts = false;   // the format's own family is bytes, or bytes stands in
-  std::string_view format_family;       // the name the format gives (FormatRules::model_family)
-  const FormatBytesCalibration* own_bytes = nullptr;  // the format's format_bytes record
+  const FamilyModel& family;           // the one predicting: the format's own, or bytes standing in
+  bool bytes_family_predicts = false;  // the format's own family is bytes, or bytes stands in
+  std::string_view format_family;      // the name the format gives (FormatRules::model_family)
+  const FormatBytesCalibration* own_bytes = nullptr;    // the format's format_bytes record
   const CacheResidentCorrection* correction = nullptr;  // the variant's kappa, if calibrated
-  double footprint_bytes = 0.0;        // what the multiply keeps in L2 (footprint_bytes)
+  double footprint_bytes = 0.0;  // what the multiply keeps in L2 (footprint_bytes)
   double l2_bytes = 0.0;
   double matrix_gather_randomness = 1.0;  // the matrix's, once the locality step ran
   double kappa_weight = 0.0;              // correction_weight, 0 without a correction

@@ -7,10 +7,10 @@
 #include "core/field_set.hpp"
 #include "core/format_id.hpp"
 #include "models/blocked_ell_time_model.hpp"
-#include "models/families/bytes/bytes_model.hpp"
 #include "models/cache_resident.hpp"
-#include "models/families/coo/coo_model.hpp"
 #include "models/cpu_gpu_time_model.hpp"
+#include "models/families/bytes/bytes_model.hpp"
+#include "models/families/coo/coo_model.hpp"
 #include "models/families/csr_vector/csr_vector_model.hpp"
 #include "models/families/ell/ell_model.hpp"
 #include "models/fitting.hpp"
@@ -24,13 +24,13 @@ namespace spmvd {
 // type has one (found by argument-dependent lookup). A missing or mistyped member throws a
 // nlohmann::json exception; model_set_from_json turns it into Error(invalid_argument).
 template <typename Record>
-  requires requires { Record::kFields; }
+requires requires { Record::kFields; }
 void to_json(nlohmann::json& j, const Record& record) {
   j = nlohmann::json::object();
   for_each_field(record, [&j](const char* name, const auto& member) { j[name] = member; });
 }
 template <typename Record>
-  requires requires { Record::kFields; }
+requires requires { Record::kFields; }
 void from_json(const nlohmann::json& j, Record& record) {
   for_each_field(record, [&j](const char* name, auto& member) { j.at(name).get_to(member); });
   if constexpr (requires { check_record(record); }) check_record(record);

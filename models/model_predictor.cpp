@@ -52,9 +52,9 @@ const FamilyModel& ModelPredictor::predicting_family(const FormatRules& rules) c
   if (own != nullptr && own->calibrated()) return *own;
   const FamilyModel* bytes = family_named(kBytesFamily);
   if (bytes == nullptr || !bytes->calibrated())
-    throw Error(ErrorCode::failed_precondition,
-                "no calibrated model for format family " + std::string(rules.model_family()) +
-                    " and no bytes model to fall back on");
+    throw Error(ErrorCode::failed_precondition, "no calibrated model for format family " +
+                                                    std::string(rules.model_family()) +
+                                                    " and no bytes model to fall back on");
   return *bytes;
 }
 
@@ -71,14 +71,15 @@ Prediction ModelPredictor::predict_ms(const FormatRules& rules, const MatrixFeat
                         .gather_randomness = 1.0,
                         .span_randomness = 1.0};
   const double footprint = footprint_bytes(
-      features, matrix_bytes ? *matrix_bytes : csr_storage_bytes_estimate(features, set_->precision),
+      features,
+      matrix_bytes ? *matrix_bytes : csr_storage_bytes_estimate(features, set_->precision),
       set_->precision);
   const auto l2_bytes = static_cast<double>(device.l2_bytes);
   // Below L2 each calibrated variant has its kappa (models/cache_resident.hpp), keyed as the
   // format's family launches it.
-  const CacheResidentCorrection* correction = find_correction(
-      set_->cache_resident, candidate,
-      named != nullptr ? named->entries_per_thread(features, candidate) : 0.0);
+  const CacheResidentCorrection* correction =
+      find_correction(set_->cache_resident, candidate,
+                      named != nullptr ? named->entries_per_thread(features, candidate) : 0.0);
   const FormatBytesCalibration* own = own_bytes_calibration(*set_, candidate);
   StepContext ctx{
       .input = input,

@@ -36,7 +36,8 @@ MatrixFeatures extract_features(const CsrMatrix<double>& m, const FormatRegistry
   }
   const double n = static_cast<double>(m.rows);
   f.row_length_mean = sum / n;
-  f.row_length_stddev = std::sqrt(std::max(0.0, sum_squares / n - f.row_length_mean * f.row_length_mean));
+  f.row_length_stddev =
+      std::sqrt(std::max(0.0, sum_squares / n - f.row_length_mean * f.row_length_mean));
   if (m.cols > 0) f.mean_row_span_fraction = span_sum / n / static_cast<double>(m.cols);
   f.x_sectors_per_nonzero = x_sectors_per_nonzero(m);
   // Then what each registered format alone needs, given the common features.

@@ -1,8 +1,8 @@
 #include <string>
 
 #include "kernels/cuda/cuda_check.cuh"
-#include "kernels/formats/common/cusparse_spmv.cuh"
 #include "kernels/cuda/host_log.hpp"
+#include "kernels/formats/common/cusparse_spmv.cuh"
 
 namespace spmvd::catalogue_detail {
 namespace {
@@ -10,7 +10,8 @@ namespace {
 void warn_on_failure(cusparseStatus_t status, const char* call) noexcept {
   if (status == CUSPARSE_STATUS_SUCCESS) return;
   try {
-    cuda_detail::log_warning(std::string("cuSPARSE: ") + call + " failed: " + cusparseGetErrorName(status));
+    cuda_detail::log_warning(std::string("cuSPARSE: ") + call +
+                             " failed: " + cusparseGetErrorName(status));
   } catch (...) {
     // Building the message can throw (bad_alloc); a destructor must not. The line is lost.
   }

@@ -33,7 +33,7 @@ class CpuCooRules final : public FormatRules {
   // Throws Error(failed_precondition) on a GPU device, Error(invalid_argument) for a candidate of
   // another format.
   static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
-                                               const Candidate& candidate, Device& device);
+                                             const Candidate& candidate, Device& device);
 };
 
 }  // namespace spmvd

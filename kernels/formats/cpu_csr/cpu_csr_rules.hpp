@@ -31,7 +31,7 @@ class CpuCsrRules final : public FormatRules {
   // Throws Error(failed_precondition) on a GPU device, Error(invalid_argument) for a candidate of
   // another format.
   static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
-                                               const Candidate& candidate, Device& device);
+                                             const Candidate& candidate, Device& device);
 };
 
 }  // namespace spmvd

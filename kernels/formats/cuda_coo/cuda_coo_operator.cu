@@ -49,8 +49,9 @@ class CudaCooOperator final : public SpmvOperator {
 
 }  // namespace
 
-std::unique_ptr<SpmvOperator> CudaCooRules::build(const CsrMatrix<double>& matrix, Precision precision,
-                                             const Candidate& candidate, Device& device) {
+std::unique_ptr<SpmvOperator> CudaCooRules::build(const CsrMatrix<double>& matrix,
+                                                  Precision precision, const Candidate& candidate,
+                                                  Device& device) {
   check_candidate_format("cuda_coo", kCudaCooFormatId, candidate);
   check_one_of("cuda_coo", "block_size", candidate.launch.block_size, kCooBlockSizes);
   if (candidate.launch.grid_size == 0) throw_invalid("cuda_coo: grid_size is 0");

@@ -41,8 +41,8 @@ class CudaCsrScalarOperator final : public SpmvOperator {
     csr_scalar_kernel<Value><<<launch_.grid_size, launch_.block_size, 0, stream_>>>(
         rows_, csr_.row_offsets.template as<const std::int64_t>(),
         csr_.col_indices.template as<const std::int32_t>(), csr_.values.template as<const Value>(),
-        static_cast<const Value*>(x), static_cast<Value*>(y),
-        static_cast<Value>(alpha), static_cast<Value>(beta));
+        static_cast<const Value*>(x), static_cast<Value*>(y), static_cast<Value>(alpha),
+        static_cast<Value>(beta));
     SPMVD_CUDA_CHECK_LAUNCH();
   }
 
@@ -59,8 +59,9 @@ class CudaCsrScalarOperator final : public SpmvOperator {
 }  // namespace
 
 std::unique_ptr<SpmvOperator> CudaCsrScalarRules::build(const CsrMatrix<double>& matrix,
-                                                    Precision precision, const Candidate& candidate,
-                                                    Device& device) {
+                                                        Precision precision,
+                                                        const Candidate& candidate,
+                                                        Device& device) {
   const LaunchConfig& launch = candidate.launch;
   check_candidate_format("cuda_csr_scalar", kCudaCsrScalarFormatId, candidate);
   check_one_of("cuda_csr_scalar", "block_size", launch.block_size, kCsrScalarBlockSizes);

@@ -38,7 +38,7 @@ class CudaCsrScalarRules final : public FormatRules {
   // kCsrScalarBlockSizes or grid_size 0; Error(failed_precondition) on a CPU device;
   // Error(resource_exhausted) when device memory runs out.
   static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
-                                               const Candidate& candidate, Device& device);
+                                             const Candidate& candidate, Device& device);
 };
 
 }  // namespace spmvd

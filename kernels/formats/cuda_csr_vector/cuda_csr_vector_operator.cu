@@ -51,8 +51,7 @@ class CudaCsrVectorOperator final : public SpmvOperator {
             rows_, csr_.row_offsets.template as<const std::int64_t>(),
             csr_.col_indices.template as<const std::int32_t>(),
             csr_.values.template as<const Value>(), static_cast<const Value*>(x),
-            static_cast<Value*>(y),
-            static_cast<Value>(alpha), static_cast<Value>(beta));
+            static_cast<Value*>(y), static_cast<Value>(alpha), static_cast<Value>(beta));
     SPMVD_CUDA_CHECK_LAUNCH();
   }
 
@@ -69,8 +68,9 @@ bool contains(const auto& list, std::uint32_t value) {
 }  // namespace
 
 std::unique_ptr<SpmvOperator> CudaCsrVectorRules::build(const CsrMatrix<double>& matrix,
-                                                    Precision precision, const Candidate& candidate,
-                                                    Device& device) {
+                                                        Precision precision,
+                                                        const Candidate& candidate,
+                                                        Device& device) {
   const LaunchConfig& launch = candidate.launch;
   check_candidate_format("cuda_csr_vector", kCudaCsrVectorFormatId, candidate);
   if (!contains(kCsrVectorThreadsPerRow, launch.threads_per_row))

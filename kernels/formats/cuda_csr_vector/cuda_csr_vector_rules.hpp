@@ -46,7 +46,7 @@ class CudaCsrVectorRules final : public FormatRules {
   // (threads_per_row, block_size) or has grid_size 0, Error(failed_precondition) on a CPU device,
   // Error(resource_exhausted) when device memory runs out.
   static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
-                                               const Candidate& candidate, Device& device);
+                                             const Candidate& candidate, Device& device);
 };
 
 }  // namespace spmvd

@@ -13,8 +13,8 @@ CudaDiaFeatures compute_cuda_dia_features(const CsrMatrix<double>& m) {
   for (std::int64_t r = 0; r < m.rows && f.diagonals <= kDiaMaxDiagonals; ++r) {
     for (RowOffset k = m.row_offsets[static_cast<std::size_t>(r)];
          k < m.row_offsets[static_cast<std::size_t>(r + 1)]; ++k) {
-      const auto slot = static_cast<std::size_t>(m.col_indices[static_cast<std::size_t>(k)] - r +
-                                                 m.rows - 1);
+      const auto slot =
+          static_cast<std::size_t>(m.col_indices[static_cast<std::size_t>(k)] - r + m.rows - 1);
       if (!seen[slot]) {
         seen[slot] = true;
         ++f.diagonals;

@@ -46,7 +46,7 @@ class CudaEllOperator final : public SpmvOperator {
 
 template <typename Value>
 std::unique_ptr<SpmvOperator> build_as(const CsrMatrix<double>& matrix, const Candidate& candidate,
-                                    Device& device) {
+                                       Device& device) {
   const SellLayout<Value> ell = make_ell_layout<Value>(matrix);
   const std::uint32_t width = CudaEllRules::params_of(candidate).ell_width;
   if (ell_width(ell) != width)
@@ -57,8 +57,9 @@ std::unique_ptr<SpmvOperator> build_as(const CsrMatrix<double>& matrix, const Ca
 
 }  // namespace
 
-std::unique_ptr<SpmvOperator> CudaEllRules::build(const CsrMatrix<double>& matrix, Precision precision,
-                                             const Candidate& candidate, Device& device) {
+std::unique_ptr<SpmvOperator> CudaEllRules::build(const CsrMatrix<double>& matrix,
+                                                  Precision precision, const Candidate& candidate,
+                                                  Device& device) {
   check_candidate_format("cuda_ell", kCudaEllFormatId, candidate);
   check_one_of("cuda_ell", "block_size", candidate.launch.block_size, kEllBlockSizes);
   if (candidate.launch.grid_size == 0) throw_invalid("cuda_ell: grid_size is 0");

@@ -27,8 +27,7 @@ inline constexpr std::int64_t kEllMaxPaddingRatio = 20;
 // cuda_ell's parameters (Candidate::params holds FieldSet::of(them)).
 struct CudaEllParams {
   std::uint32_t ell_width = 0;  // entries per row: the longest row, which the plan was made for
-  static constexpr auto kFields = std::tuple{
-      declare_field("ell_width", &CudaEllParams::ell_width)};
+  static constexpr auto kFields = std::tuple{declare_field("ell_width", &CudaEllParams::ell_width)};
   friend bool operator==(const CudaEllParams&, const CudaEllParams&) = default;
 };
 
@@ -56,9 +55,10 @@ class CudaEllRules final : public FormatRules {
   // kEllBlockSizes, grid_size 0, or an ell_width other than the matrix's longest row;
   // Error(failed_precondition) on a CPU device; Error(resource_exhausted) when memory runs out.
   static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
-                                               const Candidate& candidate, Device& device);
+                                             const Candidate& candidate, Device& device);
 
-  // The candidate's CudaEllParams; throws Error(invalid_argument) naming the field a stored plan lacks.
+  // The candidate's CudaEllParams; throws Error(invalid_argument) naming the field a stored plan
+  // lacks.
   static CudaEllParams params_of(const Candidate& candidate) {
     return candidate.params.as<CudaEllParams>("cuda_ell");
   }

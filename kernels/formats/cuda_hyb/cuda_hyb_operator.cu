@@ -69,8 +69,9 @@ class CudaHybOperator final : public SpmvOperator {
 
 }  // namespace
 
-std::unique_ptr<SpmvOperator> CudaHybRules::build(const CsrMatrix<double>& matrix, Precision precision,
-                                             const Candidate& candidate, Device& device) {
+std::unique_ptr<SpmvOperator> CudaHybRules::build(const CsrMatrix<double>& matrix,
+                                                  Precision precision, const Candidate& candidate,
+                                                  Device& device) {
   check_candidate_format("cuda_hyb", kCudaHybFormatId, candidate);
   const CudaHybParams params = params_of(candidate);
   check_one_of("cuda_hyb", "block_size", candidate.launch.block_size, kHybBlockSizes);

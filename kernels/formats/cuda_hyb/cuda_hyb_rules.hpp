@@ -29,8 +29,7 @@ inline constexpr std::int64_t kHybRelativeSpeed = 3;
 // cuda_hyb's parameters (Candidate::params holds FieldSet::of(them)).
 struct CudaHybParams {
   std::uint32_t ell_width = 0;  // K: entries per row kept in the ELL part
-  static constexpr auto kFields = std::tuple{
-      declare_field("ell_width", &CudaHybParams::ell_width)};
+  static constexpr auto kFields = std::tuple{declare_field("ell_width", &CudaHybParams::ell_width)};
   friend bool operator==(const CudaHybParams&, const CudaHybParams&) = default;
 };
 
@@ -69,9 +68,10 @@ class CudaHybRules final : public FormatRules {
   // kHybBlockSizes, grid_size 0, or an ell_width above the matrix's longest row;
   // Error(failed_precondition) on a CPU device; Error(resource_exhausted) when memory runs out.
   static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
-                                               const Candidate& candidate, Device& device);
+                                             const Candidate& candidate, Device& device);
 
-  // The candidate's CudaHybParams; throws Error(invalid_argument) naming the field a stored plan lacks.
+  // The candidate's CudaHybParams; throws Error(invalid_argument) naming the field a stored plan
+  // lacks.
   static CudaHybParams params_of(const Candidate& candidate) {
     return candidate.params.as<CudaHybParams>("cuda_hyb");
   }

@@ -41,8 +41,8 @@ CudaSellFeatures compute_cuda_sell_features(const CsrMatrix<double>& m, double u
     if (window <= 1) continue;
     const double sectors =
         one_length ? unsorted_sectors
-                   : x_sectors_per_nonzero(m, std::span<const std::int32_t>(
-                                                  length_sorted_row_order(m, window)));
+                   : x_sectors_per_nonzero(
+                         m, std::span<const std::int32_t>(length_sorted_row_order(m, window)));
     f.sort_windows.push_back(window);
     f.sorted_sectors_per_nonzero.push_back(sectors);
   }

@@ -92,8 +92,9 @@ class CudaSellOperator final : public SpmvOperator {
 
 }  // namespace
 
-std::unique_ptr<SpmvOperator> CudaSellRules::build(const CsrMatrix<double>& matrix, Precision precision,
-                                              const Candidate& candidate, Device& device) {
+std::unique_ptr<SpmvOperator> CudaSellRules::build(const CsrMatrix<double>& matrix,
+                                                   Precision precision, const Candidate& candidate,
+                                                   Device& device) {
   check_candidate_format("cuda_sell", kCudaSellFormatId, candidate);
   const CudaSellParams params = params_of(candidate);
   check_one_of("cuda_sell", "slice_height", params.slice_height, kSellSliceHeights);

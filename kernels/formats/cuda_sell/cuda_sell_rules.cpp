@@ -5,8 +5,8 @@
 #include "core/csr_matrix.hpp"
 #include "kernels/formats/common/row_length_distribution.hpp"
 #include "kernels/formats/common/rules_support.hpp"
-#include "kernels/formats/cuda_sell/cuda_sell_features.hpp"
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
+#include "kernels/formats/cuda_sell/cuda_sell_features.hpp"
 
 namespace spmvd {
 
@@ -22,13 +22,13 @@ std::vector<Candidate> CudaSellRules::candidates(const MatrixFeatures& features,
   for (const std::uint32_t height : kSellSliceHeights)
     for (const std::uint32_t window : sort_windows(features))
       for (const std::uint32_t block : kSellBlockSizes)
-        out.push_back(Candidate{.format = id(),
-                                .params = FieldSet::of(CudaSellParams{
-                                    .slice_height = height, .sort_window = window}),
-                                .launch = {.block_size = block,
-                                           .threads_per_row = 1,
-                                           .grid_size = CudaCsrVectorRules::grid_size(
-                                               features.rows, 1, block, device)}});
+        out.push_back(Candidate{
+            .format = id(),
+            .params = FieldSet::of(CudaSellParams{.slice_height = height, .sort_window = window}),
+            .launch = {
+                .block_size = block,
+                .threads_per_row = 1,
+                .grid_size = CudaCsrVectorRules::grid_size(features.rows, 1, block, device)}});
   return out;
 }
 

@@ -28,10 +28,10 @@ inline constexpr std::array<std::uint32_t, 3> kSellBlockSizes{128, 256, 512};
 // cuda_sell's parameters (Candidate::params holds FieldSet::of(them)).
 struct CudaSellParams {
   std::uint32_t slice_height = 0;  // C: rows per slice
-  std::uint32_t sort_window = 0;  // sigma: rows sorted together by length (1: unsorted)
-  static constexpr auto kFields = std::tuple{
-      declare_field("slice_height", &CudaSellParams::slice_height),
-      declare_field("sort_window", &CudaSellParams::sort_window)};
+  std::uint32_t sort_window = 0;   // sigma: rows sorted together by length (1: unsorted)
+  static constexpr auto kFields =
+      std::tuple{declare_field("slice_height", &CudaSellParams::slice_height),
+                 declare_field("sort_window", &CudaSellParams::sort_window)};
   friend bool operator==(const CudaSellParams&, const CudaSellParams&) = default;
 };
 
@@ -81,9 +81,10 @@ class CudaSellRules final : public FormatRules {
   // kSellSliceHeights, a block size not in kSellBlockSizes, sort_window 0 or grid_size 0;
   // Error(failed_precondition) on a CPU device; Error(resource_exhausted) when memory runs out.
   static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
-                                               const Candidate& candidate, Device& device);
+                                             const Candidate& candidate, Device& device);
 
-  // The candidate's CudaSellParams; throws Error(invalid_argument) naming the field a stored plan lacks.
+  // The candidate's CudaSellParams; throws Error(invalid_argument) naming the field a stored plan
+  // lacks.
   static CudaSellParams params_of(const Candidate& candidate) {
     return candidate.params.as<CudaSellParams>("cuda_sell");
   }

@@ -32,7 +32,6 @@ CusparseBsrFeatures compute_cusparse_bsr_features(const CsrMatrix<double>& m);
 // The non-zero blocks of block_dim, nullopt where the features do not count them (the hook did
 // not run, or another block size). Throws Error(invalid_argument) when the entry does not
 // decode.
-std::optional<std::int64_t> bsr_block_count(const MatrixFeatures& features,
-                                            std::int64_t block_dim);
+std::optional<std::int64_t> bsr_block_count(const MatrixFeatures& features, std::int64_t block_dim);
 
 }  // namespace spmvd

@@ -4,9 +4,9 @@
 
 #include "core/error.hpp"
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/host_log.hpp"
 #include "kernels/formats/common/builder_checks.hpp"
 #include "kernels/formats/common/cusparse_spmv.cuh"
-#include "kernels/cuda/host_log.hpp"
 #include "kernels/formats/common/spmv_device.cuh"
 #include "kernels/formats/cusparse_bsr/bsr_layout.hpp"
 #include "kernels/formats/cusparse_bsr/cusparse_bsr_rules.hpp"
@@ -90,16 +90,16 @@ class CusparseBsrOperator final : public SpmvOperator {
 
 template <typename Value>
 std::unique_ptr<SpmvOperator> build_as(const CsrMatrix<double>& matrix, std::int64_t block_dim,
-                                    Device& device) {
+                                       Device& device) {
   const BsrLayout<Value> bsr = make_bsr_layout<Value>(matrix, block_dim);
   const std::int64_t slots = bsr.blocks() * block_dim * block_dim;
   // The rules could only apply a necessary condition for the fill-in rule (cusparse_bsr_rules.hpp);
   // say when the real fill-in breaks it, so a tuner log shows why BSR lost.
   if (matrix.nnz() > 0 && slots >= kBsrMaxFillRatio * matrix.nnz())
     cuda_detail::log_debug("cusparse_bsr: block_dim " + std::to_string(block_dim) + " stores " +
-                   std::to_string(slots) + " slots for " + std::to_string(matrix.nnz()) +
-                   " non-zeros, beyond the fill-in rule's " + std::to_string(kBsrMaxFillRatio) +
-                   "x");
+                           std::to_string(slots) + " slots for " + std::to_string(matrix.nnz()) +
+                           " non-zeros, beyond the fill-in rule's " +
+                           std::to_string(kBsrMaxFillRatio) + "x");
   return std::make_unique<CusparseBsrOperator<Value>>(bsr, matrix.rows, matrix.cols, matrix.nnz(),
                                                       device);
 }
@@ -107,8 +107,8 @@ std::unique_ptr<SpmvOperator> build_as(const CsrMatrix<double>& matrix, std::int
 }  // namespace
 
 std::unique_ptr<SpmvOperator> CusparseBsrRules::build(const CsrMatrix<double>& matrix,
-                                                 Precision precision, const Candidate& candidate,
-                                                 Device& device) {
+                                                      Precision precision,
+                                                      const Candidate& candidate, Device& device) {
   check_candidate_format("cusparse_bsr", kCusparseBsrFormatId, candidate);
   const CusparseBsrParams params = params_of(candidate);
   check_one_of("cusparse_bsr", "block_dim", params.block_dim, kBsrBlockDims);

@@ -28,7 +28,7 @@ std::vector<Candidate> CusparseBsrRules::candidates(const MatrixFeatures& featur
       out.push_back(Candidate{.format = id(),
                               .params = FieldSet::of(CusparseBsrParams{
                                   .library_algorithm = kCusparseSpmvBsrAlg1, .block_dim = b}),
-                            .launch = {}});
+                              .launch = {}});
   return out;
 }
 

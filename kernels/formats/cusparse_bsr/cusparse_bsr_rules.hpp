@@ -33,10 +33,10 @@ inline constexpr std::int64_t kBsrMaxFillRatio = 2;
 // cusparse_bsr's parameters (Candidate::params holds FieldSet::of(them)).
 struct CusparseBsrParams {
   std::uint32_t library_algorithm = 0;  // cusparseSpMVAlg_t value
-  std::uint32_t block_dim = 0;  // block edge
-  static constexpr auto kFields = std::tuple{
-      declare_field("library_algorithm", &CusparseBsrParams::library_algorithm),
-      declare_field("block_dim", &CusparseBsrParams::block_dim)};
+  std::uint32_t block_dim = 0;          // block edge
+  static constexpr auto kFields =
+      std::tuple{declare_field("library_algorithm", &CusparseBsrParams::library_algorithm),
+                 declare_field("block_dim", &CusparseBsrParams::block_dim)};
   friend bool operator==(const CusparseBsrParams&, const CusparseBsrParams&) = default;
 };
 
@@ -86,9 +86,10 @@ class CusparseBsrRules final : public FormatRules {
   // kBsrBlockDims, an algorithm other than BSR ALG1, or more than 2^31 - 1 blocks;
   // Error(failed_precondition) on a CPU device; Error(resource_exhausted) when memory runs out.
   static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
-                                               const Candidate& candidate, Device& device);
+                                             const Candidate& candidate, Device& device);
 
-  // The candidate's CusparseBsrParams; throws Error(invalid_argument) naming the field a stored plan lacks.
+  // The candidate's CusparseBsrParams; throws Error(invalid_argument) naming the field a stored
+  // plan lacks.
   static CusparseBsrParams params_of(const Candidate& candidate) {
     return candidate.params.as<CusparseBsrParams>("cusparse_bsr");
   }

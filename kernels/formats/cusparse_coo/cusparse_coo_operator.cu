@@ -36,8 +36,8 @@ class CusparseCooOperator final : public catalogue_detail::CusparseOperator<Valu
 }  // namespace
 
 std::unique_ptr<SpmvOperator> CusparseCooRules::build(const CsrMatrix<double>& matrix,
-                                                 Precision precision, const Candidate& candidate,
-                                                 Device& device) {
+                                                      Precision precision,
+                                                      const Candidate& candidate, Device& device) {
   check_candidate_format("cusparse_coo", kCusparseCooFormatId, candidate);
   const CusparseCooParams params = params_of(candidate);
   constexpr std::array<std::uint32_t, 2> algorithms{kCusparseSpmvCooAlg1, kCusparseSpmvCooAlg2};

@@ -15,9 +15,13 @@ bool CusparseCooRules::admissible(const MatrixFeatures& features, const DeviceIn
 std::vector<Candidate> CusparseCooRules::candidates(const MatrixFeatures&,
                                                     const DeviceInfo&) const {
   return {Candidate{
-              .format = id(), .params = FieldSet::of(CusparseCooParams{.library_algorithm = kCusparseSpmvCooAlg1}), .launch = {}},
+              .format = id(),
+              .params = FieldSet::of(CusparseCooParams{.library_algorithm = kCusparseSpmvCooAlg1}),
+              .launch = {}},
           Candidate{
-              .format = id(), .params = FieldSet::of(CusparseCooParams{.library_algorithm = kCusparseSpmvCooAlg2}), .launch = {}}};
+              .format = id(),
+              .params = FieldSet::of(CusparseCooParams{.library_algorithm = kCusparseSpmvCooAlg2}),
+              .launch = {}}};
 }
 
 std::uint64_t CusparseCooRules::device_bytes(const MatrixFeatures& features, Precision precision,

@@ -19,8 +19,8 @@ inline constexpr std::uint32_t kCusparseSpmvCooAlg2 = 4;  // deterministic, need
 // cusparse_coo's parameters (Candidate::params holds FieldSet::of(them)).
 struct CusparseCooParams {
   std::uint32_t library_algorithm = 0;  // cusparseSpMVAlg_t value
-  static constexpr auto kFields = std::tuple{
-      declare_field("library_algorithm", &CusparseCooParams::library_algorithm)};
+  static constexpr auto kFields =
+      std::tuple{declare_field("library_algorithm", &CusparseCooParams::library_algorithm)};
   friend bool operator==(const CusparseCooParams&, const CusparseCooParams&) = default;
 };
 
@@ -49,9 +49,10 @@ class CusparseCooRules final : public FormatRules {
   // COO ALG1/ALG2, nnz >= 2^31; Error(failed_precondition) on a CPU device;
   // Error(resource_exhausted) when device memory runs out.
   static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
-                                               const Candidate& candidate, Device& device);
+                                             const Candidate& candidate, Device& device);
 
-  // The candidate's CusparseCooParams; throws Error(invalid_argument) naming the field a stored plan lacks.
+  // The candidate's CusparseCooParams; throws Error(invalid_argument) naming the field a stored
+  // plan lacks.
   static CusparseCooParams params_of(const Candidate& candidate) {
     return candidate.params.as<CusparseCooParams>("cusparse_coo");
   }

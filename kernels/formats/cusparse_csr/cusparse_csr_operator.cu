@@ -6,8 +6,8 @@
 
 #include "core/error.hpp"
 #include "kernels/cuda/cuda_check.cuh"
-#include "kernels/formats/common/builder_checks.hpp"
 #include "kernels/cuda/host_log.hpp"
+#include "kernels/formats/common/builder_checks.hpp"
 #include "kernels/formats/cusparse_csr/cusparse_csr_rules.hpp"
 
 namespace spmvd {
@@ -174,8 +174,8 @@ class CusparseCsrOperator final : public SpmvOperator {
 }  // namespace
 
 std::unique_ptr<SpmvOperator> CusparseCsrRules::build(const CsrMatrix<double>& matrix,
-                                                 Precision precision, const Candidate& candidate,
-                                                 Device& device) {
+                                                      Precision precision,
+                                                      const Candidate& candidate, Device& device) {
   check_candidate_format("cusparse_csr", kCusparseCsrFormatId, candidate);
   const CusparseCsrParams params = params_of(candidate);
   const std::uint32_t algorithm = params.library_algorithm;

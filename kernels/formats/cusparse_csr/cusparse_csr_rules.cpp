@@ -17,9 +17,13 @@ bool CusparseCsrRules::admissible(const MatrixFeatures& features, const DeviceIn
 std::vector<Candidate> CusparseCsrRules::candidates(const MatrixFeatures&,
                                                     const DeviceInfo&) const {
   return {Candidate{
-              .format = id(), .params = FieldSet::of(CusparseCsrParams{.library_algorithm = kCusparseSpmvCsrAlg1}), .launch = {}},
+              .format = id(),
+              .params = FieldSet::of(CusparseCsrParams{.library_algorithm = kCusparseSpmvCsrAlg1}),
+              .launch = {}},
           Candidate{
-              .format = id(), .params = FieldSet::of(CusparseCsrParams{.library_algorithm = kCusparseSpmvCsrAlg2}), .launch = {}}};
+              .format = id(),
+              .params = FieldSet::of(CusparseCsrParams{.library_algorithm = kCusparseSpmvCsrAlg2}),
+              .launch = {}}};
 }
 
 std::uint64_t CusparseCsrRules::device_bytes(const MatrixFeatures& features, Precision precision,

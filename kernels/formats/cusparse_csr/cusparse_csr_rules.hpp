@@ -19,8 +19,8 @@ inline constexpr std::uint32_t kCusparseSpmvCsrAlg2 = 3;
 // cusparse_csr's parameters (Candidate::params holds FieldSet::of(them)).
 struct CusparseCsrParams {
   std::uint32_t library_algorithm = 0;  // cusparseSpMVAlg_t value
-  static constexpr auto kFields = std::tuple{
-      declare_field("library_algorithm", &CusparseCsrParams::library_algorithm)};
+  static constexpr auto kFields =
+      std::tuple{declare_field("library_algorithm", &CusparseCsrParams::library_algorithm)};
   friend bool operator==(const CusparseCsrParams&, const CusparseCsrParams&) = default;
 };
 
@@ -54,9 +54,10 @@ class CusparseCsrRules final : public FormatRules {
   // Throws Error(invalid_argument) for an algorithm other than CSR ALG1/ALG2,
   // Error(failed_precondition) on a CPU device, Error(resource_exhausted) when memory runs out.
   static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
-                                               const Candidate& candidate, Device& device);
+                                             const Candidate& candidate, Device& device);
 
-  // The candidate's CusparseCsrParams; throws Error(invalid_argument) naming the field a stored plan lacks.
+  // The candidate's CusparseCsrParams; throws Error(invalid_argument) naming the field a stored
+  // plan lacks.
   static CusparseCsrParams params_of(const Candidate& candidate) {
     return candidate.params.as<CusparseCsrParams>("cusparse_csr");
   }

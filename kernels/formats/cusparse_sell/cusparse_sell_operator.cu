@@ -43,21 +43,17 @@ class CusparseSellOperator final : public catalogue_detail::CusparseOperator<Val
 }  // namespace
 
 std::unique_ptr<SpmvOperator> CusparseSellRules::build(const CsrMatrix<double>& matrix,
-                                                  Precision precision, const Candidate& candidate,
-                                                  Device& device) {
+                                                       Precision precision,
+                                                       const Candidate& candidate, Device& device) {
   check_candidate_format("cusparse_sell", kCusparseSellFormatId, candidate);
   const CusparseSellParams params = params_of(candidate);
-  check_one_of("cusparse_sell", "slice_height", params.slice_height,
-               kCusparseSellSliceHeights);
+  check_one_of("cusparse_sell", "slice_height", params.slice_height, kCusparseSellSliceHeights);
   constexpr std::array<std::uint32_t, 1> algorithms{kCusparseSpmvSellAlg1};
-  check_one_of("cusparse_sell", "library_algorithm", params.library_algorithm,
-               algorithms);
+  check_one_of("cusparse_sell", "library_algorithm", params.library_algorithm, algorithms);
   check_gpu_device("cusparse_sell", device);
   if (precision == Precision::fp32)
-    return std::make_unique<CusparseSellOperator<float>>(matrix, params.slice_height,
-                                                         device);
-  return std::make_unique<CusparseSellOperator<double>>(matrix, params.slice_height,
-                                                        device);
+    return std::make_unique<CusparseSellOperator<float>>(matrix, params.slice_height, device);
+  return std::make_unique<CusparseSellOperator<double>>(matrix, params.slice_height, device);
 }
 
 }  // namespace spmvd

@@ -20,11 +20,11 @@ inline constexpr std::array<std::uint32_t, 2> kCusparseSellSliceHeights{32, 64};
 
 // cusparse_sell's parameters (Candidate::params holds FieldSet::of(them)).
 struct CusparseSellParams {
-  std::uint32_t slice_height = 0;  // rows per slice
+  std::uint32_t slice_height = 0;       // rows per slice
   std::uint32_t library_algorithm = 0;  // cusparseSpMVAlg_t value
-  static constexpr auto kFields = std::tuple{
-      declare_field("slice_height", &CusparseSellParams::slice_height),
-      declare_field("library_algorithm", &CusparseSellParams::library_algorithm)};
+  static constexpr auto kFields =
+      std::tuple{declare_field("slice_height", &CusparseSellParams::slice_height),
+                 declare_field("library_algorithm", &CusparseSellParams::library_algorithm)};
   friend bool operator==(const CusparseSellParams&, const CusparseSellParams&) = default;
 };
 
@@ -57,9 +57,10 @@ class CusparseSellRules final : public FormatRules {
   // slots; Error(failed_precondition) on a CPU device; Error(resource_exhausted) when memory runs
   // out.
   static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
-                                               const Candidate& candidate, Device& device);
+                                             const Candidate& candidate, Device& device);
 
-  // The candidate's CusparseSellParams; throws Error(invalid_argument) naming the field a stored plan lacks.
+  // The candidate's CusparseSellParams; throws Error(invalid_argument) naming the field a stored
+  // plan lacks.
   static CusparseSellParams params_of(const Candidate& candidate) {
     return candidate.params.as<CusparseSellParams>("cusparse_sell");
   }

@@ -23,9 +23,9 @@ class BytesFamily final : public FamilyModel {
   Prediction predict_ms(const PredictionInput& in) const override {
     const FormatBytesCalibration* own = own_bytes_calibration(set_, in.candidate);
     if (!set_.bytes && own == nullptr)
-      throw Error(ErrorCode::failed_precondition,
-                  "no bytes model calibrated for format " +
-                      std::to_string(in.candidate.format.value) + " and no shared one");
+      throw Error(ErrorCode::failed_precondition, "no bytes model calibrated for format " +
+                                                      std::to_string(in.candidate.format.value) +
+                                                      " and no shared one");
     const BytesCalibration& bytes = own != nullptr ? own->bytes : *set_.bytes;
     StorageBytesFn storage;
     if (in.matrix_bytes) {

@@ -20,8 +20,7 @@ class CooFamily final : public FamilyModel {
                             const Candidate& candidate) const override {
     return coo_entries_per_thread(features.nnz, candidate.launch);
   }
-  std::optional<CooPart> coo_part(const MatrixFeatures& features,
-                                  const Candidate&) const override {
+  std::optional<CooPart> coo_part(const MatrixFeatures& features, const Candidate&) const override {
     return CooPart{.written_rows = features.rows - features.empty_rows, .nnz = features.nnz};
   }
 

@@ -20,8 +20,8 @@ class EllFamily final : public FamilyModel {
         in.candidate.params.empty()
             ? in.features.row_length_max
             : static_cast<std::int64_t>(CudaEllRules::params_of(in.candidate).ell_width);
-    Prediction p = model_.predict_shape_ms(width, in.features.rows,
-                                           in.candidate.launch.block_size, in.span_randomness);
+    Prediction p = model_.predict_shape_ms(width, in.features.rows, in.candidate.launch.block_size,
+                                           in.span_randomness);
     // The grid holds whole launches measured down to a few thousand rows, where they run at the
     // launch latency, and clamps below them: it carries its own floor. The set's floor on top
     // counted it twice (H100 and H200, 2026-11-23, model-accuracy --without launch_floor on the

@@ -24,8 +24,7 @@ class HybFamily final : public FamilyModel {
   }
   std::optional<CooPart> coo_part(const MatrixFeatures& features,
                                   const Candidate& candidate) const override {
-    const EllCooSplit split =
-        ell_coo_split(features, CudaHybRules::params_of(candidate).ell_width);
+    const EllCooSplit split = ell_coo_split(features, CudaHybRules::params_of(candidate).ell_width);
     return CooPart{.written_rows = split.coo_rows, .nnz = split.coo_nnz};
   }
 
