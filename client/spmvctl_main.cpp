@@ -16,6 +16,7 @@
 
 #include "client/admin_client.hpp"
 #include "client/cli_connection.hpp"
+#include "client/model_table.hpp"
 #include "client/spmv_client.hpp"
 #include "core/error.hpp"
 #include "models/device_calibration.hpp"
@@ -44,34 +45,23 @@ DeviceCalibration fetch_calibration(AdminClient& admin) {
   return device_calibration_from_json(reply.calibration_json(), reply.device());
 }
 
-void print_fit(const nlohmann::json& fit) {
-  std::cout << "  " << fit.value("family", "?");
-  if (fit.contains("variant")) std::cout << " " << fit["variant"].dump();
-  std::cout << "  " << fit.value("curve", "") << " (" << fit.value("kind", "") << ")\n    ";
-  for (const auto& [key, value] : fit.items()) {
-    if (key == "family" || key == "variant" || key == "curve" || key == "kind" || key == "quality")
-      continue;
-    std::cout << key << "=" << value.dump() << "  ";
-  }
-  if (fit.contains("quality")) {
-    const auto& q = fit["quality"];
-    std::cout << "\n    samples=" << q.value("sample_count", 0) << "  rms_rel_err="
-              << q.value("rms_relative_error", 0.0) << "  max_rel_err="
-              << q.value("max_relative_error", 0.0);
-  }
-  std::cout << "\n";
-}
-
-void show_models(AdminClient& admin) {
+// One table per family and precision (client/model_table.hpp); with --json the two summaries
+// (fp32, fp64) as model_set_summary writes them, in an array.
+void show_models(AdminClient& admin, bool json) {
   const DeviceCalibration calibration = fetch_calibration(admin);
-  for (const ModelSet* set : {&calibration.fp32, &calibration.fp64}) {
-    const nlohmann::json summary = model_set_summary(*set);
-    std::cout << to_string(set->precision) << " models (model version "
-              << summary.value("model_version", 0) << ", " << set->device_signature << ")\n";
-    for (const auto& fit : summary.value("fits", nlohmann::json::array())) print_fit(fit);
-    for (const char* extra : {"blocked_ell", "cpu_gpu"})
-      if (summary.contains(extra)) std::cout << "  " << extra << ": " << summary[extra].dump() << "\n";
+  if (json) {
+    std::cout << nlohmann::json::array(
+                     {model_set_summary(calibration.fp32), model_set_summary(calibration.fp64)})
+                     .dump(2)
+              << "\n";
+    return;
   }
+  const auto formats = admin.list_formats();  // the fits name formats by id
+  FormatNames format_names;
+  for (const auto& f : formats.formats()) format_names[static_cast<int>(f.id())] = f.name();
+  for (const ModelSet* set : {&calibration.fp32, &calibration.fp64})
+    std::cout << (set == &calibration.fp32 ? "" : "\n")
+              << model_tables(model_set_summary(*set), format_names);
 }
 
 void write_plots(const DeviceCalibration& calibration, const std::string& out_dir) {
@@ -261,7 +251,9 @@ int main(int argc, char** argv) {
   auto* calibrate = app.add_subcommand("calibrate", "re-run the calibration micro-benchmarks");
   auto* model = app.add_subcommand("model", "the calibrated performance models");
   model->require_subcommand(1);
-  auto* show = model->add_subcommand("show", "each fit's coefficients, residuals, sample count");
+  auto* show = model->add_subcommand(
+      "show", "per precision, a table per format family: each fit's coefficients, sample count, "
+              "error on its samples (--json: the summaries as JSON)");
   auto* plot = model->add_subcommand("plot", "draw each fit (samples and curve) as SVG");
   plot->add_option("--out", out_dir, "directory for the pictures")->required();
 
@@ -292,7 +284,7 @@ int main(int argc, char** argv) {
     if (*calibrate) {
       admin.calibrate(draw_progress_bar);
     } else if (*show) {
-      show_models(admin);
+      show_models(admin, json);
     } else if (*plot) {
       write_plots(fetch_calibration(admin), out_dir);
     } else if (*plans_show) {

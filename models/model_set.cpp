@@ -141,7 +141,9 @@ nlohmann::json model_set_summary(const ModelSet& set) {
   for (const CooCalibration& c : set.coo) {
     nlohmann::json fit = c.time_vs_nnz;
     fit["banded_ratio"] = c.banded_ratio;
-    add_fit(fits, "coo", variant_json(c.kernel), "ms_vs_nnz", "linear", std::move(fit));
+    nlohmann::json variant = variant_json(c.kernel);
+    variant["entries_per_thread"] = c.entries_per_thread;  // what tells COO's variants apart
+    add_fit(fits, "coo", variant, "ms_vs_nnz", "linear", std::move(fit));
   }
   if (set.bytes) {
     nlohmann::json fit = set.bytes->time_vs_bytes;
@@ -167,6 +169,7 @@ nlohmann::json model_set_summary(const ModelSet& set) {
     fit["params"] = to_string(c.params);
     fit["block_size"] = c.block_size;
     fit["threads_per_row"] = c.threads_per_row;
+    fit["entries_per_thread"] = c.entries_per_thread;
     fit["largest_footprint_bytes"] = c.largest_footprint_bytes;
     if (!c.banded_ratio_vs_length_rows.log_ms.empty())
       fit["banded_ratio_vs_length_rows"] = ratio_table(c.banded_ratio_vs_length_rows, "row_length");

@@ -55,10 +55,11 @@ std::string model_set_to_json(const ModelSet& set);
 ModelSet model_set_from_json(const std::string& text, const std::string& expected_device_signature,
                              Precision expected_precision);
 
-// For `spmvctl model show`: {"model_version", "device_signature", "precision", "fits": [{"family",
-// "variant": {"block_size", "threads_per_row"}, "curve", "kind", coefficients..., "quality":
-// {"sample_count", "rms_relative_error", "max_relative_error", "x_min", "x_max"}}...], and the
-// paper 000 / 003 coefficients where present}.
+// For `spmvctl model show` (client/model_table.hpp): {"model_version", "device_signature",
+// "precision", "fits": [{"family", "variant": {"block_size", "threads_per_row", COO's
+// "entries_per_thread"}, "curve", "kind", coefficients..., "quality": {"sample_count",
+// "rms_relative_error", "max_relative_error", "x_min", "x_max"}}...], and the paper 000 / 003
+// coefficients where present}.
 nlohmann::json model_set_summary(const ModelSet& set);
 
 }  // namespace spmvd

@@ -2,6 +2,7 @@
 // and hit the plan cache, bad requests get precise statuses, SIGTERM drains.
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <signal.h>
 
 #include <cmath>
@@ -279,7 +280,15 @@ TEST_F(DaemonIntegration, CalibrationIsStreamedStoredAndReusedAfterRestart) {
                                        " model show", exit_code);
     EXPECT_EQ(exit_code, 0) << shown;
     EXPECT_NE(shown.find("fp64 models"), std::string::npos) << shown;
-    EXPECT_NE(shown.find("samples="), std::string::npos) << shown;
+    EXPECT_NE(shown.find("rms %"), std::string::npos) << shown;  // a family's table
+    const auto shown_json = run_command(std::string(SPMVCTL_PATH) + " --server " +
+                                            daemon->address() + " model show --json", exit_code);
+    EXPECT_EQ(exit_code, 0) << shown_json;
+    const auto summaries = nlohmann::json::parse(shown_json, nullptr, false);
+    ASSERT_TRUE(summaries.is_array()) << shown_json;
+    ASSERT_EQ(summaries.size(), 2u) << shown_json;
+    EXPECT_EQ(summaries[1].value("precision", ""), "fp64");
+    EXPECT_FALSE(summaries[1].value("fits", nlohmann::json::array()).empty()) << shown_json;
     const auto plots_dir = dir_ / "plots";
     const auto plotted = run_command(std::string(SPMVCTL_PATH) + " --server " + daemon->address() +
                                          " model plot --out " + plots_dir.string(), exit_code);
