@@ -22,7 +22,6 @@ struct StepContext {
   const ModelSet& set;
   const FamilyModel& family;           // the one predicting: the format's own, or bytes standing in
   bool bytes_family_predicts = false;  // the format's own family is bytes, or bytes stands in
-  std::string_view format_family;      // the name the format gives (FormatRules::model_family)
   const FormatBytesCalibration* own_bytes = nullptr;    // the format's format_bytes record
   const CacheResidentCorrection* correction = nullptr;  // the variant's kappa, if calibrated
   double footprint_bytes = 0.0;  // what the multiply keeps in L2 (footprint_bytes)

@@ -31,6 +31,7 @@ ModelPredictor::ModelPredictor(ModelSet set, std::span<const std::string> withou
       step_enabled_[i] = false;
       known = true;
     }
+    if (name == "cache_resident") cache_resident_enabled_ = false;
     if (!known) {
       std::string names;
       for (const CorrectionStep& step : steps)
@@ -87,7 +88,6 @@ Prediction ModelPredictor::predict_ms(const FormatRules& rules, const MatrixFeat
       .set = *set_,
       .family = family,
       .bytes_family_predicts = family.name() == kBytesFamily,
-      .format_family = rules.model_family(),
       .own_bytes = own,
       .correction = correction,
       .footprint_bytes = footprint,
@@ -97,9 +97,8 @@ Prediction ModelPredictor::predict_ms(const FormatRules& rules, const MatrixFeat
           correction != nullptr ? correction_weight(*correction, footprint, l2_bytes) : 0.0,
       .floor_ms = std::max(set_->launch_floor_ms, own != nullptr ? own->floor_ms : 0.0)};
   // A step switched off leaves no trace: without cache_resident, no correction either.
+  if (!cache_resident_enabled_) ctx.correction = nullptr;
   const std::span<const CorrectionStep> steps = correction_steps();
-  for (std::size_t i = 0; i < steps.size(); ++i)
-    if (!step_enabled_[i] && steps[i].name == "cache_resident") ctx.correction = nullptr;
   for (std::size_t i = 0; i < steps.size(); ++i)
     if (step_enabled_[i] && steps[i].adjust_input != nullptr) steps[i].adjust_input(ctx);
   Prediction p = family.predict_ms(input);

@@ -47,6 +47,7 @@ class ModelPredictor {
   std::unique_ptr<const ModelSet> set_;
   std::vector<std::unique_ptr<FamilyModel>> families_;  // one per model_families() entry
   std::vector<bool> step_enabled_;                      // one per correction_steps() entry
+  bool cache_resident_enabled_ = true;  // its kappa also stays unfound where it is off
 };
 
 }  // namespace spmvd
