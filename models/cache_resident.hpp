@@ -1,5 +1,5 @@
 #pragma once
-// The cache-resident regime (the Hopper extension of paper 004's models, model version 6).
+// The cache-resident regime (the Hopper extension of paper 004's models).
 // Every family model is fitted on samples that stream from DRAM (paper 004's "very large
 // sparse matrices"), with a launch floor below them. A matrix that fits in the 50-60 MB L2 of
 // an H100/H200 runs in between: its arrays stay in L2 across multiplies, and what decides is
@@ -17,7 +17,7 @@
 //
 // The grid's samples gather x at random; meshes, stencils and banded matrices gather what a
 // row's neighbours just read, in fewer sectors and often from L1. Each grid sample therefore has a
-// banded twin (model version 12), and rho = T_banded / T_random on the same grid scales kappa
+// banded twin, and rho = T_banded / T_random on the same grid scales kappa
 // by the matrix's x randomness w as the DRAM locality factor does: kappa * (rho + (1 - rho) w).
 
 #include <tuple>

@@ -39,7 +39,7 @@ double random_sectors_per_nonzero(double row_length, double cols) noexcept;
 double banded_sectors_per_nonzero(double row_length) noexcept;
 
 // How random the matrix's x gathers are, in [0, 1], by the sectors its groups of neighbouring
-// rows touch (model version 8): where the matrix lies between a band and random columns of
+// rows touch: where the matrix lies between a band and random columns of
 // its row length and column count,
 //   w = clamp((sectors - banded_sectors) / (random_sectors - banded_sectors), 0, 1),
 // 1 where the two differ by less than 0.05 (too few columns to tell). The span misses what neighbouring rows gather together:

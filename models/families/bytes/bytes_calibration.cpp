@@ -183,8 +183,8 @@ SampleAxis bytes_axis(const TimedSample& sample) {
 // record's block size. The ratio is each sample's time over what the record's bytes fit
 // predicts for the sample's own bytes, so that it holds what the bytes do not: a sample of
 // more blocks per block row has fewer block rows (less y and row pointers) and is faster for
-// that alone, which the prediction already counts (model version 10 took the plain time ratio
-// and counted it twice: 2x2 BSR on 25-37 blocks per block row predicted 0.57-0.8 of measured).
+// that alone, which the prediction already counts (the plain time ratio counts it twice: on an
+// H100, 2026-11-22, 2x2 BSR on 25-37 blocks per block row came out 0.57-0.8 of measured).
 std::vector<SamplePoint> block_row_ratio(const PlannedVariant& v,
                                          const std::vector<SamplePoint>& ms,
                                          const SplitMeasurements& split,

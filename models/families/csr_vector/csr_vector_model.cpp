@@ -157,14 +157,13 @@ Prediction CsrVectorModel::predict_ms(const MatrixFeatures& features, const Cand
     ms += static_cast<double>(set.rows) * row_ms(set.length);
   // x locality (models/locality.hpp): the samples have random columns; rho is read at the
   // mean row length. It scales the per-row shares only, so it is measured net of the fixed cost
-  // (banded_ratio_net_of_fixed_cost, model version 12): the short-row samples stream from DRAM
-  // since version 9, and a banded one of ~1.5 L2s takes 25-35 us, of which the 4-5 us fixed
-  // cost is a sixth (H200 fp32 CSR scalar at 8 per row: 0.375 whole, 0.345 net; large fp32
-  // stencils, streaming at 90 % of the copy bandwidth, still come out 20-40 % slow in CSR
-  // scalar: docs/MODELS.md, version 12). Before version 9 the banded short-row samples stayed
-  // in L2 and the net ratio overstated locality at DRAM scale (tried then: CSR scalar's median
-  // error on the memory-bound group went from 23 % to 53 %). The critical path below is a
-  // latency, not a gather volume: unscaled.
+  // (banded_ratio_net_of_fixed_cost): the short-row samples stream from DRAM, and a banded one
+  // of ~1.5 L2s takes 25-35 us, of which the 4-5 us fixed cost is a sixth (H200, 2026-11-22,
+  // spmv-calibrate: fp32 CSR scalar at 8 per row, 0.375 whole, 0.345 net; large fp32 stencils,
+  // streaming at 90 % of the copy bandwidth, still come out 20-40 % slow in CSR scalar:
+  // docs/MODELS.md "Known gaps"). The net ratio needs samples that stream from DRAM: with
+  // samples inside L2 it overstated locality (CSR scalar's median error on the memory-bound
+  // group 23 -> 53 %). The critical path below is a latency, not a gather volume: unscaled.
   ms *= locality_factor(cal.banded_ratio, features.row_length_mean, randomness);
   // Critical path: the longest row is summed by threads_per_row lanes in ceil(L / t) dependent
   // steps, however idle the rest of the GPU is; strip-wise estimation (which assumes the rows

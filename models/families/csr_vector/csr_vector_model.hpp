@@ -34,7 +34,7 @@ struct CsrVectorCalibration {
   // ms of the variant's threads_per_row on the latency stage's tiny sample: what every launch
   // costs however few rows it has (launch, the first wave's memory latency, completion). The
   // per-row share of a sample is taken net of it and it is charged once per prediction; 0: not
-  // calibrated, the shares keep it (model version 5 and before).
+  // calibrated, the shares keep it.
   double fixed_ms = 0.0;
   // (c, T_banded(c) / T_random(c)) of the banded twins of some samples (models/locality.hpp);
   // empty: no locality term.
