@@ -16,67 +16,23 @@
 
 #include "core/error.hpp"
 #include "db/plan_row.hpp"
+#include "db/plan_sql.hpp"
 #include "db/postgres_migrations.hpp"
 
 namespace spmvd {
 namespace {
 
-// ---- All SQL of this backend, generated from the column lists --------------------------------
-// The key columns are bound as $1..$5 in this order (key_params); every statement that selects
-// a plan by key uses key_predicate(), so the key's shape lives here only.
-
-constexpr std::array<std::string_view, 5> kPlanKeyColumns{"fingerprint", "device", "precision",
-                                                          "tuner_version", "model_version"};
-// Written by every put that wins, after the key: $6..$10. created_ms ($11) on insert only.
-constexpr std::array<std::string_view, 5> kPlanValueColumns{"format_id", "format_name", "plan_json",
-                                                            "measured_ms", "updated_ms"};
-
-std::string joined_key_columns() {
-  std::string sql;
-  for (std::size_t i = 0; i < kPlanKeyColumns.size(); ++i) {
-    sql += (i == 0 ? "" : ", ") + std::string(kPlanKeyColumns[i]);
-  }
-  return sql;
-}
-
-std::string key_predicate() {
-  std::string sql;
-  for (std::size_t i = 0; i < kPlanKeyColumns.size(); ++i) {
-    sql +=
-        (i == 0 ? "" : " AND ") + std::string(kPlanKeyColumns[i]) + " = $" + std::to_string(i + 1);
-  }
-  return sql;
-}
-
-std::string upsert_plan_sql() {
-  std::string columns = joined_key_columns();
-  std::string params;
-  std::string updates;
-  const std::size_t n_key = kPlanKeyColumns.size();
-  for (std::size_t i = 0; i < n_key; ++i) params += (i == 0 ? "$" : ", $") + std::to_string(i + 1);
-  for (std::size_t i = 0; i < kPlanValueColumns.size(); ++i) {
-    const std::string column(kPlanValueColumns[i]);
-    columns += ", " + column;
-    params += ", $" + std::to_string(n_key + i + 1);
-    updates.append(i == 0 ? "" : ", ").append(column).append(" = EXCLUDED.").append(column);
-  }
-  columns += ", created_ms";
-  params += ", $" + std::to_string(n_key + kPlanValueColumns.size() + 1);
-  // The winner rule of plan_store.hpp. COLLATE "C" compares bytes, as SQLite's BINARY does;
-  // the database's own collation could order the same two texts differently.
-  return "INSERT INTO plans AS old (" + columns + ") VALUES (" + params + ") ON CONFLICT (" +
-         joined_key_columns() + ") DO UPDATE SET " + updates +
-         " WHERE EXCLUDED.measured_ms < old.measured_ms OR (EXCLUDED.measured_ms ="
-         " old.measured_ms AND EXCLUDED.plan_json COLLATE \"C\" < old.plan_json COLLATE \"C\")";
-}
+// ---- All SQL of this backend; the plans table's is generated from its columns (plan_sql.hpp) --
+// The key columns are bound as $1..$5 in kPlanKeyColumns order (key_params).
 
 // Prepared on every connection of the pool, by name.
 const std::array<std::pair<const char*, std::string>, 8>& prepared_statements() {
   static const std::array<std::pair<const char*, std::string>, 8> statements{{
-      {"find_plan", "SELECT plan_json, format_id FROM plans WHERE " + key_predicate()},
-      {"upsert_plan", upsert_plan_sql()},
-      {"erase_plan", "DELETE FROM plans WHERE " + key_predicate()},
-      {"list_plans", "SELECT " + joined_key_columns() +
+      {"find_plan",
+       "SELECT plan_json, format_id FROM plans WHERE " + plan_key_predicate(kPostgresDialect)},
+      {"upsert_plan", upsert_plan_sql(kPostgresDialect)},
+      {"erase_plan", "DELETE FROM plans WHERE " + plan_key_predicate(kPostgresDialect)},
+      {"list_plans", "SELECT " + plan_key_columns() +
                          ", plan_json, format_id, created_ms, updated_ms FROM plans"
                          " ORDER BY updated_ms DESC LIMIT $1"},
       {"erase_device", "DELETE FROM plans WHERE device = $1"},
@@ -96,12 +52,6 @@ const std::array<std::pair<const char*, std::string>, 8>& prepared_statements() 
 // Serialises the migrations of all daemons that open one database at once
 // (pg_advisory_xact_lock's key space is per database; "spmvd" in ASCII).
 constexpr std::string_view kMigrationLockKey = "495891117668";
-
-std::int64_t now_unix_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // Shortest text that reads back as the same double: the winner rule compares measured_ms, so
 // PostgreSQL must hold exactly the value SQLite holds.
@@ -259,12 +209,12 @@ class PostgresPlanStore::Impl {
         plans.push_back(std::move(*stored));
         continue;
       }
-      spdlog::warn("plan store {}: dropping stored plan {}: {}", shown_url_,
-                   describe_plan_row(row), std::get<std::string>(decoded));
+      spdlog::warn("plan store {}: dropping stored plan {}: {}", shown_url_, describe_plan_row(row),
+                   std::get<std::string>(decoded));
       run("erase plan " + describe_plan_row(row), [&](pqxx::connection& c) {
         pqxx::nontransaction t(c);
-        t.exec_prepared("erase_plan", row.fingerprint, row.device, row.precision,
-                        row.tuner_version, row.model_version);
+        t.exec_prepared("erase_plan", row.fingerprint, row.device, row.precision, row.tuner_version,
+                        row.model_version);
         return true;
       });
     }
@@ -341,7 +291,8 @@ class PostgresPlanStore::Impl {
       t.exec(
           "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY,"
           " description TEXT NOT NULL, applied_ms BIGINT NOT NULL)");
-      const int current = t.exec1("SELECT COALESCE(MAX(version), 0) FROM schema_version")[0].as<int>();
+      const int current =
+          t.exec1("SELECT COALESCE(MAX(version), 0) FROM schema_version")[0].as<int>();
       if (current > latest) {
         throw Error(ErrorCode::failed_precondition,
                     "plan store: PostgreSQL database " + shown_url_ + " has schema version " +
@@ -351,9 +302,10 @@ class PostgresPlanStore::Impl {
       for (const SchemaMigration& step : migrations) {
         if (step.version <= current) continue;
         t.exec(step.sql);
-        t.exec_params("INSERT INTO schema_version (version, description, applied_ms)"
-                      " VALUES ($1, $2, $3)",
-                      step.version, std::string(step.description), now_unix_ms());
+        t.exec_params(
+            "INSERT INTO schema_version (version, description, applied_ms)"
+            " VALUES ($1, $2, $3)",
+            step.version, std::string(step.description), now_unix_ms());
         spdlog::info("plan store {}: applied schema migration {} ({})", shown_url_, step.version,
                      step.description);
       }
@@ -429,8 +381,8 @@ class PostgresPlanStore::Impl {
       for (const auto& [name, sql] : prepared_statements()) connection->prepare(name, sql);
       return connection;
     } catch (const pqxx::failure& e) {
-      throw Error(ErrorCode::unavailable,
-                  "plan store: cannot connect to PostgreSQL " + shown_url_ + ": " + one_line(e.what()));
+      throw Error(ErrorCode::unavailable, "plan store: cannot connect to PostgreSQL " + shown_url_ +
+                                              ": " + one_line(e.what()));
     }
   }
 
@@ -455,10 +407,10 @@ class PostgresPlanStore::Impl {
           reason = one_line(e.what());
         } else {
           give_back(lease);
-          throw Error(is_unavailable_state(e.sqlstate()) ? ErrorCode::unavailable
-                                                         : ErrorCode::internal,
-                      "plan store " + shown_url_ + ": " + what + ": " + one_line(e.what()) +
-                          " (SQLSTATE " + e.sqlstate() + ")");
+          throw Error(
+              is_unavailable_state(e.sqlstate()) ? ErrorCode::unavailable : ErrorCode::internal,
+              "plan store " + shown_url_ + ": " + what + ": " + one_line(e.what()) + " (SQLSTATE " +
+                  e.sqlstate() + ")");
         }
       } catch (const pqxx::failure& e) {
         // in_doubt_error, transaction_rollback: the server, not the request, is the problem.

@@ -10,18 +10,13 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "db/plan_sql.hpp"
 
 namespace spmvd {
 namespace {
 
 // How often a statement that is still busy after the busy timeout is tried again.
 constexpr int kBusyRetries = 3;
-
-std::int64_t now_unix_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 bool is_busy(int rc) { return (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED; }
 
@@ -39,8 +34,8 @@ Value text(std::string v) { return Value{.integer = 0, .text = std::move(v), .is
 class SqliteOutbox::Impl {
  public:
   Impl(std::string path, std::uint32_t busy_timeout_ms) : path_(std::move(path)) {
-    const int rc = sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
-                                   nullptr);
+    const int rc =
+        sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
     if (rc != SQLITE_OK) {
       const std::string reason = db_ != nullptr ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
       sqlite3_close_v2(db_);
@@ -70,18 +65,20 @@ class SqliteOutbox::Impl {
 
   void queue_plan(const PlanKey& key) {
     // OR REPLACE deletes the old entry of the key and inserts a new one: a new id.
-    query("INSERT OR REPLACE INTO cluster_outbox_plans (fingerprint, device, precision,"
-          " tuner_version, model_version, queued_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-          {text(key.fingerprint.hex()), text(key.device_signature),
-           integer(static_cast<std::int64_t>(key.precision)), integer(key.tuner_version),
-           integer(key.model_version), integer(now_unix_ms())},
-          0);
+    query(
+        "INSERT OR REPLACE INTO cluster_outbox_plans (fingerprint, device, precision,"
+        " tuner_version, model_version, queued_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        {text(key.fingerprint.hex()), text(key.device_signature),
+         integer(static_cast<std::int64_t>(key.precision)), integer(key.tuner_version),
+         integer(key.model_version), integer(now_unix_ms())},
+        0);
   }
 
   void queue_calibration(const std::string& device, std::uint32_t model_version) {
-    query("INSERT OR REPLACE INTO cluster_outbox_calibrations (device, model_version, queued_ms)"
-          " VALUES (?1, ?2, ?3)",
-          {text(device), integer(model_version), integer(now_unix_ms())}, 0);
+    query(
+        "INSERT OR REPLACE INTO cluster_outbox_calibrations (device, model_version, queued_ms)"
+        " VALUES (?1, ?2, ?3)",
+        {text(device), integer(model_version), integer(now_unix_ms())}, 0);
   }
 
   std::vector<OutboxPlan> plans(std::size_t limit) {
@@ -98,17 +95,18 @@ class SqliteOutbox::Impl {
                           precision == static_cast<std::int64_t>(Precision::fp64)) &&
                          fits_u32(row[4].integer) && fits_u32(row[5].integer);
       if (!sound) {
-        spdlog::warn("plan store outbox '{}': dropping entry {} (fingerprint '{}' device '{}'): "
-                     "its key columns do not decode",
-                     path_, row[0].integer, row[1].text, row[2].text);
+        spdlog::warn(
+            "plan store outbox '{}': dropping entry {} (fingerprint '{}' device '{}'): "
+            "its key columns do not decode",
+            path_, row[0].integer, row[1].text, row[2].text);
         remove_plan(row[0].integer);
         continue;
       }
-      entries.push_back(OutboxPlan{
-          .id = row[0].integer,
-          .key = PlanKey{*fingerprint, row[2].text, static_cast<Precision>(precision),
-                         static_cast<std::uint32_t>(row[4].integer),
-                         static_cast<std::uint32_t>(row[5].integer)}});
+      entries.push_back(
+          OutboxPlan{.id = row[0].integer,
+                     .key = PlanKey{*fingerprint, row[2].text, static_cast<Precision>(precision),
+                                    static_cast<std::uint32_t>(row[4].integer),
+                                    static_cast<std::uint32_t>(row[5].integer)}});
     }
     return entries;
   }
@@ -123,9 +121,10 @@ class SqliteOutbox::Impl {
         remove_calibration(row[0].integer);
         continue;
       }
-      entries.push_back(OutboxCalibration{.id = row[0].integer,
-                                          .device_signature = row[1].text,
-                                          .model_version = static_cast<std::uint32_t>(row[2].integer)});
+      entries.push_back(
+          OutboxCalibration{.id = row[0].integer,
+                            .device_signature = row[1].text,
+                            .model_version = static_cast<std::uint32_t>(row[2].integer)});
     }
     return entries;
   }
@@ -137,12 +136,13 @@ class SqliteOutbox::Impl {
     query("DELETE FROM cluster_outbox_calibrations WHERE id = ?1", {integer(id)}, 0);
   }
   void discard_plan(const PlanKey& key) {
-    query("DELETE FROM cluster_outbox_plans WHERE fingerprint = ?1 AND device = ?2 AND"
-          " precision = ?3 AND tuner_version = ?4 AND model_version = ?5",
-          {text(key.fingerprint.hex()), text(key.device_signature),
-           integer(static_cast<std::int64_t>(key.precision)), integer(key.tuner_version),
-           integer(key.model_version)},
-          0);
+    query(
+        "DELETE FROM cluster_outbox_plans WHERE fingerprint = ?1 AND device = ?2 AND"
+        " precision = ?3 AND tuner_version = ?4 AND model_version = ?5",
+        {text(key.fingerprint.hex()), text(key.device_signature),
+         integer(static_cast<std::int64_t>(key.precision)), integer(key.tuner_version),
+         integer(key.model_version)},
+        0);
   }
   void discard_device(const std::string& device) {
     query("DELETE FROM cluster_outbox_plans WHERE device = ?1", {text(device)}, 0);
@@ -190,7 +190,8 @@ class SqliteOutbox::Impl {
           for (int c = 0; c < columns; ++c) {
             if (sqlite3_column_type(s, c) == SQLITE_TEXT) {
               const auto* t = reinterpret_cast<const char*>(sqlite3_column_text(s, c));
-              row.push_back(text(std::string(t, static_cast<std::size_t>(sqlite3_column_bytes(s, c)))));
+              row.push_back(
+                  text(std::string(t, static_cast<std::size_t>(sqlite3_column_bytes(s, c)))));
             } else {
               row.push_back(integer(sqlite3_column_int64(s, c)));
             }
@@ -202,9 +203,9 @@ class SqliteOutbox::Impl {
       sqlite3_finalize(s);
       if (rc == SQLITE_DONE) return rows;
       if (!is_busy(rc) || attempt >= kBusyRetries) {
-        throw Error((rc & 0xff) == SQLITE_FULL ? ErrorCode::resource_exhausted
-                                               : ErrorCode::unavailable,
-                    "plan store outbox '" + path_ + "': \"" + sql + "\": " + reason);
+        throw Error(
+            (rc & 0xff) == SQLITE_FULL ? ErrorCode::resource_exhausted : ErrorCode::unavailable,
+            "plan store outbox '" + path_ + "': \"" + sql + "\": " + reason);
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(10 << attempt));
     }

@@ -14,67 +14,21 @@
 
 #include "core/error.hpp"
 #include "db/plan_row.hpp"
+#include "db/plan_sql.hpp"
 #include "db/sqlite_migrations.hpp"
 
 namespace spmvd {
 namespace {
 
-// ---- All SQL of this backend, generated from the column lists --------------------------------
-// The key columns are bound as ?1..?5 in this order by bind_key_columns(); every statement that
-// selects a plan by key uses key_predicate(), so the key's shape lives here only.
-
-constexpr std::array<std::string_view, 5> kPlanKeyColumns{"fingerprint", "device", "precision",
-                                                          "tuner_version", "model_version"};
-// Written by every put that wins, after the key: ?6..?10. created_ms (?11) on insert only.
-constexpr std::array<std::string_view, 5> kPlanValueColumns{"format_id", "format_name", "plan_json",
-                                                            "measured_ms", "updated_ms"};
-
-std::string key_predicate() {
-  std::string sql;
-  for (std::size_t i = 0; i < kPlanKeyColumns.size(); ++i) {
-    sql +=
-        (i == 0 ? "" : " AND ") + std::string(kPlanKeyColumns[i]) + " = ?" + std::to_string(i + 1);
-  }
-  return sql;
-}
-
-std::string joined_key_columns() {
-  std::string sql;
-  for (std::size_t i = 0; i < kPlanKeyColumns.size(); ++i) {
-    sql += (i == 0 ? "" : ", ") + std::string(kPlanKeyColumns[i]);
-  }
-  return sql;
-}
-
-std::string upsert_plan_sql() {
-  std::string columns = joined_key_columns();
-  std::string params;
-  std::string updates;
-  const std::size_t n_key = kPlanKeyColumns.size();
-  for (std::size_t i = 0; i < n_key; ++i) params += (i == 0 ? "?" : ", ?") + std::to_string(i + 1);
-  for (std::size_t i = 0; i < kPlanValueColumns.size(); ++i) {
-    const std::string column(kPlanValueColumns[i]);
-    columns += ", " + column;
-    params += ", ?" + std::to_string(n_key + i + 1);
-    updates.append(i == 0 ? "" : ", ").append(column).append(" = excluded.").append(column);
-  }
-  columns += ", created_ms";
-  params += ", ?" + std::to_string(n_key + kPlanValueColumns.size() + 1);
-  // The deterministic winner (plan_store.hpp): a row is replaced only by a faster plan, or an
-  // equally fast one whose JSON sorts first, so concurrent writers of one key converge on the
-  // same row whatever order their puts arrive in. Text compares bytewise (BINARY collation),
-  // as PostgreSQL's COLLATE "C" does.
-  return "INSERT INTO plans (" + columns + ") VALUES (" + params + ") ON CONFLICT (" +
-         joined_key_columns() + ") DO UPDATE SET " + updates +
-         " WHERE excluded.measured_ms < plans.measured_ms OR (excluded.measured_ms ="
-         " plans.measured_ms AND excluded.plan_json < plans.plan_json)";
-}
+// ---- All SQL of this backend; the plans table's is generated from its columns (plan_sql.hpp) --
+// The key columns are bound as ?1..?5 in kPlanKeyColumns order by bind_key_columns().
 
 struct SqlText {
-  std::string find_plan = "SELECT plan_json, format_id FROM plans WHERE " + key_predicate();
-  std::string upsert_plan = upsert_plan_sql();
-  std::string erase_plan = "DELETE FROM plans WHERE " + key_predicate();
-  std::string list_plans = "SELECT " + joined_key_columns() +
+  std::string find_plan =
+      "SELECT plan_json, format_id FROM plans WHERE " + plan_key_predicate(kSqliteDialect);
+  std::string upsert_plan = upsert_plan_sql(kSqliteDialect);
+  std::string erase_plan = "DELETE FROM plans WHERE " + plan_key_predicate(kSqliteDialect);
+  std::string list_plans = "SELECT " + plan_key_columns() +
                            ", plan_json, format_id, created_ms, updated_ms FROM plans"
                            " ORDER BY updated_ms DESC LIMIT ?1";
   std::string erase_device = "DELETE FROM plans WHERE device = ?1";
@@ -99,12 +53,6 @@ struct SqlText {
 };
 
 // ---- helpers ---------------------------------------------------------------------------------
-
-std::int64_t now_unix_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 bool is_busy(int rc) { return (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED; }
 

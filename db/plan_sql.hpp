@@ -1,0 +1,40 @@
+#pragma once
+// The plans table's columns and the SQL generated from them, shared by the SQLite and
+// PostgreSQL stores so that the key's shape and the winner rule live in one place. The two
+// dialects differ only in placeholders (?n / $n) and in how text is compared bytewise.
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace spmvd {
+
+struct SqlDialect {
+  char placeholder;           // '?' (SQLite) or '$' (PostgreSQL), followed by the 1-based number
+  std::string_view bytewise;  // appended to a text operand to compare it byte by byte
+};
+// SQLite's default collation (BINARY) is bytewise; PostgreSQL's database collation may not be.
+inline constexpr SqlDialect kSqliteDialect{'?', ""};
+inline constexpr SqlDialect kPostgresDialect{'$', " COLLATE \"C\""};
+
+// Bound as placeholders 1..5 in this order by every statement that selects a plan by key.
+inline constexpr std::array<std::string_view, 5> kPlanKeyColumns{
+    "fingerprint", "device", "precision", "tuner_version", "model_version"};
+// Written by every put that wins, after the key: placeholders 6..10; created_ms (11) on insert.
+inline constexpr std::array<std::string_view, 5> kPlanValueColumns{
+    "format_id", "format_name", "plan_json", "measured_ms", "updated_ms"};
+
+// "fingerprint, device, precision, tuner_version, model_version".
+std::string plan_key_columns();
+// "fingerprint = ?1 AND device = ?2 AND ..." in the dialect's placeholders.
+std::string plan_key_predicate(const SqlDialect& dialect);
+// INSERT ... ON CONFLICT DO UPDATE with the deterministic winner of plan_store.hpp: a row is
+// replaced only by a faster plan, or an equally fast one whose JSON sorts first bytewise, so
+// concurrent writers of one key converge on the same row whatever order their puts arrive in.
+std::string upsert_plan_sql(const SqlDialect& dialect);
+
+// Unix time in milliseconds: the created_ms / updated_ms / applied_ms columns.
+std::int64_t now_unix_ms();
+
+}  // namespace spmvd
