@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
+
 namespace spmvd {
 
 std::uint64_t smallest_candidate_bytes(const FormatRules& rules, const MatrixFeatures& features,
@@ -11,6 +13,20 @@ std::uint64_t smallest_candidate_bytes(const FormatRules& rules, const MatrixFea
   for (const Candidate& candidate : rules.candidates(features, device))
     smallest = std::min(smallest, rules.device_bytes(features, precision, candidate));
   return smallest;
+}
+
+std::vector<Candidate> one_thread_per_row_candidates(FormatId format, const FormatParams& params,
+                                                     std::span<const std::uint32_t> block_sizes,
+                                                     std::int64_t rows, const DeviceInfo& device) {
+  std::vector<Candidate> out;
+  for (const std::uint32_t block : block_sizes)
+    out.push_back(Candidate{
+        .format = format,
+        .params = params,
+        .launch = {.block_size = block,
+                   .threads_per_row = 1,
+                   .grid_size = CudaCsrVectorRules::grid_size(rows, 1, block, device)}});
+  return out;
 }
 
 std::uint32_t blocks_for(std::uint64_t items, std::uint64_t items_per_block) {

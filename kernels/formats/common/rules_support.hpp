@@ -2,6 +2,8 @@
 // Small pieces the catalogue's FormatRules share.
 
 #include <cstdint>
+#include <span>
+#include <vector>
 
 #include "kernels/format_rules.hpp"
 
@@ -12,6 +14,12 @@ namespace spmvd {
 // smallest variant does (the tuner checks each candidate's own bytes before building it).
 std::uint64_t smallest_candidate_bytes(const FormatRules& rules, const MatrixFeatures& features,
                                        const DeviceInfo& device, Precision precision);
+
+// One candidate per block size of a kernel that runs one thread per row, grid-stride, over one
+// wave of resident blocks (CudaCsrVectorRules::grid_size with one lane), each with `params`.
+std::vector<Candidate> one_thread_per_row_candidates(FormatId format, const FormatParams& params,
+                                                     std::span<const std::uint32_t> block_sizes,
+                                                     std::int64_t rows, const DeviceInfo& device);
 
 // ceil(items / items_per_block), clamped to CUDA's grid x-limit [1, 2^31 - 1].
 std::uint32_t blocks_for(std::uint64_t items, std::uint64_t items_per_block);

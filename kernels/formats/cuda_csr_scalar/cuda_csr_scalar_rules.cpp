@@ -2,7 +2,6 @@
 
 #include "core/csr_matrix.hpp"
 #include "kernels/formats/common/rules_support.hpp"
-#include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
 
 namespace spmvd {
 
@@ -14,16 +13,8 @@ bool CudaCsrScalarRules::admissible(const MatrixFeatures& features, const Device
 
 std::vector<Candidate> CudaCsrScalarRules::candidates(const MatrixFeatures& features,
                                                       const DeviceInfo& device) const {
-  std::vector<Candidate> out;
-  for (const std::uint32_t block : kCsrScalarBlockSizes)
-    // The scalar kernel is the vector kernel's grid rule with one lane per row.
-    out.push_back(Candidate{
-        .format = id(),
-        .params = {},
-        .launch = {.block_size = block,
-                   .threads_per_row = 1,
-                   .grid_size = CudaCsrVectorRules::grid_size(features.rows, 1, block, device)}});
-  return out;
+  // The scalar kernel is the vector kernel's grid rule with one lane per row.
+  return one_thread_per_row_candidates(id(), {}, kCsrScalarBlockSizes, features.rows, device);
 }
 
 std::uint64_t CudaCsrScalarRules::device_bytes(const MatrixFeatures& features, Precision precision,

@@ -2,7 +2,6 @@
 
 #include "core/csr_matrix.hpp"
 #include "kernels/formats/common/rules_support.hpp"
-#include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
 
 namespace spmvd {
 
@@ -41,18 +40,10 @@ bool CudaDiaRules::admissible(const MatrixFeatures& features, const DeviceInfo& 
 
 std::vector<Candidate> CudaDiaRules::candidates(const MatrixFeatures& features,
                                                 const DeviceInfo& device) const {
-  std::vector<Candidate> out;
   // Without the diagonals counted, or with more than it counts, nothing bounds DIA's arrays.
   const std::optional<CudaDiaFeatures> own = cuda_dia_features(features);
-  if (!own || own->diagonals > kDiaMaxDiagonals) return out;
-  for (const std::uint32_t block : kDiaBlockSizes)
-    out.push_back(Candidate{
-        .format = id(),
-        .params = {},
-        .launch = {.block_size = block,
-                   .threads_per_row = 1,
-                   .grid_size = CudaCsrVectorRules::grid_size(features.rows, 1, block, device)}});
-  return out;
+  if (!own || own->diagonals > kDiaMaxDiagonals) return {};
+  return one_thread_per_row_candidates(id(), {}, kDiaBlockSizes, features.rows, device);
 }
 
 std::uint64_t CudaDiaRules::device_bytes(const MatrixFeatures& features, Precision precision,

@@ -2,7 +2,6 @@
 
 #include "core/csr_matrix.hpp"
 #include "kernels/formats/common/rules_support.hpp"
-#include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
 
 namespace spmvd {
 
@@ -15,16 +14,10 @@ bool CudaEllRules::admissible(const MatrixFeatures& features, const DeviceInfo& 
 
 std::vector<Candidate> CudaEllRules::candidates(const MatrixFeatures& features,
                                                 const DeviceInfo& device) const {
-  std::vector<Candidate> out;
-  for (const std::uint32_t block : kEllBlockSizes)
-    out.push_back(Candidate{
-        .format = id(),
-        .params = FieldSet::of(
-            CudaEllParams{.ell_width = static_cast<std::uint32_t>(features.row_length_max)}),
-        .launch = {.block_size = block,
-                   .threads_per_row = 1,
-                   .grid_size = CudaCsrVectorRules::grid_size(features.rows, 1, block, device)}});
-  return out;
+  return one_thread_per_row_candidates(
+      id(),
+      FieldSet::of(CudaEllParams{.ell_width = static_cast<std::uint32_t>(features.row_length_max)}),
+      kEllBlockSizes, features.rows, device);
 }
 
 std::uint64_t CudaEllRules::device_bytes(const MatrixFeatures& features, Precision precision,
