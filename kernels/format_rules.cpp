@@ -22,4 +22,14 @@ double FormatRules::gather_sectors_per_nonzero(const MatrixFeatures& features,
   return features.x_sectors_per_nonzero;
 }
 
+std::vector<FormatPart> FormatRules::parts(const MatrixFeatures&, const Candidate&) const {
+  return {};
+}
+
+std::vector<Candidate> FormatRules::candidates_chosen_by(const PartTimePredictor&,
+                                                         const MatrixFeatures& features,
+                                                         const DeviceInfo& device) const {
+  return candidates(features, device);
+}
+
 }  // namespace spmvd

@@ -23,6 +23,7 @@
 #include "core/precision.hpp"
 #include "kernels/candidate.hpp"
 #include "kernels/device.hpp"
+#include "kernels/format_parts.hpp"
 #include "kernels/spmv_operator.hpp"
 
 namespace spmvd {
@@ -59,6 +60,18 @@ class FormatRules {
   // reorders rows says what its order gathers.
   virtual double gather_sectors_per_nonzero(const MatrixFeatures& features,
                                             const Candidate& candidate) const;
+
+  // Composed formats (kernels/format_parts.hpp). The parts `candidate` runs as, predicted
+  // part by part; empty (the default) for a format that runs as one kernel of its own family.
+  virtual std::vector<FormatPart> parts(const MatrixFeatures& features,
+                                        const Candidate& candidate) const;
+  // The candidates of a format that chooses its partition against the predicted time of its
+  // parts. The default, for every format that does not: candidates(features, device); a
+  // composed format's candidates(features, device) stays its choice without models (no
+  // calibration yet, the calibration's own samples).
+  virtual std::vector<Candidate> candidates_chosen_by(const PartTimePredictor& predictor,
+                                                      const MatrixFeatures& features,
+                                                      const DeviceInfo& device) const;
 };
 
 }  // namespace spmvd

@@ -5,11 +5,13 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "kernels/format_registry.hpp"
 #include "models/cache_resident.hpp"
 #include "models/correction_steps.hpp"
 #include "models/families/bytes/bytes_family.hpp"
 #include "models/families/bytes/bytes_model.hpp"
 #include "models/locality.hpp"
+#include "models/part_time_predictor.hpp"
 
 namespace spmvd {
 
@@ -62,6 +64,19 @@ const FamilyModel& ModelPredictor::predicting_family(const FormatRules& rules) c
 Prediction ModelPredictor::predict_ms(const FormatRules& rules, const MatrixFeatures& features,
                                       const Candidate& candidate, const DeviceInfo& device,
                                       std::optional<std::uint64_t> matrix_bytes) const {
+  // A composed format is its parts, each predicted (and corrected) as the format it runs as.
+  const std::vector<FormatPart> parts = rules.parts(features, candidate);
+  if (!parts.empty()) {
+    const ModelPartTimePredictor part_predictor(*this, format_registry(), device);
+    const std::optional<double> ms = composed_time_ms(parts, part_predictor);
+    if (!ms)
+      throw Error(ErrorCode::failed_precondition,
+                  "format " + std::string(rules.name()) +
+                      ": a part cannot be predicted (its format's family or the host side is "
+                      "not calibrated)");
+    // Each part carries its own launch floor; the composition adds none.
+    return Prediction{.ms = *ms, .confidence = 1.0, .includes_fixed_cost = true};
+  }
   const FamilyModel& family = predicting_family(rules);
   const FamilyModel* named = family_named(rules.model_family());
   // Random gathers (what calibration samples) until the locality step says otherwise.

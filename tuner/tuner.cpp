@@ -7,19 +7,24 @@
 
 #include "core/error.hpp"
 #include "kernels/formats/cusparse_csr/cusparse_csr_rules.hpp"
+#include "models/part_time_predictor.hpp"
 
 namespace spmvd {
 
 std::vector<Candidate> enumerate_candidates(const FormatRegistry& registry,
                                             const MatrixFeatures& features,
                                             const DeviceInfo& device, Precision precision,
-                                            std::uint64_t memory_budget_bytes) {
+                                            std::uint64_t memory_budget_bytes,
+                                            const PartTimePredictor* part_predictor) {
   std::vector<Candidate> out;
   for (const FormatEntry& entry : registry.entries()) {
     const FormatRules& rules = *entry.rules;
     if (rules.needs_gpu() && !device.is_gpu) continue;
     if (!rules.admissible(features, device, precision, memory_budget_bytes)) continue;
-    for (const Candidate& c : rules.candidates(features, device)) {
+    const std::vector<Candidate> space =
+        part_predictor != nullptr ? rules.candidates_chosen_by(*part_predictor, features, device)
+                                  : rules.candidates(features, device);
+    for (const Candidate& c : space) {
       if (rules.device_bytes(features, precision, c) <= memory_budget_bytes) out.push_back(c);
     }
   }
@@ -206,8 +211,11 @@ Plan tune_matrix(const FormatRegistry& registry, Device& device, const CsrMatrix
       throw_invalid("tune_matrix: the model set was calibrated on \"" + set.device_signature +
                     "\", tuning runs on \"" + device.info().signature() + "\"");
   }
+  std::optional<ModelPartTimePredictor> part_predictor;
+  if (predictor != nullptr) part_predictor.emplace(*predictor, registry, device.info());
   const auto candidates = enumerate_candidates(registry, features, device.info(), precision,
-                                               options.memory_budget_bytes);
+                                               options.memory_budget_bytes,
+                                               part_predictor ? &*part_predictor : nullptr);
   if (candidates.empty()) {
     throw Error(ErrorCode::resource_exhausted,
                 "no format can hold this matrix (" + std::to_string(features.rows) + " x " +

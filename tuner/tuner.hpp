@@ -59,11 +59,14 @@ struct Measurement {
   double median_ms = 0.0;
 };
 
-// Admissible candidates of every registered format, in registry order.
+// Admissible candidates of every registered format, in registry order. With part_predictor, a
+// composed format chooses its partition against it (FormatRules::candidates_chosen_by);
+// without, every format offers its model-free candidates.
 std::vector<Candidate> enumerate_candidates(const FormatRegistry& registry,
                                             const MatrixFeatures& features,
                                             const DeviceInfo& device, Precision precision,
-                                            std::uint64_t memory_budget_bytes);
+                                            std::uint64_t memory_budget_bytes,
+                                            const PartTimePredictor* part_predictor = nullptr);
 
 // Measures each candidate (in order, at most `limit`) and returns the fastest, plus how many
 // were measured successfully. Throws Error(failed_precondition) when none could be measured.

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 #include <set>
 #include <string>
@@ -118,6 +119,69 @@ TEST(EnumerateCandidates, LeavesOutGpuFormatsOnTheCpuAndFormatsOverBudget) {
   gpu.is_gpu = true;
   EXPECT_EQ(enumerate_candidates(registry, features, gpu, Precision::fp64, 1000).size(), 4u);
   EXPECT_TRUE(enumerate_candidates(registry, features, gpu, Precision::fp64, 50).empty());
+}
+
+// A format that chooses its partition against the models: one candidate without them, the
+// block size the part predictor finds cheapest with them.
+class ModelChosenRules final : public FormatRules {
+ public:
+  FormatId id() const noexcept override { return FormatId{9}; }
+  std::string_view name() const noexcept override { return "model_chosen"; }
+  bool needs_gpu() const noexcept override { return false; }
+  std::string_view model_family() const noexcept override { return "bytes"; }
+  bool admissible(const MatrixFeatures&, const DeviceInfo&, Precision,
+                  std::uint64_t) const override {
+    return true;
+  }
+  std::vector<Candidate> candidates(const MatrixFeatures&, const DeviceInfo&) const override {
+    return {candidate(9, 128)};
+  }
+  std::uint64_t device_bytes(const MatrixFeatures&, Precision, const Candidate&) const override {
+    return 10;
+  }
+  std::vector<Candidate> candidates_chosen_by(const PartTimePredictor& predictor,
+                                              const MatrixFeatures& features,
+                                              const DeviceInfo&) const override {
+    Candidate best = candidate(9, 64);
+    double best_ms = 1e300;
+    for (std::uint32_t block : {64u, 128u, 256u, 512u}) {
+      const FormatPart part{.runs = FormatPart::Runs::gpu,
+                            .features = features,
+                            .candidate = candidate(9, block)};
+      const double ms = predictor.part_ms(part).value_or(1e300);
+      if (ms < best_ms) {
+        best_ms = ms;
+        best = part.candidate;
+      }
+    }
+    return {best};
+  }
+};
+
+// Predicts |block size - 256| + 1 ms.
+class BlockDistancePredictor final : public PartTimePredictor {
+ public:
+  std::optional<double> part_ms(const FormatPart& part) const override {
+    return std::abs(static_cast<double>(part.candidate.launch.block_size) - 256.0) + 1.0;
+  }
+};
+
+TEST(EnumerateCandidates, LetsAComposedFormatChooseAgainstThePartPredictor) {
+  FormatRegistry registry;
+  registry.add(std::make_unique<ModelChosenRules>(), never_built);
+  registry.add(std::make_unique<FixedRules>(7, false, 100), never_built);
+  const MatrixFeatures features;
+  const DeviceInfo cpu;
+  const BlockDistancePredictor predictor;
+  const auto without = enumerate_candidates(registry, features, cpu, Precision::fp64, 1000);
+  ASSERT_EQ(without.size(), 3u);
+  EXPECT_EQ(without[0], candidate(9, 128));
+  const auto with = enumerate_candidates(registry, features, cpu, Precision::fp64, 1000, &predictor);
+  ASSERT_EQ(with.size(), 3u);
+  EXPECT_EQ(with[0], candidate(9, 256));
+  // A format that does not choose by the models offers the same either way.
+  EXPECT_EQ(with[1], without[1]);
+  EXPECT_EQ(with[2], without[2]);
 }
 
 // Formats name their model family (FormatRules::model_family); nothing else keeps a format ->

@@ -1,0 +1,45 @@
+#pragma once
+// Formats composed of parts that other formats already run: paper 000's BCE (ELL blocks of
+// rows of similar length), paper 004's strip partition (CSR vector above the separator, ELL
+// below) and paper 003's CPU-GPU split (an ELL part on the GPU, a COO part on the host). Such a
+// format names its parts, each a sub-matrix (core/part_features.hpp) and the candidate it runs
+// as, so that
+//   - the models predict it as its parts, each by the calibrated family of the format it runs
+//     as (models/part_time_predictor.hpp): T = max(sum of the GPU parts, sum of the host parts),
+//     the GPU parts one after another on the device's stream, the host parts concurrently with
+//     them (paper 003 Algorithm 2); and
+//   - it chooses its partition (OPA's boundaries, the separator, the threshold K) against
+//     those same predictions (FormatRules::candidates_chosen_by), as the papers choose theirs
+//     against their time models — calibrated on this GPU instead of the papers' constants.
+
+#include <cstdint>
+#include <optional>
+
+#include "core/matrix_features.hpp"
+#include "kernels/candidate.hpp"
+
+namespace spmvd {
+
+struct FormatPart {
+  enum class Runs { gpu, host };
+  Runs runs = Runs::gpu;
+  // The part's own rows (core/part_features.hpp part_features).
+  MatrixFeatures features;
+  // The part run as a format of its own: a GPU format's candidate (cuda_ell, cuda_csr_vector,
+  // ...) for a GPU part, a CPU format's (cpu_coo) for a host part.
+  Candidate candidate;
+  // Bytes that cross PCIe every multiply on a host part's path (x to the host, its rows of y
+  // back), counted in its time; 0 for a GPU part.
+  std::uint64_t transfer_bytes = 0;
+};
+
+// The predicted time of one part run alone. Implemented by the models (ModelPartTimePredictor);
+// tests give hand-written ones.
+class PartTimePredictor {
+ public:
+  virtual ~PartTimePredictor() = default;
+  // ms; nullopt where this device's models cannot say (not calibrated for the part's format).
+  virtual std::optional<double> part_ms(const FormatPart& part) const = 0;
+};
+
+}  // namespace spmvd

@@ -1,0 +1,39 @@
+#pragma once
+// The calibrated time of the parts of a composed format (kernels/format_parts.hpp): a GPU part
+// by the ModelPredictor, as the format it runs as, at that format's own device bytes; a host
+// part by the paper 003 CPU side of the set (ModelSet::cpu_gpu, Eq. 6) plus its PCIe bytes.
+// ModelPredictor predicts a composed format through it, and the tuner hands it to the formats
+// that choose their partition against the models (FormatRules::candidates_chosen_by).
+
+#include <optional>
+#include <span>
+
+#include "core/device_info.hpp"
+#include "kernels/format_parts.hpp"
+#include "kernels/format_registry.hpp"
+#include "models/model_predictor.hpp"
+
+namespace spmvd {
+
+class ModelPartTimePredictor final : public PartTimePredictor {
+ public:
+  // Keeps references: predictor, registry and device must outlive it.
+  ModelPartTimePredictor(const ModelPredictor& predictor, const FormatRegistry& registry,
+                         const DeviceInfo& device)
+      : predictor_(predictor), registry_(registry), device_(device) {}
+  // nullopt for a part of an unregistered format, a family or host side the set does not
+  // calibrate, or a candidate the model says cannot launch.
+  std::optional<double> part_ms(const FormatPart& part) const override;
+
+ private:
+  const ModelPredictor& predictor_;
+  const FormatRegistry& registry_;
+  const DeviceInfo& device_;
+};
+
+// max(sum of the GPU parts, sum of the host parts) (kernels/format_parts.hpp); nullopt where a
+// part cannot be predicted. Throws Error(invalid_argument) on no parts.
+std::optional<double> composed_time_ms(std::span<const FormatPart> parts,
+                                       const PartTimePredictor& predictor);
+
+}  // namespace spmvd

@@ -1,0 +1,137 @@
+// A composed format (kernels/format_parts.hpp) is predicted as its parts: the GPU parts one
+// after another, the host parts beside them.
+
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "core/part_features.hpp"
+#include "kernels/format_registry.hpp"
+#include "kernels/formats/cpu_coo/cpu_coo_rules.hpp"
+#include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
+#include "models/model_predictor.hpp"
+#include "models/part_time_predictor.hpp"
+#include "models/tests/test_device.hpp"
+
+namespace spmvd {
+namespace {
+
+using testing_support::h100_like;
+
+Candidate csr_vector_candidate(std::uint32_t threads_per_row) {
+  Candidate c;
+  c.format = kCudaCsrVectorFormatId;
+  c.launch.block_size = 256;
+  c.launch.threads_per_row = threads_per_row;
+  return c;
+}
+
+MatrixFeatures whole_matrix() {
+  MatrixFeatures f = part_features(MatrixFeatures{.cols = 100000}, {{4, 90000}, {64, 10000}});
+  f.x_sectors_per_nonzero = 1.0;
+  return f;
+}
+
+// Long rows as CSR vector with 32 lanes a row, short ones with 4; optionally the long rows'
+// tail on the host.
+class TwoPartRules final : public FormatRules {
+ public:
+  explicit TwoPartRules(bool with_host_part) : with_host_part_(with_host_part) {}
+  FormatId id() const noexcept override { return FormatId{60001}; }
+  std::string_view name() const noexcept override { return "two_parts"; }
+  bool needs_gpu() const noexcept override { return true; }
+  std::string_view model_family() const noexcept override { return "bytes"; }
+  bool admissible(const MatrixFeatures&, const DeviceInfo&, Precision,
+                  std::uint64_t) const override {
+    return true;
+  }
+  std::vector<Candidate> candidates(const MatrixFeatures&, const DeviceInfo&) const override {
+    return {Candidate{.format = id(), .params = {}, .launch = {}}};
+  }
+  std::uint64_t device_bytes(const MatrixFeatures&, Precision, const Candidate&) const override {
+    return 0;
+  }
+  std::vector<FormatPart> parts(const MatrixFeatures& f, const Candidate&) const override {
+    std::vector<FormatPart> out{
+        {.runs = FormatPart::Runs::gpu,
+         .features = part_features(f, {{4, 90000}}),
+         .candidate = csr_vector_candidate(4)},
+        {.runs = FormatPart::Runs::gpu,
+         .features = part_features(f, {{64, 10000}}),
+         .candidate = csr_vector_candidate(32)}};
+    if (with_host_part_)
+      out.push_back({.runs = FormatPart::Runs::host,
+                     .features = part_features(f, {{1000, 1000}}),
+                     .candidate = Candidate{.format = kCpuCooFormatId, .params = {}, .launch = {}}});
+    return out;
+  }
+
+ private:
+  bool with_host_part_;
+};
+
+ModelSet bytes_only_set() {
+  ModelSet set;
+  set.bytes = BytesCalibration{
+      .time_vs_bytes = {.intercept = 0.005,
+                        .slope = 1.0 / 3e9,
+                        .quality = {.sample_count = 10, .x_min = 1e6, .x_max = 1e10}}};
+  return set;
+}
+
+TEST(ComposedPrediction, SumsTheGpuPartsEachPredictedAsItsOwnFormat) {
+  const ModelPredictor predictor(bytes_only_set());
+  const DeviceInfo device = h100_like();
+  const TwoPartRules rules(false);
+  const MatrixFeatures f = whole_matrix();
+  const Candidate candidate = rules.candidates(f, device).front();
+  const CudaCsrVectorRules csr_vector;
+  double expected = 0.0;
+  for (const FormatPart& part : rules.parts(f, candidate))
+    expected += predictor
+                    .predict_ms(csr_vector, part.features, part.candidate, device,
+                                csr_vector.device_bytes(part.features, Precision::fp64,
+                                                        part.candidate))
+                    .ms;
+  const Prediction p = predictor.predict_ms(rules, f, candidate, device);
+  EXPECT_DOUBLE_EQ(p.ms, expected);
+  EXPECT_TRUE(p.includes_fixed_cost);
+}
+
+TEST(ComposedPrediction, AHostPartRunsBesideTheGpuParts) {
+  ModelSet set = bytes_only_set();
+  // 1000 * 1000 non-zeros at 2 operations each over 15 working cores of 1e5 operations/ms.
+  set.cpu_gpu = CpuGpuTimeCoefficients{.cpu_cores = 16, .cpu_operations_per_ms = 1e5};
+  const ModelPredictor predictor(set);
+  const DeviceInfo device = h100_like();
+  const MatrixFeatures f = whole_matrix();
+  const TwoPartRules gpu_only(false);
+  const TwoPartRules with_host(true);
+  const Candidate candidate = gpu_only.candidates(f, device).front();
+  const double gpu_ms = predictor.predict_ms(gpu_only, f, candidate, device).ms;
+  const double host_ms = 2.0 * 1e6 / 1e5 / 15.0;
+  ASSERT_GT(host_ms, gpu_ms) << "the test wants the host part to be the longer";
+  EXPECT_DOUBLE_EQ(predictor.predict_ms(with_host, f, candidate, device).ms, host_ms);
+}
+
+TEST(ComposedPrediction, SaysWhichPartCannotBePredicted) {
+  const ModelPredictor predictor(bytes_only_set());  // no host side calibrated
+  const TwoPartRules rules(true);
+  const MatrixFeatures f = whole_matrix();
+  try {
+    predictor.predict_ms(rules, f, rules.candidates(f, h100_like()).front(), h100_like());
+    FAIL() << "expected failed_precondition";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::failed_precondition);
+    EXPECT_NE(std::string(e.what()).find("two_parts"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ComposedTime, RefusesNoParts) {
+  const ModelPredictor predictor(bytes_only_set());
+  const DeviceInfo device = h100_like();
+  const ModelPartTimePredictor parts(predictor, format_registry(), device);
+  EXPECT_THROW(composed_time_ms({}, parts), Error);
+}
+
+}  // namespace
+}  // namespace spmvd
