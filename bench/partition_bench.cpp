@@ -16,10 +16,10 @@
 #include <random>
 #include <vector>
 
-#include "tuner/opa.hpp"
-#include "tuner/row_length_distribution.hpp"
-#include "tuner/row_reordering.hpp"
-#include "tuner/row_vector_sets.hpp"
+#include "partition/opa.hpp"
+#include "partition/row_length_distribution.hpp"
+#include "partition/row_reordering.hpp"
+#include "partition/row_vector_sets.hpp"
 
 namespace {
 

@@ -5,7 +5,7 @@
 
 #include "core/structure_features.hpp"
 #include "kernels/format_registry.hpp"
-#include "tuner/row_length_distribution.hpp"
+#include "partition/row_length_distribution.hpp"
 
 namespace spmvd {
 

@@ -1,4 +1,4 @@
-#include "tuner/row_reordering.hpp"
+#include "partition/row_reordering.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "tuner/tests/paper_000_example.hpp"
+#include "partition/tests/paper_000_example.hpp"
 
 namespace spmvd {
 namespace {

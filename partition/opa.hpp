@@ -31,7 +31,7 @@
 #include <vector>
 
 #include "models/blocked_ell_time_model.hpp"
-#include "tuner/row_vector_sets.hpp"
+#include "partition/row_vector_sets.hpp"
 
 namespace spmvd {
 

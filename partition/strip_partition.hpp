@@ -18,7 +18,7 @@
 
 #include "core/device_info.hpp"
 #include "models/occupancy.hpp"
-#include "tuner/row_length_distribution.hpp"
+#include "partition/row_length_distribution.hpp"
 
 namespace spmvd {
 

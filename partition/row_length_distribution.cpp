@@ -1,4 +1,4 @@
-#include "tuner/row_length_distribution.hpp"
+#include "partition/row_length_distribution.hpp"
 
 #include <tbb/blocked_range.h>
 #include <tbb/enumerable_thread_specific.h>

@@ -1,4 +1,4 @@
-#include "tuner/row_vector_sets.hpp"
+#include "partition/row_vector_sets.hpp"
 
 #include <string>
 

@@ -1,4 +1,4 @@
-#include "tuner/opa.hpp"
+#include "partition/opa.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,9 +11,9 @@
 
 #include "core/error.hpp"
 #include "models/blocked_ell_time_model.hpp"
-#include "tuner/row_length_distribution.hpp"
-#include "tuner/row_reordering.hpp"
-#include "tuner/tests/paper_000_example.hpp"
+#include "partition/row_length_distribution.hpp"
+#include "partition/row_reordering.hpp"
+#include "partition/tests/paper_000_example.hpp"
 
 namespace spmvd {
 namespace {

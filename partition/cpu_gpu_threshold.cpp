@@ -1,4 +1,4 @@
-#include "tuner/cpu_gpu_threshold.hpp"
+#include "partition/cpu_gpu_threshold.hpp"
 
 #include <algorithm>
 #include <string>

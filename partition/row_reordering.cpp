@@ -1,4 +1,4 @@
-#include "tuner/row_reordering.hpp"
+#include "partition/row_reordering.hpp"
 
 #include <sys/mman.h>
 #include <tbb/blocked_range.h>

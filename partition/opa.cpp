@@ -1,4 +1,4 @@
-#include "tuner/opa.hpp"
+#include "partition/opa.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -188,7 +188,7 @@ BlockedEllBlockCost::BlockedEllBlockCost(const BlockedEllTimeCoefficients& coeff
 // gives g(a,c) + g(b,d) <= g(a,d) + g(b,c); with w_d = w_c + delta, delta >= 0,
 //   w_c g(a,c) + w_d g(b,d) = w_c [g(a,c) + g(b,d)] + delta g(b,d)
 //                          <= w_c [g(a,d) + g(b,c)] + delta g(a,d) = w_d g(a,d) + w_c g(b,c),
-// using g(b,d) <= g(a,d) (g is non-decreasing). tuner/tests/opa_test.cpp checks it exhaustively.
+// using g(b,d) <= g(a,d) (g is non-decreasing). partition/tests/opa_test.cpp checks it exhaustively.
 double BlockedEllBlockCost::time_ms(const RowVectorSetRange& block) const {
   return partition_compute_time_ms({.rows = block.rows, .width = block.width}, coefficients_);
 }

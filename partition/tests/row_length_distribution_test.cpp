@@ -1,4 +1,4 @@
-#include "tuner/row_length_distribution.hpp"
+#include "partition/row_length_distribution.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "tuner/row_vector_sets.hpp"
-#include "tuner/tests/paper_000_example.hpp"
+#include "partition/row_vector_sets.hpp"
+#include "partition/tests/paper_000_example.hpp"
 
 namespace spmvd {
 namespace {

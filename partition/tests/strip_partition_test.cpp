@@ -1,4 +1,4 @@
-#include "tuner/strip_partition.hpp"
+#include "partition/strip_partition.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "tuner/tests/paper_000_example.hpp"
+#include "partition/tests/paper_000_example.hpp"
 
 namespace spmvd {
 namespace {

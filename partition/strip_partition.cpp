@@ -1,4 +1,4 @@
-#include "tuner/strip_partition.hpp"
+#include "partition/strip_partition.hpp"
 
 #include <string>
 #include <vector>

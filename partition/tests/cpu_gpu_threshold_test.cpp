@@ -1,4 +1,4 @@
-#include "tuner/cpu_gpu_threshold.hpp"
+#include "partition/cpu_gpu_threshold.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "tuner/row_length_distribution.hpp"
-#include "tuner/tests/paper_000_example.hpp"
+#include "partition/row_length_distribution.hpp"
+#include "partition/tests/paper_000_example.hpp"
 
 namespace spmvd {
 namespace {
