@@ -10,6 +10,8 @@
 #   suite   spmv-bench over bench/suite.txt (JSON/CSV; SUITE_ARGS go to spmv-bench, e.g.
 #           "--vectors hot"), then model-accuracy if calibrated (CALIBRATION, default $OUT/calibration.json)
 #   accuracy  model-accuracy of $OUT/calibration.json against BENCH_JSON (an earlier suite)
+#   memory  the daemon's resident memory across upload/release rounds (spmvd-memory-churn),
+#           under the glibc malloc settings MALLOC_VARIANTS lists (issue 18's retention)
 set -uo pipefail
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -85,6 +87,28 @@ stage_suite() {
     summary+=("accuracy: exit $?")
     tail -n 30 "$OUT/accuracy.log"
   fi
+}
+
+stage_memory() {
+  local variants=${MALLOC_VARIANTS:-"default MALLOC_ARENA_MAX=2 GLIBC_TUNABLES=glibc.malloc.mmap_threshold=1048576"}
+  local log="$OUT/memory.log"; : > "$log"
+  for variant in $variants; do
+    local env_setting=(); [ "$variant" != default ] && env_setting=("$variant")
+    rm -f /tmp/churn.port /tmp/churn.db*
+    env "${env_setting[@]}" spmvd --listen 127.0.0.1:0 --port-file /tmp/churn.port \
+      --database /tmp/churn.db --metrics-listen "" --calibrate-on-start false \
+      --tune-timed-runs 3 --log-level warn --trim-memory-interval-ms 1000 >> "$log" 2>&1 &
+    local pid=$!
+    for _ in $(seq 1 100); do [ -s /tmp/churn.port ] && break; sleep 0.2; done
+    echo "# variant=$variant" >> "$log"
+    spmvd-memory-churn --server "127.0.0.1:$(cat /tmp/churn.port)" --pid "$pid" \
+      ${CHURN_ARGS:---clients 32 --rounds 3} >> "$log" 2>&1
+    grep -E "^(Rss|Anonymous|Private_Dirty)" "/proc/$pid/smaps_rollup" | tr -s ' ' | paste -sd' ' >> "$log"
+    echo "threads=$(ls /proc/$pid/task | wc -l) anon_mappings=$(grep -c -E '^[0-9a-f]+-[0-9a-f]+ rw-p 00000000 00:00 0 *$' /proc/$pid/maps)" >> "$log"
+    kill -TERM "$pid"; wait "$pid"
+    summary+=("memory $variant: $(grep -E 'phase=released' "$log" | tail -n 3 | awk '{print $3}' | paste -sd' ') (rss after each round's release)")
+  done
+  grep -vE "^\[" "$log" | tail -n 40
 }
 
 # Predictions of a fresh calibration against an earlier suite run (BENCH_JSON).

@@ -67,6 +67,11 @@ std::variant<DaemonConfig, ConfigExit> parse_daemon_config(int argc, char** argv
   app.add_option("--trim-memory-interval-ms", config.trim_memory_interval_ms,
                  "return freed host memory to the OS after releases, at most this often (0: never)")
       ->capture_default_str();
+  app.add_option("--malloc-mmap-threshold-bytes", config.malloc_mmap_threshold_bytes,
+                 "host buffers of at least this size get their own mapping, returned to the OS "
+                 "when freed (0: glibc's default, which moves)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{32} << 20));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -51,6 +51,9 @@ struct DaemonConfig {
   std::string metrics_port_file;  // if set, the bound metrics port is written here (for tests)
   // After a release, freed host memory goes back to the OS at most this often (0: never).
   std::uint64_t trim_memory_interval_ms = 1000;
+  // Host allocations of at least this many bytes get their own mapping, returned to the OS when
+  // freed (server/large_allocations.hpp); 0 leaves glibc's moving threshold.
+  std::uint64_t malloc_mmap_threshold_bytes = std::uint64_t{1} << 20;
 };
 
 }  // namespace spmvd

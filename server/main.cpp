@@ -16,6 +16,7 @@
 #include "server/admin_service.hpp"
 #include "server/config_parser.hpp"
 #include "server/engine.hpp"
+#include "server/large_allocations.hpp"
 #include "server/listen_address.hpp"
 #include "server/metrics.hpp"
 #include "server/rpc_metrics.hpp"
@@ -155,6 +156,7 @@ void drain(grpc::Server& server, std::uint64_t grace_ms) {
 
 int run(const DaemonConfig& config) {
   configure_logging(config.log_level);
+  serve_large_allocations_by_mmap(config.malloc_mmap_threshold_bytes);
   block_termination_signals();
   // Tokens and certificates first: a wrong path fails in a second, not after a calibration.
   const ServiceTokens tokens = load_service_tokens(config.security, config.listen_address);
