@@ -8,7 +8,8 @@
 #           fp32 once, then SIGTERM (exit code checked)
 #   models  spmv-calibrate (both precisions), SVG plots
 #   suite   spmv-bench over bench/suite.txt (JSON/CSV; SUITE_ARGS go to spmv-bench, e.g.
-#           "--vectors hot"), then model-accuracy if calibrated (CALIBRATION, default $OUT/calibration.json)
+#           "--vectors hot"), with --calibration and then model-accuracy if calibrated
+#           (CALIBRATION, default $OUT/calibration.json)
 #   accuracy  model-accuracy of $OUT/calibration.json against BENCH_JSON (an earlier suite)
 #   memory  the daemon's resident memory across upload/release rounds (spmvd-memory-churn),
 #           under the glibc malloc settings MALLOC_VARIANTS lists (issue 18's retention)
@@ -75,11 +76,13 @@ stage_models() {
 }
 
 stage_suite() {
-  bash bench/run_suite.sh "$OUT" ${SUITE_ARGS:-} > "$OUT/suite.log" 2>&1
+  local calibration=${CALIBRATION:-$OUT/calibration.json}
+  # With a calibration the composed formats also run the partitions they choose by the models.
+  local with_models=(); [ -s "$calibration" ] && with_models=(--calibration "$calibration")
+  bash bench/run_suite.sh "$OUT" ${SUITE_ARGS:-} "${with_models[@]}" > "$OUT/suite.log" 2>&1
   local rc=$?
   tail -n 40 "$OUT/suite.log"
   summary+=("suite: exit $rc")
-  local calibration=${CALIBRATION:-$OUT/calibration.json}
   if [ -s "$calibration" ] && [ -s "$OUT/bench.json" ]; then
     model-accuracy --calibration "$calibration" --bench "$OUT/bench.json" \
       --data-dir "$data/matrices" --markdown "$OUT/accuracy.md" --json "$OUT/accuracy.json" \

@@ -30,6 +30,7 @@
 #include "kernels/format_registry.hpp"
 #include "models/device_calibration.hpp"
 #include "models/model_predictor.hpp"
+#include "models/part_time_predictor.hpp"
 #include "models/svg_plot.hpp"
 #include "tuner/feature_extraction.hpp"
 
@@ -69,10 +70,15 @@ std::optional<spmvd::Candidate> offered(const spmvd::FormatRules& rules,
                                         const spmvd::MatrixFeatures& features,
                                         const spmvd::DeviceInfo& device, spmvd::Precision precision,
                                         const spmvd::FieldSet& stored_params,
-                                        const spmvd::LaunchConfig& launch) {
+                                        const spmvd::LaunchConfig& launch,
+                                        const spmvd::PartTimePredictor& parts) {
   if (!rules.admissible(features, device, precision, std::numeric_limits<std::uint64_t>::max()))
     return std::nullopt;
-  for (const spmvd::Candidate& c : rules.candidates(features, device)) {
+  // A composed format's model-chosen partitions are offered too (spmv-bench --calibration).
+  std::vector<spmvd::Candidate> space = rules.candidates(features, device);
+  for (spmvd::Candidate& c : rules.candidates_chosen_by(parts, features, device))
+    if (std::find(space.begin(), space.end(), c) == space.end()) space.push_back(std::move(c));
+  for (const spmvd::Candidate& c : space) {
     if (!(c.launch == launch)) continue;
     bool same = true;
     for (const spmvd::NamedField& field : c.params.fields()) {
@@ -100,6 +106,8 @@ int run(const Options& options) {
   const spmvd::ModelPredictor fp32(calibration.fp32, options.without),
       fp64(calibration.fp64, options.without);
   const auto& registry = spmvd::format_registry();
+  const spmvd::ModelPartTimePredictor fp32_parts(fp32, registry, device),
+      fp64_parts(fp64, registry, device);
 
   std::vector<spmvd::AccuracyPoint> points;
   std::map<std::string, std::size_t> unpredicted;  // reason -> count
@@ -138,7 +146,8 @@ int run(const Options& options) {
         continue;
       }
       const std::optional<spmvd::Candidate> own =
-          offered(*entry->rules, features, device, *precision, candidate.params, candidate.launch);
+          offered(*entry->rules, features, device, *precision, candidate.params, candidate.launch,
+                  *precision == spmvd::Precision::fp32 ? fp32_parts : fp64_parts);
       if (!own) {
         ++not_offered[format];
         continue;

@@ -12,6 +12,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <iterator>
+#include <optional>
 #include <fstream>
 #include <iostream>
 
@@ -23,6 +25,9 @@
 #include "core/error.hpp"
 #include "core/fingerprint.hpp"
 #include "kernels/device.hpp"
+#include "kernels/format_registry.hpp"
+#include "models/device_calibration.hpp"
+#include "models/part_time_predictor.hpp"
 #include "tuner/feature_extraction.hpp"
 
 namespace {
@@ -39,6 +44,7 @@ struct Options {
   double memory_budget_gb = 0.0;  // 0: 80% of the device's memory
   double time_budget_s = 0.0;     // 0: no budget
   bool verbose = false;
+  std::string calibration_path;  // --calibration: composed formats also run their model choice
   spmvd::SweepOptions sweep;
 };
 
@@ -100,6 +106,25 @@ int run(Options& options) {
   options.sweep.memory_budget_bytes =
       options.memory_budget_gb > 0 ? static_cast<std::uint64_t>(options.memory_budget_gb * 1e9)
                                    : info.memory_bytes / 10 * 8;
+  // The tuner's view of the composed formats: their partitions chosen against this device's
+  // calibrated part predictions (none without --calibration).
+  std::optional<spmvd::DeviceCalibration> calibration;
+  std::optional<spmvd::ModelPredictor> fp32_models, fp64_models;
+  std::optional<spmvd::ModelPartTimePredictor> fp32_parts, fp64_parts;
+  if (!options.calibration_path.empty()) {
+    std::ifstream in(options.calibration_path);
+    if (!in)
+      throw spmvd::Error(spmvd::ErrorCode::not_found,
+                         "cannot read --calibration file '" + options.calibration_path + "'");
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    calibration = spmvd::device_calibration_from_json(text, info.signature());
+    fp32_models.emplace(calibration->fp32);
+    fp64_models.emplace(calibration->fp64);
+    fp32_parts.emplace(*fp32_models, spmvd::format_registry(), info);
+    fp64_parts.emplace(*fp64_models, spmvd::format_registry(), info);
+    options.sweep.fp32_parts = &*fp32_parts;
+    options.sweep.fp64_parts = &*fp64_parts;
+  }
   report.options = options.sweep;
   report.copy = spmvd::measure_copy_bandwidth(
       *device, static_cast<std::uint64_t>(options.copy_mb * (1 << 20)), 20);
@@ -187,6 +212,9 @@ int main(int argc, char** argv) {
   app.add_option("--max-candidates-per-format", max_candidates,
                  "evenly spaced candidates per format (0: all; cuSPARSE CSR ALG1 always runs)")
       ->capture_default_str();
+  app.add_option("--calibration", options.calibration_path,
+                 "calibration JSON of this device (spmv-calibrate --out): composed formats also "
+                 "run the partitions they choose against its models, as the tuner would");
   app.add_option("--json", options.json_path, "write every result as JSON here");
   app.add_option("--csv", options.csv_path, "write every result as CSV here");
   app.add_option("--device", options.device, "auto (GPU 0 if present), gpu or cpu")

@@ -122,10 +122,17 @@ bool is_cusparse_alg1(const Candidate& c) {
 }
 
 std::vector<Candidate> chosen_candidates(const FormatRules& rules, const MatrixFeatures& features,
-                                         const DeviceInfo& info, std::size_t limit) {
+                                         const DeviceInfo& info, std::size_t limit,
+                                         const PartTimePredictor* parts) {
   const std::vector<Candidate> all = rules.candidates(features, info);
   std::vector<Candidate> chosen;
   for (const std::size_t i : spaced_picks(all.size(), limit)) chosen.push_back(all[i]);
+  // What a composed format chooses against the models is what the tuner measures: all of it.
+  if (parts != nullptr)
+    for (const Candidate& c : rules.candidates_chosen_by(*parts, features, info))
+      if (std::find(all.begin(), all.end(), c) == all.end() &&
+          std::find(chosen.begin(), chosen.end(), c) == chosen.end())
+        chosen.push_back(c);
   // The cuSPARSE CSR ALG1 baseline is always measured: every ratio is relative to it.
   for (const auto& c : all)
     if (is_cusparse_alg1(c) && std::find(chosen.begin(), chosen.end(), c) == chosen.end())
@@ -176,7 +183,8 @@ void sweep_precision(const CsrMatrix<double>& m, const MatrixFeatures& features,
       continue;
     }
     for (const Candidate& candidate :
-         chosen_candidates(rules, features, info, options.max_candidates_per_format)) {
+         chosen_candidates(rules, features, info, options.max_candidates_per_format,
+                           precision == Precision::fp32 ? options.fp32_parts : options.fp64_parts)) {
       CandidateResult result;
       result.precision = precision;
       result.format = std::string(rules.name());

@@ -21,6 +21,7 @@
 #include "core/matrix_features.hpp"
 #include "core/precision.hpp"
 #include "kernels/candidate.hpp"
+#include "kernels/format_parts.hpp"
 #include "kernels/device.hpp"
 
 namespace spmvd {
@@ -40,6 +41,11 @@ struct SweepOptions {
   std::uint64_t x_seed = 20240601;         // seed of the random x
   int max_buffer_pairs = 64;               // cap on the rotated x/y pairs
   bool rotate_vectors = true;              // false: one x/y pair (hot in L2 when they fit)
+  // With a calibration (spmv-bench --calibration): composed formats also run the candidates
+  // they choose against these part predictors (FormatRules::candidates_chosen_by), as the
+  // tuner would, beyond their model-free ones. Not owned; null: model-free candidates only.
+  const PartTimePredictor* fp32_parts = nullptr;
+  const PartTimePredictor* fp64_parts = nullptr;
 };
 
 enum class CandidateStatus { ok, failed, build_error, run_error };
