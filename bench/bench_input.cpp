@@ -47,11 +47,19 @@ std::vector<BenchInput> parse_suite(std::istream& in, const std::string& origin)
         const auto [stop, ec] = std::from_chars(begin, end, input.copies);
         if (ec != std::errc() || stop != end || input.copies < 2)
           throw_invalid(where + "derived needs a copy count >= 2, got '" + token.substr(8) + "'");
+      } else if (token.starts_with("renumber=")) {
+        const char* begin = token.data() + 9;
+        const char* end = token.data() + token.size();
+        const auto [stop, ec] = std::from_chars(begin, end, input.renumber_seed);
+        if (ec != std::errc() || stop != end || input.renumber_seed == 0)
+          throw_invalid(where + "renumber needs a seed >= 1, got '" + token.substr(9) + "'");
       } else {
-        throw_invalid(where + "unknown token '" + token + "' (expected label=NAME or derived=COPIES)");
+        throw_invalid(where + "unknown token '" + token +
+                      "' (expected label=NAME, derived=COPIES or renumber=SEED)");
       }
     }
-    if (input.derived() && !labelled) input.label += "-x" + std::to_string(input.copies);
+    if (input.copies > 1 && !labelled) input.label += "-x" + std::to_string(input.copies);
+    if (input.renumber_seed > 0 && !labelled) input.label += "-renumbered";
     for (const auto& other : inputs)
       if (other.label == input.label) throw_invalid(where + "label '" + input.label + "' used twice");
     inputs.push_back(std::move(input));
@@ -75,6 +83,7 @@ CsrMatrix<double> load_bench_input(const BenchInput& input, const std::string& d
     m = read_matrix_market_file(path.string());
   }
   if (input.copies > 1) m = replicate_block_diagonal(m, input.copies);
+  if (input.renumber_seed > 0) m = renumber_symmetric(m, input.renumber_seed);
   return m;
 }
 

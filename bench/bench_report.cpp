@@ -106,6 +106,7 @@ nlohmann::json report_to_json(const BenchReport& report) {
         {"source", m.input.source},
         {"derived", m.input.derived()},
         {"derived_copies", m.input.copies},
+        {"renumber_seed", m.input.renumber_seed},
         {"features", features_to_json(m.features, m.fingerprint, 5)},
         {"load_s", m.load_s},
         {"sweep_s", m.sweep_s},

@@ -117,7 +117,8 @@ int run(const Options& options) {
   for (const auto& m : bench.at("matrices")) {
     const spmvd::BenchInput input{.source = m.at("source").get<std::string>(),
                                   .label = m.at("label").get<std::string>(),
-                                  .copies = m.at("derived_copies").get<std::int64_t>()};
+                                  .copies = m.at("derived_copies").get<std::int64_t>(),
+                                  .renumber_seed = m.value("renumber_seed", std::uint64_t{0})};
     const auto matrix = spmvd::load_bench_input(input, options.data_dir);
     const spmvd::MatrixFeatures features = spmvd::extract_features(matrix);
     const std::string fingerprint = spmvd::structural_fingerprint(matrix).hex();

@@ -267,5 +267,40 @@ TEST(ReplicateBlockDiagonal, RefusesZeroCopiesAndOverflowingDimensions) {
   }
 }
 
+// P A P^T: entry (i, j) of A is entry (p(i), p(j)) of the result, so every value is where
+// the permutation sends it and the row lengths are permuted with the rows.
+TEST(RenumberSymmetric, MovesEveryEntryToItsPermutedRowAndColumn) {
+  const auto m = generate_matrix("random:rows=300,cols=300,per_row=7,seed=3");
+  const auto r = renumber_symmetric(m, 42);
+  EXPECT_NO_THROW(validate(r));
+  ASSERT_EQ(r.nnz(), m.nnz());
+  // Recover p from the row lengths and the values (random doubles, distinct in practice).
+  std::map<double, std::pair<std::int64_t, ColIndex>> where;
+  for (std::int64_t i = 0; i < r.rows; ++i)
+    for (auto k = r.row_offsets[i]; k < r.row_offsets[i + 1]; ++k) where[r.values[k]] = {i, r.col_indices[k]};
+  std::vector<std::int64_t> p(static_cast<std::size_t>(m.rows), -1);
+  std::set<std::int64_t> images;
+  bool moved = false;
+  for (std::int64_t i = 0; i < m.rows; ++i) {
+    for (auto k = m.row_offsets[i]; k < m.row_offsets[i + 1]; ++k) {
+      const auto [row, col] = where.at(m.values[k]);
+      if (p[i] < 0) p[i] = row;
+      EXPECT_EQ(p[i], row) << "row " << i << " split across rows";
+      const auto j = static_cast<std::size_t>(m.col_indices[k]);
+      if (p[j] < 0) p[j] = col;
+      EXPECT_EQ(p[j], col) << "column " << j << " renumbered differently from its row";
+    }
+    images.insert(p[i]);
+    moved = moved || p[i] != i;
+  }
+  EXPECT_EQ(images.size(), static_cast<std::size_t>(m.rows)) << "not a permutation";
+  EXPECT_TRUE(moved);
+  EXPECT_EQ(renumber_symmetric(m, 42).col_indices, r.col_indices) << "not deterministic";
+}
+
+TEST(RenumberSymmetric, RefusesANonSquareMatrix) {
+  EXPECT_THROW(renumber_symmetric(generate_matrix("random:rows=20,cols=30,per_row=2"), 1), Error);
+}
+
 }  // namespace
 }  // namespace spmvd

@@ -110,6 +110,15 @@ TEST(ParseSuite, ReadsSourcesLabelsDerivedCopiesAndComments) {
   EXPECT_TRUE(inputs[2].derived());
 }
 
+TEST(ParseSuite, RenumberedInputsAreDerivedAndSayItInTheirLabel) {
+  std::istringstream text("cage11.mtx.gz derived=4 renumber=7\n");
+  const auto inputs = parse_suite(text, "suite.txt");
+  ASSERT_EQ(inputs.size(), 1u);
+  EXPECT_EQ(inputs[0].renumber_seed, 7u);
+  EXPECT_EQ(inputs[0].label, "cage11-x4-renumbered");
+  EXPECT_TRUE(inputs[0].derived());
+}
+
 std::string suite_error(const std::string& text) {
   std::istringstream in(text);
   try {
@@ -123,7 +132,9 @@ std::string suite_error(const std::string& text) {
 
 TEST(ParseSuite, ErrorsNameTheLineAndToken) {
   EXPECT_EQ(suite_error("a.mtx\nb.mtx fast\n"),
-            "suite.txt:2: unknown token 'fast' (expected label=NAME or derived=COPIES)");
+            "suite.txt:2: unknown token 'fast' (expected label=NAME, derived=COPIES or "
+            "renumber=SEED)");
+  EXPECT_EQ(suite_error("a.mtx renumber=0\n"), "suite.txt:1: renumber needs a seed >= 1, got '0'");
   EXPECT_EQ(suite_error("a.mtx derived=1\n"), "suite.txt:1: derived needs a copy count >= 2, got '1'");
   EXPECT_EQ(suite_error("a.mtx\nsub/a.mtx.gz\n"), "suite.txt:2: label 'a' used twice");
 }
