@@ -25,6 +25,7 @@
 #include "kernels/tests/test_matrices.hpp"
 #include "partition/row_length_distribution.hpp"
 #include "partition/tests/paper_000_example.hpp"
+#include "tuner/feature_extraction.hpp"
 
 namespace spmvd {
 namespace {
@@ -226,6 +227,36 @@ TEST(CudaBceLayout, HostReplayOfBothKernelsEqualsCsrOnRandomMatrices) {
     for (const auto variant : {BceVariant::paper, BceVariant::hopper}) {
       expect_matches_csr<double>(named.matrix, {}, variant, 128, named.name);
       expect_matches_csr<double>(named.matrix, every_other_length(f), variant, 256, named.name);
+    }
+  }
+}
+
+// What kernels_conformance_gpu asserts before it launches, checked here without a GPU: every
+// candidate the rules offer on the extracted features is valid, passes the builder's check
+// against the matrix's own DF, launches exactly its tiles, and device_bytes bounds the arrays
+// the operator uploads.
+TEST(CudaBceRules, EveryCandidateOnTheConformanceMatricesBuildsAndIsBoundedByDeviceBytes) {
+  const CudaBceRules rules;
+  for (const testing::NamedMatrix& named : testing::conformance_matrices(testing::test_seed())) {
+    SCOPED_TRACE(named.name);
+    const MatrixFeatures features = extract_features(named.matrix);
+    const std::vector<Candidate> all = rules.candidates(features, testing::h100());
+    ASSERT_EQ(all.size(), 6u);
+    for (const Candidate& c : all) {
+      EXPECT_TRUE(rules.is_valid(c, features, testing::h100()));
+      EXPECT_NO_THROW(CudaBceRules::check_candidate(c, df_features(named.matrix)));
+      const CudaBceParams params = CudaBceRules::params_of(c);
+      const auto variant = static_cast<BceVariant>(params.variant);
+      const BceLayout<double> bce = make_bce_layout<double>(named.matrix, params.boundaries);
+      const BceTiles tiles = make_bce_tiles(bce.shapes_with_empty_rows(), variant,
+                                            c.launch.block_size);
+      EXPECT_EQ(std::max<std::int64_t>(tiles.size(), 1), c.launch.grid_size);
+      const std::uint64_t k = static_cast<std::uint64_t>(bce.blocks());
+      const std::uint64_t uploaded =
+          tiles.size() * 8u + (k + 2) * 8 + (k + 1) * 8 + (k + 1) * 8 + (k + 1) * 4 +
+          (variant == BceVariant::hopper ? bce.row_lengths.size() * 4 : 0) +
+          bce.row_no.size() * 4 + bce.offsets.size() * 4 + bce.values.size() * 8;
+      EXPECT_LE(uploaded, rules.device_bytes(features, Precision::fp64, c));
     }
   }
 }
