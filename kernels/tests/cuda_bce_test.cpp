@@ -344,25 +344,38 @@ TEST(CudaBceRules, WithoutPredictionsTheModelFreeCandidatesStand) {
             rules.candidates(f, testing::h100()));
 }
 
-TEST(CudaBceRules, ModelFreeCandidatesAreOpaWithTheGpuFillAsL) {
+TEST(CudaBceRules, ModelFreeCandidatesAreOpaWithTheResidentThreadsOfAnSmAsL) {
   const CudaBceRules rules;
-  // 300000 rows of length 2 and 300000 of length 40: both sets exceed L = 132 * 2048 = 270336,
-  // so splitting saves 300000 * 38 padded slots and OPA splits at 2. 100 rows of length 41 join
-  // the 40s (alone they would cost 41 * L).
+  // L = 2048 on the H100. 300000 rows of length 2 and 300000 of length 40: splitting saves
+  // 300000 * 38 padded slots. The 100 rows of length 41 cost 41 * L = 83968 alone, less than
+  // the 300000 slots that widening the 40s to 41 would add, so they get their own block.
   MatrixFeatures whole;
   whole.cols = 100000;
   const MatrixFeatures f = part_features(whole, {{2, 300000}, {40, 300000}, {41, 100}});
   const std::vector<Candidate> cs = rules.candidates(f, testing::h100());
   ASSERT_EQ(cs.size(), 6u);
   for (const Candidate& c : cs) {
-    EXPECT_THAT(CudaBceRules::params_of(c).boundaries, ElementsAre(2));
+    EXPECT_THAT(CudaBceRules::params_of(c).boundaries, ElementsAre(2, 40));
     EXPECT_TRUE(rules.is_valid(c, f, testing::h100()));
     EXPECT_GE(rules.device_bytes(f, Precision::fp64, c),
-              (300000u * 2 + 300100u * 41) * 12u);
+              (300000u * 2 + 300000u * 40 + 100u * 41) * 12u);
   }
   EXPECT_TRUE(rules.admissible(f, testing::h100(), Precision::fp64, std::uint64_t{1} << 30));
   EXPECT_FALSE(rules.admissible(f, testing::h100(), Precision::fp64, 1u << 20));
   EXPECT_FALSE(rules.admissible(f, testing::eight_core_cpu(), Precision::fp64, 1u << 30));
+}
+
+TEST(CudaBceRules, ModelFreeCandidatesSplitOffALongRow) {
+  // 100000 rows of 3 and one of 5000. One ELL block: 5000 * 100001 = 5e8 slots (6 GB in fp64).
+  // Apart: 3 * 100000 + 5000 * L = 10.5M with L = 2048, so OPA splits. (With L = the whole
+  // GPU's 270336 threads, both blocks would be priced at W * L and one block would win.)
+  MatrixFeatures whole;
+  whole.cols = 10000;
+  const MatrixFeatures f = part_features(whole, {{3, 100000}, {5000, 1}});
+  const CudaBceRules rules;
+  const std::vector<Candidate> cs = rules.candidates(f, testing::h100());
+  ASSERT_FALSE(cs.empty());
+  for (const Candidate& c : cs) EXPECT_THAT(CudaBceRules::params_of(c).boundaries, ElementsAre(3));
 }
 
 TEST(CudaBceRules, StoredPlanRevalidatesStructurallyAndBadParamsAreRejectedPrecisely) {

@@ -71,6 +71,10 @@ __global__ void bce_hopper_kernel(BceDeviceArrays a, const Value* __restrict__ v
   const std::int64_t step = lanes * rownum;
   std::int64_t slot = __ldg(a.block_pos + b) + (position - begin) + lane * rownum;
   Value sum = 0;
+  // Unrolled so that several index and value loads are in flight before their gathers (the
+  // slots of one row are independent); the loads stay scalar: each is already one coalesced
+  // request per warp in the column-major block, and pairing slots would pad odd widths.
+#pragma unroll 4
   for (std::int32_t i = lane; i < length; i += lanes, slot += step)
     sum += __ldg(values + slot) * __ldg(x + __ldg(a.offsets + slot));
   for (std::int32_t offset = lanes / 2; offset > 0; offset /= 2)

@@ -160,13 +160,16 @@ bool CudaBceRules::admissible(const MatrixFeatures& features, const DeviceInfo& 
 
 std::vector<Candidate> CudaBceRules::candidates(const MatrixFeatures& features,
                                                 const DeviceInfo& device) const {
-  // Paper 000 Sec. 5.3: L = the threads below which an SM is underused; here the rows that fill
-  // the whole GPU once at one thread a row, since all blocks share one launch.
-  const std::int64_t fill_rows = static_cast<std::int64_t>(std::max(device.sm_count, 0)) *
-                                 std::max(device.max_threads_per_sm, 0);
+  // Paper 000 Sec. 5.3: L = the threads below which an SM is underused (192 on the K20c, its
+  // cores per SM), here the threads one SM keeps resident. Not the rows that fill the whole
+  // GPU: every block shares one launch, so a block of few rows runs beside the others instead
+  // of holding the GPU, and with L = SMs x threads (270336 on an H100) every matrix of fewer
+  // rows prices each block at W x L and OPA merges all into one ELL block: 5e8 slots (6 GB)
+  // for 100000 rows of 3 and one of 5000 (test ModelFreeCandidatesSplitOffALongRow).
+  const std::int64_t lower_limit_rows = std::max(device.max_threads_per_sm, 0);
   const BlockedEllBlockCost cost(BlockedEllTimeCoefficients{
-      .transfer_elements_per_ms = 1.0, .sm_elements_per_ms = 1.0, .lower_limit_rows = fill_rows,
-      .sm_count = std::max(device.sm_count, 1)});
+      .transfer_elements_per_ms = 1.0, .sm_elements_per_ms = 1.0,
+      .lower_limit_rows = lower_limit_rows, .sm_count = std::max(device.sm_count, 1)});
   const RowVectorSets sets(features.distribution);
   return candidates_for(*this, features, boundaries_of(optimal_partition(sets, cost)));
 }

@@ -58,10 +58,10 @@ class CudaBceRules final : public FormatRules {
   bool admissible(const MatrixFeatures& features, const DeviceInfo& device, Precision precision,
                   std::uint64_t memory_budget_bytes) const override;
   // Model-free (no calibration): the boundaries of OPA with the paper's Sec. 5.3 cost
-  // (BlockedEllBlockCost) where L = the rows one thread each that fill this GPU once
-  // (sm_count * max_threads_per_sm) and f_p a constant (every slot moves the same bytes, so f_p
-  // scales every block alike and leaves the argmin alone); one candidate per variant and
-  // block size.
+  // (BlockedEllBlockCost, exact in O(M' log M')) where L = the threads one SM keeps resident
+  // (max_threads_per_sm; why not the whole GPU's: cuda_bce_rules.cpp) and f_p a constant
+  // (every slot moves the same bytes, so f_p scales every block alike and leaves the argmin
+  // alone); one candidate per variant and block size.
   std::vector<Candidate> candidates(const MatrixFeatures& features,
                                     const DeviceInfo& device) const override;
   // OPA with T_c(C_i) = predictor.part_ms of block C_i run as cuda_ell (block size 256), over
