@@ -17,6 +17,7 @@
 
 #include "core/error.hpp"
 #include "core/part_features.hpp"
+#include "core/plan.hpp"
 #include "kernels/formats/common/sell_layout.hpp"
 #include "kernels/formats/cuda_bce/bce_layout.hpp"
 #include "kernels/formats/cuda_bce/cuda_bce_rules.hpp"
@@ -388,6 +389,16 @@ TEST(CudaBceRules, StoredPlanRevalidatesStructurallyAndBadParamsAreRejectedPreci
               .launch = {.block_size = 256, .threads_per_row = 1, .grid_size = 3}};
   EXPECT_TRUE(rules.is_valid(c, f, h100));
   EXPECT_EQ(CudaBceRules::params_of(c), (CudaBceParams{.boundaries = {2, 4}, .variant = 1}));
+  // Through the plan cache's JSON and back: the same candidate, still valid.
+  Plan stored;
+  stored.format = c.format;
+  stored.format_name = "cuda_bce";
+  stored.params = c.params;
+  stored.launch = c.launch;
+  const Plan read = plan_from_json(plan_to_json(stored));
+  const Candidate reread{.format = read.format, .params = read.params, .launch = read.launch};
+  EXPECT_EQ(reread, c);
+  EXPECT_TRUE(rules.is_valid(reread, f, h100));
 
   Candidate bad = c;
   bad.params = FieldSet::of(CudaBceParams{.boundaries = {2, 5}, .variant = 1});
