@@ -1,5 +1,8 @@
 #include "kernels/formats/cuda_bce/bce_layout.hpp"
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -7,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "kernels/formats/common/sell_layout.hpp"
+#include "partition/row_length_distribution.hpp"
 #include "partition/row_reordering.hpp"
 
 namespace spmvd {
@@ -69,14 +73,14 @@ BceLayout<Value> make_bce_layout(const CsrMatrix<double>& matrix,
   if (matrix.rows >= std::numeric_limits<std::int32_t>::max()) {
     throw_invalid("cuda_bce: " + std::to_string(matrix.rows) + " rows; rowNo holds < 2^31");
   }
-  std::int64_t longest_row = 0;
-  for (std::int64_t r = 0; r < matrix.rows; ++r)
-    longest_row = std::max(longest_row, matrix.row_length(r));
-  std::vector<bool> present(static_cast<std::size_t>(longest_row) + 1, false);
-  for (std::int64_t r = 0; r < matrix.rows; ++r)
-    present[static_cast<std::size_t>(matrix.row_length(r))] = true;
-  check_boundaries(boundaries, longest_row,
-                   [&](std::int64_t m) { return present[static_cast<std::size_t>(m)]; });
+  // The DF (one parallel pass over the row offsets) gives M_k and the lengths that occur.
+  const RowLengthDistribution df = row_length_distribution(matrix.row_offsets);
+  const std::int64_t longest_row = df.sets.empty() ? 0 : df.sets.back().length;
+  check_boundaries(boundaries, longest_row, [&](std::int64_t m) {
+    return std::binary_search(
+        df.sets.begin(), df.sets.end(), RowLengthCount{m, 0},
+        [](const RowLengthCount& a, const RowLengthCount& b) { return a.length < b.length; });
+  });
 
   // Algorithm 3: rowNo, Ap, Aw.
   const std::vector<std::int64_t> upper = upper_lengths(boundaries, longest_row);
@@ -100,20 +104,27 @@ BceLayout<Value> make_bce_layout(const CsrMatrix<double>& matrix,
   bce.row_lengths.assign(static_cast<std::size_t>(bce.rows), 0);
   // Column-major within each block (Sec. 6.2: "stores the related block by columns"): slot j of
   // the block's row r at blockPos + j * N(C_i) + r.
+  // Rows in parallel: each writes only its own slots and its own row length.
   for (std::int64_t i = 0; i < k; ++i) {
     const std::int64_t first = bce.block_row_offsets[i];
     const std::int64_t n = bce.block_row_offsets[i + 1] - first;
-    for (std::int64_t r = 0; r < n; ++r) {
-      const std::int64_t row = bce.row_no[static_cast<std::size_t>(first + r)];
-      const RowOffset begin = matrix.row_offsets[static_cast<std::size_t>(row)];
-      const std::int64_t length = matrix.row_length(row);
-      bce.row_lengths[static_cast<std::size_t>(first + r)] = static_cast<std::int32_t>(length);
-      for (std::int64_t j = 0; j < length; ++j) {
-        const auto slot = static_cast<std::size_t>(bce.block_slot_offsets[i] + j * n + r);
-        bce.offsets[slot] = matrix.col_indices[static_cast<std::size_t>(begin + j)];
-        bce.values[slot] = static_cast<Value>(matrix.values[static_cast<std::size_t>(begin + j)]);
-      }
-    }
+    const std::int64_t block_pos = bce.block_slot_offsets[i];
+    tbb::parallel_for(
+        tbb::blocked_range<std::int64_t>(0, n, 4096),
+        [&](const tbb::blocked_range<std::int64_t>& range) {
+          for (std::int64_t r = range.begin(); r != range.end(); ++r) {
+            const std::int64_t row = bce.row_no[static_cast<std::size_t>(first + r)];
+            const RowOffset begin = matrix.row_offsets[static_cast<std::size_t>(row)];
+            const std::int64_t length = matrix.row_length(row);
+            bce.row_lengths[static_cast<std::size_t>(first + r)] = static_cast<std::int32_t>(length);
+            for (std::int64_t j = 0; j < length; ++j) {
+              const auto slot = static_cast<std::size_t>(block_pos + j * n + r);
+              bce.offsets[slot] = matrix.col_indices[static_cast<std::size_t>(begin + j)];
+              bce.values[slot] =
+                  static_cast<Value>(matrix.values[static_cast<std::size_t>(begin + j)]);
+            }
+          }
+        });
   }
   return bce;
 }
