@@ -132,7 +132,9 @@ BlockedRowOrder reorder_rows(std::span<const std::int64_t> row_offsets,
                         }
                       }
                     });
-  const std::int64_t bad_row = *std::min_element(bad_rows.begin(), bad_rows.end());
+  // No chunk at all for a matrix of no rows.
+  const std::int64_t bad_row =
+      bad_rows.empty() ? kNoBadRow : *std::min_element(bad_rows.begin(), bad_rows.end());
   if (bad_row != kNoBadRow) {
     const std::int64_t length = row_offsets[bad_row + 1] - row_offsets[bad_row];
     throw_invalid("reorder_rows: row " + std::to_string(bad_row) + " has length " +

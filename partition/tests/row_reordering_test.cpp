@@ -54,6 +54,13 @@ TEST(RowReordering, EmptyRowsFollowTheLastBlock) {
   EXPECT_EQ(order.block_widths, (std::vector<std::int64_t>{1, 3}));
 }
 
+TEST(RowReordering, AMatrixOfNoRowsGivesAnEmptyOrder) {
+  const BlockedRowOrder order = reorder_rows(std::vector<std::int64_t>{0}, {});
+  EXPECT_TRUE(order.row_order.empty());
+  EXPECT_EQ(order.block_row_offsets, std::vector<std::int64_t>{0});
+  EXPECT_TRUE(order.block_widths.empty());
+}
+
 TEST(RowReordering, ABlockWithNoRowsHasWidthZero) {
   const BlockedRowOrder order =
       reorder_rows(offsets_from_lengths({5, 1}), std::vector<std::int64_t>{1, 3, 5});

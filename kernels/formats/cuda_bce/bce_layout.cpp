@@ -1,0 +1,265 @@
+#include "kernels/formats/cuda_bce/bce_layout.hpp"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "core/error.hpp"
+#include "kernels/formats/common/sell_layout.hpp"
+#include "partition/row_length_distribution.hpp"
+#include "partition/row_reordering.hpp"
+
+namespace spmvd {
+namespace {
+
+// Boundaries strictly ascending, positive and below the longest row; `is_row_length` says
+// whether some row has that length.
+template <typename IsRowLength>
+void check_boundaries(std::span<const std::int64_t> boundaries, std::int64_t longest_row,
+                      IsRowLength is_row_length) {
+  if (longest_row == 0 && !boundaries.empty()) {
+    throw_invalid("cuda_bce: " + std::to_string(boundaries.size()) +
+                  " boundaries for a matrix without non-zeros (need none)");
+  }
+  for (std::size_t j = 0; j < boundaries.size(); ++j) {
+    const std::int64_t m = boundaries[j];
+    const std::string name = "boundary M_" + std::to_string(j + 1) + " = " + std::to_string(m);
+    if (m <= 0 || (j > 0 && m <= boundaries[j - 1])) {
+      throw_invalid("cuda_bce: " + name + " must be positive and above the one before");
+    }
+    if (m >= longest_row) {
+      throw_invalid("cuda_bce: " + name + " must be below the longest row, " +
+                    std::to_string(longest_row) + " (M_k, the last block's width)");
+    }
+    if (!is_row_length(m)) {
+      throw_invalid("cuda_bce: " + name + " is the length of no row (each block must be non-empty)");
+    }
+  }
+}
+
+// M_1 .. M_k: the boundaries and the longest row (none for a matrix of empty rows).
+std::vector<std::int64_t> upper_lengths(std::span<const std::int64_t> boundaries,
+                                        std::int64_t longest_row) {
+  std::vector<std::int64_t> upper(boundaries.begin(), boundaries.end());
+  if (longest_row > 0) upper.push_back(longest_row);
+  return upper;
+}
+
+void check_block_size(std::uint32_t block_size) {
+  if (block_size < 32 || (block_size & (block_size - 1)) != 0) {
+    throw_invalid("cuda_bce: block_size " + std::to_string(block_size) +
+                  " is not a power of two >= 32");
+  }
+}
+
+}  // namespace
+
+template <typename Value>
+std::vector<BceBlockShape> BceLayout<Value>::shapes_with_empty_rows() const {
+  std::vector<BceBlockShape> shapes;
+  for (std::int64_t i = 0; i < blocks(); ++i)
+    shapes.push_back({block_row_offsets[i + 1] - block_row_offsets[i], block_widths[i]});
+  shapes.push_back({rows - (blocks() == 0 ? 0 : block_row_offsets.back()), 0});
+  return shapes;
+}
+
+template <typename Value>
+BceLayout<Value> make_bce_layout(const CsrMatrix<double>& matrix,
+                                 std::span<const std::int64_t> boundaries) {
+  if (matrix.rows >= std::numeric_limits<std::int32_t>::max()) {
+    throw_invalid("cuda_bce: " + std::to_string(matrix.rows) + " rows; rowNo holds < 2^31");
+  }
+  // The DF (one parallel pass over the row offsets) gives M_k and the lengths that occur.
+  const RowLengthDistribution df = row_length_distribution(matrix.row_offsets);
+  const std::int64_t longest_row = df.sets.empty() ? 0 : df.sets.back().length;
+  check_boundaries(boundaries, longest_row, [&](std::int64_t m) {
+    return std::binary_search(
+        df.sets.begin(), df.sets.end(), RowLengthCount{m, 0},
+        [](const RowLengthCount& a, const RowLengthCount& b) { return a.length < b.length; });
+  });
+
+  // Algorithm 3: rowNo, Ap, Aw.
+  const std::vector<std::int64_t> upper = upper_lengths(boundaries, longest_row);
+  BlockedRowOrder order = reorder_rows(matrix.row_offsets, upper);
+
+  BceLayout<Value> bce;
+  bce.rows = matrix.rows;
+  bce.cols = matrix.cols;
+  bce.row_no = std::move(order.row_order);
+  bce.block_row_offsets = std::move(order.block_row_offsets);
+  bce.block_widths = std::move(order.block_widths);
+  const std::int64_t k = bce.blocks();
+  bce.block_slot_offsets.assign(static_cast<std::size_t>(k) + 1, 0);
+  for (std::int64_t i = 0; i < k; ++i) {
+    const std::int64_t n = bce.block_row_offsets[i + 1] - bce.block_row_offsets[i];
+    bce.block_slot_offsets[i + 1] = bce.block_slot_offsets[i] + n * bce.block_widths[i];
+  }
+  const auto slots = static_cast<std::size_t>(bce.block_slot_offsets.back());
+  bce.offsets.assign(slots, kPaddingColumn);
+  bce.values.assign(slots, Value(0));
+  bce.row_lengths.assign(static_cast<std::size_t>(bce.rows), 0);
+  // Column-major within each block (Sec. 6.2: "stores the related block by columns"): slot j of
+  // the block's row r at blockPos + j * N(C_i) + r.
+  // Rows in parallel: each writes only its own slots and its own row length.
+  for (std::int64_t i = 0; i < k; ++i) {
+    const std::int64_t first = bce.block_row_offsets[i];
+    const std::int64_t n = bce.block_row_offsets[i + 1] - first;
+    const std::int64_t block_pos = bce.block_slot_offsets[i];
+    tbb::parallel_for(
+        tbb::blocked_range<std::int64_t>(0, n, 4096),
+        [&](const tbb::blocked_range<std::int64_t>& range) {
+          for (std::int64_t r = range.begin(); r != range.end(); ++r) {
+            const std::int64_t row = bce.row_no[static_cast<std::size_t>(first + r)];
+            const RowOffset begin = matrix.row_offsets[static_cast<std::size_t>(row)];
+            const std::int64_t length = matrix.row_length(row);
+            bce.row_lengths[static_cast<std::size_t>(first + r)] = static_cast<std::int32_t>(length);
+            for (std::int64_t j = 0; j < length; ++j) {
+              const auto slot = static_cast<std::size_t>(block_pos + j * n + r);
+              bce.offsets[slot] = matrix.col_indices[static_cast<std::size_t>(begin + j)];
+              bce.values[slot] =
+                  static_cast<Value>(matrix.values[static_cast<std::size_t>(begin + j)]);
+            }
+          }
+        });
+  }
+  return bce;
+}
+
+std::vector<std::vector<RowLengthCount>> bce_block_distributions(
+    const MatrixFeatures& features, std::span<const std::int64_t> boundaries) {
+  const std::int64_t longest_row =
+      features.distribution.empty() ? 0 : features.distribution.back().length;
+  check_boundaries(boundaries, longest_row, [&](std::int64_t m) {
+    return std::binary_search(
+        features.distribution.begin(), features.distribution.end(), RowLengthCount{m, 0},
+        [](const RowLengthCount& a, const RowLengthCount& b) { return a.length < b.length; });
+  });
+  const std::vector<std::int64_t> upper = upper_lengths(boundaries, longest_row);
+  std::vector<std::vector<RowLengthCount>> blocks(upper.size());
+  std::size_t block = 0;
+  for (const RowLengthCount& set : features.distribution) {
+    while (set.length > upper[block]) ++block;  // ends: the last upper is the longest row
+    blocks[block].push_back(set);
+  }
+  return blocks;
+}
+
+std::vector<BceBlockShape> bce_block_shapes(const MatrixFeatures& features,
+                                            std::span<const std::int64_t> boundaries) {
+  std::vector<BceBlockShape> shapes;
+  for (const std::vector<RowLengthCount>& sets : bce_block_distributions(features, boundaries)) {
+    BceBlockShape shape{.rows = 0, .width = sets.back().length};
+    for (const RowLengthCount& set : sets) shape.rows += set.rows;
+    shapes.push_back(shape);
+  }
+  shapes.push_back({features.empty_rows, 0});
+  return shapes;
+}
+
+std::int32_t bce_lanes_per_row(BceVariant variant, std::int64_t width) noexcept {
+  if (variant == BceVariant::paper) return 1;
+  if (width >= 32) return 4;
+  if (width >= 16) return 2;
+  return 1;
+}
+
+std::int64_t bce_tile_count(std::span<const BceBlockShape> shapes, BceVariant variant,
+                            std::uint32_t block_size) {
+  check_block_size(block_size);
+  std::int64_t tiles = 0;
+  for (const BceBlockShape& shape : shapes) {
+    const std::int64_t rows_per_tile = block_size / bce_lanes_per_row(variant, shape.width);
+    tiles += (shape.rows + rows_per_tile - 1) / rows_per_tile;
+  }
+  return tiles;
+}
+
+BceTiles make_bce_tiles(std::span<const BceBlockShape> shapes, BceVariant variant,
+                        std::uint32_t block_size) {
+  check_block_size(block_size);
+  BceTiles tiles;
+  std::int64_t first = 0;
+  for (std::size_t b = 0; b < shapes.size(); ++b) {
+    const std::int32_t lanes = bce_lanes_per_row(variant, shapes[b].width);
+    tiles.block_lanes.push_back(lanes);
+    const std::int64_t rows_per_tile = block_size / lanes;
+    for (std::int64_t r = 0; r < shapes[b].rows; r += rows_per_tile) {
+      tiles.tile_block.push_back(static_cast<std::int32_t>(b));
+      tiles.tile_first_row.push_back(static_cast<std::int32_t>(first + r));
+    }
+    first += shapes[b].rows;
+  }
+  return tiles;
+}
+
+template <typename Value>
+void bce_reference_multiply(const BceLayout<Value>& layout, const BceTiles& tiles,
+                            BceVariant variant, std::uint32_t block_size, const Value* x,
+                            Value* y, Value alpha, Value beta) {
+  const std::int64_t k = layout.blocks();
+  const std::int64_t non_empty = k == 0 ? 0 : layout.block_row_offsets.back();
+  // The kernels' per-block arrays, the empty rows as block k.
+  const auto block_begin = [&](std::int64_t b) {
+    return b < k ? layout.block_row_offsets[b] : non_empty;
+  };
+  const auto block_end = [&](std::int64_t b) {
+    return b < k ? layout.block_row_offsets[b + 1] : layout.rows;
+  };
+  std::vector<Value> lane_sums;
+  for (std::int64_t tile = 0; tile < tiles.size(); ++tile) {
+    const std::int64_t b = tiles.tile_block[tile];
+    const std::int32_t lanes = tiles.block_lanes[b];
+    const std::int64_t rownum = block_end(b) - block_begin(b);
+    const std::int64_t width = b < k ? layout.block_widths[b] : 0;
+    const std::int64_t block_pos = layout.block_slot_offsets[std::min(b, k)];
+    for (std::uint32_t thread = 0; thread < block_size; thread += lanes) {
+      const std::int64_t position = tiles.tile_first_row[tile] + thread / lanes;
+      if (position >= block_end(b)) break;
+      const std::int64_t start = block_pos + (position - block_begin(b));
+      Value sum = 0;
+      if (variant == BceVariant::paper) {
+        // Algorithm 4 lines 7-11.
+        for (std::int64_t i = 0; i < width; ++i) {
+          const auto idx = static_cast<std::size_t>(start + i * rownum);
+          if (std::abs(layout.values[idx]) > Value(0))
+            sum = layout.values[idx] * x[layout.offsets[idx]] + sum;
+        }
+      } else {
+        const std::int64_t length = layout.row_lengths[static_cast<std::size_t>(position)];
+        lane_sums.assign(static_cast<std::size_t>(lanes), Value(0));
+        for (std::int32_t lane = 0; lane < lanes; ++lane) {
+          for (std::int64_t i = lane; i < length; i += lanes) {
+            const auto idx = static_cast<std::size_t>(start + i * rownum);
+            lane_sums[lane] += layout.values[idx] * x[layout.offsets[idx]];
+          }
+        }
+        // __shfl_xor_sync butterfly: after the loop every lane holds the same total.
+        for (std::int32_t offset = lanes / 2; offset > 0; offset /= 2) {
+          std::vector<Value> next(lane_sums);
+          for (std::int32_t lane = 0; lane < lanes; ++lane)
+            next[lane] = lane_sums[lane] + lane_sums[lane ^ offset];
+          lane_sums = std::move(next);
+        }
+        sum = lane_sums[0];
+      }
+      Value& out = y[layout.row_no[static_cast<std::size_t>(position)]];
+      out = beta == Value(0) ? alpha * sum : alpha * sum + beta * out;
+    }
+  }
+}
+
+template struct BceLayout<float>;
+template struct BceLayout<double>;
+template BceLayout<float> make_bce_layout(const CsrMatrix<double>&, std::span<const std::int64_t>);
+template BceLayout<double> make_bce_layout(const CsrMatrix<double>&,
+                                           std::span<const std::int64_t>);
+template void bce_reference_multiply(const BceLayout<float>&, const BceTiles&, BceVariant,
+                                     std::uint32_t, const float*, float*, float, float);
+template void bce_reference_multiply(const BceLayout<double>&, const BceTiles&, BceVariant,
+                                     std::uint32_t, const double*, double*, double, double);
+
+}  // namespace spmvd

@@ -1,0 +1,113 @@
+#pragma once
+// Host side of BCE, the blocked CSR/ELL format of paper 000 (Sec. 6.2, Fig. 5): the rows are
+// split by length into blocks C_1..C_k at the boundaries M_1 < ... < M_{k-1} (block i holds
+// the rows of length in (M_{i-1}, M_i], M_k = the longest row), reordered block by block
+// (Algorithm 3, partition/row_reordering.hpp), and each block stored as a column-major ELL
+// array of width W(C_i):
+//   Ap (k + 1)        the first BCE position of each block, Ap[k] = the non-empty rows;
+//   Aw (k)            W(C_i);
+//   blockPos (k + 1)  the first slot of each block in EData / Offset, blockPos[k] = all slots;
+//   EData, Offset     slot j of the block's row r (0-based within the block) at
+//                     blockPos[i] + j * N(C_i) + r; padding value 0, column kPaddingColumn;
+//   rowNo (N)         BCE position -> the caller's row; the empty rows follow the blocks.
+// The kernels run over tiles: a tile is the rows one CUDA block covers inside one BCE block
+// (paper 000 Sec. 5.6: "the blocks ... should be divided into some sub-blocks"), and the empty
+// rows form one more block of width 0, so that y is written for them too.
+// Everything here is pure C++ so that the layout and the kernels' arithmetic are unit-tested on
+// the host (bce_reference_multiply replays each kernel thread by thread).
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/csr_matrix.hpp"
+#include "core/matrix_features.hpp"
+
+namespace spmvd {
+
+// cuda_bce's kernel variants (CudaBceParams::variant).
+enum class BceVariant : std::int64_t {
+  // Algorithm 4 as printed: one thread per row, every slot up to the block width, the
+  // per-element |EData| > 0 test.
+  paper = 0,
+  // Hopper: each row stops at its own length (no per-slot branch, no padding read), and rows of
+  // wide blocks are shared by bce_lanes_per_row lanes.
+  hopper = 1,
+};
+
+// One block of a BCE partition: N(C_i) rows of width W(C_i).
+struct BceBlockShape {
+  std::int64_t rows = 0;
+  std::int64_t width = 0;
+  friend bool operator==(const BceBlockShape&, const BceBlockShape&) = default;
+};
+
+template <typename Value>
+struct BceLayout {
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  std::vector<std::int32_t> row_no;              // rowNo
+  std::vector<std::int64_t> block_row_offsets;   // Ap
+  std::vector<std::int64_t> block_widths;        // Aw
+  std::vector<std::int64_t> block_slot_offsets;  // blockPos
+  std::vector<ColIndex> offsets;                 // Offset
+  std::vector<Value> values;                     // EData
+  std::vector<std::int32_t> row_lengths;         // NNZ of the row at each BCE position
+
+  std::int64_t blocks() const noexcept { return static_cast<std::int64_t>(block_widths.size()); }
+  // The blocks, then the empty rows as one block of width 0 (the kernels' view).
+  std::vector<BceBlockShape> shapes_with_empty_rows() const;
+};
+
+// The layout for boundaries M_1 < ... < M_{k-1} (CudaBceParams::boundaries; M_k is the longest
+// row). Throws Error(invalid_argument) when a boundary is not positive, not above the one
+// before, not below the longest row, or not the length of any row (OPA's boundaries are set
+// lengths, paper 000 Sec. 5.5: every block is then non-empty and W(C_i) = M_i), or when the
+// matrix has 2^31 rows or more. O(N log k + E) (E = the slots).
+template <typename Value>
+BceLayout<Value> make_bce_layout(const CsrMatrix<double>& matrix,
+                                 std::span<const std::int64_t> boundaries);
+
+// The block shapes (empty rows last, as a block of width 0) that `boundaries` give a matrix of
+// this DF, with the same checks as make_bce_layout, against the DF instead of the rows.
+std::vector<BceBlockShape> bce_block_shapes(const MatrixFeatures& features,
+                                            std::span<const std::int64_t> boundaries);
+
+// The DF slice of block i (0-based) of `boundaries`: the sets with length in (M_{i}, M_{i+1}]
+// (M_0 = 0, the last block up to the longest row). Same checks as bce_block_shapes.
+std::vector<std::vector<RowLengthCount>> bce_block_distributions(
+    const MatrixFeatures& features, std::span<const std::int64_t> boundaries);
+
+// Lanes that share one row of a block of this width. paper: 1 (Algorithm 4). hopper: 4 from
+// width 32, 2 from width 16, else 1. Why: a block's rows are few where they are wide (the tail
+// of a skewed DF), and one thread per row then walks W dependent gathers alone; a few lanes
+// shorten that chain. At most 4 so that the warp's loads stay whole sectors: with L lanes a
+// warp reads L runs of 32 / L consecutive rows of a column-major block, and 8 rows of 4-byte
+// column indices (or fp32 values) are one 32-byte sector. Each lane keeps >= 8 slots of a
+// 32-wide row to amortise the shuffle reduction. (GPU to confirm: spmv-bench, variant paper
+// against hopper.)
+std::int32_t bce_lanes_per_row(BceVariant variant, std::int64_t width) noexcept;
+
+// The kernels' launch: one CUDA block of block_size threads per tile.
+struct BceTiles {
+  std::vector<std::int32_t> block_lanes;     // per block of the shapes, empty rows last
+  std::vector<std::int32_t> tile_block;      // tile -> block
+  std::vector<std::int32_t> tile_first_row;  // tile -> its first BCE position
+  std::int64_t size() const noexcept { return static_cast<std::int64_t>(tile_block.size()); }
+};
+// `shapes` as shapes_with_empty_rows gives them; block_size a power of two >= 32.
+BceTiles make_bce_tiles(std::span<const BceBlockShape> shapes, BceVariant variant,
+                        std::uint32_t block_size);
+// make_bce_tiles(...).size() without building the tables (the candidates' grid_size).
+std::int64_t bce_tile_count(std::span<const BceBlockShape> shapes, BceVariant variant,
+                            std::uint32_t block_size);
+
+// y = alpha A x + beta y (beta == 0: y write-only) over the built arrays, each kernel thread
+// replayed in the order the GPU kernel adds (lanes reduced by xor shuffles): the unit tests'
+// check of the layout and of the kernels' index arithmetic. x and y in the caller's order.
+template <typename Value>
+void bce_reference_multiply(const BceLayout<Value>& layout, const BceTiles& tiles,
+                            BceVariant variant, std::uint32_t block_size, const Value* x,
+                            Value* y, Value alpha, Value beta);
+
+}  // namespace spmvd

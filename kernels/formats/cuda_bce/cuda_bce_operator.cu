@@ -1,0 +1,178 @@
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/formats/common/builder_checks.hpp"
+#include "kernels/formats/common/spmv_device.cuh"
+#include "kernels/formats/cuda_bce/bce_layout.hpp"
+#include "kernels/formats/cuda_bce/cuda_bce_rules.hpp"
+#include "partition/row_length_distribution.hpp"
+
+namespace spmvd {
+namespace {
+
+// The per-block arrays the kernels read, the empty rows as block k (width 0).
+struct BceDeviceArrays {
+  const std::int32_t* tile_block;
+  const std::int32_t* tile_first_row;
+  const std::int64_t* block_rows;  // k + 2: Ap, then N
+  const std::int64_t* block_widths;  // k + 1: Aw, then 0
+  const std::int64_t* block_pos;   // k + 1: blockPos (blockPos[k]: the empty block's, unused)
+  const std::int32_t* block_lanes;  // k + 1
+  const std::int32_t* row_lengths;  // N (hopper)
+  const std::int32_t* row_no;       // N
+  const std::int32_t* offsets;
+};
+
+// Algorithm 4 of paper 000 as printed: one CUDA block per tile (a sub-block of at most
+// blockDim.x rows of one BCE block), one thread per row, every slot up to the block width with
+// the |EData| > 0 test (line 9), y written through rowNo. Line 6's y[r_i] <- 0 becomes the
+// alpha/beta epilogue.
+template <typename Value>
+__global__ void bce_paper_kernel(BceDeviceArrays a, const Value* __restrict__ values,
+                                 const Value* __restrict__ x, Value* __restrict__ y, Value alpha,
+                                 Value beta) {
+  const std::int32_t b = __ldg(a.tile_block + blockIdx.x);
+  const std::int64_t begin = __ldg(a.block_rows + b);
+  const std::int64_t end = __ldg(a.block_rows + b + 1);
+  const std::int64_t position = __ldg(a.tile_first_row + blockIdx.x) + threadIdx.x;
+  if (position >= end) return;
+  const std::int64_t rownum = end - begin;
+  const std::int64_t width = __ldg(a.block_widths + b);
+  const std::int64_t start = __ldg(a.block_pos + b) + (position - begin);
+  Value sum = 0;
+  for (std::int64_t i = 0; i < width; ++i) {
+    const std::int64_t idx = start + i * rownum;
+    const Value v = __ldg(values + idx);
+    if (fabs(v) > Value(0)) sum = v * __ldg(x + __ldg(a.offsets + idx)) + sum;
+  }
+  catalogue_detail::store_axpby(y + __ldg(a.row_no + position), alpha, sum, beta);
+}
+
+// The Hopper variant: each row reads exactly its own length (row_lengths), so no slot is tested
+// and no padding is read; the rows of a wide block are shared by `lanes` consecutive lanes
+// (bce_lanes_per_row: 1, 2 or 4, uniform over the tile), lane l taking slots l, l + lanes, ...,
+// reduced by xor shuffles. Threads past the block's end stay for the shuffles (full warps:
+// blockDim.x is a multiple of 32 and lanes divides 32).
+template <typename Value>
+__global__ void bce_hopper_kernel(BceDeviceArrays a, const Value* __restrict__ values,
+                                  const Value* __restrict__ x, Value* __restrict__ y, Value alpha,
+                                  Value beta) {
+  const std::int32_t b = __ldg(a.tile_block + blockIdx.x);
+  const std::int32_t lanes = __ldg(a.block_lanes + b);
+  const std::int64_t begin = __ldg(a.block_rows + b);
+  const std::int64_t end = __ldg(a.block_rows + b + 1);
+  const std::int64_t position = __ldg(a.tile_first_row + blockIdx.x) + threadIdx.x / lanes;
+  const std::int32_t lane = static_cast<std::int32_t>(threadIdx.x) & (lanes - 1);
+  const bool active = position < end;
+  const std::int64_t rownum = end - begin;
+  const std::int32_t length = active ? __ldg(a.row_lengths + position) : 0;
+  const std::int64_t step = lanes * rownum;
+  std::int64_t slot = __ldg(a.block_pos + b) + (position - begin) + lane * rownum;
+  Value sum = 0;
+  // Unrolled so that several index and value loads are in flight before their gathers (the
+  // slots of one row are independent); the loads stay scalar: each is already one coalesced
+  // request per warp in the column-major block, and pairing slots would pad odd widths.
+#pragma unroll 4
+  for (std::int32_t i = lane; i < length; i += lanes, slot += step)
+    sum += __ldg(values + slot) * __ldg(x + __ldg(a.offsets + slot));
+  for (std::int32_t offset = lanes / 2; offset > 0; offset /= 2)
+    sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+  if (active && lane == 0)
+    catalogue_detail::store_axpby(y + __ldg(a.row_no + position), alpha, sum, beta);
+}
+
+template <typename Value>
+class CudaBceOperator final : public SpmvOperator {
+ public:
+  CudaBceOperator(const BceLayout<Value>& bce, const BceTiles& tiles, BceVariant variant,
+                  const LaunchConfig& launch, Device& device)
+      : rows_(bce.rows),
+        tiles_(tiles.size()),
+        variant_(variant),
+        launch_(launch),
+        stream_(static_cast<cudaStream_t>(device.native_stream())) {
+    std::vector<std::int64_t> block_rows = bce.block_row_offsets;
+    block_rows.push_back(bce.rows);
+    std::vector<std::int64_t> block_widths = bce.block_widths;
+    block_widths.push_back(0);
+    tile_block_ = upload(device, tiles.tile_block.data(), tiles.tile_block.size());
+    tile_first_row_ = upload(device, tiles.tile_first_row.data(), tiles.tile_first_row.size());
+    block_rows_ = upload(device, block_rows.data(), block_rows.size());
+    block_widths_ = upload(device, block_widths.data(), block_widths.size());
+    block_pos_ = upload(device, bce.block_slot_offsets.data(), bce.block_slot_offsets.size());
+    block_lanes_ = upload(device, tiles.block_lanes.data(), tiles.block_lanes.size());
+    if (variant == BceVariant::hopper)
+      row_lengths_ = upload(device, bce.row_lengths.data(), bce.row_lengths.size());
+    row_no_ = upload(device, bce.row_no.data(), bce.row_no.size());
+    offsets_ = upload(device, bce.offsets.data(), bce.offsets.size());
+    values_ = upload(device, bce.values.data(), bce.values.size());
+  }
+
+  void apply(const void* x, void* y, double alpha, double beta) override {
+    if (rows_ == 0 || tiles_ == 0) return;
+    const BceDeviceArrays a{.tile_block = tile_block_.as<const std::int32_t>(),
+                            .tile_first_row = tile_first_row_.as<const std::int32_t>(),
+                            .block_rows = block_rows_.as<const std::int64_t>(),
+                            .block_widths = block_widths_.as<const std::int64_t>(),
+                            .block_pos = block_pos_.as<const std::int64_t>(),
+                            .block_lanes = block_lanes_.as<const std::int32_t>(),
+                            .row_lengths = row_lengths_.as<const std::int32_t>(),
+                            .row_no = row_no_.as<const std::int32_t>(),
+                            .offsets = offsets_.as<const std::int32_t>()};
+    const auto grid = static_cast<unsigned>(tiles_);
+    const auto* xv = static_cast<const Value*>(x);
+    auto* yv = static_cast<Value*>(y);
+    if (variant_ == BceVariant::paper) {
+      bce_paper_kernel<Value><<<grid, launch_.block_size, 0, stream_>>>(
+          a, values_.as<const Value>(), xv, yv, static_cast<Value>(alpha), static_cast<Value>(beta));
+    } else {
+      bce_hopper_kernel<Value><<<grid, launch_.block_size, 0, stream_>>>(
+          a, values_.as<const Value>(), xv, yv, static_cast<Value>(alpha), static_cast<Value>(beta));
+    }
+    SPMVD_CUDA_CHECK_LAUNCH();
+  }
+
+  Precision precision() const noexcept override { return precision_of<Value>(); }
+  std::size_t device_bytes() const noexcept override {
+    return tile_block_.bytes() + tile_first_row_.bytes() + block_rows_.bytes() +
+           block_widths_.bytes() + block_pos_.bytes() + block_lanes_.bytes() +
+           row_lengths_.bytes() + row_no_.bytes() + offsets_.bytes() + values_.bytes();
+  }
+
+ private:
+  std::int64_t rows_;
+  std::int64_t tiles_;
+  BceVariant variant_;
+  LaunchConfig launch_;
+  cudaStream_t stream_;
+  DeviceBuffer tile_block_, tile_first_row_, block_rows_, block_widths_, block_pos_, block_lanes_;
+  DeviceBuffer row_lengths_, row_no_, offsets_, values_;
+};
+
+template <typename Value>
+std::unique_ptr<SpmvOperator> build_as(const CsrMatrix<double>& matrix, const Candidate& candidate,
+                                       Device& device) {
+  const CudaBceParams params = CudaBceRules::params_of(candidate);
+  const auto variant = static_cast<BceVariant>(params.variant);
+  const BceLayout<Value> bce = make_bce_layout<Value>(matrix, params.boundaries);
+  const BceTiles tiles =
+      make_bce_tiles(bce.shapes_with_empty_rows(), variant, candidate.launch.block_size);
+  return std::make_unique<CudaBceOperator<Value>>(bce, tiles, variant, candidate.launch, device);
+}
+
+}  // namespace
+
+std::unique_ptr<SpmvOperator> CudaBceRules::build(const CsrMatrix<double>& matrix,
+                                                  Precision precision, const Candidate& candidate,
+                                                  Device& device) {
+  // The candidate against this matrix's DF: params, block size, boundaries, grid_size.
+  check_candidate(candidate,
+                  distribution_features(row_length_distribution(matrix.row_offsets), matrix.cols));
+  check_gpu_device("cuda_bce", device);
+  if (precision == Precision::fp32) return build_as<float>(matrix, candidate, device);
+  return build_as<double>(matrix, candidate, device);
+}
+
+}  // namespace spmvd

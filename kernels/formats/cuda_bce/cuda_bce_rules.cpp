@@ -1,0 +1,228 @@
+#include "kernels/formats/cuda_bce/cuda_bce_rules.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "core/error.hpp"
+#include "core/part_features.hpp"
+#include "kernels/formats/common/builder_checks.hpp"
+#include "kernels/formats/common/rules_support.hpp"
+#include "kernels/formats/cuda_ell/cuda_ell_rules.hpp"
+#include "partition/opa.hpp"
+#include "partition/row_vector_sets.hpp"
+
+namespace spmvd {
+namespace {
+
+// The block size the predicted OPA prices its parts at (the middle of kBceBlockSizes; the
+// candidates then sweep all three with the same boundaries).
+constexpr std::uint32_t kPredictedBlockSize = 256;
+
+constexpr std::array<BceVariant, 2> kVariants{BceVariant::paper, BceVariant::hopper};
+
+// One block as the cuda_ell part it is predicted as: one CUDA block per block_size rows, as the
+// BCE kernels cover it (no grid-stride).
+FormatPart block_part(const MatrixFeatures& whole, std::vector<RowLengthCount> sets,
+                      std::uint32_t block_size) {
+  FormatPart part;
+  part.runs = FormatPart::Runs::gpu;
+  part.features = part_features(whole, std::move(sets));
+  part.candidate = Candidate{
+      .format = kCudaEllFormatId,
+      .params = FieldSet::of(
+          CudaEllParams{.ell_width = static_cast<std::uint32_t>(part.features.row_length_max)}),
+      .launch = {.block_size = block_size,
+                 .threads_per_row = 1,
+                 .grid_size = blocks_for(static_cast<std::uint64_t>(part.features.rows),
+                                         block_size)}};
+  return part;
+}
+
+std::vector<Candidate> candidates_for(const CudaBceRules& rules, const MatrixFeatures& features,
+                                      const std::vector<std::int64_t>& boundaries) {
+  const std::vector<BceBlockShape> shapes = bce_block_shapes(features, boundaries);
+  std::vector<Candidate> out;
+  for (const BceVariant variant : kVariants) {
+    for (const std::uint32_t block : kBceBlockSizes) {
+      const std::int64_t tiles = bce_tile_count(shapes, variant, block);
+      if (tiles > std::numeric_limits<std::int32_t>::max()) continue;
+      out.push_back(Candidate{
+          .format = rules.id(),
+          .params = FieldSet::of(CudaBceParams{.boundaries = boundaries,
+                                               .variant = static_cast<std::int64_t>(variant)}),
+          .launch = {.block_size = block,
+                     .threads_per_row = 1,
+                     .grid_size = static_cast<std::uint32_t>(std::max<std::int64_t>(tiles, 1))}});
+    }
+  }
+  return out;
+}
+
+// M_1 .. M_{k-1} of an OPA result (its last upper length is the longest row).
+std::vector<std::int64_t> boundaries_of(const OptimalPartition& partition) {
+  std::vector<std::int64_t> out = partition.upper_lengths;
+  if (!out.empty()) out.pop_back();
+  return out;
+}
+
+// T_c(C) for OPA over groups of sets: a block of groups [first, last] (OPA hands over only its
+// rows and width) is found again by its width (the last group's longest length) and its rows
+// (prefix sums over groups), and priced as the cuda_ell part of the original sets it spans.
+class PredictedGroupCost final : public BlockCost {
+ public:
+  PredictedGroupCost(const PartTimePredictor& predictor, const MatrixFeatures& features,
+                     std::vector<std::int64_t> group_ends)
+      : predictor_(predictor), features_(features), group_ends_(std::move(group_ends)) {
+    prefix_rows_.push_back(0);
+    std::int64_t begin = 0;
+    for (const std::int64_t end : group_ends_) {
+      std::int64_t rows = 0;
+      for (std::int64_t s = begin; s < end; ++s) rows += features_.distribution[s].rows;
+      prefix_rows_.push_back(prefix_rows_.back() + rows);
+      group_widths_.push_back(features_.distribution[end - 1].length);
+      begin = end;
+    }
+  }
+  // The groups as OPA's sets: {width of the group, rows of the group}.
+  std::vector<RowLengthCount> groups() const {
+    std::vector<RowLengthCount> out;
+    for (std::size_t g = 0; g < group_widths_.size(); ++g)
+      out.push_back({group_widths_[g], prefix_rows_[g + 1] - prefix_rows_[g]});
+    return out;
+  }
+  double time_ms(const RowVectorSetRange& block) const override {
+    const auto last = static_cast<std::int64_t>(
+        std::lower_bound(group_widths_.begin(), group_widths_.end(), block.width) -
+        group_widths_.begin());
+    const std::int64_t first_prefix = prefix_rows_[last + 1] - block.rows;
+    const auto first = static_cast<std::int64_t>(
+        std::lower_bound(prefix_rows_.begin(), prefix_rows_.end(), first_prefix) -
+        prefix_rows_.begin());
+    const std::int64_t set_begin = first == 0 ? 0 : group_ends_[first - 1];
+    std::vector<RowLengthCount> sets(features_.distribution.begin() + set_begin,
+                                     features_.distribution.begin() + group_ends_[last]);
+    const std::optional<double> ms =
+        predictor_.part_ms(block_part(features_, std::move(sets), kPredictedBlockSize));
+    if (!ms) {
+      unpredictable_ = true;
+      return std::numeric_limits<double>::max() / 1e6;  // finite: sums stay ordered
+    }
+    return *ms;
+  }
+  bool unpredictable() const noexcept { return unpredictable_; }
+
+ private:
+  const PartTimePredictor& predictor_;
+  const MatrixFeatures& features_;
+  std::vector<std::int64_t> group_ends_;  // set index one past each group
+  std::vector<std::int64_t> prefix_rows_;
+  std::vector<std::int64_t> group_widths_;
+  mutable bool unpredictable_ = false;
+};
+
+}  // namespace
+
+CudaBceParams CudaBceRules::params_of(const Candidate& candidate) {
+  CudaBceParams params = candidate.params.as<CudaBceParams>("cuda_bce");
+  if (params.variant != static_cast<std::int64_t>(BceVariant::paper) &&
+      params.variant != static_cast<std::int64_t>(BceVariant::hopper)) {
+    throw_invalid("cuda_bce: variant " + std::to_string(params.variant) +
+                  " is neither 0 (paper) nor 1 (hopper)");
+  }
+  return params;
+}
+
+void CudaBceRules::check_candidate(const Candidate& candidate, const MatrixFeatures& features) {
+  check_candidate_format("cuda_bce", kCudaBceFormatId, candidate);
+  const CudaBceParams params = params_of(candidate);
+  check_one_of("cuda_bce", "block_size", candidate.launch.block_size, kBceBlockSizes);
+  if (candidate.launch.threads_per_row != 1) {
+    throw_invalid("cuda_bce: threads_per_row " + std::to_string(candidate.launch.threads_per_row) +
+                  " must be 1 (the hopper variant's lanes follow from each block's width)");
+  }
+  const std::vector<BceBlockShape> shapes = bce_block_shapes(features, params.boundaries);
+  const std::int64_t tiles = std::max<std::int64_t>(
+      bce_tile_count(shapes, static_cast<BceVariant>(params.variant), candidate.launch.block_size),
+      1);
+  if (candidate.launch.grid_size != tiles) {
+    throw_invalid("cuda_bce: grid_size " + std::to_string(candidate.launch.grid_size) +
+                  " differs from the " + std::to_string(tiles) + " tiles these boundaries give");
+  }
+}
+
+bool CudaBceRules::admissible(const MatrixFeatures& features, const DeviceInfo& device,
+                              Precision precision, std::uint64_t memory_budget_bytes) const {
+  if (!device.is_gpu) return false;
+  if (features.rows >= std::numeric_limits<std::int32_t>::max()) return false;
+  return smallest_candidate_bytes(*this, features, device, precision) <= memory_budget_bytes;
+}
+
+std::vector<Candidate> CudaBceRules::candidates(const MatrixFeatures& features,
+                                                const DeviceInfo& device) const {
+  // Paper 000 Sec. 5.3: L = the threads below which an SM is underused (192 on the K20c, its
+  // cores per SM), here the threads one SM keeps resident. Not the rows that fill the whole
+  // GPU: every block shares one launch, so a block of few rows runs beside the others instead
+  // of holding the GPU, and with L = SMs x threads (270336 on an H100) every matrix of fewer
+  // rows prices each block at W x L and OPA merges all into one ELL block: 5e8 slots (6 GB)
+  // for 100000 rows of 3 and one of 5000 (test ModelFreeCandidatesSplitOffALongRow).
+  const std::int64_t lower_limit_rows = std::max(device.max_threads_per_sm, 0);
+  const BlockedEllBlockCost cost(BlockedEllTimeCoefficients{
+      .transfer_elements_per_ms = 1.0, .sm_elements_per_ms = 1.0,
+      .lower_limit_rows = lower_limit_rows, .sm_count = std::max(device.sm_count, 1)});
+  const RowVectorSets sets(features.distribution);
+  return candidates_for(*this, features, boundaries_of(optimal_partition(sets, cost)));
+}
+
+std::vector<Candidate> CudaBceRules::candidates_chosen_by(const PartTimePredictor& predictor,
+                                                          const MatrixFeatures& features,
+                                                          const DeviceInfo& device) const {
+  const auto sets = static_cast<std::int64_t>(features.distribution.size());
+  if (sets == 0) return candidates(features, device);
+  const std::int64_t groups = std::min(sets, kBceMaxPredictedGroups);
+  std::vector<std::int64_t> group_ends;
+  for (std::int64_t g = 1; g <= groups; ++g) group_ends.push_back(g * sets / groups);
+  const PredictedGroupCost cost(predictor, features, std::move(group_ends));
+  const std::vector<RowLengthCount> group_sets = cost.groups();
+  const OptimalPartition partition = optimal_partition(RowVectorSets(group_sets), cost);
+  if (cost.unpredictable()) return candidates(features, device);
+  return candidates_for(*this, features, boundaries_of(partition));
+}
+
+std::uint64_t CudaBceRules::device_bytes(const MatrixFeatures& features, Precision precision,
+                                         const Candidate& candidate) const {
+  const CudaBceParams params = params_of(candidate);
+  const std::vector<BceBlockShape> shapes = bce_block_shapes(features, params.boundaries);
+  std::uint64_t slots = 0;
+  for (const BceBlockShape& shape : shapes)
+    slots += static_cast<std::uint64_t>(shape.rows) * static_cast<std::uint64_t>(shape.width);
+  const auto rows = static_cast<std::uint64_t>(features.rows);
+  const bool hopper = params.variant == static_cast<std::int64_t>(BceVariant::hopper);
+  const std::uint64_t per_row = sizeof(std::int32_t) * (hopper ? 2 : 1);  // rowNo, lengths
+  const std::uint64_t per_block = 4 * sizeof(std::int64_t);  // Ap, Aw, blockPos, lanes
+  const std::uint64_t per_tile = 2 * sizeof(std::int32_t);
+  return slots * (sizeof(ColIndex) + value_bytes(precision)) + rows * per_row +
+         (shapes.size() + 1) * per_block + std::uint64_t{candidate.launch.grid_size} * per_tile;
+}
+
+bool CudaBceRules::is_valid(const Candidate& candidate, const MatrixFeatures& features,
+                            const DeviceInfo& device) const {
+  if (!device.is_gpu) return false;
+  try {
+    check_candidate(candidate, features);
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+std::vector<FormatPart> CudaBceRules::parts(const MatrixFeatures& features,
+                                            const Candidate& candidate) const {
+  const CudaBceParams params = params_of(candidate);
+  std::vector<FormatPart> out;
+  for (std::vector<RowLengthCount>& sets : bce_block_distributions(features, params.boundaries))
+    out.push_back(block_part(features, std::move(sets), candidate.launch.block_size));
+  return out;
+}
+
+}  // namespace spmvd

@@ -1,0 +1,107 @@
+#pragma once
+// BCE, the blocked CSR/ELL format of paper 000 (Yang, Li, Li, JCSS 2018; Secs. 4-6): the rows
+// are grouped by length into k blocks of consecutive row vector sets, chosen by the optimal
+// partitioning algorithm OPA (Sec. 5.5, partition/opa.hpp), reordered by Algorithm 3 and stored
+// block by block as column-major ELL (bce_layout.hpp); one kernel launch covers every block
+// (Algorithm 4), y is scattered back through rowNo.
+//
+// A composed format (kernels/format_parts.hpp): each block is predicted as a cuda_ell part of
+// its own width and rows, so BCE needs no model family of its own ("bytes" names the fallback),
+// and candidates_chosen_by runs OPA with T_c(C_i) = the calibrated cuda_ell time of block C_i.
+
+#include <array>
+#include <cstdint>
+#include <tuple>
+#include <vector>
+
+#include "kernels/format_rules.hpp"
+#include "kernels/formats/cuda_bce/bce_layout.hpp"
+
+namespace spmvd {
+
+inline constexpr FormatId kCudaBceFormatId{14};
+
+inline constexpr std::array<std::uint32_t, 3> kBceBlockSizes{128, 256, 512};
+
+// OPA against the part predictor runs over at most this many groups of consecutive row vector
+// sets (equal numbers of sets per group; exact where M' <= this). Why: every T_c evaluation is a
+// model prediction over the block's DF slice, and the general-cost DP (no quadrangle
+// inequality can be proved for a fitted model) takes O(G^2) of them: 128 groups are 8256
+// predictions, M' = 3000 sets of a power-law matrix would be 4.5M.
+inline constexpr std::int64_t kBceMaxPredictedGroups = 128;
+
+// cuda_bce's parameters (Candidate::params holds FieldSet::of(them)). The CUDA block size is
+// the candidate's launch.block_size (one of kBceBlockSizes) and launch.grid_size the number of
+// tiles (bce_tile_count), as for every catalogue format.
+struct CudaBceParams {
+  // OPA's M_1 < ... < M_{k-1}: the width of each block but the last (whose width is the
+  // longest row). Each is the length of a non-empty row vector set. Empty: one block.
+  std::vector<std::int64_t> boundaries;
+  std::int64_t variant = static_cast<std::int64_t>(BceVariant::paper);  // BceVariant
+  static constexpr auto kFields =
+      std::tuple{declare_field("boundaries", &CudaBceParams::boundaries),
+                 declare_field("variant", &CudaBceParams::variant)};
+  friend bool operator==(const CudaBceParams&, const CudaBceParams&) = default;
+};
+
+class CudaBceRules final : public FormatRules {
+ public:
+  FormatId id() const noexcept override { return kCudaBceFormatId; }
+  std::string_view name() const noexcept override { return "cuda_bce"; }
+  bool needs_gpu() const noexcept override { return true; }
+  // Predicted as its parts (parts()); "bytes" is the fallback without a calibration.
+  std::string_view model_family() const noexcept override { return "bytes"; }
+
+  // On a GPU, fewer than 2^31 rows (rowNo and the tile table are 32-bit), and the smallest
+  // candidate's bytes (device_bytes) within the budget. No padding cap as ELL's: OPA's blocks
+  // pay for padding in their own cost, and device_bytes counts it against the budget.
+  bool admissible(const MatrixFeatures& features, const DeviceInfo& device, Precision precision,
+                  std::uint64_t memory_budget_bytes) const override;
+  // Model-free (no calibration): the boundaries of OPA with the paper's Sec. 5.3 cost
+  // (BlockedEllBlockCost, exact in O(M' log M')) where L = the threads one SM keeps resident
+  // (max_threads_per_sm; why not the whole GPU's: cuda_bce_rules.cpp) and f_p a constant
+  // (every slot moves the same bytes, so f_p scales every block alike and leaves the argmin
+  // alone); one candidate per variant and block size.
+  std::vector<Candidate> candidates(const MatrixFeatures& features,
+                                    const DeviceInfo& device) const override;
+  // OPA with T_c(C_i) = predictor.part_ms of block C_i run as cuda_ell (block size 256), over
+  // at most kBceMaxPredictedGroups groups of sets, O(G^2) predictions, no cap on k (one launch
+  // covers every block, so k costs only what the parts' predictions say). Falls back to
+  // candidates() where the predictor cannot say. Same variants and block sizes.
+  std::vector<Candidate> candidates_chosen_by(const PartTimePredictor& predictor,
+                                              const MatrixFeatures& features,
+                                              const DeviceInfo& device) const override;
+  // Slots * (column index + value) + rowNo + (hopper) row lengths + the tile table and the
+  // per-block arrays.
+  std::uint64_t device_bytes(const MatrixFeatures& features, Precision precision,
+                             const Candidate& candidate) const override;
+  // Structural (check_candidate): a stored plan with model-chosen boundaries revalidates
+  // without being one of candidates().
+  bool is_valid(const Candidate& candidate, const MatrixFeatures& features,
+                const DeviceInfo& device) const override;
+  // Each block as a cuda_ell part: its DF slice (part_features), ell_width W(C_i), the
+  // candidate's block size, one CUDA block per block_size rows. The empty rows are no part
+  // (their y writes are a y sweep the parts do not model).
+  std::vector<FormatPart> parts(const MatrixFeatures& features,
+                                const Candidate& candidate) const override;
+
+  // Throws Error(invalid_argument) saying what is wrong with `candidate` for a matrix of these
+  // features: another format, undecodable params, a variant that is neither 0 (paper) nor 1
+  // (hopper), a block size not in kBceBlockSizes, threads_per_row other than 1, boundaries that
+  // are not ascending lengths of non-empty row vector sets below the longest row, or a
+  // grid_size other than bce_tile_count.
+  static void check_candidate(const Candidate& candidate, const MatrixFeatures& features);
+
+  // Builds cuda_bce on a CUDA device: the layout built on the host (make_bce_layout), copied
+  // once; apply() is one kernel launch over the tiles. Throws Error(invalid_argument) as
+  // check_candidate (against the matrix), Error(failed_precondition) on a CPU device,
+  // Error(resource_exhausted) when memory runs out.
+  static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
+                                             const Candidate& candidate, Device& device);
+
+  // The candidate's CudaBceParams; throws Error(invalid_argument) naming the field a stored plan
+  // lacks or the variant it does not know.
+  static CudaBceParams params_of(const Candidate& candidate);
+};
+
+}  // namespace spmvd
