@@ -22,6 +22,7 @@
 
 #include "core/error.hpp"
 #include "kernels/formats/common/sell_layout.hpp"
+#include "kernels/formats/cuda_ehyb/cuda_ehyb_features.hpp"
 #include "kernels/formats/cuda_ehyb/cuda_ehyb_rules.hpp"
 #include "kernels/formats/cuda_ehyb/ehyb_layout.hpp"
 #include "kernels/formats/cuda_ehyb/ehyb_partition.hpp"
@@ -383,6 +384,84 @@ TEST(EhybLayout, HostMultiplyOverTheArraysMatchesCsrOnRandomMatrices) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The neighbourhood growth
+
+CsrMatrix<double> grid_5_point(std::int64_t side) {
+  std::vector<std::tuple<std::int32_t, std::int32_t, double>> entries;
+  for (std::int64_t i = 0; i < side; ++i)
+    for (std::int64_t j = 0; j < side; ++j) {
+      const auto r = static_cast<std::int32_t>(i * side + j);
+      entries.emplace_back(r, r, 4.0);
+      if (i > 0) entries.emplace_back(r, r - side, -1.0);
+      if (i + 1 < side) entries.emplace_back(r, r + side, -1.0);
+      if (j > 0) entries.emplace_back(r, r - 1, -1.0);
+      if (j + 1 < side) entries.emplace_back(r, r + 1, -1.0);
+    }
+  return from_triplets(side * side, entries);
+}
+
+CsrMatrix<double> renumbered(const CsrMatrix<double>& m, std::mt19937_64& rng) {
+  std::vector<std::int32_t> to(static_cast<std::size_t>(m.rows));
+  std::iota(to.begin(), to.end(), 0);
+  std::shuffle(to.begin(), to.end(), rng);
+  std::vector<std::tuple<std::int32_t, std::int32_t, double>> entries;
+  for (std::int64_t r = 0; r < m.rows; ++r)
+    for (RowOffset k = m.row_offsets[r]; k < m.row_offsets[r + 1]; ++k)
+      entries.emplace_back(to[r], to[m.col_indices[k]], m.values[k]);
+  return from_triplets(m.rows, entries);
+}
+
+CsrMatrix<double> random_pattern(std::int64_t n, int per_row, std::mt19937_64& rng) {
+  std::uniform_int_distribution<std::int32_t> any(0, static_cast<std::int32_t>(n - 1));
+  std::vector<std::tuple<std::int32_t, std::int32_t, double>> entries;
+  for (std::int64_t r = 0; r < n; ++r) {
+    std::set<std::int32_t> cols;
+    while (static_cast<int>(cols.size()) < per_row) cols.insert(any(rng));
+    for (const std::int32_t c : cols) entries.emplace_back(static_cast<std::int32_t>(r), c, 1.0);
+  }
+  return from_triplets(n, entries);
+}
+
+TEST(CudaEhybFeatures, FivePointGridGrowsLikeItsDiamond) {
+  // An interior row: 84 walks of 1-3 steps reach the 24 other points of the radius-3 diamond.
+  const double growth = compute_cuda_ehyb_features(grid_5_point(300)).neighbourhood_growth;
+  EXPECT_NEAR(growth, 24.0 / 84.0, 0.05);
+  EXPECT_LE(growth, kEhybMaxNeighbourhoodGrowth);
+}
+
+TEST(CudaEhybFeatures, RenumberingDoesNotHideAMesh) {
+  std::mt19937_64 rng(seed_from_env());
+  const double growth =
+      compute_cuda_ehyb_features(renumbered(grid_5_point(300), rng)).neighbourhood_growth;
+  EXPECT_NEAR(growth, 24.0 / 84.0, 0.05);
+}
+
+TEST(CudaEhybFeatures, RandomPatternsGrowWithoutOverlap) {
+  std::mt19937_64 rng(seed_from_env());
+  const double growth = compute_cuda_ehyb_features(random_pattern(100'000, 8, rng)).neighbourhood_growth;
+  std::cout << "random 100000 x 8 neighbourhood growth " << growth << "\n";
+  EXPECT_GT(growth, 0.95);
+  EXPECT_GT(growth, kEhybMaxNeighbourhoodGrowth);
+}
+
+TEST(CudaEhybFeatures, DiagonalMatrixHasNoGrowth) {
+  EXPECT_EQ(compute_cuda_ehyb_features(from_triplets(3, {{0, 0, 1}, {1, 1, 1}, {2, 2, 1}}))
+                .neighbourhood_growth,
+            0.0);
+}
+
+TEST(CudaEhybRules, OffersNothingOnRandomGraphsOrWithoutItsFeatures) {
+  const CudaEhybRules rules;
+  std::mt19937_64 rng(seed_from_env());
+  EXPECT_TRUE(rules.candidates(extract_features(random_pattern(20'000, 8, rng)), testing::h100())
+                  .empty());
+  EXPECT_FALSE(rules.candidates(extract_features(grid_5_point(150)), testing::h100()).empty());
+  MatrixFeatures without = extract_features(grid_5_point(150));
+  without.format_features.erase("cuda_ehyb");
+  EXPECT_TRUE(rules.candidates(without, testing::h100()).empty());
+}
+
+// ---------------------------------------------------------------------------------------------
 // The rules
 
 // A stored plan of another shape: a set with only the partition count.
@@ -398,6 +477,7 @@ MatrixFeatures square_features(std::int64_t rows, std::int64_t per_row) {
   f.row_length_min = per_row;
   f.row_length_max = per_row;
   f.distribution = {{per_row, rows}};
+  f.format_features.emplace("cuda_ehyb", FieldSet::of(CudaEhybFeatures{.neighbourhood_growth = 0.1}));
   return f;
 }
 

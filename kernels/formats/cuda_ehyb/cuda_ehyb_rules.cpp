@@ -17,7 +17,16 @@ bool CudaEhybRules::offered(const MatrixFeatures& features, const DeviceInfo& de
   return device.is_gpu && device.sm_count > 0 && cache_bytes_per_block(device) > 0 &&
          features.rows == features.cols && features.rows >= kEhybMinRowsPerPartition &&
          features.rows < std::numeric_limits<std::int32_t>::max() && features.nnz > 0 &&
-         features.nnz <= kEhybMaxNonzeros;
+         features.nnz <= kEhybMaxNonzeros &&
+         [&] {
+           const std::optional<CudaEhybFeatures> own = cuda_ehyb_features(features);
+           return own && own->neighbourhood_growth <= kEhybMaxNeighbourhoodGrowth;
+         }();
+}
+
+std::optional<FieldSet> CudaEhybRules::own_features(const CsrMatrix<double>& matrix,
+                                                    const MatrixFeatures&) const {
+  return FieldSet::of(compute_cuda_ehyb_features(matrix));
 }
 
 std::uint64_t CudaEhybRules::cache_bytes_per_block(const DeviceInfo& device) {

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "kernels/format_rules.hpp"
+#include "kernels/formats/cuda_ehyb/cuda_ehyb_features.hpp"
 
 namespace spmvd {
 
@@ -54,10 +55,13 @@ inline constexpr std::int64_t kEhybMinRowsPerPartition = 64;
 // the cache that Eq. 1 computed for the mean.
 inline constexpr double kEhybPlannedImbalance = 1.10;
 // METIS's k-way cut of the symmetrised graph is the preprocessing's cost (the paper: 400-1500
-// SpMVs with 16 threads, Sec. 6). Measured on this project's 2-core build machine
-// (2026-11-23, ehyb_unit's partition timing on a 2-D 5-point grid): about 0.35 s per million
-// non-zeros, single-threaded. At 2^25 non-zeros (33.5 M) that is about 12 s, the most a plan
-// that is then cached may cost before it is offered; beyond it EHYB is not offered.
+// SpMVs with 16 threads, Sec. 6). Measured single-threaded on this project's 2-core build
+// machine (2026-11-23, /tmp timing programs over partition_matrix_graph): 0.16-0.26 s per million
+// entries on meshes (2-D 5-point grid of 1 M rows: 0.9 s; 3-D 27-point stencil of 1 M rows and
+// 26.5 M entries, 264 parts: 6.9 s). At 2^25 entries (33.5 M) that is about 9 s a build, the most
+// a plan that is then cached should cost (up to four candidates build it each); beyond it EHYB is
+// not offered. Graphs on which METIS is far slower per entry (random, expanders) are kept out by
+// the neighbourhood growth (cuda_ehyb_features.hpp), not by this bound.
 inline constexpr std::int64_t kEhybMaxNonzeros = std::int64_t{1} << 25;
 // CUDA keeps 1 KB of an SM's shared memory per resident block (sm_80+): Hopper's 228 KB per SM
 // leave 227 KB to one block with the opt-in attribute (cudaFuncAttributeMaxDynamicSharedMemorySize).
@@ -92,8 +96,14 @@ class CudaEhybRules final : public FormatRules {
   // entry in ER, 4 bytes); 64-bit slice offsets, 32-bit permutation, ER row map and part tables.
   std::uint64_t device_bytes(const MatrixFeatures& features, Precision precision,
                              const Candidate& candidate) const override;
+  // CudaEhybFeatures (cuda_ehyb_features.hpp).
+  std::optional<FieldSet> own_features(const CsrMatrix<double>& matrix,
+                                       const MatrixFeatures& common) const override;
 
-  // Square, 64 <= rows < 2^31, 0 < nnz <= kEhybMaxNonzeros, on a GPU with SMs and shared memory.
+  // Square, 64 <= rows < 2^31, 0 < nnz <= kEhybMaxNonzeros, its own features computed with a
+  // neighbourhood growth <= kEhybMaxNeighbourhoodGrowth, on a GPU with SMs and shared memory.
+  // Without its features (calibration samples) nothing bounds METIS's cost: not offered, and
+  // the format is then predicted by the shared bytes fit (MODELS.md).
   static bool offered(const MatrixFeatures& features, const DeviceInfo& device);
   // Bytes of shared memory one block may use for its x cache (opt-in maximum less the static).
   static std::uint64_t cache_bytes_per_block(const DeviceInfo& device);
