@@ -187,14 +187,12 @@ class CudaEhybOperator final : public SpmvOperator {
     shared_bytes_ = static_cast<std::size_t>(buffers) * static_cast<std::size_t>(cache_entries_) *
                     sizeof(Value);
     // Above 48 KB of dynamic shared memory a kernel must opt in (Hopper: up to 227 KB a block).
+    // The attribute belongs to the kernel, not to this operator, so it is set to the device's
+    // whole opt-in allowance: another operator of a smaller cache must not shrink ours.
     if (variant_ == EhybVariant::async_copy)
-      SPMVD_CUDA_CHECK(cudaFuncSetAttribute(ehyb_async_cached_kernel<Value>,
-                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            static_cast<int>(shared_bytes_)));
+      allow_dynamic_shared(ehyb_async_cached_kernel<Value>);
     else
-      SPMVD_CUDA_CHECK(cudaFuncSetAttribute(ehyb_cached_kernel<Value>,
-                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            static_cast<int>(shared_bytes_)));
+      allow_dynamic_shared(ehyb_cached_kernel<Value>);
   }
 
   void apply(const void* x_raw, void* y_raw, double alpha_d, double beta_d) override {
@@ -230,6 +228,23 @@ class CudaEhybOperator final : public SpmvOperator {
   }
 
  private:
+  template <typename Kernel>
+  void allow_dynamic_shared(Kernel* kernel) {
+    int device = 0, optin = 0;
+    SPMVD_CUDA_CHECK(cudaGetDevice(&device));
+    SPMVD_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    cudaFuncAttributes attributes{};
+    SPMVD_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+    const int allowance = optin - static_cast<int>(attributes.sharedSizeBytes);
+    if (static_cast<std::size_t>(allowance) < shared_bytes_)
+      throw Error(ErrorCode::resource_exhausted,
+                  "cuda_ehyb: the x cache needs " + std::to_string(shared_bytes_) +
+                      " bytes of shared memory a block; this device allows " +
+                      std::to_string(allowance));
+    SPMVD_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, allowance));
+  }
+
   int partitions_;
   int cache_entries_;
   std::int64_t er_rows_;
