@@ -27,6 +27,7 @@
 #include "kernels/formats/cuda_ehyb/ehyb_layout.hpp"
 #include "kernels/formats/cuda_ehyb/ehyb_partition.hpp"
 #include "kernels/tests/hand_written.hpp"
+#include "kernels/tests/test_matrices.hpp"
 #include "tuner/feature_extraction.hpp"
 
 namespace spmvd {
@@ -383,6 +384,45 @@ TEST(EhybLayout, HostMultiplyOverTheArraysMatchesCsrOnRandomMatrices) {
   check_random_layouts<float>(seed + 1);
 }
 
+// The GPU conformance test's matrices with every candidate an H100 would get: the layouts the
+// GPU kernels will read multiply right on the host and stay within the rules' bytes, so a
+// kernels_conformance_gpu failure on cuda_ehyb is a kernel's, not a layout's.
+TEST(EhybLayout, ConformanceMatricesLayoutsMultiplyRightForEveryH100Candidate) {
+  const std::uint64_t seed = testing::test_seed();
+  std::cout << "cuda_ehyb on the conformance matrices: seed " << seed << "\n";
+  std::mt19937_64 rng(seed);
+  const CudaEhybRules rules;
+  int offered = 0;
+  for (const testing::NamedMatrix& named : testing::conformance_matrices(seed)) {
+    const MatrixFeatures f = extract_features(named.matrix);
+    const std::vector<Candidate> all = rules.candidates(f, testing::h100());
+    std::cout << "  " << named.name << ": " << all.size() << " candidates";
+    for (const Candidate& c : all) {
+      const CudaEhybParams p = CudaEhybRules::params_of(c);
+      std::cout << " (" << p.partitions << " parts, variant " << p.variant << ", block "
+                << c.launch.block_size << ", grid " << c.launch.grid_size << ")";
+      SCOPED_TRACE(named.name + " parts " + std::to_string(p.partitions));
+      ASSERT_NO_THROW(CudaEhybRules::check_params(p, named.matrix.rows));
+      const EhybLayout<double> l =
+          build_ehyb_layout<double>(named.matrix, static_cast<std::int32_t>(p.partitions));
+      const std::int64_t buffers = p.variant == 1 ? 2 : 1;
+      EXPECT_LE(l.cache_entries, CudaEhybRules::cache_capacity(testing::h100(), 8, buffers));
+      EXPECT_LE(layout_bytes(l), rules.device_bytes(f, Precision::fp64, c));
+      std::uniform_real_distribution<double> value(-1.0, 1.0);
+      std::vector<double> x(static_cast<std::size_t>(named.matrix.cols));
+      for (double& v : x) v = value(rng);
+      std::vector<double> expected(static_cast<std::size_t>(named.matrix.rows), 0.0);
+      reference_spmv(named.matrix, x.data(), expected.data(), 1.0, 0.0);
+      const std::vector<double> got = multiply_over_layout(l, x);
+      for (std::int64_t r = 0; r < named.matrix.rows; ++r)
+        ASSERT_NEAR(got[r], expected[r], 1e-12 * (1 + std::abs(expected[r]))) << "row " << r;
+    }
+    std::cout << "\n";
+    offered += all.empty() ? 0 : 1;
+  }
+  EXPECT_GE(offered, 3);  // the 200-row square, the dense 64 x 64 and the band at least
+}
+
 // ---------------------------------------------------------------------------------------------
 // The neighbourhood growth
 
@@ -504,21 +544,23 @@ TEST(CudaEhybRules, Eq1GivesOnePartPerSmUntilTheCacheOverflows) {
   EXPECT_EQ(CudaEhybRules::eq1_partitions(1000, h100, 8), 15);        // 64 rows a part at least
 }
 
-TEST(CudaEhybRules, OffersPaperAndAsyncVariantsAtEq1AndTwiceIt) {
+TEST(CudaEhybRules, OffersThePaperVariantAtEq1AndTwiceItAndAsyncAtTwice) {
   const CudaEhybRules rules;
   const DeviceInfo h100 = testing::h100();
   const std::vector<Candidate> c = rules.candidates(square_features(1'000'000, 27), h100);
   EXPECT_THAT(parts_and_variants(c),
-              ElementsAre(std::pair{132u, 0u}, std::pair{132u, 1u}, std::pair{264u, 0u},
-                          std::pair{264u, 1u}));
-  EXPECT_EQ(c[0].launch.block_size, 1024u);
-  EXPECT_EQ(c[0].launch.grid_size, 132u);  // one block per part
-  // async at 264 parts: two buffers of 4167 doubles (~65 KB) a block, 3 blocks an SM by shared
-  // memory, 2 by threads (1024 each): one wave of 264.
-  EXPECT_EQ(c[3].launch.grid_size, 264u);
+              ElementsAre(std::pair{132u, 0u}, std::pair{264u, 0u}, std::pair{264u, 1u}));
+  EXPECT_EQ(c[0].launch.block_size, 1024u);  // 7576 rows a part: more slices than warps
+  EXPECT_EQ(c[0].launch.grid_size, 132u);    // one block per part
+  EXPECT_EQ(c[1].launch.grid_size, 264u);
+  EXPECT_EQ(c[2].launch.grid_size, 132u);    // one persistent block per SM, two parts each
   // 5 M rows: Eq. 1's 264 parts leave no room for two buffers; 528 do.
   EXPECT_THAT(parts_and_variants(rules.candidates(square_features(5'000'000, 5), h100)),
               ElementsAre(std::pair{264u, 0u}, std::pair{528u, 0u}, std::pair{528u, 1u}));
+  // 1000 rows: 15 parts of 64+ rows; no room for twice that, so async runs at 15 too.
+  const std::vector<Candidate> small = rules.candidates(square_features(1000, 5), h100);
+  EXPECT_THAT(parts_and_variants(small), ElementsAre(std::pair{15u, 0u}, std::pair{15u, 1u}));
+  EXPECT_EQ(small[0].launch.block_size, 128u);  // 67 rows a part: 3 slices
 }
 
 TEST(CudaEhybRules, OffersNothingWhereThePartitionMakesNoSense) {

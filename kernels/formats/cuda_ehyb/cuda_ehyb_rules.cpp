@@ -67,22 +67,11 @@ std::uint32_t CudaEhybRules::block_size_for(std::int64_t rows, std::int64_t part
   return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(std::bit_ceil(rows_per_part), 64, 1024));
 }
 
-std::uint32_t CudaEhybRules::grid_size_for(std::int64_t rows, std::int64_t partitions,
-                                           EhybVariant variant, std::uint32_t block_size,
+std::uint32_t CudaEhybRules::grid_size_for(std::int64_t partitions, EhybVariant variant,
                                            const DeviceInfo& device) {
   const auto parts = static_cast<std::uint32_t>(std::max<std::int64_t>(partitions, 1));
   if (variant == EhybVariant::paper) return parts;
-  const std::uint64_t block_shared = 2 * kEhybSizingValueBytes *
-                                         static_cast<std::uint64_t>(planned_cache_entries(rows, partitions)) +
-                                     kEhybStaticSharedBytes + kEhybReservedSharedBytesPerBlock;
-  std::uint64_t per_sm = device.shared_memory_per_sm_bytes / block_shared;
-  if (device.max_threads_per_sm > 0)
-    per_sm = std::min<std::uint64_t>(per_sm, static_cast<std::uint64_t>(device.max_threads_per_sm) / block_size);
-  if (device.max_blocks_per_sm > 0)
-    per_sm = std::min<std::uint64_t>(per_sm, static_cast<std::uint64_t>(device.max_blocks_per_sm));
-  const std::uint64_t wave =
-      std::max<std::uint64_t>(per_sm, 1) * static_cast<std::uint64_t>(std::max(device.sm_count, 1));
-  return static_cast<std::uint32_t>(std::min<std::uint64_t>(wave, parts));
+  return std::min(parts, static_cast<std::uint32_t>(std::max(device.sm_count, 1)));
 }
 
 bool CudaEhybRules::admissible(const MatrixFeatures& features, const DeviceInfo& device,
@@ -96,28 +85,27 @@ std::vector<Candidate> CudaEhybRules::candidates(const MatrixFeatures& features,
   if (!offered(features, device)) return {};
   const std::int64_t rows = features.rows;
   const std::int32_t eq1 = eq1_partitions(rows, device, kEhybSizingValueBytes);
-  std::vector<std::int32_t> counts{eq1};
   // Twice Eq. 1: half the cache per block, so two blocks share an SM (more warps in flight on
-  // Hopper, where one 227 KB block leaves the SM at one block) and the async_copy variant's two
-  // buffers fit. Only while parts keep kEhybMinRowsPerPartition rows.
-  if (static_cast<std::int64_t>(eq1) * 2 <= rows / kEhybMinRowsPerPartition) counts.push_back(eq1 * 2);
+  // Hopper, where one 227 KB block holds the SM alone). Only while parts keep
+  // kEhybMinRowsPerPartition rows.
+  const bool twice = static_cast<std::int64_t>(eq1) * 2 <= rows / kEhybMinRowsPerPartition;
+  std::vector<std::pair<std::int32_t, EhybVariant>> points{{eq1, EhybVariant::paper}};
+  if (twice) points.emplace_back(eq1 * 2, EhybVariant::paper);
+  // async_copy at twice Eq. 1 (Eq. 1 where the matrix is too small for it): with one persistent
+  // block an SM, each block walks two or more parts, and the second part's slice loads while the
+  // first computes. Against the paper variant at the same count this isolates the prefetch.
+  const std::int32_t async_parts = twice ? eq1 * 2 : eq1;
+  if (planned_cache_entries(rows, async_parts) <= cache_capacity(device, kEhybSizingValueBytes, 2))
+    points.emplace_back(async_parts, EhybVariant::async_copy);
   std::vector<Candidate> out;
-  for (const std::int32_t parts : counts) {
-    const std::uint32_t block = block_size_for(rows, parts);
-    for (const std::uint32_t variant : kEhybVariants) {
-      const auto kind = static_cast<EhybVariant>(variant);
-      const std::int64_t buffers = kind == EhybVariant::async_copy ? 2 : 1;
-      if (planned_cache_entries(rows, parts) > cache_capacity(device, kEhybSizingValueBytes, buffers))
-        continue;
-      out.push_back(Candidate{
-          .format = id(),
-          .params = FieldSet::of(CudaEhybParams{.partitions = static_cast<std::uint32_t>(parts),
-                                                .variant = variant}),
-          .launch = {.block_size = block,
-                     .threads_per_row = 1,
-                     .grid_size = grid_size_for(rows, parts, kind, block, device)}});
-    }
-  }
+  for (const auto& [parts, variant] : points)
+    out.push_back(Candidate{
+        .format = id(),
+        .params = FieldSet::of(CudaEhybParams{.partitions = static_cast<std::uint32_t>(parts),
+                                              .variant = static_cast<std::uint32_t>(variant)}),
+        .launch = {.block_size = block_size_for(rows, parts),
+                   .threads_per_row = 1,
+                   .grid_size = grid_size_for(parts, variant, device)}});
   return out;
 }
 

@@ -11,7 +11,7 @@
 //  - paper: Alg. 3. One block per part: the block loads its x slice into shared memory, then
 //    its warps take the part's slices one at a time from a shared counter (the paper's
 //    balancing, Sec. 4.2). The ER part follows in a second launch (see cuda_ehyb_operator.cu).
-//  - async_copy (Hopper): one wave of persistent blocks, each walking parts blockIdx,
+//  - async_copy (Hopper): one persistent block per SM, each walking parts blockIdx,
 //    blockIdx + grid, ...; the next part's x slice is gathered with cp.async (sm_80+) into a
 //    second shared buffer while the warps compute the current part, so the slice load is off
 //    the critical path. Two buffers halve the cache a part may use.
@@ -85,7 +85,8 @@ class CudaEhybRules final : public FormatRules {
   bool admissible(const MatrixFeatures& features, const DeviceInfo& device, Precision precision,
                   std::uint64_t memory_budget_bytes) const override;
   // Where offered: the paper variant at Eq. 1's partition count and at twice it (smaller caches,
-  // two blocks per SM), the async_copy variant at each count whose two buffers fit a block.
+  // two blocks per SM), the async_copy variant at twice it (Eq. 1's on matrices too small for
+  // twice) where its two buffers fit a block.
   std::vector<Candidate> candidates(const MatrixFeatures& features,
                                     const DeviceInfo& device) const override;
   // An upper bound on the arrays build() allocates, since the split between the cached part and
@@ -119,10 +120,9 @@ class CudaEhybRules final : public FormatRules {
   static std::int64_t planned_cache_entries(std::int64_t rows, std::int64_t partitions);
   // Threads per block: enough warps for the planned part's slices, 64 to 1024, a power of two.
   static std::uint32_t block_size_for(std::int64_t rows, std::int64_t partitions);
-  // The grid: one block per part (paper), or one wave of resident persistent blocks, at most one
-  // per part (async_copy: two fp64 buffers of the planned part a block).
-  static std::uint32_t grid_size_for(std::int64_t rows, std::int64_t partitions,
-                                     EhybVariant variant, std::uint32_t block_size,
+  // The grid: one block per part (paper), or one persistent block per SM, at most one per part
+  // (async_copy: a block walks parts blockIdx.x, + grid, ...).
+  static std::uint32_t grid_size_for(std::int64_t partitions, EhybVariant variant,
                                      const DeviceInfo& device);
 
   // Builds cuda_ehyb on a CUDA device: METIS, the reordering and both parts on the host (timed
