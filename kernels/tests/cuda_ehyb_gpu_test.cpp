@@ -115,14 +115,14 @@ TEST(CudaEhybGpu, PersistentBlocksAndSliceCountersMatchTheReference) {
   // and 6 parts each; paper: 64 threads (2 warps) take 6 slices each from the part's counter.
   std::vector<Candidate> candidates;
   for (const std::uint32_t grid : {1u, 3u, 7u})
-    candidates.push_back(Candidate{
-        .format = kCudaEhybFormatId,
-        .params = FieldSet::of(CudaEhybParams{.partitions = 40, .variant = 1}),
-        .launch = {.block_size = 128, .threads_per_row = 1, .grid_size = grid}});
-  candidates.push_back(Candidate{
-      .format = kCudaEhybFormatId,
-      .params = FieldSet::of(CudaEhybParams{.partitions = 40, .variant = 0}),
-      .launch = {.block_size = 64, .threads_per_row = 1, .grid_size = 40}});
+    candidates.push_back(
+        Candidate{.format = kCudaEhybFormatId,
+                  .params = FieldSet::of(CudaEhybParams{.partitions = 40, .variant = 1}),
+                  .launch = {.block_size = 128, .threads_per_row = 1, .grid_size = grid}});
+  candidates.push_back(
+      Candidate{.format = kCudaEhybFormatId,
+                .params = FieldSet::of(CudaEhybParams{.partitions = 40, .variant = 0}),
+                .launch = {.block_size = 64, .threads_per_row = 1, .grid_size = 40}});
   for (const Candidate& c : candidates) {
     SCOPED_TRACE("variant " + std::to_string(CudaEhybRules::params_of(c).variant) + " grid " +
                  std::to_string(c.launch.grid_size) + " block " +

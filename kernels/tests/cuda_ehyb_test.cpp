@@ -41,8 +41,8 @@ std::uint64_t seed_from_env() {
   return 20261123;
 }
 
-CsrMatrix<double> from_triplets(std::int64_t n,
-                                std::vector<std::tuple<std::int32_t, std::int32_t, double>> entries) {
+CsrMatrix<double> from_triplets(
+    std::int64_t n, std::vector<std::tuple<std::int32_t, std::int32_t, double>> entries) {
   std::sort(entries.begin(), entries.end());
   CsrMatrix<double> m{n, n, {0}, {}, {}};
   std::size_t e = 0;
@@ -182,10 +182,11 @@ std::multiset<std::tuple<std::int32_t, std::int32_t, double>> entries_of(
 
 template <typename Value>
 std::uint64_t layout_bytes(const EhybLayout<Value>& l) {
-  return 4 * (l.permutation.size() + l.partition_row_begin.size() +
-              l.partition_slice_begin.size() + l.er_row_map.size() + l.er_columns.size()) +
+  return 4 * (l.permutation.size() + l.partition_row_begin.size() + l.partition_slice_begin.size() +
+              l.er_row_map.size() + l.er_columns.size()) +
          8 * (l.ell_slice_offsets.size() + l.er_slice_offsets.size()) +
-         2 * l.ell_local_columns.size() + sizeof(Value) * (l.ell_values.size() + l.er_values.size());
+         2 * l.ell_local_columns.size() +
+         sizeof(Value) * (l.ell_values.size() + l.er_values.size());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -196,8 +197,8 @@ TEST(EhybPartition, SymmetrisedPatternIsAPlusATransposeWithoutDiagonal) {
   // [. 1 . 1]
   // [1 . . .]
   // [. . . 1]
-  const CsrMatrix<double> m = from_triplets(
-      4, {{0, 0, 1}, {0, 1, 1}, {1, 1, 1}, {1, 3, 1}, {2, 0, 1}, {3, 3, 1}});
+  const CsrMatrix<double> m =
+      from_triplets(4, {{0, 0, 1}, {0, 1, 1}, {1, 1, 1}, {1, 3, 1}, {2, 0, 1}, {3, 3, 1}});
   const SymmetricGraph g = symmetrised_pattern(m);
   EXPECT_THAT(g.offsets, ElementsAre(0, 2, 4, 5, 6));
   EXPECT_THAT(g.adjacency, ElementsAre(1, 2, 0, 3, 0, 1));
@@ -288,8 +289,8 @@ TEST(EhybLayout, WorkedExampleSlotBySlot) {
 
 TEST(EhybLayout, RowsSortByCachedLengthWithinTheirPart) {
   // Part 0 = rows {0, 2}, part 1 = rows {1, 3}; row 2 is longer than row 0, row 3 than row 1.
-  const CsrMatrix<double> m = from_triplets(
-      4, {{0, 0, 1}, {1, 1, 1}, {2, 0, 1}, {2, 2, 1}, {3, 1, 1}, {3, 3, 1}});
+  const CsrMatrix<double> m =
+      from_triplets(4, {{0, 0, 1}, {1, 1, 1}, {2, 0, 1}, {2, 2, 1}, {3, 1, 1}, {3, 3, 1}});
   const EhybLayout<float> l = make_ehyb_layout<float>(m, std::vector<std::int32_t>{0, 1, 0, 1}, 2);
   EXPECT_THAT(l.permutation, ElementsAre(2, 0, 3, 1));
   EXPECT_EQ(l.er_rows, 0);
@@ -302,8 +303,7 @@ TEST(EhybLayout, TwoCliquesPutOnlyTheBridgeInExtraRows) {
   EXPECT_EQ(l.cache_entries, 4);
   EXPECT_EQ(entries_of(l), entries_of(m));  // every entry exactly once
   EXPECT_EQ(l.er_rows, 2);
-  EXPECT_THAT(std::set<std::int32_t>(l.er_row_map.begin(), l.er_row_map.end()),
-              ElementsAre(3, 4));
+  EXPECT_THAT(std::set<std::int32_t>(l.er_row_map.begin(), l.er_row_map.end()), ElementsAre(3, 4));
   EXPECT_EQ(std::count_if(l.er_columns.begin(), l.er_columns.end(),
                           [](ColIndex c) { return c != kPaddingColumn; }),
             2);
@@ -478,7 +478,8 @@ TEST(CudaEhybFeatures, RenumberingDoesNotHideAMesh) {
 
 TEST(CudaEhybFeatures, RandomPatternsGrowWithoutOverlap) {
   std::mt19937_64 rng(seed_from_env());
-  const double growth = compute_cuda_ehyb_features(random_pattern(100'000, 8, rng)).neighbourhood_growth;
+  const double growth =
+      compute_cuda_ehyb_features(random_pattern(100'000, 8, rng)).neighbourhood_growth;
   std::cout << "random 100000 x 8 neighbourhood growth " << growth << "\n";
   EXPECT_GT(growth, 0.95);
   EXPECT_GT(growth, kEhybMaxNeighbourhoodGrowth);
@@ -493,8 +494,8 @@ TEST(CudaEhybFeatures, DiagonalMatrixHasNoGrowth) {
 TEST(CudaEhybRules, OffersNothingOnRandomGraphsOrWithoutItsFeatures) {
   const CudaEhybRules rules;
   std::mt19937_64 rng(seed_from_env());
-  EXPECT_TRUE(rules.candidates(extract_features(random_pattern(20'000, 8, rng)), testing::h100())
-                  .empty());
+  EXPECT_TRUE(
+      rules.candidates(extract_features(random_pattern(20'000, 8, rng)), testing::h100()).empty());
   EXPECT_FALSE(rules.candidates(extract_features(grid_5_point(150)), testing::h100()).empty());
   MatrixFeatures without = extract_features(grid_5_point(150));
   without.format_features.erase("cuda_ehyb");
@@ -517,7 +518,8 @@ MatrixFeatures square_features(std::int64_t rows, std::int64_t per_row) {
   f.row_length_min = per_row;
   f.row_length_max = per_row;
   f.distribution = {{per_row, rows}};
-  f.format_features.emplace("cuda_ehyb", FieldSet::of(CudaEhybFeatures{.neighbourhood_growth = 0.1}));
+  f.format_features.emplace("cuda_ehyb",
+                            FieldSet::of(CudaEhybFeatures{.neighbourhood_growth = 0.1}));
   return f;
 }
 
@@ -553,7 +555,7 @@ TEST(CudaEhybRules, OffersThePaperVariantAtEq1AndTwiceItAndAsyncAtTwice) {
   EXPECT_EQ(c[0].launch.block_size, 1024u);  // 7576 rows a part: more slices than warps
   EXPECT_EQ(c[0].launch.grid_size, 132u);    // one block per part
   EXPECT_EQ(c[1].launch.grid_size, 264u);
-  EXPECT_EQ(c[2].launch.grid_size, 132u);    // one persistent block per SM, two parts each
+  EXPECT_EQ(c[2].launch.grid_size, 132u);  // one persistent block per SM, two parts each
   // 5 M rows: Eq. 1's 264 parts leave no room for two buffers; 528 do.
   EXPECT_THAT(parts_and_variants(rules.candidates(square_features(5'000'000, 5), h100)),
               ElementsAre(std::pair{264u, 0u}, std::pair{528u, 0u}, std::pair{528u, 1u}));
@@ -625,11 +627,11 @@ TEST(CudaEhybRules, RejectsBadParametersWithThePreciseField) {
   }
   EXPECT_THROW(CudaEhybRules::check_params(CudaEhybParams{.partitions = 0, .variant = 0}, 1000),
                Error);
-  EXPECT_NO_THROW(CudaEhybRules::check_params(CudaEhybParams{.partitions = 15, .variant = 1}, 1000));
+  EXPECT_NO_THROW(
+      CudaEhybRules::check_params(CudaEhybParams{.partitions = 15, .variant = 1}, 1000));
   // A stored plan without the variant field.
-  const Candidate missing{.format = kCudaEhybFormatId,
-                          .params = FieldSet::of(PartitionsOnly{}),
-                          .launch = {}};
+  const Candidate missing{
+      .format = kCudaEhybFormatId, .params = FieldSet::of(PartitionsOnly{}), .launch = {}};
   EXPECT_THROW(CudaEhybRules::params_of(missing), Error);
 }
 

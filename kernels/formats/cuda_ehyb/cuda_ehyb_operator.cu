@@ -36,9 +36,8 @@ struct CachedPart {
 // slot; lanes past the part's last row only take part in the shuffle.
 template <typename Value>
 __device__ __forceinline__ void cached_part_slices(const CachedPart<Value>& part, int p,
-                                                   const Value* __restrict__ cache,
-                                                   int* next_slice, Value* __restrict__ y,
-                                                   Value alpha, Value beta) {
+                                                   const Value* __restrict__ cache, int* next_slice,
+                                                   Value* __restrict__ y, Value alpha, Value beta) {
   const int lane = threadIdx.x % kWarp;
   const int row_begin = __ldg(part.partition_row_begin + p);
   const int size = __ldg(part.partition_row_begin + p + 1) - row_begin;
@@ -56,8 +55,8 @@ __device__ __forceinline__ void cached_part_slices(const CachedPart<Value>& part
         if (col == kEhybPaddingLocalColumn) break;
         sum += __ldg(part.values + slot) * cache[col];
       }
-      catalogue_detail::store_axpby(y + __ldg(part.permutation + row_begin + local_row), alpha,
-                                    sum, beta);
+      catalogue_detail::store_axpby(y + __ldg(part.permutation + row_begin + local_row), alpha, sum,
+                                    beta);
     }
     int next = 0;
     if (lane == 0) next = atomicAdd(next_slice, 1);
@@ -169,8 +168,8 @@ class CudaEhybOperator final : public SpmvOperator {
             static_cast<std::uint32_t>(std::max(device.info().sm_count, 1)) * 8)),
         stream_(static_cast<cudaStream_t>(device.native_stream())),
         permutation_(upload(device, layout.permutation.data(), layout.permutation.size())),
-        partition_row_begin_(upload(device, layout.partition_row_begin.data(),
-                                    layout.partition_row_begin.size())),
+        partition_row_begin_(
+            upload(device, layout.partition_row_begin.data(), layout.partition_row_begin.size())),
         partition_slice_begin_(upload(device, layout.partition_slice_begin.data(),
                                       layout.partition_slice_begin.size())),
         ell_slice_offsets_(
@@ -206,11 +205,13 @@ class CudaEhybOperator final : public SpmvOperator {
                                  ell_values_.as<const Value>(),
                                  permutation_.as<const std::int32_t>()};
     if (variant_ == EhybVariant::async_copy)
-      ehyb_async_cached_kernel<Value><<<launch_.grid_size, launch_.block_size, shared_bytes_, stream_>>>(
-          part, partitions_, cache_entries_, x, y, alpha, beta);
+      ehyb_async_cached_kernel<Value>
+          <<<launch_.grid_size, launch_.block_size, shared_bytes_, stream_>>>(
+              part, partitions_, cache_entries_, x, y, alpha, beta);
     else
-      ehyb_cached_kernel<Value><<<static_cast<unsigned>(partitions_), launch_.block_size,
-                                  shared_bytes_, stream_>>>(part, x, y, alpha, beta);
+      ehyb_cached_kernel<Value>
+          <<<static_cast<unsigned>(partitions_), launch_.block_size, shared_bytes_, stream_>>>(
+              part, x, y, alpha, beta);
     SPMVD_CUDA_CHECK_LAUNCH();
     if (er_rows_ == 0) return;
     ehyb_er_kernel<Value><<<er_grid_, kErBlockSize, 0, stream_>>>(
@@ -232,7 +233,8 @@ class CudaEhybOperator final : public SpmvOperator {
   void allow_dynamic_shared(Kernel* kernel) {
     int device = 0, optin = 0;
     SPMVD_CUDA_CHECK(cudaGetDevice(&device));
-    SPMVD_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    SPMVD_CUDA_CHECK(
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     cudaFuncAttributes attributes{};
     SPMVD_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
     const int allowance = optin - static_cast<int>(attributes.sharedSizeBytes);
@@ -266,13 +268,15 @@ class CudaEhybOperator final : public SpmvOperator {
 };
 
 template <typename Value>
-std::unique_ptr<SpmvOperator> build_for(const CsrMatrix<double>& matrix, const CudaEhybParams& params,
-                                        const LaunchConfig& launch, Device& device) {
+std::unique_ptr<SpmvOperator> build_for(const CsrMatrix<double>& matrix,
+                                        const CudaEhybParams& params, const LaunchConfig& launch,
+                                        Device& device) {
   const auto variant = static_cast<EhybVariant>(params.variant);
   EhybLayout<Value> layout =
       build_ehyb_layout<Value>(matrix, static_cast<std::int32_t>(params.partitions));
   const std::int64_t buffers = variant == EhybVariant::async_copy ? 2 : 1;
-  const std::int64_t capacity = CudaEhybRules::cache_capacity(device.info(), sizeof(Value), buffers);
+  const std::int64_t capacity =
+      CudaEhybRules::cache_capacity(device.info(), sizeof(Value), buffers);
   if (layout.cache_entries > capacity)
     throw Error(ErrorCode::resource_exhausted,
                 "cuda_ehyb: the largest of " + std::to_string(params.partitions) + " parts has " +

@@ -17,8 +17,7 @@ bool CudaEhybRules::offered(const MatrixFeatures& features, const DeviceInfo& de
   return device.is_gpu && device.sm_count > 0 && cache_bytes_per_block(device) > 0 &&
          features.rows == features.cols && features.rows >= kEhybMinRowsPerPartition &&
          features.rows < std::numeric_limits<std::int32_t>::max() && features.nnz > 0 &&
-         features.nnz <= kEhybMaxNonzeros &&
-         [&] {
+         features.nnz <= kEhybMaxNonzeros && [&] {
            const std::optional<CudaEhybFeatures> own = cuda_ehyb_features(features);
            return own && own->neighbourhood_growth <= kEhybMaxNeighbourhoodGrowth;
          }();
@@ -37,14 +36,16 @@ std::uint64_t CudaEhybRules::cache_bytes_per_block(const DeviceInfo& device) {
 
 std::int64_t CudaEhybRules::cache_capacity(const DeviceInfo& device, std::uint64_t value_bytes,
                                            std::int64_t buffers) {
-  const std::uint64_t per_buffer =
-      cache_bytes_per_block(device) / static_cast<std::uint64_t>(std::max<std::int64_t>(buffers, 1));
-  return std::min<std::int64_t>(kEhybMaxCacheEntries,
-                                static_cast<std::int64_t>(per_buffer / std::max<std::uint64_t>(value_bytes, 1)));
+  const std::uint64_t per_buffer = cache_bytes_per_block(device) /
+                                   static_cast<std::uint64_t>(std::max<std::int64_t>(buffers, 1));
+  return std::min<std::int64_t>(
+      kEhybMaxCacheEntries,
+      static_cast<std::int64_t>(per_buffer / std::max<std::uint64_t>(value_bytes, 1)));
 }
 
 std::int64_t CudaEhybRules::planned_cache_entries(std::int64_t rows, std::int64_t partitions) {
-  const double mean = static_cast<double>(rows) / static_cast<double>(std::max<std::int64_t>(partitions, 1));
+  const double mean =
+      static_cast<double>(rows) / static_cast<double>(std::max<std::int64_t>(partitions, 1));
   return std::min<std::int64_t>(rows,
                                 static_cast<std::int64_t>(std::ceil(mean * kEhybPlannedImbalance)));
 }
@@ -64,7 +65,8 @@ std::int32_t CudaEhybRules::eq1_partitions(std::int64_t rows, const DeviceInfo& 
 std::uint32_t CudaEhybRules::block_size_for(std::int64_t rows, std::int64_t partitions) {
   const auto rows_per_part = static_cast<std::uint64_t>(
       std::max<std::int64_t>((rows + partitions - 1) / std::max<std::int64_t>(partitions, 1), 1));
-  return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(std::bit_ceil(rows_per_part), 64, 1024));
+  return static_cast<std::uint32_t>(
+      std::clamp<std::uint64_t>(std::bit_ceil(rows_per_part), 64, 1024));
 }
 
 std::uint32_t CudaEhybRules::grid_size_for(std::int64_t partitions, EhybVariant variant,
@@ -115,14 +117,14 @@ std::uint64_t CudaEhybRules::device_bytes(const MatrixFeatures& features, Precis
   const auto rows = static_cast<std::uint64_t>(std::max<std::int64_t>(features.rows, 0));
   const auto nnz = static_cast<std::uint64_t>(std::max<std::int64_t>(features.nnz, 0));
   const auto parts = static_cast<std::uint64_t>(std::max<std::uint32_t>(params.partitions, 1));
-  const auto longest = static_cast<std::uint64_t>(std::max<std::int64_t>(features.row_length_max, 0));
+  const auto longest =
+      static_cast<std::uint64_t>(std::max<std::int64_t>(features.row_length_max, 0));
   // Each part's widest slice is as wide as one of its rows (distinct rows): without a
   // distribution (calibration samples) every part's is the longest row.
-  const std::uint64_t part_leaders =
-      distribution_covers_nnz(features)
-          ? static_cast<std::uint64_t>(
-                longest_rows_length_sum(features, static_cast<std::int64_t>(parts)))
-          : parts * longest;
+  const std::uint64_t part_leaders = distribution_covers_nnz(features)
+                                         ? static_cast<std::uint64_t>(longest_rows_length_sum(
+                                               features, static_cast<std::int64_t>(parts)))
+                                         : parts * longest;
   const auto slice_rows = static_cast<std::uint64_t>(kEhybSliceRows);
   const std::uint64_t padding = slice_rows * (part_leaders + longest);
   const std::uint64_t slots = nnz + padding;

@@ -56,15 +56,17 @@ inline constexpr std::int64_t kEhybMinRowsPerPartition = 64;
 inline constexpr double kEhybPlannedImbalance = 1.10;
 // METIS's k-way cut of the symmetrised graph is the preprocessing's cost (the paper: 400-1500
 // SpMVs with 16 threads, Sec. 6). Measured single-threaded on this project's 2-core build
-// machine (2026-11-23, /tmp timing programs over partition_matrix_graph): 0.16-0.26 s per million
-// entries on meshes (2-D 5-point grid of 1 M rows: 0.9 s; 3-D 27-point stencil of 1 M rows and
-// 26.5 M entries, 264 parts: 6.9 s). At 2^25 entries (33.5 M) that is about 9 s a build, the most
-// a plan that is then cached should cost (up to four candidates build it each); beyond it EHYB is
-// not offered. Graphs on which METIS is far slower per entry (random, expanders) are kept out by
-// the neighbourhood growth (cuda_ehyb_features.hpp), not by this bound.
+// machine (2026-11-23, /tmp timing programs over partition_matrix_graph; up to 2x slower while
+// other builds share the cores): 0.16-0.26 s per million entries on meshes (2-D 5-point grid
+// of 1 M rows: 0.9 s; 3-D 27-point stencil of 1 M rows and 26.5 M entries, 264 parts: 6.9 s). At
+// 2^25 entries (33.5 M) that is about 9 s a build, the most a plan that is then cached should cost
+// (each of the up to three candidates builds it); beyond it EHYB is not offered. Graphs on which
+// METIS is far slower per entry (random, expanders) are kept out by the neighbourhood growth
+// (cuda_ehyb_features.hpp), not by this bound.
 inline constexpr std::int64_t kEhybMaxNonzeros = std::int64_t{1} << 25;
 // CUDA keeps 1 KB of an SM's shared memory per resident block (sm_80+): Hopper's 228 KB per SM
-// leave 227 KB to one block with the opt-in attribute (cudaFuncAttributeMaxDynamicSharedMemorySize).
+// leave 227 KB to one block with the opt-in attribute
+// (cudaFuncAttributeMaxDynamicSharedMemorySize).
 inline constexpr std::uint64_t kEhybReservedSharedBytesPerBlock = 1024;
 // The kernels' static shared memory (the slice counter), rounded up.
 inline constexpr std::uint64_t kEhybStaticSharedBytes = 16;

@@ -93,8 +93,10 @@ EhybLayout<Value> make_ehyb_layout(const CsrMatrix<double>& matrix,
   out.partition_slice_begin.assign(static_cast<std::size_t>(partitions) + 1, 0);
   out.ell_slice_offsets = {0};
   for (std::int32_t p = 0; p < partitions; ++p) {
-    const auto begin = static_cast<std::size_t>(out.partition_row_begin[static_cast<std::size_t>(p)]);
-    const auto end = static_cast<std::size_t>(out.partition_row_begin[static_cast<std::size_t>(p) + 1]);
+    const auto begin =
+        static_cast<std::size_t>(out.partition_row_begin[static_cast<std::size_t>(p)]);
+    const auto end =
+        static_cast<std::size_t>(out.partition_row_begin[static_cast<std::size_t>(p) + 1]);
     std::vector<std::int64_t> lengths;
     lengths.reserve(end - begin);
     for (std::size_t i = begin; i < end; ++i)
@@ -141,8 +143,8 @@ EhybLayout<Value> make_ehyb_layout(const CsrMatrix<double>& matrix,
     const std::int64_t local_row = row - part_begin;
     const std::int64_t ell_slice =
         out.partition_slice_begin[static_cast<std::size_t>(p)] + local_row / kEhybSliceRows;
-    std::int64_t ell_slot = out.ell_slice_offsets[static_cast<std::size_t>(ell_slice)] +
-                            local_row % kEhybSliceRows;
+    std::int64_t ell_slot =
+        out.ell_slice_offsets[static_cast<std::size_t>(ell_slice)] + local_row % kEhybSliceRows;
     const std::int64_t er_row = er_position[static_cast<std::size_t>(r)];
     std::int64_t er_slot =
         er_row < 0 ? -1
@@ -153,8 +155,8 @@ EhybLayout<Value> make_ehyb_layout(const CsrMatrix<double>& matrix,
       const ColIndex c = matrix.col_indices[static_cast<std::size_t>(k)];
       const auto value = static_cast<Value>(matrix.values[static_cast<std::size_t>(k)]);
       if (part_of_row[static_cast<std::size_t>(c)] == p) {
-        out.ell_local_columns[static_cast<std::size_t>(ell_slot)] = static_cast<std::uint16_t>(
-            new_index[static_cast<std::size_t>(c)] - part_begin);
+        out.ell_local_columns[static_cast<std::size_t>(ell_slot)] =
+            static_cast<std::uint16_t>(new_index[static_cast<std::size_t>(c)] - part_begin);
         out.ell_values[static_cast<std::size_t>(ell_slot)] = value;
         ell_slot += kEhybSliceRows;
       } else {
@@ -178,9 +180,8 @@ EhybLayout<Value> build_ehyb_layout(const CsrMatrix<double>& matrix, std::int32_
   const auto ms = [](auto from, auto to) {
     return std::chrono::duration<double, std::milli>(to - from).count();
   };
-  const std::int64_t er_entries =
-      std::count_if(layout.er_columns.begin(), layout.er_columns.end(),
-                    [](ColIndex c) { return c != kPaddingColumn; });
+  const std::int64_t er_entries = std::count_if(layout.er_columns.begin(), layout.er_columns.end(),
+                                                [](ColIndex c) { return c != kPaddingColumn; });
   spdlog::info(
       "cuda_ehyb preprocessing: {} rows, {} parts (cache {} values): METIS {:.1f} ms, layout "
       "{:.1f} ms; {} of {} entries ({:.1f} %) in ER",

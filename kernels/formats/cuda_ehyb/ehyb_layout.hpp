@@ -41,14 +41,14 @@ struct EhybLayout {
   // Cached part: slice s holds new rows partition_row_begin[p] + 32 * (s -
   // partition_slice_begin[p]) + lane for its part p; entry j of lane l at
   // ell_slice_offsets[s] + 32 * j + l.
-  std::vector<std::int64_t> ell_slice_offsets;       // slices + 1
-  std::vector<std::uint16_t> ell_local_columns;      // new column - partition_row_begin[p]
+  std::vector<std::int64_t> ell_slice_offsets;   // slices + 1
+  std::vector<std::uint16_t> ell_local_columns;  // new column - partition_row_begin[p]
   std::vector<Value> ell_values;
   // ER part: ER row i (ER slice i / 32, lane i % 32) adds to the caller's row er_row_map[i].
   std::int64_t er_rows = 0;
-  std::vector<std::int32_t> er_row_map;              // er_rows
-  std::vector<std::int64_t> er_slice_offsets;        // ceil(er_rows / 32) + 1
-  std::vector<ColIndex> er_columns;                  // caller's columns, kPaddingColumn padding
+  std::vector<std::int32_t> er_row_map;        // er_rows
+  std::vector<std::int64_t> er_slice_offsets;  // ceil(er_rows / 32) + 1
+  std::vector<ColIndex> er_columns;            // caller's columns, kPaddingColumn padding
   std::vector<Value> er_values;
 
   std::int64_t ell_slots() const noexcept { return ell_slice_offsets.back(); }

@@ -85,15 +85,13 @@ std::vector<std::int32_t> partition_matrix_graph(const CsrMatrix<double>& matrix
   options[METIS_OPTION_NUMBERING] = 0;
   std::vector<std::int32_t> part(static_cast<std::size_t>(matrix.rows), 0);
   // Unit vertex weights: a part's size is its x slice, the cache it must fit (Eq. 1).
-  const int status =
-      METIS_PartGraphKway(&vertices, &constraints, graph.offsets.data(), graph.adjacency.data(),
-                          nullptr, nullptr, nullptr, &nparts, nullptr, nullptr, options, &cut,
-                          part.data());
+  const int status = METIS_PartGraphKway(&vertices, &constraints, graph.offsets.data(),
+                                         graph.adjacency.data(), nullptr, nullptr, nullptr, &nparts,
+                                         nullptr, nullptr, options, &cut, part.data());
   if (status != METIS_OK)
-    throw Error(ErrorCode::internal, "ehyb partition: METIS_PartGraphKway returned " +
-                                         std::to_string(status) + " for " +
-                                         std::to_string(matrix.rows) + " vertices, " +
-                                         std::to_string(parts) + " parts");
+    throw Error(ErrorCode::internal,
+                "ehyb partition: METIS_PartGraphKway returned " + std::to_string(status) + " for " +
+                    std::to_string(matrix.rows) + " vertices, " + std::to_string(parts) + " parts");
   return part;
 }
 
