@@ -15,6 +15,7 @@
 #include "kernels/formats/cuda_csr_scalar/cuda_csr_scalar_rules.hpp"
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
 #include "kernels/formats/cuda_dia/cuda_dia_rules.hpp"
+#include "kernels/formats/cuda_ehyb/cuda_ehyb_rules.hpp"
 #include "kernels/formats/cuda_ell/cuda_ell_rules.hpp"
 #include "kernels/formats/cuda_hyb/cuda_hyb_rules.hpp"
 #include "kernels/formats/cuda_sell/cuda_sell_rules.hpp"
@@ -58,6 +59,7 @@ FormatRegistry build_registry() {
   add_gpu_format<CusparseBsrRules>(registry);
   add_gpu_format<CudaDiaRules>(registry);
   add_gpu_format<CudaBceRules>(registry);
+  add_gpu_format<CudaEhybRules>(registry);
   return registry;
 }
 
