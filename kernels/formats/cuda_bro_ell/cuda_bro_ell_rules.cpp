@@ -87,7 +87,8 @@ std::uint64_t bro_ell_layout_bytes(const BroEllFeatures& sizes, std::size_t inde
 
 bool CudaBroEllRules::admissible(const MatrixFeatures& features, const DeviceInfo& device,
                                  Precision precision, std::uint64_t memory_budget_bytes) const {
-  if (!device.is_gpu) return false;
+  // Without its sizes it offers no candidate and is no choice (as DIA without its diagonals).
+  if (!device.is_gpu || !cuda_bro_ell_features(features)) return false;
   return smallest_candidate_bytes(*this, features, device, precision) <= memory_budget_bytes;
 }
 

@@ -42,7 +42,8 @@ std::optional<BroHybFeatures> cuda_bro_hyb_features(const MatrixFeatures& featur
 
 bool CudaBroHybRules::admissible(const MatrixFeatures& features, const DeviceInfo& device,
                                  Precision precision, std::uint64_t memory_budget_bytes) const {
-  if (!device.is_gpu) return false;
+  // Without its sizes it offers no candidate and is no choice (as DIA without its diagonals).
+  if (!device.is_gpu || !cuda_bro_hyb_features(features)) return false;
   return smallest_candidate_bytes(*this, features, device, precision) <= memory_budget_bytes;
 }
 
