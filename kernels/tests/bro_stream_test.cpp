@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "kernels/formats/common/bro_decode.hpp"
 #include "kernels/formats/common/bro_stream.hpp"
 #include "kernels/tests/test_matrices.hpp"
 
@@ -184,6 +185,76 @@ TEST(BroEll, HostMultiplyOverTheBuiltArraysEqualsCsrOnRandomMatrices) {
           for (std::size_t g = 0; g < y_rows.size(); ++g) y[g / parts] += y_rows[g];
           expect_near_all(expected, y);
         }
+  }
+}
+
+// The kernel's own decode (bro_decode.hpp, which the BRO-ELL kernel calls per thread) run on
+// the host over the built arrays, with the kernel's indexing of slices, for every stream row:
+// row sums (sub-rows added as the shuffles add them) equal the CSR reference.
+template <typename Value, int kWords>
+std::vector<double> kernel_decode_multiply(const bro::BroEllLayout<Value>& l, std::uint32_t parts,
+                                           std::int64_t rows, const std::vector<Value>& x) {
+  std::vector<double> y(static_cast<std::size_t>(rows), 0.0);
+  const std::int64_t h = l.slice_height;
+  for (std::int64_t g = 0; g < l.rows; ++g) {
+    const std::int64_t s = g / h;
+    const std::int64_t t = g - s * h;
+    const std::int64_t height = std::min(h, l.rows - s * h);
+    const std::int64_t first_col = l.col_offsets[static_cast<std::size_t>(s)];
+    y[static_cast<std::size_t>(g / parts)] += bro::bro_ell_row_sum<Value, kWords>(
+        l.stream.data() + l.word_offsets[static_cast<std::size_t>(s)], height, t,
+        l.bit_alloc.data() + first_col, l.col_offsets[static_cast<std::size_t>(s + 1)] - first_col,
+        l.values.data() + first_col * h, x.data());
+  }
+  return y;
+}
+
+TEST(BroEll, KernelDecodeOverTheBuiltArraysEqualsCsrOnRandomMatrices) {
+  const std::uint64_t seed = testing::test_seed();
+  std::cout << "seed " << seed << " (SPMVD_TEST_SEED)\n";
+  std::mt19937_64 rng(seed);
+  for (const auto& [name, m] : testing::conformance_matrices(seed)) {
+    const std::vector<double> x = random_x(m.cols, rng);
+    const std::vector<double> expected = reference(m, x);
+    for (const std::uint32_t h : {32u, 256u})
+      for (const std::uint32_t parts : {1u, 4u}) {
+        SCOPED_TRACE(name + " h " + std::to_string(h) + " parts " + std::to_string(parts));
+        const CsrMatrix<double> rows = parts == 1 ? m : bro::split_rows(m, parts);
+        expect_near_all(expected, kernel_decode_multiply<double, 1>(
+                                      bro::make_bro_ell_layout<double>(rows, h, 1), parts, m.rows, x));
+        expect_near_all(expected, kernel_decode_multiply<double, 4>(
+                                      bro::make_bro_ell_layout<double>(rows, h, 4), parts, m.rows, x));
+      }
+  }
+}
+
+// The BRO-COO kernel's row decode, a warp emulated on the host: per interval 32 lane readers
+// (bro_decode.hpp's StreamReader<1>, as the kernel builds them), one read per lane per round,
+// lanes past the interval's end included; the rows of the entries equal COO's.
+TEST(BroCoo, KernelLaneDecodeEqualsCooRows) {
+  for (const auto& [name, m] : testing::conformance_matrices(testing::test_seed())) {
+    SCOPED_TRACE(name);
+    std::vector<std::int32_t> expected;
+    for (std::int64_t r = 0; r < m.rows; ++r)
+      expected.insert(expected.end(), static_cast<std::size_t>(m.row_length(r)), static_cast<std::int32_t>(r));
+    for (const std::uint32_t rounds : {1u, 8u, 32u}) {
+      const auto l = bro::make_bro_coo_layout<double>(m, rounds);
+      const std::int64_t per_interval = std::int64_t{32} * rounds;
+      std::vector<std::int32_t> decoded(static_cast<std::size_t>(m.nnz()), -1);
+      for (std::int64_t i = 0; i < l.intervals(); ++i) {
+        const std::int64_t begin = i * per_interval;
+        const std::int64_t end = std::min(begin + per_interval, l.nnz);
+        for (std::int64_t lane = 0; lane < 32; ++lane) {
+          bro::StreamReader<1> reader{l.stream.data() + l.word_offsets[static_cast<std::size_t>(i)] + lane, 32};
+          std::int32_t row = l.first_rows[static_cast<std::size_t>(i)];
+          for (std::int64_t base = begin; base < end; base += 32) {
+            row += static_cast<std::int32_t>(reader.read(l.bits[static_cast<std::size_t>(i)]));
+            if (base + lane < end) decoded[static_cast<std::size_t>(base + lane)] = row;
+          }
+        }
+      }
+      EXPECT_EQ(decoded, expected) << "rounds " << rounds;
+    }
   }
 }
 

@@ -1,65 +1,16 @@
 #pragma once
-// The device half of BRO streams (paper 001, Algorithm 1; host half and bit order in
-// bro_stream.hpp): a reader of one multiplexed row stream, the BRO-ELL kernel and the BRO-COO
-// kernel.
+// The BRO kernels (paper 001): BRO-ELL (Algorithm 1) and BRO-COO (Sec. 3.2). The decode they
+// run is bro_decode.hpp (host and device, unit-tested on the host); bit order and layouts are
+// bro_stream.hpp.
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
+#include "kernels/formats/common/bro_decode.hpp"
 #include "kernels/formats/common/spmv_device.cuh"
 
 namespace spmvd::bro_detail {
-
-// Reads consecutive b-bit values (0 <= b <= 32) of one row stream, least significant bit first.
-// `next` points at the row's first symbol; symbols of the row are `stride` words apart; a
-// symbol is kWords words (1: Algorithm 1's 32-bit symbol; 4: one 16-byte vector load).
-// Algorithm 1's two branches are the `avail < bits` test: threads that share bit widths (a
-// slice's warp, an interval's warp) take it together, so it never diverges.
-template <int kWords>
-struct StreamReader {
-  const std::uint32_t* next;
-  std::int64_t stride;
-  std::uint64_t buffer = 0;
-  std::uint32_t avail = 0;
-  std::uint32_t held[kWords > 1 ? kWords - 1 : 1] = {};  // words of the current symbol not yet used
-  std::uint32_t held_count = 0;
-
-  __device__ std::uint32_t next_word() {
-    if constexpr (kWords == 1) {
-      const std::uint32_t w = __ldg(next);
-      next += stride;
-      return w;
-    } else {
-      static_assert(kWords == 4, "symbols are 1 or 4 words");
-      if (held_count == 0) {
-        const uint4 s = __ldg(reinterpret_cast<const uint4*>(next));
-        next += stride;
-        held[0] = s.y;
-        held[1] = s.z;
-        held[2] = s.w;
-        held_count = 3;
-        return s.x;
-      }
-      const std::uint32_t w = held[0];
-      held[0] = held[1];
-      held[1] = held[2];
-      --held_count;
-      return w;
-    }
-  }
-
-  __device__ std::uint32_t read(std::uint32_t bits) {
-    if (avail < bits) {
-      buffer |= static_cast<std::uint64_t>(next_word()) << avail;
-      avail += 32;
-    }
-    const auto value = static_cast<std::uint32_t>(buffer & ((std::uint64_t{1} << bits) - 1));
-    buffer >>= bits;
-    avail -= bits;
-    return value;
-  }
-};
 
 // Algorithm 1, one (sub-)row per thread, kLanes consecutive threads per matrix row (their sums
 // added by shuffles). Stream row g = slice s = g / h, row t = g % h of it. Grid-stride in steps
@@ -84,19 +35,10 @@ __global__ void bro_ell_kernel(std::int64_t stream_rows, std::int64_t slice_heig
       const std::int64_t t = g - s * slice_height;
       const std::int64_t height = min(slice_height, stream_rows - s * slice_height);
       const std::int64_t first_col = __ldg(col_offsets + s);
-      const std::int64_t num_col = __ldg(col_offsets + s + 1) - first_col;
-      const std::uint8_t* widths = bit_alloc + first_col;
-      const Value* v = values + first_col * slice_height + t;
-      StreamReader<kWords> reader{stream + __ldg(word_offsets + s) + t * kWords, height * kWords};
-      std::int64_t column = -1;
-      for (std::int64_t c = 0; c < num_col; ++c) {
-        const std::uint32_t delta = reader.read(__ldg(widths + c));
-        // Algorithm 1, line 17: delta 0 is padding after the row's entries.
-        if (delta != 0) {
-          column += delta;
-          sum += __ldg(v + c * height) * __ldg(x + column);
-        }
-      }
+      sum = bro::bro_ell_row_sum<Value, kWords>(stream + __ldg(word_offsets + s), height, t,
+                                                bit_alloc + first_col,
+                                                __ldg(col_offsets + s + 1) - first_col,
+                                                values + first_col * slice_height, x);
     }
     if constexpr (kLanes > 1) {
 #pragma unroll
@@ -136,7 +78,7 @@ __global__ void bro_coo_kernel(std::int64_t nnz, std::int64_t interval_entries,
     const std::int32_t first_row = __ldg(first_rows + interval);
     const std::int32_t last_row = __ldg(last_rows + interval);
     const std::uint32_t bits = __ldg(interval_bits + interval);
-    StreamReader<1> reader{stream + __ldg(word_offsets + interval) + lane, 32};
+    bro::StreamReader<1> reader{stream + __ldg(word_offsets + interval) + lane, 32};
     const auto add = [&](std::int32_t row, Value value) {
       if (row == first_row || row == last_row)
         atomicAdd(y + row, value);
