@@ -36,22 +36,24 @@ CsrMatrix<double> bro_ell_stream_rows(const CsrMatrix<double>& m, const BroEllCh
 
 BroEllFeatures compute_bro_ell_features(const CsrMatrix<double>& m) {
   BroEllFeatures f;
-  // BAR depends on the slice height only: run it once per height.
-  std::map<std::uint32_t, CsrMatrix<double>> bar_rows;
+  // The transformed rows are shared between choices: BAR's order depends on the slice height
+  // only, the split on the threads per row only; the matrix itself is never copied.
+  std::map<std::pair<std::uint32_t, std::uint32_t>, CsrMatrix<double>> transformed;
   for (const BroEllChoice& choice : kBroEllChoices) {
-    bro::BroEllSize size;
-    const std::uint32_t words = bro_words_per_symbol(choice.params.variant);
-    if (choice.params.reorder == kBroReorderBar) {
-      auto it = bar_rows.find(choice.params.slice_height);
-      if (it == bar_rows.end()) {
+    const bool bar = choice.params.reorder == kBroReorderBar;
+    const CsrMatrix<double>* rows = &m;
+    if (bar || choice.threads_per_row > 1) {
+      const std::pair<std::uint32_t, std::uint32_t> key{bar ? choice.params.slice_height : 0,
+                                                        choice.threads_per_row};
+      auto it = transformed.find(key);
+      if (it == transformed.end()) {
         std::vector<std::int32_t> order;
-        it = bar_rows.emplace(choice.params.slice_height, bro_ell_stream_rows(m, choice, order)).first;
+        it = transformed.emplace(key, bro_ell_stream_rows(m, choice, order)).first;
       }
-      size = bro::bro_ell_size(it->second, choice.params.slice_height, words);
-    } else {
-      std::vector<std::int32_t> order;
-      size = bro::bro_ell_size(bro_ell_stream_rows(m, choice, order), choice.params.slice_height, words);
+      rows = &it->second;
     }
+    const bro::BroEllSize size = bro::bro_ell_size(*rows, choice.params.slice_height,
+                                                   bro_words_per_symbol(choice.params.variant));
     f.slices.push_back(size.slices);
     f.stream_words.push_back(size.stream_words);
     f.columns.push_back(size.columns);
