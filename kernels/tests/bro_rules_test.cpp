@@ -5,12 +5,16 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <iostream>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "core/error.hpp"
 #include "kernels/format_registry.hpp"
+#include "kernels/formats/common/bro_decode.hpp"
 #include "kernels/formats/common/bro_stream.hpp"
 #include "kernels/formats/cuda_bro_coo/cuda_bro_coo_rules.hpp"
 #include "kernels/formats/cuda_bro_ell/cuda_bro_ell_rules.hpp"
@@ -55,6 +59,75 @@ const testing::NamedMatrix& sample_matrix() {
   for (const auto& named : all)
     if (named.name == "heavy_tail_2000x3000") return named;
   throw std::logic_error("heavy_tail_2000x3000 missing");
+}
+
+// What cuda_bro_ell's kernel computes for a choice, emulated on the host with its own decode
+// (bro_decode.hpp): stream row g's sum, the sub-rows of a row added, written to y[order[row]]
+// (BAR) or y[row]. Only the launch and the shuffles are left to the GPU.
+std::vector<double> emulate_bro_ell(const CsrMatrix<double>& m, const BroEllChoice& choice,
+                                    const std::vector<double>& x) {
+  std::vector<std::int32_t> order;
+  const auto l = bro::make_bro_ell_layout<double>(bro_ell_stream_rows(m, choice, order),
+                                                  choice.params.slice_height,
+                                                  bro_words_per_symbol(choice.params.variant));
+  std::vector<double> y(static_cast<std::size_t>(m.rows), 0.0);
+  const std::int64_t h = l.slice_height;
+  for (std::int64_t g = 0; g < l.rows; ++g) {
+    const std::int64_t s = g / h;
+    const std::int64_t height = std::min(h, l.rows - s * h);
+    const std::int64_t first_col = l.col_offsets[static_cast<std::size_t>(s)];
+    const std::int64_t num_col = l.col_offsets[static_cast<std::size_t>(s + 1)] - first_col;
+    const std::uint32_t* stream = l.stream.data() + l.word_offsets[static_cast<std::size_t>(s)];
+    const double sum =
+        l.words_per_symbol == 4
+            ? bro::bro_ell_row_sum<double, 4>(stream, height, g - s * h, l.bit_alloc.data() + first_col,
+                                              num_col, l.values.data() + first_col * h, x.data())
+            : bro::bro_ell_row_sum<double, 1>(stream, height, g - s * h, l.bit_alloc.data() + first_col,
+                                              num_col, l.values.data() + first_col * h, x.data());
+    const std::int64_t row = g / choice.threads_per_row;
+    y[static_cast<std::size_t>(order.empty() ? row : order[static_cast<std::size_t>(row)])] += sum;
+  }
+  return y;
+}
+
+std::vector<double> csr_reference(const CsrMatrix<double>& m, const std::vector<double>& x) {
+  std::vector<double> y(static_cast<std::size_t>(m.rows), 0.0);
+  for (std::int64_t r = 0; r < m.rows; ++r)
+    for (auto k = m.row_offsets[static_cast<std::size_t>(r)]; k < m.row_offsets[static_cast<std::size_t>(r + 1)]; ++k)
+      y[static_cast<std::size_t>(r)] += m.values[static_cast<std::size_t>(k)] *
+                                        x[static_cast<std::size_t>(m.col_indices[static_cast<std::size_t>(k)])];
+  return y;
+}
+
+void expect_close(const std::vector<double>& expected, const std::vector<double>& actual) {
+  ASSERT_EQ(expected.size(), actual.size());
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    ASSERT_NEAR(actual[i], expected[i], 1e-12 * (1.0 + std::abs(expected[i]))) << "row " << i;
+}
+
+// Every layout the rules offer (BAR's order undone, sub-rows added), and BRO-HYB's two parts
+// at HYB's K, on every conformance matrix: y in the caller's order equals CSR's.
+TEST(BroFormats, EmulatedKernelsOfEveryOfferedLayoutEqualCsrInTheCallersOrder) {
+  const std::uint64_t seed = testing::test_seed();
+  std::cout << "seed " << seed << " (SPMVD_TEST_SEED)\n";
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> value(-1.0, 1.0);
+  for (const auto& [name, m] : testing::conformance_matrices(seed)) {
+    std::vector<double> x(static_cast<std::size_t>(m.cols));
+    for (double& v : x) v = value(rng);
+    const std::vector<double> expected = csr_reference(m, x);
+    const std::int64_t width = CudaHybRules::bell_garland_ell_width(extract_features(m));
+    for (std::size_t i = 0; i < kBroEllChoices.size(); ++i) {
+      SCOPED_TRACE(name + " layout " + std::to_string(i));
+      expect_close(expected, emulate_bro_ell(m, kBroEllChoices[i], x));
+      // BRO-HYB: its ELL part, then its COO part adds.
+      std::vector<double> y = emulate_bro_ell(bro::leading_entries(m, width), kBroEllChoices[i], x);
+      const std::vector<double> rest = bro::multiply_bro_coo(
+          bro::make_bro_coo_layout<double>(bro::trailing_entries(m, width), 8), m.rows, x);
+      for (std::size_t r = 0; r < y.size(); ++r) y[r] += rest[r];
+      expect_close(expected, y);
+    }
+  }
 }
 
 TEST(CudaBroEllRules, DeviceBytesOfEveryCandidateEqualTheBuiltLayout) {
