@@ -78,11 +78,13 @@ std::vector<double> emulate_bro_ell(const CsrMatrix<double>& m, const BroEllChoi
     const std::int64_t first_col = l.col_offsets[static_cast<std::size_t>(s)];
     const std::int64_t num_col = l.col_offsets[static_cast<std::size_t>(s + 1)] - first_col;
     const std::uint32_t* stream = l.stream.data() + l.word_offsets[static_cast<std::size_t>(s)];
+    const std::int64_t row_words = (l.word_offsets[static_cast<std::size_t>(s + 1)] -
+                                    l.word_offsets[static_cast<std::size_t>(s)]) / height;
     const double sum =
         l.words_per_symbol == 4
-            ? bro::bro_ell_row_sum<double, 4>(stream, height, g - s * h, l.bit_alloc.data() + first_col,
+            ? bro::bro_ell_row_sum<double, 4>(stream, height, g - s * h, row_words, l.bit_alloc.data() + first_col,
                                               num_col, l.values.data() + first_col * h, x.data())
-            : bro::bro_ell_row_sum<double, 1>(stream, height, g - s * h, l.bit_alloc.data() + first_col,
+            : bro::bro_ell_row_sum<double, 1>(stream, height, g - s * h, row_words, l.bit_alloc.data() + first_col,
                                               num_col, l.values.data() + first_col * h, x.data());
     const std::int64_t row = g / choice.threads_per_row;
     y[static_cast<std::size_t>(order.empty() ? row : order[static_cast<std::size_t>(row)])] += sum;
@@ -155,9 +157,8 @@ TEST(CudaBroEllRules, DeviceBytesOfEveryCandidateEqualTheBuiltLayout) {
 
 // The compressed stream is what BRO is for. On a band of 7 (1000 rows) a row's deltas are its
 // first column + 1 (at most 998: 10 bits) and six 1s: 16 bits, one 32-bit word a row, 4000
-// bytes against CSR's 28000 index bytes, in either order. The 128-bit symbols pad each row to
-// 4 words (16000 bytes); 4 threads a row pad each of its sub-rows so (64000): the hopper
-// variant is for long rows, and its device bytes say so.
+// bytes against CSR's 28000 index bytes, in every order and symbol size (128-bit symbols pad
+// nothing). 4 threads a row: 4 sub-rows of at most 2 entries (11 bits), a word each.
 TEST(CudaBroEllRules, BandStreamIsOneWordARowInThePapersLayout) {
   const auto& all = testing::conformance_matrices(testing::test_seed());
   const auto band = std::find_if(all.begin(), all.end(), [](const auto& n) { return n.name == "band_7_1000"; });
@@ -165,8 +166,7 @@ TEST(CudaBroEllRules, BandStreamIsOneWordARowInThePapersLayout) {
   const BroEllFeatures f = compute_bro_ell_features(band->matrix);
   for (std::size_t i = 0; i < kBroEllChoices.size(); ++i) {
     const BroEllChoice& c = kBroEllChoices[i];
-    const std::int64_t words_a_row =
-        c.params.variant == kBroVariantPaper ? 1 : 4 * static_cast<std::int64_t>(c.threads_per_row);
+    const std::int64_t words_a_row = c.threads_per_row;
     EXPECT_EQ(f.stream_words[i], 1000 * words_a_row) << "layout " << i;
   }
 }

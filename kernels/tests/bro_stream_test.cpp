@@ -102,10 +102,36 @@ TEST(BroEll, EveryBitWidthFrom1To32RoundTripsInASliceOfOneRow) {
       const auto layout = bro::make_bro_ell_layout<double>(m, 32, words);
       EXPECT_EQ(layout.bit_alloc, std::vector<std::uint8_t>(columns.size(), static_cast<std::uint8_t>(width)));
       const std::size_t bits = width * columns.size();
-      const std::size_t expected_words = words == 4 ? 4 : (bits + 31) / 32;
+      const std::size_t expected_words = (bits + 31) / 32;  // no padding beyond a word
       EXPECT_EQ(layout.stream.size(), expected_words);
       EXPECT_EQ(bro::decode_bro_ell_row(layout, 0), columns);
     }
+}
+
+// 128-bit symbols without padding: 3 rows of 10 entries of 16-bit deltas (160 bits, 5 words a
+// row). Words 0-3 of row t are one 16-byte symbol at t*4; word 4 follows all the symbols as
+// a 32-bit symbol at 3*4 + t. Row t's columns are (j+1)*2^15 - 1 - t: deltas 2^15 - t, then 2^15.
+TEST(BroEll, VectorSymbolsThenAScalarTailAreLaidOutAsDocumented) {
+  CsrMatrix<double> m{3, 11 * 32768, {0}, {}, {}};
+  for (std::int32_t t = 0; t < 3; ++t) {
+    for (std::int32_t j = 0; j < 10; ++j) {
+      m.col_indices.push_back((j + 1) * 32768 - 1 - t);
+      m.values.push_back(1.0);
+    }
+    m.row_offsets.push_back(m.nnz());
+  }
+  const auto layout = bro::make_bro_ell_layout<double>(m, 32, 4);
+  ASSERT_EQ(layout.stream.size(), 15u);
+  for (std::uint32_t t = 0; t < 3; ++t) {
+    EXPECT_EQ(layout.stream[t * 4], (32768u - t) | (32768u << 16)) << "row " << t;
+    EXPECT_EQ(layout.stream[t * 4 + 3], 32768u | (32768u << 16)) << "row " << t;
+    EXPECT_EQ(layout.stream[12 + t], 32768u | (32768u << 16)) << "row " << t;
+    EXPECT_EQ(bro::decode_bro_ell_row(layout, t), csr_row(m, t));
+  }
+  EXPECT_EQ(bro::bro_ell_word_index(4, 2, 3, 5, 4), 14);
+  EXPECT_EQ(bro::bro_ell_word_index(4, 2, 3, 5, 1), 14);  // 32-bit symbols: q * h + t
+  EXPECT_EQ(bro::bro_ell_word_index(1, 2, 3, 5, 1), 5);
+  EXPECT_EQ(bro::bro_ell_word_index(1, 2, 3, 5, 4), 9);
 }
 
 // Rows whose widths straddle words: 3 entries of 31 bits and one of 1 bit per row, 20 rows.
@@ -201,8 +227,10 @@ std::vector<double> kernel_decode_multiply(const bro::BroEllLayout<Value>& l, st
     const std::int64_t t = g - s * h;
     const std::int64_t height = std::min(h, l.rows - s * h);
     const std::int64_t first_col = l.col_offsets[static_cast<std::size_t>(s)];
+    const std::int64_t row_words = (l.word_offsets[static_cast<std::size_t>(s + 1)] -
+                                    l.word_offsets[static_cast<std::size_t>(s)]) / height;
     y[static_cast<std::size_t>(g / parts)] += bro::bro_ell_row_sum<Value, kWords>(
-        l.stream.data() + l.word_offsets[static_cast<std::size_t>(s)], height, t,
+        l.stream.data() + l.word_offsets[static_cast<std::size_t>(s)], height, t, row_words,
         l.bit_alloc.data() + first_col, l.col_offsets[static_cast<std::size_t>(s + 1)] - first_col,
         l.values.data() + first_col * h, x.data());
   }
@@ -245,7 +273,7 @@ TEST(BroCoo, KernelLaneDecodeEqualsCooRows) {
         const std::int64_t begin = i * per_interval;
         const std::int64_t end = std::min(begin + per_interval, l.nnz);
         for (std::int64_t lane = 0; lane < 32; ++lane) {
-          bro::StreamReader<1> reader{l.stream.data() + l.word_offsets[static_cast<std::size_t>(i)] + lane, 32};
+          bro::BitReader<bro::ScalarWords> reader{{l.stream.data() + l.word_offsets[static_cast<std::size_t>(i)] + lane, 32}};
           std::int32_t row = l.first_rows[static_cast<std::size_t>(i)];
           for (std::int64_t base = begin; base < end; base += 32) {
             row += static_cast<std::int32_t>(reader.read(l.bits[static_cast<std::size_t>(i)]));

@@ -41,45 +41,64 @@ SPMVD_BRO_HOST_DEVICE void load_symbol4(const std::uint32_t* p, std::uint32_t& w
 #endif
 }
 
-// Reads consecutive b-bit values (0 <= b <= 32) of one row stream, least significant bit first.
-// `next` points at the row's first symbol; the row's symbols are `stride` words apart; a symbol
-// is kWords words (1: Algorithm 1's 32-bit symbol; 4: one 16-byte vector load). Algorithm 1's
-// two branches are the `avail < bits` test: threads that share bit widths (a slice's warp, an
-// interval's warp) take it together, so it never diverges.
-template <int kWords>
-struct StreamReader {
-  static_assert(kWords == 1 || kWords == 4, "symbols are 1 or 4 words");
+// The words of one row stream in order, 32-bit symbols: `next` is the row's first word, its
+// words `stride` apart (the slice's or the interval's height).
+struct ScalarWords {
   const std::uint32_t* next;
   std::int64_t stride;
-  std::uint64_t buffer = 0;
-  std::uint32_t avail = 0;
+  SPMVD_BRO_HOST_DEVICE std::uint32_t operator()() {
+    const std::uint32_t w = load(next);
+    next += stride;
+    return w;
+  }
+};
+
+// The words of one row stream with 128-bit symbols (bro_stream.hpp, multiplexing): first
+// `vector_left` 16-byte symbols from `next` (`stride` words apart), then the 32-bit tail words
+// from `tail` (`tail_stride` apart).
+struct VectorWords {
+  const std::uint32_t* next;
+  std::int64_t stride;
+  std::int64_t vector_left;
+  const std::uint32_t* tail;
+  std::int64_t tail_stride;
   std::uint32_t held0 = 0, held1 = 0, held2 = 0;  // words of the current symbol not yet used
   std::uint32_t held_count = 0;
-
-  SPMVD_BRO_HOST_DEVICE std::uint32_t next_word() {
-    if constexpr (kWords == 1) {
-      const std::uint32_t w = load(next);
-      next += stride;
-      return w;
-    } else {
-      if (held_count == 0) {
-        std::uint32_t w0;
-        load_symbol4(next, w0, held0, held1, held2);
-        next += stride;
-        held_count = 3;
-        return w0;
-      }
+  SPMVD_BRO_HOST_DEVICE std::uint32_t operator()() {
+    if (held_count > 0) {
       const std::uint32_t w = held0;
       held0 = held1;
       held1 = held2;
       --held_count;
       return w;
     }
+    if (vector_left > 0) {
+      std::uint32_t w0;
+      load_symbol4(next, w0, held0, held1, held2);
+      next += stride;
+      --vector_left;
+      held_count = 3;
+      return w0;
+    }
+    const std::uint32_t w = load(tail);
+    tail += tail_stride;
+    return w;
   }
+};
+
+// Reads consecutive b-bit values (0 <= b <= 32) of one row stream, least significant bit first,
+// from its words in order. Algorithm 1's two branches are the `avail < bits` test: threads that
+// share bit widths and row lengths in words (a slice's warp, an interval's warp) take it, and
+// the word source's own tests, together, so none of them diverges.
+template <typename Words>
+struct BitReader {
+  Words words;
+  std::uint64_t buffer = 0;
+  std::uint32_t avail = 0;
 
   SPMVD_BRO_HOST_DEVICE std::uint32_t read(std::uint32_t bits) {
     if (avail < bits) {
-      buffer |= static_cast<std::uint64_t>(next_word()) << avail;
+      buffer |= static_cast<std::uint64_t>(words()) << avail;
       avail += 32;
     }
     const auto value = static_cast<std::uint32_t>(buffer & ((std::uint64_t{1} << bits) - 1));
@@ -89,15 +108,32 @@ struct StreamReader {
   }
 };
 
-// Algorithm 1's loop for one stream row: row t of a slice of `height` rows whose stream starts
-// at `slice_stream`, whose num_col widths are `widths` and whose values start at
-// `slice_values`. Returns the sum over the row's entries of value * x[column].
+// The reader of row t of a BRO-ELL slice of `height` rows of `row_words` words each whose
+// stream starts at `slice_stream` (kWords: 1 or 4 words per symbol).
+template <int kWords>
+SPMVD_BRO_HOST_DEVICE auto bro_ell_row_reader(const std::uint32_t* slice_stream,
+                                              std::int64_t height, std::int64_t t,
+                                              std::int64_t row_words) {
+  static_assert(kWords == 1 || kWords == 4, "symbols are 1 or 4 words");
+  if constexpr (kWords == 1) {
+    return BitReader<ScalarWords>{ScalarWords{slice_stream + t, height}};
+  } else {
+    const std::int64_t vectors = row_words / 4;
+    return BitReader<VectorWords>{VectorWords{slice_stream + t * 4, height * 4, vectors,
+                                              slice_stream + vectors * 4 * height + t, height}};
+  }
+}
+
+// Algorithm 1's loop for one stream row: row t of a slice of `height` rows of `row_words`
+// words each, whose stream starts at `slice_stream`, whose num_col widths are `widths` and
+// whose values start at `slice_values`. Returns the sum over the row's entries of
+// value * x[column].
 template <typename Value, int kWords>
 SPMVD_BRO_HOST_DEVICE Value bro_ell_row_sum(const std::uint32_t* slice_stream, std::int64_t height,
-                                            std::int64_t t, const std::uint8_t* widths,
-                                            std::int64_t num_col, const Value* slice_values,
-                                            const Value* x) {
-  StreamReader<kWords> reader{slice_stream + t * kWords, height * kWords};
+                                            std::int64_t t, std::int64_t row_words,
+                                            const std::uint8_t* widths, std::int64_t num_col,
+                                            const Value* slice_values, const Value* x) {
+  auto reader = bro_ell_row_reader<kWords>(slice_stream, height, t, row_words);
   const Value* v = slice_values + t;
   Value sum = 0;
   std::int64_t column = -1;  // deltas count from column -1 (bro_stream.hpp: delta_0 = c_0 + 1)

@@ -56,12 +56,12 @@ std::vector<std::uint8_t> slice_bit_alloc(const CsrMatrix<double>& m, std::int64
   return widths;
 }
 
-// Words of one row stream of a slice: the bit widths' sum, in whole symbols (b_p of Fig. 1).
-std::int64_t row_words(const std::vector<std::uint8_t>& widths, std::uint32_t words_per_symbol) {
+// Words of one row stream of a slice: the bit widths' sum in whole words (b_p of Fig. 1 pads
+// to a word; 4-word symbols add no padding, see bro_stream.hpp).
+std::int64_t row_words(const std::vector<std::uint8_t>& widths) {
   std::int64_t bits = 0;
   for (const std::uint8_t w : widths) bits += w;
-  const std::int64_t symbol_bits = std::int64_t{kWordBits} * words_per_symbol;
-  return (bits + symbol_bits - 1) / symbol_bits * words_per_symbol;
+  return (bits + kWordBits - 1) / kWordBits;
 }
 
 // Appends `bits` bits of `value` at bit position `position` of a word sequence addressed
@@ -123,6 +123,13 @@ std::int64_t lane_words(std::int64_t begin, std::int64_t end, std::uint32_t bits
 
 }  // namespace
 
+std::int64_t bro_ell_word_index(std::int64_t q, std::int64_t t, std::int64_t height,
+                                std::int64_t row_words, std::uint32_t words_per_symbol) noexcept {
+  const std::int64_t vector_words = words_per_symbol == 4 ? row_words / 4 * 4 : 0;
+  if (q < vector_words) return ((q / 4) * height + t) * 4 + q % 4;
+  return vector_words * height + (q - vector_words) * height + t;
+}
+
 std::uint32_t bits_for(std::uint64_t value) noexcept {
   return static_cast<std::uint32_t>(std::bit_width(value));
 }
@@ -137,7 +144,7 @@ BroEllSize bro_ell_size(const CsrMatrix<double>& rows, std::uint32_t slice_heigh
     ++size.slices;
     size.columns += static_cast<std::int64_t>(widths.size());
     size.value_slots += static_cast<std::int64_t>(widths.size()) * (end - first);
-    size.stream_words += row_words(widths, words_per_symbol) * (end - first);
+    size.stream_words += row_words(widths) * (end - first);
   }
   return size;
 }
@@ -159,17 +166,15 @@ BroEllLayout<Value> make_bro_ell_layout(const CsrMatrix<double>& rows, std::uint
     const std::int64_t end = std::min<std::int64_t>(first + slice_height, rows.rows);
     const std::int64_t height = end - first;
     const std::vector<std::uint8_t> widths = slice_bit_alloc(rows, first, end);
-    const std::int64_t words = row_words(widths, words_per_symbol);
+    const std::int64_t words = row_words(widths);
     const std::int64_t word_base = layout.word_offsets.back();
     const std::int64_t value_base = layout.col_offsets.back() * slice_height;
     for (std::int64_t t = 0; t < height; ++t) {
       const std::int64_t r = first + t;
       const std::int64_t begin = row_begin(rows, r);
-      // Word q of row t's stream: symbol q / wps, word q % wps of it (multiplexing, Fig. 1).
       const auto word_at = [&](std::int64_t q) -> std::uint32_t& {
         return layout.stream[static_cast<std::size_t>(
-            word_base + ((q / words_per_symbol) * height + t) * words_per_symbol +
-            q % words_per_symbol)];
+            word_base + bro_ell_word_index(q, t, height, words, words_per_symbol))];
       };
       std::int64_t position = 0;
       for (std::int64_t j = 0; j < rows.row_length(r); ++j) {
@@ -193,10 +198,12 @@ std::vector<ColIndex> decode_bro_ell_row(const BroEllLayout<Value>& layout, std:
   const std::int64_t s = row / h;
   const std::int64_t t = row % h;
   const std::int64_t height = std::min(h, layout.rows - s * h);
-  const std::int64_t wps = layout.words_per_symbol;
+  const std::int64_t words = (layout.word_offsets[static_cast<std::size_t>(s + 1)] -
+                              layout.word_offsets[static_cast<std::size_t>(s)]) / height;
   const auto word_at = [&](std::int64_t q) {
     return layout.stream[static_cast<std::size_t>(
-        layout.word_offsets[static_cast<std::size_t>(s)] + ((q / wps) * height + t) * wps + q % wps)];
+        layout.word_offsets[static_cast<std::size_t>(s)] +
+        bro_ell_word_index(q, t, height, words, layout.words_per_symbol))];
   };
   std::vector<ColIndex> columns;
   std::int64_t column = -1;

@@ -35,7 +35,9 @@ __global__ void bro_ell_kernel(std::int64_t stream_rows, std::int64_t slice_heig
       const std::int64_t t = g - s * slice_height;
       const std::int64_t height = min(slice_height, stream_rows - s * slice_height);
       const std::int64_t first_col = __ldg(col_offsets + s);
-      sum = bro::bro_ell_row_sum<Value, kWords>(stream + __ldg(word_offsets + s), height, t,
+      const std::int64_t first_word = __ldg(word_offsets + s);
+      const std::int64_t row_words = (__ldg(word_offsets + s + 1) - first_word) / height;
+      sum = bro::bro_ell_row_sum<Value, kWords>(stream + first_word, height, t, row_words,
                                                 bit_alloc + first_col,
                                                 __ldg(col_offsets + s + 1) - first_col,
                                                 values + first_col * slice_height, x);
@@ -78,7 +80,7 @@ __global__ void bro_coo_kernel(std::int64_t nnz, std::int64_t interval_entries,
     const std::int32_t first_row = __ldg(first_rows + interval);
     const std::int32_t last_row = __ldg(last_rows + interval);
     const std::uint32_t bits = __ldg(interval_bits + interval);
-    bro::StreamReader<1> reader{stream + __ldg(word_offsets + interval) + lane, 32};
+    bro::BitReader<bro::ScalarWords> reader{{stream + __ldg(word_offsets + interval) + lane, 32}};
     const auto add = [&](std::int32_t row, Value value) {
       if (row == first_row || row == last_row)
         atomicAdd(y + row, value);

@@ -12,11 +12,15 @@
 // significant first); reading least significant first from a 64-bit buffer decodes the same
 // widths with one shift and one mask and no case for a value that straddles two words.
 //
-// Multiplexing (Sec. 3.1, "row streams are multiplexed with a symbol length of sym_len"): a
-// symbol is `words_per_symbol` consecutive words of one row stream (1: the paper's 32-bit
-// symbols; 4: 128-bit symbols, one vector load). Symbol m of row t of a slice of height h_s
-// starts at word slice_word_offset + (m * h_s + t) * words_per_symbol, so the h_s threads of a
-// slice load symbol m of their rows from consecutive addresses (coalesced).
+// Multiplexing (Sec. 3.1, "row streams are multiplexed with a symbol length of sym_len"): the
+// rows of a slice all have row_words words (the widths' sum, rounded up to a word). With 32-bit
+// symbols (words_per_symbol 1, the paper's), word q of row t of a slice of height h_s is at
+// q * h_s + t from the slice's first word, so the slice's threads load word q of their rows from
+// consecutive addresses (coalesced). With words_per_symbol 4, the first floor(row_words / 4) * 4
+// words of each row are 128-bit symbols (symbol m of row t at (m * h_s + t) * 4: one 16-byte
+// vector load a thread, 512 consecutive bytes a warp) and the remaining row_words % 4 words
+// follow as 32-bit symbols: vector loads for the bulk of the stream without padding a row to a
+// whole 16 bytes (bro_ell_word_index).
 //
 // Deltas (Sec. 3.1): delta_0 = c_0 + 1 and delta_j = c_j - c_{j-1}. The paper's example is
 // 1-based; the +1 keeps a first column 0 from reading as the padding symbol 0. Columns must be
@@ -43,7 +47,7 @@ template <typename Value>
 struct BroEllLayout {
   std::int64_t rows = 0;                        // stream rows encoded
   std::uint32_t slice_height = 0;               // h
-  std::uint32_t words_per_symbol = 1;           // 1 or 4
+  std::uint32_t words_per_symbol = 1;           // 1 or 4 (multiplexing above)
   std::vector<std::int64_t> col_offsets;        // slices + 1: prefix sums of num_col
   std::vector<std::int64_t> word_offsets;       // slices + 1: each slice's first stream word
   std::vector<std::uint8_t> bit_alloc;          // one width (0..32) per column of each slice
@@ -78,6 +82,10 @@ std::vector<ColIndex> decode_bro_ell_row(const BroEllLayout<Value>& layout, std:
 // row, read from the built arrays only.
 template <typename Value>
 std::vector<double> multiply_bro_ell(const BroEllLayout<Value>& layout, std::span<const double> x);
+
+// Position of word q of row t's stream from its slice's first word (multiplexing above).
+std::int64_t bro_ell_word_index(std::int64_t q, std::int64_t t, std::int64_t height,
+                                std::int64_t row_words, std::uint32_t words_per_symbol) noexcept;
 
 // ---- BRO-COO ----------------------------------------------------------------------------------
 

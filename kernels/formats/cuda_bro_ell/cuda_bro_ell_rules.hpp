@@ -7,8 +7,9 @@
 // Variants (CudaBroEllParams::variant), so the benchmark shows what each step buys:
 //   paper  - 32-bit symbols, one thread per row (Algorithm 1 as published; h = 256 is the
 //            paper's block size, h = 32 one warp per slice, finer bit widths);
-//   hopper - 128-bit symbols (one 16-byte vector load per four words; the row stream padded
-//            to whole 16-byte symbols), and optionally several threads per row for long rows
+//   hopper - 128-bit symbols (one 16-byte vector load per four words of a row stream, the
+//            last row_words % 4 words as 32-bit symbols: the same bytes as the paper's layout,
+//            a quarter of the stream loads), and optionally several threads per row for long rows
 //            (the paper's future work, Sec. 6): each row cut into launch.threads_per_row
 //            sub-rows of contiguous entries, each encoded as a stream row of its own, the
 //            sub-rows' sums added with warp shuffles.
