@@ -2,6 +2,8 @@
 // its Eq. 1 objective is never above the identity's, and on rows of two interleaved patterns it
 // separates them.
 
+#include "kernels/formats/common/bar_reorder.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,7 +12,6 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "kernels/formats/common/bar_reorder.hpp"
 #include "kernels/formats/common/bro_stream.hpp"
 #include "kernels/tests/test_matrices.hpp"
 
@@ -83,7 +84,10 @@ TEST(BarReorder, SeparatesInterleavedRowPatterns) {
 // (9 bits: one symbol); x lines of 16 entries: every column of A in line 0, one line per
 // column position that any row reaches (5) -> Phi = 32/32 * (1 + 5) = 6.
 TEST(BarReorder, ObjectiveOfThePaperExampleIsCountedByHand) {
-  const CsrMatrix<double> a{4, 5, {0, 2, 7, 10, 12}, {0, 2, 0, 1, 2, 3, 4, 1, 2, 4, 3, 4},
+  const CsrMatrix<double> a{4,
+                            5,
+                            {0, 2, 7, 10, 12},
+                            {0, 2, 0, 1, 2, 3, 4, 1, 2, 4, 3, 4},
                             {3, 2, 2, 6, 5, 4, 1, 1, 9, 7, 8, 3}};
   EXPECT_DOUBLE_EQ(bro::bar_objective(a, identity(4), 32), 6.0);
 }

@@ -55,7 +55,8 @@ std::string message_of(const auto& call) {
 
 // A matrix with empty rows, a shorter last slice and a long row (conformance's heavy tail).
 const testing::NamedMatrix& sample_matrix() {
-  static const std::vector<testing::NamedMatrix> all = testing::conformance_matrices(testing::test_seed());
+  static const std::vector<testing::NamedMatrix> all =
+      testing::conformance_matrices(testing::test_seed());
   for (const auto& named : all)
     if (named.name == "heavy_tail_2000x3000") return named;
   throw std::logic_error("heavy_tail_2000x3000 missing");
@@ -79,13 +80,16 @@ std::vector<double> emulate_bro_ell(const CsrMatrix<double>& m, const BroEllChoi
     const std::int64_t num_col = l.col_offsets[static_cast<std::size_t>(s + 1)] - first_col;
     const std::uint32_t* stream = l.stream.data() + l.word_offsets[static_cast<std::size_t>(s)];
     const std::int64_t row_words = (l.word_offsets[static_cast<std::size_t>(s + 1)] -
-                                    l.word_offsets[static_cast<std::size_t>(s)]) / height;
+                                    l.word_offsets[static_cast<std::size_t>(s)]) /
+                                   height;
     const double sum =
         l.words_per_symbol == 4
-            ? bro::bro_ell_row_sum<double, 4>(stream, height, g - s * h, row_words, l.bit_alloc.data() + first_col,
-                                              num_col, l.values.data() + first_col * h, x.data())
-            : bro::bro_ell_row_sum<double, 1>(stream, height, g - s * h, row_words, l.bit_alloc.data() + first_col,
-                                              num_col, l.values.data() + first_col * h, x.data());
+            ? bro::bro_ell_row_sum<double, 4>(stream, height, g - s * h, row_words,
+                                              l.bit_alloc.data() + first_col, num_col,
+                                              l.values.data() + first_col * h, x.data())
+            : bro::bro_ell_row_sum<double, 1>(stream, height, g - s * h, row_words,
+                                              l.bit_alloc.data() + first_col, num_col,
+                                              l.values.data() + first_col * h, x.data());
     const std::int64_t row = g / choice.threads_per_row;
     y[static_cast<std::size_t>(order.empty() ? row : order[static_cast<std::size_t>(row)])] += sum;
   }
@@ -95,9 +99,11 @@ std::vector<double> emulate_bro_ell(const CsrMatrix<double>& m, const BroEllChoi
 std::vector<double> csr_reference(const CsrMatrix<double>& m, const std::vector<double>& x) {
   std::vector<double> y(static_cast<std::size_t>(m.rows), 0.0);
   for (std::int64_t r = 0; r < m.rows; ++r)
-    for (auto k = m.row_offsets[static_cast<std::size_t>(r)]; k < m.row_offsets[static_cast<std::size_t>(r + 1)]; ++k)
-      y[static_cast<std::size_t>(r)] += m.values[static_cast<std::size_t>(k)] *
-                                        x[static_cast<std::size_t>(m.col_indices[static_cast<std::size_t>(k)])];
+    for (auto k = m.row_offsets[static_cast<std::size_t>(r)];
+         k < m.row_offsets[static_cast<std::size_t>(r + 1)]; ++k)
+      y[static_cast<std::size_t>(r)] +=
+          m.values[static_cast<std::size_t>(k)] *
+          x[static_cast<std::size_t>(m.col_indices[static_cast<std::size_t>(k)])];
   return y;
 }
 
@@ -139,20 +145,23 @@ TEST(CudaBroEllRules, DeviceBytesOfEveryCandidateEqualTheBuiltLayout) {
   const std::vector<Candidate> candidates = rules.candidates(features, testing::h100());
   ASSERT_EQ(candidates.size(), kBroEllChoices.size());
   for (const Candidate& c : candidates) {
-    const std::size_t index = bro_ell_choice_index("test", CudaBroEllRules::params_of(c), c.launch.threads_per_row);
+    const std::size_t index =
+        bro_ell_choice_index("test", CudaBroEllRules::params_of(c), c.launch.threads_per_row);
     const BroEllChoice& choice = kBroEllChoices[index];
     std::vector<std::int32_t> order;
-    const auto layout = bro::make_bro_ell_layout<double>(bro_ell_stream_rows(m, choice, order),
-                                                         choice.params.slice_height,
-                                                         bro_words_per_symbol(choice.params.variant));
-    EXPECT_EQ(rules.device_bytes(features, Precision::fp64, c), uploaded_bytes(layout, order.size()))
+    const auto layout = bro::make_bro_ell_layout<double>(
+        bro_ell_stream_rows(m, choice, order), choice.params.slice_height,
+        bro_words_per_symbol(choice.params.variant));
+    EXPECT_EQ(rules.device_bytes(features, Precision::fp64, c),
+              uploaded_bytes(layout, order.size()))
         << "layout " << index;
     EXPECT_TRUE(rules.is_valid(c, features, testing::h100()));
     EXPECT_EQ(c.launch.block_size, kBroBlockSize);
     EXPECT_GT(c.launch.grid_size, 0u);
   }
   EXPECT_TRUE(rules.admissible(features, testing::h100(), Precision::fp64, ~std::uint64_t{0}));
-  EXPECT_FALSE(rules.admissible(features, testing::eight_core_cpu(), Precision::fp64, ~std::uint64_t{0}));
+  EXPECT_FALSE(
+      rules.admissible(features, testing::eight_core_cpu(), Precision::fp64, ~std::uint64_t{0}));
 }
 
 // The compressed stream is what BRO is for. On a band of 7 (1000 rows) a row's deltas are its
@@ -161,7 +170,8 @@ TEST(CudaBroEllRules, DeviceBytesOfEveryCandidateEqualTheBuiltLayout) {
 // nothing). 4 threads a row: 4 sub-rows of at most 2 entries (11 bits), a word each.
 TEST(CudaBroEllRules, BandStreamIsOneWordARowInThePapersLayout) {
   const auto& all = testing::conformance_matrices(testing::test_seed());
-  const auto band = std::find_if(all.begin(), all.end(), [](const auto& n) { return n.name == "band_7_1000"; });
+  const auto band =
+      std::find_if(all.begin(), all.end(), [](const auto& n) { return n.name == "band_7_1000"; });
   ASSERT_NE(band, all.end());
   const BroEllFeatures f = compute_bro_ell_features(band->matrix);
   for (std::size_t i = 0; i < kBroEllChoices.size(); ++i) {
@@ -175,7 +185,8 @@ TEST(CudaBroEllRules, OffersNothingWithoutItsFeatures) {
   MatrixFeatures features = extract_features(sample_matrix().matrix);
   features.format_features.erase("cuda_bro_ell");
   EXPECT_TRUE(CudaBroEllRules{}.candidates(features, testing::h100()).empty());
-  EXPECT_FALSE(CudaBroEllRules{}.admissible(features, testing::h100(), Precision::fp64, ~std::uint64_t{0}));
+  EXPECT_FALSE(
+      CudaBroEllRules{}.admissible(features, testing::h100(), Precision::fp64, ~std::uint64_t{0}));
 }
 
 TEST(CudaBroEllRules, StoredPlanWithAnotherLayoutIsInvalidAndItsBytesSayWhy) {
@@ -188,12 +199,14 @@ TEST(CudaBroEllRules, StoredPlanWithAnotherLayoutIsInvalidAndItsBytesSayWhy) {
             "cuda_bro_ell: slice_height 48, variant 0, reorder 0, threads_per_row 1 is not a "
             "BRO-ELL layout");
   // BAR with 4 threads a row is not offered either.
-  c.params = FieldSet::of(CudaBroEllParams{.slice_height = 32, .variant = kBroVariantHopper, .reorder = kBroReorderBar});
+  c.params = FieldSet::of(CudaBroEllParams{
+      .slice_height = 32, .variant = kBroVariantHopper, .reorder = kBroReorderBar});
   c.launch.threads_per_row = 4;
   EXPECT_FALSE(rules.is_valid(c, features, testing::h100()));
   // A stored plan of another shape names the missing field.
   c.params = FieldSet::of(CudaBroCooParams{.interval_rounds = 8});
-  EXPECT_NE(message_of([&] { CudaBroEllRules::params_of(c); }).find("cuda_bro_ell"), std::string::npos);
+  EXPECT_NE(message_of([&] { CudaBroEllRules::params_of(c); }).find("cuda_bro_ell"),
+            std::string::npos);
 }
 
 TEST(CudaBroCooRules, DeviceBytesEqualTheBuiltLayoutAndBadRoundsAreRefused) {
@@ -203,7 +216,8 @@ TEST(CudaBroCooRules, DeviceBytesEqualTheBuiltLayoutAndBadRoundsAreRefused) {
   const std::vector<Candidate> candidates = rules.candidates(features, testing::h100());
   ASSERT_EQ(candidates.size(), kBroCooIntervalRounds.size());
   for (const Candidate& c : candidates) {
-    const auto layout = bro::make_bro_coo_layout<double>(m, CudaBroCooRules::params_of(c).interval_rounds);
+    const auto layout =
+        bro::make_bro_coo_layout<double>(m, CudaBroCooRules::params_of(c).interval_rounds);
     EXPECT_EQ(rules.device_bytes(features, Precision::fp64, c), uploaded_bytes(layout));
     EXPECT_TRUE(rules.is_valid(c, features, testing::h100()));
   }
@@ -224,12 +238,14 @@ TEST(CudaBroHybRules, SplitsAtHybsWidthAndCountsBothParts) {
   for (const Candidate& c : candidates) {
     const CudaBroHybParams p = CudaBroHybRules::params_of(c);
     EXPECT_EQ(p.ell_width, width);
-    const BroEllChoice& choice = kBroEllChoices[bro_ell_choice_index("test", p.ell(), c.launch.threads_per_row)];
+    const BroEllChoice& choice =
+        kBroEllChoices[bro_ell_choice_index("test", p.ell(), c.launch.threads_per_row)];
     std::vector<std::int32_t> order;
     const auto ell = bro::make_bro_ell_layout<double>(
-        bro_ell_stream_rows(bro::leading_entries(m, width), choice, order), choice.params.slice_height,
-        bro_words_per_symbol(choice.params.variant));
-    const auto coo = bro::make_bro_coo_layout<double>(bro::trailing_entries(m, width), p.interval_rounds);
+        bro_ell_stream_rows(bro::leading_entries(m, width), choice, order),
+        choice.params.slice_height, bro_words_per_symbol(choice.params.variant));
+    const auto coo =
+        bro::make_bro_coo_layout<double>(bro::trailing_entries(m, width), p.interval_rounds);
     EXPECT_EQ(rules.device_bytes(features, Precision::fp64, c),
               uploaded_bytes(ell, order.size()) + uploaded_bytes(coo));
     EXPECT_TRUE(rules.is_valid(c, features, testing::h100()));

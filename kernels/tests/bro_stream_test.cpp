@@ -3,6 +3,8 @@
 // paper's example matrix A counted by hand, and a host multiply over the built BRO-ELL and
 // BRO-COO arrays against the CSR reference on the conformance matrices (seed printed).
 
+#include "kernels/formats/common/bro_stream.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,7 +16,6 @@
 
 #include "core/error.hpp"
 #include "kernels/formats/common/bro_decode.hpp"
-#include "kernels/formats/common/bro_stream.hpp"
 #include "kernels/tests/test_matrices.hpp"
 
 namespace spmvd {
@@ -26,7 +27,10 @@ namespace {
 //   [0 1 9 0 7]
 //   [0 0 0 8 3]
 CsrMatrix<double> paper_matrix_a() {
-  return CsrMatrix<double>{4, 5, {0, 2, 7, 10, 12}, {0, 2, 0, 1, 2, 3, 4, 1, 2, 4, 3, 4},
+  return CsrMatrix<double>{4,
+                           5,
+                           {0, 2, 7, 10, 12},
+                           {0, 2, 0, 1, 2, 3, 4, 1, 2, 4, 3, 4},
                            {3, 2, 2, 6, 5, 4, 1, 1, 9, 7, 8, 3}};
 }
 
@@ -40,8 +44,9 @@ std::vector<double> reference(const CsrMatrix<double>& m, const std::vector<doub
   for (std::int64_t r = 0; r < m.rows; ++r)
     for (auto k = m.row_offsets[static_cast<std::size_t>(r)];
          k < m.row_offsets[static_cast<std::size_t>(r + 1)]; ++k)
-      y[static_cast<std::size_t>(r)] += m.values[static_cast<std::size_t>(k)] *
-                                        x[static_cast<std::size_t>(m.col_indices[static_cast<std::size_t>(k)])];
+      y[static_cast<std::size_t>(r)] +=
+          m.values[static_cast<std::size_t>(k)] *
+          x[static_cast<std::size_t>(m.col_indices[static_cast<std::size_t>(k)])];
   return y;
 }
 
@@ -83,7 +88,8 @@ TEST(BroEll, PaperExampleMatrixHasTheHandCountedBitAllocation) {
   EXPECT_EQ(layout.values[4 + 1], 6.0);
   EXPECT_EQ(layout.values[4 + 2], 9.0);
   EXPECT_EQ(layout.values[4 + 3], 3.0);
-  for (std::int64_t r = 0; r < 4; ++r) EXPECT_EQ(bro::decode_bro_ell_row(layout, r), csr_row(paper_matrix_a(), r));
+  for (std::int64_t r = 0; r < 4; ++r)
+    EXPECT_EQ(bro::decode_bro_ell_row(layout, r), csr_row(paper_matrix_a(), r));
 }
 
 // A slice of one row whose deltas need exactly `width` bits, for every width 1..32, in both
@@ -93,14 +99,17 @@ TEST(BroEll, PaperExampleMatrixHasTheHandCountedBitAllocation) {
 TEST(BroEll, EveryBitWidthFrom1To32RoundTripsInASliceOfOneRow) {
   for (const std::uint32_t words : {1u, 4u})
     for (std::uint32_t width = 1; width <= 32; ++width) {
-      SCOPED_TRACE("width " + std::to_string(width) + ", words per symbol " + std::to_string(words));
+      SCOPED_TRACE("width " + std::to_string(width) + ", words per symbol " +
+                   std::to_string(words));
       const std::int64_t step = std::int64_t{1} << (width - 1);
       std::vector<ColIndex> columns{static_cast<ColIndex>(step - 1)};
       if (width < 32) columns.push_back(static_cast<ColIndex>(2 * step - 1));
       const auto n = static_cast<RowOffset>(columns.size());
-      const CsrMatrix<double> m{1, 2 * step, {0, n}, columns, std::vector<double>(columns.size(), 1.5)};
+      const CsrMatrix<double> m{
+          1, 2 * step, {0, n}, columns, std::vector<double>(columns.size(), 1.5)};
       const auto layout = bro::make_bro_ell_layout<double>(m, 32, words);
-      EXPECT_EQ(layout.bit_alloc, std::vector<std::uint8_t>(columns.size(), static_cast<std::uint8_t>(width)));
+      EXPECT_EQ(layout.bit_alloc,
+                std::vector<std::uint8_t>(columns.size(), static_cast<std::uint8_t>(width)));
       const std::size_t bits = width * columns.size();
       const std::size_t expected_words = (bits + 31) / 32;  // no padding beyond a word
       EXPECT_EQ(layout.stream.size(), expected_words);
@@ -139,7 +148,8 @@ TEST(BroEll, ValuesStraddlingWordsRoundTrip) {
   CsrMatrix<double> m{20, std::int64_t{1} << 31, {0}, {}, {}};
   for (std::int64_t r = 0; r < m.rows; ++r) {
     const ColIndex base = static_cast<ColIndex>(r);
-    for (const ColIndex c : {base, base + (1 << 30), base + (1 << 30) + 1, ColIndex{2147483000} + base}) {
+    for (const ColIndex c :
+         {base, base + (1 << 30), base + (1 << 30) + 1, ColIndex{2147483000} + base}) {
       m.col_indices.push_back(c);
       m.values.push_back(1.0);
     }
@@ -147,7 +157,8 @@ TEST(BroEll, ValuesStraddlingWordsRoundTrip) {
   }
   for (const std::uint32_t words : {1u, 4u}) {
     const auto layout = bro::make_bro_ell_layout<double>(m, 32, words);
-    for (std::int64_t r = 0; r < m.rows; ++r) EXPECT_EQ(bro::decode_bro_ell_row(layout, r), csr_row(m, r));
+    for (std::int64_t r = 0; r < m.rows; ++r)
+      EXPECT_EQ(bro::decode_bro_ell_row(layout, r), csr_row(m, r));
   }
 }
 
@@ -177,7 +188,9 @@ TEST(BroEll, RejectsSliceHeightsThatAreNotWarpMultiplesAndUnsortedRows) {
     bro::bro_ell_size(unsorted, 32, 1);
     FAIL() << "no throw";
   } catch (const Error& e) {
-    EXPECT_STREQ(e.what(), "bro: row 0: column 1 does not follow column 3 (columns must be strictly increasing)");
+    EXPECT_STREQ(
+        e.what(),
+        "bro: row 0: column 1 does not follow column 3 (columns must be strictly increasing)");
   }
 }
 
@@ -228,7 +241,8 @@ std::vector<double> kernel_decode_multiply(const bro::BroEllLayout<Value>& l, st
     const std::int64_t height = std::min(h, l.rows - s * h);
     const std::int64_t first_col = l.col_offsets[static_cast<std::size_t>(s)];
     const std::int64_t row_words = (l.word_offsets[static_cast<std::size_t>(s + 1)] -
-                                    l.word_offsets[static_cast<std::size_t>(s)]) / height;
+                                    l.word_offsets[static_cast<std::size_t>(s)]) /
+                                   height;
     y[static_cast<std::size_t>(g / parts)] += bro::bro_ell_row_sum<Value, kWords>(
         l.stream.data() + l.word_offsets[static_cast<std::size_t>(s)], height, t, row_words,
         l.bit_alloc.data() + first_col, l.col_offsets[static_cast<std::size_t>(s + 1)] - first_col,
@@ -248,10 +262,12 @@ TEST(BroEll, KernelDecodeOverTheBuiltArraysEqualsCsrOnRandomMatrices) {
       for (const std::uint32_t parts : {1u, 4u}) {
         SCOPED_TRACE(name + " h " + std::to_string(h) + " parts " + std::to_string(parts));
         const CsrMatrix<double> rows = parts == 1 ? m : bro::split_rows(m, parts);
-        expect_near_all(expected, kernel_decode_multiply<double, 1>(
-                                      bro::make_bro_ell_layout<double>(rows, h, 1), parts, m.rows, x));
-        expect_near_all(expected, kernel_decode_multiply<double, 4>(
-                                      bro::make_bro_ell_layout<double>(rows, h, 4), parts, m.rows, x));
+        expect_near_all(expected,
+                        kernel_decode_multiply<double, 1>(
+                            bro::make_bro_ell_layout<double>(rows, h, 1), parts, m.rows, x));
+        expect_near_all(expected,
+                        kernel_decode_multiply<double, 4>(
+                            bro::make_bro_ell_layout<double>(rows, h, 4), parts, m.rows, x));
       }
   }
 }
@@ -264,7 +280,8 @@ TEST(BroCoo, KernelLaneDecodeEqualsCooRows) {
     SCOPED_TRACE(name);
     std::vector<std::int32_t> expected;
     for (std::int64_t r = 0; r < m.rows; ++r)
-      expected.insert(expected.end(), static_cast<std::size_t>(m.row_length(r)), static_cast<std::int32_t>(r));
+      expected.insert(expected.end(), static_cast<std::size_t>(m.row_length(r)),
+                      static_cast<std::int32_t>(r));
     for (const std::uint32_t rounds : {1u, 8u, 32u}) {
       const auto l = bro::make_bro_coo_layout<double>(m, rounds);
       const std::int64_t per_interval = std::int64_t{32} * rounds;
@@ -273,7 +290,8 @@ TEST(BroCoo, KernelLaneDecodeEqualsCooRows) {
         const std::int64_t begin = i * per_interval;
         const std::int64_t end = std::min(begin + per_interval, l.nnz);
         for (std::int64_t lane = 0; lane < 32; ++lane) {
-          bro::BitReader<bro::ScalarWords> reader{{l.stream.data() + l.word_offsets[static_cast<std::size_t>(i)] + lane, 32}};
+          bro::BitReader<bro::ScalarWords> reader{
+              {l.stream.data() + l.word_offsets[static_cast<std::size_t>(i)] + lane, 32}};
           std::int32_t row = l.first_rows[static_cast<std::size_t>(i)];
           for (std::int64_t base = begin; base < end; base += 32) {
             row += static_cast<std::int32_t>(reader.read(l.bits[static_cast<std::size_t>(i)]));
@@ -306,7 +324,8 @@ TEST(BroCoo, WideRowJumpsRoundTrip) {
   for (std::int64_t r = 1; r <= rows; ++r)
     m.row_offsets[static_cast<std::size_t>(r)] = r <= 5 ? 1 : r <= rows - 1 ? 3 : 4;
   const auto layout = bro::make_bro_coo_layout<double>(m, 1);
-  EXPECT_EQ(bro::decode_bro_coo_rows(layout), (std::vector<std::int32_t>{0, 5, 5, static_cast<std::int32_t>(rows - 1)}));
+  EXPECT_EQ(bro::decode_bro_coo_rows(layout),
+            (std::vector<std::int32_t>{0, 5, 5, static_cast<std::int32_t>(rows - 1)}));
   EXPECT_EQ(layout.bits, (std::vector<std::uint8_t>{23}));
 }
 
@@ -325,7 +344,8 @@ TEST(BroCoo, HostMultiplyOverTheBuiltArraysEqualsCsrOnRandomMatrices) {
       EXPECT_EQ(size.stream_words, static_cast<std::int64_t>(layout.stream.size()));
       std::vector<std::int32_t> rows;
       for (std::int64_t r = 0; r < m.rows; ++r)
-        rows.insert(rows.end(), static_cast<std::size_t>(m.row_length(r)), static_cast<std::int32_t>(r));
+        rows.insert(rows.end(), static_cast<std::size_t>(m.row_length(r)),
+                    static_cast<std::int32_t>(r));
       ASSERT_EQ(bro::decode_bro_coo_rows(layout), rows);
       expect_near_all(expected, bro::multiply_bro_coo(layout, m.rows, x));
     }
@@ -338,7 +358,8 @@ TEST(BroRows, PermutationRoundTripsAndBadOrdersAreRejected) {
   const CsrMatrix<double> permuted = bro::permute_rows(m, order);
   EXPECT_EQ(csr_row(permuted, 0), csr_row(m, 2));
   std::vector<std::int32_t> inverse(order.size());
-  for (std::size_t i = 0; i < order.size(); ++i) inverse[static_cast<std::size_t>(order[i])] = static_cast<std::int32_t>(i);
+  for (std::size_t i = 0; i < order.size(); ++i)
+    inverse[static_cast<std::size_t>(order[i])] = static_cast<std::int32_t>(i);
   const CsrMatrix<double> back = bro::permute_rows(permuted, inverse);
   EXPECT_EQ(back.row_offsets, m.row_offsets);
   EXPECT_EQ(back.col_indices, m.col_indices);

@@ -29,7 +29,8 @@ WindowRows index_rows(const CsrMatrix<double>& m, std::span<const std::int32_t> 
     ColIndex previous = -1;
     for (std::int64_t j = 0; j < m.row_length(r); ++j) {
       const ColIndex c = m.col_indices[static_cast<std::size_t>(first + j)];
-      w.bits.push_back(static_cast<std::uint8_t>(bits_for(static_cast<std::uint64_t>(c - previous))));
+      w.bits.push_back(
+          static_cast<std::uint8_t>(bits_for(static_cast<std::uint64_t>(c - previous))));
       previous = c;
       keys.emplace_back((static_cast<std::uint64_t>(j) << 32) |
                             static_cast<std::uint64_t>(c / kBarXEntriesPerLine),
@@ -59,9 +60,7 @@ struct Cluster {
   explicit Cluster(std::uint32_t ids) : has_id(ids, 0) {}
 };
 
-std::int64_t symbols(std::int64_t bits) {
-  return (bits + kBarSymbolBits - 1) / kBarSymbolBits;
-}
+std::int64_t symbols(std::int64_t bits) { return (bits + kBarSymbolBits - 1) / kBarSymbolBits; }
 
 // The cost in brackets of Eq. 1 for the cluster.
 std::int64_t cluster_cost(const Cluster& s) { return symbols(s.width_sum) + s.lines; }
@@ -184,12 +183,14 @@ std::vector<std::int32_t> bar_order(const CsrMatrix<double>& m, std::uint32_t sl
   std::iota(order.begin(), order.end(), 0);
   const std::size_t window = std::size_t{slice_height} * window_slices;
   for (std::size_t first = 0; first < order.size(); first += window) {
-    const std::span<std::int32_t> rows(order.data() + first, std::min(window, order.size() - first));
+    const std::span<std::int32_t> rows(order.data() + first,
+                                       std::min(window, order.size() - first));
     const WindowRows w = index_rows(m, rows);
     const std::vector<std::size_t> greedy = greedy_window(w, slice_height);
     // Slices align with windows, so Phi is a sum over windows: keeping the better of the two
     // per window keeps the whole no worse than the identity.
-    if (slices_cost(w, greedy, slice_height) < slices_cost(w, local_identity(rows.size()), slice_height)) {
+    if (slices_cost(w, greedy, slice_height) <
+        slices_cost(w, local_identity(rows.size()), slice_height)) {
       const std::vector<std::int32_t> original(rows.begin(), rows.end());
       for (std::size_t i = 0; i < greedy.size(); ++i) rows[i] = original[greedy[i]];
     }

@@ -26,9 +26,9 @@
 
 namespace spmvd::bro {
 
-inline constexpr std::uint32_t kBarSymbolBits = 32;     // alpha of Eq. 1
-inline constexpr std::uint32_t kBarWarpSize = 32;       // w of Eq. 1
-inline constexpr std::int64_t kBarXEntriesPerLine = 16; // a 128-byte line of fp64 x
+inline constexpr std::uint32_t kBarSymbolBits = 32;      // alpha of Eq. 1
+inline constexpr std::uint32_t kBarWarpSize = 32;        // w of Eq. 1
+inline constexpr std::int64_t kBarXEntriesPerLine = 16;  // a 128-byte line of fp64 x
 inline constexpr std::uint32_t kBarWindowSlices = 8;
 
 // Phi (Eq. 1) of the slices formed by consecutive runs of `slice_height` rows of

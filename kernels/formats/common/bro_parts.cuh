@@ -41,9 +41,12 @@ class BroEllPart {
   void launch(const Value* x, Value* y, Value alpha, Value beta, cudaStream_t stream) const {
     if (stream_rows_ == 0) return;
     switch (words_per_symbol_ * 16 + threads_per_row_) {
-      case 1 * 16 + 1: return run<1, 1>(x, y, alpha, beta, stream);
-      case 4 * 16 + 1: return run<4, 1>(x, y, alpha, beta, stream);
-      case 4 * 16 + 4: return run<4, 4>(x, y, alpha, beta, stream);
+      case 1 * 16 + 1:
+        return run<1, 1>(x, y, alpha, beta, stream);
+      case 4 * 16 + 1:
+        return run<4, 1>(x, y, alpha, beta, stream);
+      case 4 * 16 + 4:
+        return run<4, 4>(x, y, alpha, beta, stream);
       default:
         throw_invalid("bro-ell: no kernel for " + std::to_string(words_per_symbol_) +
                       "-word symbols and " + std::to_string(threads_per_row_) + " threads per row");

@@ -50,7 +50,8 @@ std::vector<std::uint8_t> slice_bit_alloc(const CsrMatrix<double>& m, std::int64
       widths.resize(static_cast<std::size_t>(length), 0);
     for (std::int64_t j = 0; j < length; ++j) {
       auto& w = widths[static_cast<std::size_t>(j)];
-      w = std::max<std::uint8_t>(w, static_cast<std::uint8_t>(bits_for(delta_at(m, r, begin, begin + j))));
+      w = std::max<std::uint8_t>(
+          w, static_cast<std::uint8_t>(bits_for(delta_at(m, r, begin, begin + j))));
     }
   }
   return widths;
@@ -73,7 +74,8 @@ void put_bits(WordAt&& word_at, std::int64_t position, std::uint32_t bits, std::
   const auto shift = static_cast<std::uint32_t>(position % kWordBits);
   const std::uint64_t shifted = value << shift;
   word_at(word) |= static_cast<std::uint32_t>(shifted);
-  if (shift + bits > kWordBits) word_at(word + 1) |= static_cast<std::uint32_t>(shifted >> kWordBits);
+  if (shift + bits > kWordBits)
+    word_at(word + 1) |= static_cast<std::uint32_t>(shifted >> kWordBits);
 }
 
 // Reads `bits` bits at `position` (the host twin of the device reader).
@@ -108,11 +110,13 @@ std::uint32_t interval_bits(const std::vector<std::int32_t>& rows, std::int64_t 
                             std::int64_t end) {
   std::uint32_t bits = 0;
   for (std::int64_t k = begin + 32; k < end; ++k)
-    bits = std::max(bits, bits_for(static_cast<std::uint64_t>(rows[static_cast<std::size_t>(k)] -
-                                                              rows[static_cast<std::size_t>(k - 32)])));
+    bits = std::max(bits,
+                    bits_for(static_cast<std::uint64_t>(rows[static_cast<std::size_t>(k)] -
+                                                        rows[static_cast<std::size_t>(k - 32)])));
   for (std::int64_t k = begin; k < std::min(begin + 32, end); ++k)
-    bits = std::max(bits, bits_for(static_cast<std::uint64_t>(rows[static_cast<std::size_t>(k)] -
-                                                              rows[static_cast<std::size_t>(begin)])));
+    bits =
+        std::max(bits, bits_for(static_cast<std::uint64_t>(rows[static_cast<std::size_t>(k)] -
+                                                           rows[static_cast<std::size_t>(begin)])));
   return bits;
 }
 
@@ -153,14 +157,15 @@ template <typename Value>
 BroEllLayout<Value> make_bro_ell_layout(const CsrMatrix<double>& rows, std::uint32_t slice_height,
                                         std::uint32_t words_per_symbol) {
   const BroEllSize size = bro_ell_size(rows, slice_height, words_per_symbol);
-  BroEllLayout<Value> layout{.rows = rows.rows,
-                             .slice_height = slice_height,
-                             .words_per_symbol = words_per_symbol,
-                             .col_offsets = {0},
-                             .word_offsets = {0},
-                             .bit_alloc = {},
-                             .stream = std::vector<std::uint32_t>(static_cast<std::size_t>(size.stream_words), 0),
-                             .values = std::vector<Value>(static_cast<std::size_t>(size.value_slots), Value(0))};
+  BroEllLayout<Value> layout{
+      .rows = rows.rows,
+      .slice_height = slice_height,
+      .words_per_symbol = words_per_symbol,
+      .col_offsets = {0},
+      .word_offsets = {0},
+      .bit_alloc = {},
+      .stream = std::vector<std::uint32_t>(static_cast<std::size_t>(size.stream_words), 0),
+      .values = std::vector<Value>(static_cast<std::size_t>(size.value_slots), Value(0))};
   layout.bit_alloc.reserve(static_cast<std::size_t>(size.columns));
   for (std::int64_t first = 0; first < rows.rows; first += slice_height) {
     const std::int64_t end = std::min<std::int64_t>(first + slice_height, rows.rows);
@@ -186,7 +191,8 @@ BroEllLayout<Value> make_bro_ell_layout(const CsrMatrix<double>& rows, std::uint
       }
     }
     layout.bit_alloc.insert(layout.bit_alloc.end(), widths.begin(), widths.end());
-    layout.col_offsets.push_back(layout.col_offsets.back() + static_cast<std::int64_t>(widths.size()));
+    layout.col_offsets.push_back(layout.col_offsets.back() +
+                                 static_cast<std::int64_t>(widths.size()));
     layout.word_offsets.push_back(word_base + words * height);
   }
   return layout;
@@ -199,7 +205,8 @@ std::vector<ColIndex> decode_bro_ell_row(const BroEllLayout<Value>& layout, std:
   const std::int64_t t = row % h;
   const std::int64_t height = std::min(h, layout.rows - s * h);
   const std::int64_t words = (layout.word_offsets[static_cast<std::size_t>(s + 1)] -
-                              layout.word_offsets[static_cast<std::size_t>(s)]) / height;
+                              layout.word_offsets[static_cast<std::size_t>(s)]) /
+                             height;
   const auto word_at = [&](std::int64_t q) {
     return layout.stream[static_cast<std::size_t>(
         layout.word_offsets[static_cast<std::size_t>(s)] +
@@ -231,10 +238,9 @@ std::vector<double> multiply_bro_ell(const BroEllLayout<Value>& layout, std::spa
     // Real entries are the leading columns of the row (padding only follows them).
     const std::vector<ColIndex> columns = decode_bro_ell_row(layout, r);
     for (std::size_t j = 0; j < columns.size(); ++j)
-      y[static_cast<std::size_t>(r)] +=
-          static_cast<double>(layout.values[static_cast<std::size_t>(
-              value_base + static_cast<std::int64_t>(j) * height)]) *
-          x[static_cast<std::size_t>(columns[j])];
+      y[static_cast<std::size_t>(r)] += static_cast<double>(layout.values[static_cast<std::size_t>(
+                                            value_base + static_cast<std::int64_t>(j) * height)]) *
+                                        x[static_cast<std::size_t>(columns[j])];
   }
   return y;
 }
@@ -257,15 +263,16 @@ BroCooLayout<Value> make_bro_coo_layout(const CsrMatrix<double>& matrix,
   const std::int64_t per_interval = interval_entries(interval_rounds);
   const std::vector<std::int32_t> rows = entry_rows(matrix);
   const BroCooSize size = bro_coo_size(matrix, interval_rounds);
-  BroCooLayout<Value> layout{.nnz = matrix.nnz(),
-                             .interval_rounds = interval_rounds,
-                             .first_rows = {},
-                             .last_rows = {},
-                             .bits = {},
-                             .word_offsets = {0},
-                             .stream = std::vector<std::uint32_t>(static_cast<std::size_t>(size.stream_words), 0),
-                             .col_indices = matrix.col_indices,
-                             .values = std::vector<Value>(matrix.values.begin(), matrix.values.end())};
+  BroCooLayout<Value> layout{
+      .nnz = matrix.nnz(),
+      .interval_rounds = interval_rounds,
+      .first_rows = {},
+      .last_rows = {},
+      .bits = {},
+      .word_offsets = {0},
+      .stream = std::vector<std::uint32_t>(static_cast<std::size_t>(size.stream_words), 0),
+      .col_indices = matrix.col_indices,
+      .values = std::vector<Value>(matrix.values.begin(), matrix.values.end())};
   for (std::int64_t begin = 0; begin < matrix.nnz(); begin += per_interval) {
     const std::int64_t end = std::min(begin + per_interval, matrix.nnz());
     const std::uint32_t bits = interval_bits(rows, begin, end);
@@ -343,7 +350,8 @@ CsrMatrix<double> permute_rows(const CsrMatrix<double>& m, std::span<const std::
     seen[static_cast<std::size_t>(r)] = true;
     const auto begin = static_cast<std::size_t>(row_begin(m, r));
     const auto end = static_cast<std::size_t>(row_begin(m, r + 1));
-    out.col_indices.insert(out.col_indices.end(), m.col_indices.begin() + begin, m.col_indices.begin() + end);
+    out.col_indices.insert(out.col_indices.end(), m.col_indices.begin() + begin,
+                           m.col_indices.begin() + end);
     out.values.insert(out.values.end(), m.values.begin() + begin, m.values.begin() + end);
     out.row_offsets.push_back(static_cast<RowOffset>(out.col_indices.size()));
   }
@@ -360,7 +368,8 @@ CsrMatrix<double> select_entries(const CsrMatrix<double>& m, Range&& range) {
     const auto [lo, hi] = range(m.row_length(r));
     const auto begin = static_cast<std::size_t>(row_begin(m, r) + lo);
     const auto end = static_cast<std::size_t>(row_begin(m, r) + hi);
-    out.col_indices.insert(out.col_indices.end(), m.col_indices.begin() + begin, m.col_indices.begin() + end);
+    out.col_indices.insert(out.col_indices.end(), m.col_indices.begin() + begin,
+                           m.col_indices.begin() + end);
     out.values.insert(out.values.end(), m.values.begin() + begin, m.values.begin() + end);
     out.row_offsets.push_back(static_cast<RowOffset>(out.col_indices.size()));
   }
@@ -391,22 +400,23 @@ CsrMatrix<double> split_rows(const CsrMatrix<double>& m, std::uint32_t parts) {
     const std::int64_t length = m.row_length(r);
     const std::int64_t chunk = (length + parts - 1) / parts;
     for (std::uint32_t q = 1; q <= parts; ++q)
-      out.row_offsets.push_back(static_cast<RowOffset>(begin + std::min<std::int64_t>(length, q * chunk)));
+      out.row_offsets.push_back(
+          static_cast<RowOffset>(begin + std::min<std::int64_t>(length, q * chunk)));
   }
   return out;
 }
 
-#define SPMVD_BRO_INSTANTIATE(Value)                                                             \
-  template BroEllLayout<Value> make_bro_ell_layout<Value>(const CsrMatrix<double>&,              \
-                                                          std::uint32_t, std::uint32_t);         \
-  template std::vector<ColIndex> decode_bro_ell_row<Value>(const BroEllLayout<Value>&,           \
-                                                           std::int64_t);                        \
-  template std::vector<double> multiply_bro_ell<Value>(const BroEllLayout<Value>&,               \
-                                                       std::span<const double>);                 \
-  template BroCooLayout<Value> make_bro_coo_layout<Value>(const CsrMatrix<double>&,              \
-                                                          std::uint32_t);                        \
-  template std::vector<std::int32_t> decode_bro_coo_rows<Value>(const BroCooLayout<Value>&);     \
-  template std::vector<double> multiply_bro_coo<Value>(const BroCooLayout<Value>&, std::int64_t, \
+#define SPMVD_BRO_INSTANTIATE(Value)                                                               \
+  template BroEllLayout<Value> make_bro_ell_layout<Value>(const CsrMatrix<double>&, std::uint32_t, \
+                                                          std::uint32_t);                          \
+  template std::vector<ColIndex> decode_bro_ell_row<Value>(const BroEllLayout<Value>&,             \
+                                                           std::int64_t);                          \
+  template std::vector<double> multiply_bro_ell<Value>(const BroEllLayout<Value>&,                 \
+                                                       std::span<const double>);                   \
+  template BroCooLayout<Value> make_bro_coo_layout<Value>(const CsrMatrix<double>&,                \
+                                                          std::uint32_t);                          \
+  template std::vector<std::int32_t> decode_bro_coo_rows<Value>(const BroCooLayout<Value>&);       \
+  template std::vector<double> multiply_bro_coo<Value>(const BroCooLayout<Value>&, std::int64_t,   \
                                                        std::span<const double>);
 SPMVD_BRO_INSTANTIATE(float)
 SPMVD_BRO_INSTANTIATE(double)

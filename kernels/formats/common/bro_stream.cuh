@@ -37,10 +37,9 @@ __global__ void bro_ell_kernel(std::int64_t stream_rows, std::int64_t slice_heig
       const std::int64_t first_col = __ldg(col_offsets + s);
       const std::int64_t first_word = __ldg(word_offsets + s);
       const std::int64_t row_words = (__ldg(word_offsets + s + 1) - first_word) / height;
-      sum = bro::bro_ell_row_sum<Value, kWords>(stream + first_word, height, t, row_words,
-                                                bit_alloc + first_col,
-                                                __ldg(col_offsets + s + 1) - first_col,
-                                                values + first_col * slice_height, x);
+      sum = bro::bro_ell_row_sum<Value, kWords>(
+          stream + first_word, height, t, row_words, bit_alloc + first_col,
+          __ldg(col_offsets + s + 1) - first_col, values + first_col * slice_height, x);
     }
     if constexpr (kLanes > 1) {
 #pragma unroll
@@ -73,7 +72,8 @@ __global__ void bro_coo_kernel(std::int64_t nnz, std::int64_t interval_entries,
   constexpr unsigned kFullMask = 0xffffffffU;
   const int lane = static_cast<int>(threadIdx.x % 32);
   const std::int64_t warps = static_cast<std::int64_t>(gridDim.x) * blockDim.x / 32;
-  for (std::int64_t interval = (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  for (std::int64_t interval =
+           (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
        interval < intervals; interval += warps) {
     const std::int64_t begin = interval * interval_entries;
     const std::int64_t end = min(begin + interval_entries, nnz);

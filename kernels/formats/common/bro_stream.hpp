@@ -45,14 +45,14 @@ std::uint32_t bits_for(std::uint64_t value) noexcept;
 // before the last is h rows high, so col_offsets[s] * h is where slice s's values start).
 template <typename Value>
 struct BroEllLayout {
-  std::int64_t rows = 0;                        // stream rows encoded
-  std::uint32_t slice_height = 0;               // h
-  std::uint32_t words_per_symbol = 1;           // 1 or 4 (multiplexing above)
-  std::vector<std::int64_t> col_offsets;        // slices + 1: prefix sums of num_col
-  std::vector<std::int64_t> word_offsets;       // slices + 1: each slice's first stream word
-  std::vector<std::uint8_t> bit_alloc;          // one width (0..32) per column of each slice
-  std::vector<std::uint32_t> stream;            // the multiplexed row streams
-  std::vector<Value> values;                    // col_offsets.back() * h slots at most
+  std::int64_t rows = 0;                   // stream rows encoded
+  std::uint32_t slice_height = 0;          // h
+  std::uint32_t words_per_symbol = 1;      // 1 or 4 (multiplexing above)
+  std::vector<std::int64_t> col_offsets;   // slices + 1: prefix sums of num_col
+  std::vector<std::int64_t> word_offsets;  // slices + 1: each slice's first stream word
+  std::vector<std::uint8_t> bit_alloc;     // one width (0..32) per column of each slice
+  std::vector<std::uint32_t> stream;       // the multiplexed row streams
+  std::vector<Value> values;               // col_offsets.back() * h slots at most
   std::int64_t slices() const noexcept { return static_cast<std::int64_t>(col_offsets.size()) - 1; }
 };
 
@@ -104,8 +104,8 @@ struct BroCooLayout {
   std::vector<std::uint8_t> bits;          // per interval
   std::vector<std::int64_t> word_offsets;  // intervals + 1
   std::vector<std::uint32_t> stream;
-  std::vector<ColIndex> col_indices;       // nnz
-  std::vector<Value> values;               // nnz
+  std::vector<ColIndex> col_indices;  // nnz
+  std::vector<Value> values;          // nnz
   std::int64_t intervals() const noexcept {
     return static_cast<std::int64_t>(word_offsets.size()) - 1;
   }

@@ -18,7 +18,8 @@ class CudaBroCooOperator final : public SpmvOperator {
                      const LaunchConfig& launch, Device& device)
       : rows_(matrix.rows),
         stream_(static_cast<cudaStream_t>(device.native_stream())),
-        part_(bro::make_bro_coo_layout<Value>(matrix, interval_rounds), launch.block_size, device) {}
+        part_(bro::make_bro_coo_layout<Value>(matrix, interval_rounds), launch.block_size, device) {
+  }
 
   void apply(const void* x, void* y, double alpha, double beta) override {
     auto* y_values = static_cast<Value*>(y);

@@ -76,7 +76,8 @@ std::vector<Candidate> CudaBroCooRules::candidates(const MatrixFeatures& feature
 
 std::uint64_t CudaBroCooRules::device_bytes(const MatrixFeatures& features, Precision precision,
                                             const Candidate& candidate) const {
-  const std::size_t index = bro_coo_rounds_index("cuda_bro_coo", params_of(candidate).interval_rounds);
+  const std::size_t index =
+      bro_coo_rounds_index("cuda_bro_coo", params_of(candidate).interval_rounds);
   const std::optional<BroCooFeatures> own = cuda_bro_coo_features(features);
   if (!own) throw_invalid("cuda_bro_coo: device bytes need its features (none computed)");
   return bro_coo_layout_bytes(*own, index, features.nnz, precision);

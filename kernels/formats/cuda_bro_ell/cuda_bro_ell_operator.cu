@@ -28,9 +28,9 @@ class CudaBroEllOperator final : public SpmvOperator {
 
  private:
   static std::unique_ptr<bro_detail::BroEllPart<Value>> make_part(const CsrMatrix<double>& matrix,
-                                                                   const BroEllChoice& choice,
-                                                                   const LaunchConfig& launch,
-                                                                   Device& device) {
+                                                                  const BroEllChoice& choice,
+                                                                  const LaunchConfig& launch,
+                                                                  Device& device) {
     std::vector<std::int32_t> order;
     const CsrMatrix<double> rows = bro_ell_stream_rows(matrix, choice, order);
     const bro::BroEllLayout<Value> layout = bro::make_bro_ell_layout<Value>(

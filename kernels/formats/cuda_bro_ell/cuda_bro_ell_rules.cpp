@@ -29,7 +29,8 @@ CsrMatrix<double> bro_ell_stream_rows(const CsrMatrix<double>& m, const BroEllCh
   if (choice.params.reorder == kBroReorderBar) {
     order = bro::bar_order(m, choice.params.slice_height / choice.threads_per_row);
     const CsrMatrix<double> permuted = bro::permute_rows(m, order);
-    return choice.threads_per_row == 1 ? permuted : bro::split_rows(permuted, choice.threads_per_row);
+    return choice.threads_per_row == 1 ? permuted
+                                       : bro::split_rows(permuted, choice.threads_per_row);
   }
   return choice.threads_per_row == 1 ? m : bro::split_rows(m, choice.threads_per_row);
 }
@@ -69,7 +70,8 @@ std::optional<BroEllFeatures> cuda_bro_ell_features(const MatrixFeatures& featur
   for (const auto* v : {&f.slices, &f.stream_words, &f.columns, &f.value_slots})
     if (v->size() != kBroEllChoices.size())
       throw_invalid("features of cuda_bro_ell: " + std::to_string(v->size()) +
-                    " sizes, expected one per layout (" + std::to_string(kBroEllChoices.size()) + ")");
+                    " sizes, expected one per layout (" + std::to_string(kBroEllChoices.size()) +
+                    ")");
   return f;
 }
 
@@ -78,10 +80,9 @@ std::uint64_t bro_ell_layout_bytes(const BroEllFeatures& sizes, std::size_t inde
   const auto at = [&](const std::vector<std::int64_t>& v) {
     return static_cast<std::uint64_t>(v.at(index));
   };
-  const std::uint64_t order =
-      kBroEllChoices.at(index).params.reorder == kBroReorderBar
-          ? static_cast<std::uint64_t>(rows) * sizeof(std::int32_t)
-          : 0;
+  const std::uint64_t order = kBroEllChoices.at(index).params.reorder == kBroReorderBar
+                                  ? static_cast<std::uint64_t>(rows) * sizeof(std::int32_t)
+                                  : 0;
   return at(sizes.stream_words) * sizeof(std::uint32_t) + at(sizes.columns) +
          at(sizes.value_slots) * value_bytes(precision) +
          2 * (at(sizes.slices) + 1) * sizeof(std::int64_t) + order;
@@ -100,13 +101,13 @@ std::vector<Candidate> CudaBroEllRules::candidates(const MatrixFeatures& feature
   if (!cuda_bro_ell_features(features)) return {};
   std::vector<Candidate> out;
   for (const BroEllChoice& choice : kBroEllChoices)
-    out.push_back(Candidate{
-        .format = id(),
-        .params = FieldSet::of(choice.params),
-        .launch = {.block_size = kBroBlockSize,
-                   .threads_per_row = choice.threads_per_row,
-                   .grid_size = CudaCsrVectorRules::grid_size(features.rows, choice.threads_per_row,
-                                                              kBroBlockSize, device)}});
+    out.push_back(
+        Candidate{.format = id(),
+                  .params = FieldSet::of(choice.params),
+                  .launch = {.block_size = kBroBlockSize,
+                             .threads_per_row = choice.threads_per_row,
+                             .grid_size = CudaCsrVectorRules::grid_size(
+                                 features.rows, choice.threads_per_row, kBroBlockSize, device)}});
   return out;
 }
 

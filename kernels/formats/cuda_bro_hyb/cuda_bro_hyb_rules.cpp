@@ -56,11 +56,12 @@ std::vector<Candidate> CudaBroHybRules::candidates(const MatrixFeatures& feature
     for (const std::uint32_t rounds : kBroCooIntervalRounds)
       out.push_back(Candidate{
           .format = id(),
-          .params = FieldSet::of(CudaBroHybParams{.ell_width = static_cast<std::uint32_t>(own->ell_width),
-                                                  .slice_height = choice.params.slice_height,
-                                                  .variant = choice.params.variant,
-                                                  .reorder = choice.params.reorder,
-                                                  .interval_rounds = rounds}),
+          .params =
+              FieldSet::of(CudaBroHybParams{.ell_width = static_cast<std::uint32_t>(own->ell_width),
+                                            .slice_height = choice.params.slice_height,
+                                            .variant = choice.params.variant,
+                                            .reorder = choice.params.reorder,
+                                            .interval_rounds = rounds}),
           .launch = {.block_size = kBroBlockSize,
                      .threads_per_row = choice.threads_per_row,
                      .grid_size = CudaCsrVectorRules::grid_size(

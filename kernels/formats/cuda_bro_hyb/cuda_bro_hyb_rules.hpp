@@ -22,8 +22,8 @@ inline constexpr FormatId kCudaBroHybFormatId{19};
 
 // cuda_bro_hyb's parameters (Candidate::params holds FieldSet::of(them)).
 struct CudaBroHybParams {
-  std::uint32_t ell_width = 0;        // K: entries per row in the BRO-ELL part
-  std::uint32_t slice_height = 0;     // the BRO-ELL part's CudaBroEllParams
+  std::uint32_t ell_width = 0;     // K: entries per row in the BRO-ELL part
+  std::uint32_t slice_height = 0;  // the BRO-ELL part's CudaBroEllParams
   std::uint32_t variant = 0;
   std::uint32_t reorder = 0;
   std::uint32_t interval_rounds = 0;  // the BRO-COO part's CudaBroCooParams
@@ -58,7 +58,9 @@ struct BroHybFeatures {
                  declare_field("coo_intervals", &BroHybFeatures::coo_intervals),
                  declare_field("coo_stream_words", &BroHybFeatures::coo_stream_words)};
   friend bool operator==(const BroHybFeatures&, const BroHybFeatures&) = default;
-  BroEllFeatures ell() const { return {ell_slices, ell_stream_words, ell_columns, ell_value_slots}; }
+  BroEllFeatures ell() const {
+    return {ell_slices, ell_stream_words, ell_columns, ell_value_slots};
+  }
   BroCooFeatures coo() const { return {coo_intervals, coo_stream_words}; }
 };
 BroHybFeatures compute_bro_hyb_features(const CsrMatrix<double>& m, std::int64_t ell_width);
