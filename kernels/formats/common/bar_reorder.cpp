@@ -1,5 +1,8 @@
 #include "kernels/formats/common/bar_reorder.hpp"
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
 #include <numeric>
 #include <string>
@@ -182,19 +185,27 @@ std::vector<std::int32_t> bar_order(const CsrMatrix<double>& m, std::uint32_t sl
   std::vector<std::int32_t> order(static_cast<std::size_t>(m.rows));
   std::iota(order.begin(), order.end(), 0);
   const std::size_t window = std::size_t{slice_height} * window_slices;
-  for (std::size_t first = 0; first < order.size(); first += window) {
-    const std::span<std::int32_t> rows(order.data() + first,
-                                       std::min(window, order.size() - first));
-    const WindowRows w = index_rows(m, rows);
-    const std::vector<std::size_t> greedy = greedy_window(w, slice_height);
-    // Slices align with windows, so Phi is a sum over windows: keeping the better of the two
-    // per window keeps the whole no worse than the identity.
-    if (slices_cost(w, greedy, slice_height) <
-        slices_cost(w, local_identity(rows.size()), slice_height)) {
-      const std::vector<std::int32_t> original(rows.begin(), rows.end());
-      for (std::size_t i = 0; i < greedy.size(); ++i) rows[i] = original[greedy[i]];
-    }
-  }
+  const std::size_t windows = (order.size() + window - 1) / window;
+  // Windows are independent (each rewrites only its own rows of `order`): oneTBB runs them in
+  // parallel, and the result does not depend on the schedule.
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, windows, 1),
+                    [&](const tbb::blocked_range<std::size_t>& range) {
+                      for (std::size_t index = range.begin(); index < range.end(); ++index) {
+                        const std::size_t first = index * window;
+                        const std::span<std::int32_t> rows(order.data() + first,
+                                                           std::min(window, order.size() - first));
+                        const WindowRows w = index_rows(m, rows);
+                        const std::vector<std::size_t> greedy = greedy_window(w, slice_height);
+                        // Slices align with windows, so Phi is a sum over windows: keeping the
+                        // better of the two per window keeps the whole no worse than the identity.
+                        if (slices_cost(w, greedy, slice_height) <
+                            slices_cost(w, local_identity(rows.size()), slice_height)) {
+                          const std::vector<std::int32_t> original(rows.begin(), rows.end());
+                          for (std::size_t i = 0; i < greedy.size(); ++i)
+                            rows[i] = original[greedy[i]];
+                        }
+                      }
+                    });
   return order;
 }
 
