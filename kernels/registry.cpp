@@ -11,6 +11,9 @@
 #include "kernels/formats/cpu_coo/cpu_coo_rules.hpp"
 #include "kernels/formats/cpu_csr/cpu_csr_rules.hpp"
 #include "kernels/formats/cuda_bce/cuda_bce_rules.hpp"
+#include "kernels/formats/cuda_bro_coo/cuda_bro_coo_rules.hpp"
+#include "kernels/formats/cuda_bro_ell/cuda_bro_ell_rules.hpp"
+#include "kernels/formats/cuda_bro_hyb/cuda_bro_hyb_rules.hpp"
 #include "kernels/formats/cuda_coo/cuda_coo_rules.hpp"
 #include "kernels/formats/cuda_csr_scalar/cuda_csr_scalar_rules.hpp"
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
@@ -60,6 +63,9 @@ FormatRegistry build_registry() {
   add_gpu_format<CudaDiaRules>(registry);
   add_gpu_format<CudaBceRules>(registry);
   add_gpu_format<CudaEhybRules>(registry);
+  add_gpu_format<CudaBroEllRules>(registry);
+  add_gpu_format<CudaBroCooRules>(registry);
+  add_gpu_format<CudaBroHybRules>(registry);
   return registry;
 }
 

@@ -1,0 +1,85 @@
+#include <algorithm>
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/formats/common/bro_parts.cuh"
+#include "kernels/formats/common/builder_checks.hpp"
+#include "kernels/formats/cuda_bro_hyb/cuda_bro_hyb_rules.hpp"
+
+namespace spmvd {
+namespace {
+
+template <typename Value>
+std::unique_ptr<bro_detail::BroEllPart<Value>> make_ell_part(const CsrMatrix<double>& leading,
+                                                             const BroEllChoice& choice,
+                                                             const LaunchConfig& launch,
+                                                             Device& device) {
+  std::vector<std::int32_t> order;
+  const CsrMatrix<double> rows = bro_ell_stream_rows(leading, choice, order);
+  return std::make_unique<bro_detail::BroEllPart<Value>>(
+      bro::make_bro_ell_layout<Value>(rows, choice.params.slice_height,
+                                      bro_words_per_symbol(choice.params.variant)),
+      order, choice.threads_per_row, launch.block_size, launch.grid_size, device);
+}
+
+template <typename Value>
+class CudaBroHybOperator final : public SpmvOperator {
+ public:
+  CudaBroHybOperator(const CsrMatrix<double>& matrix, const CudaBroHybParams& params,
+                     const BroEllChoice& choice, const LaunchConfig& launch, Device& device)
+      : stream_(static_cast<cudaStream_t>(device.native_stream())),
+        ell_(make_ell_part<Value>(bro::leading_entries(matrix, params.ell_width), choice, launch,
+                                  device)),
+        coo_(bro::make_bro_coo_layout<Value>(bro::trailing_entries(matrix, params.ell_width),
+                                             params.interval_rounds),
+             launch.block_size, device) {}
+
+  void apply(const void* x, void* y, double alpha, double beta) override {
+    const auto* x_values = static_cast<const Value*>(x);
+    auto* y_values = static_cast<Value*>(y);
+    // The ELL part covers every row (rows without entries get beta*y), so it also applies beta.
+    ell_->launch(x_values, y_values, static_cast<Value>(alpha), static_cast<Value>(beta), stream_);
+    coo_.launch(x_values, y_values, static_cast<Value>(alpha), stream_);
+  }
+
+  Precision precision() const noexcept override { return precision_of<Value>(); }
+  std::size_t device_bytes() const noexcept override { return ell_->bytes() + coo_.bytes(); }
+
+ private:
+  cudaStream_t stream_;
+  std::unique_ptr<bro_detail::BroEllPart<Value>> ell_;
+  bro_detail::BroCooPart<Value> coo_;
+};
+
+}  // namespace
+
+std::unique_ptr<SpmvOperator> CudaBroHybRules::build(const CsrMatrix<double>& matrix,
+                                                     Precision precision,
+                                                     const Candidate& candidate, Device& device) {
+  check_candidate_format("cuda_bro_hyb", kCudaBroHybFormatId, candidate);
+  const CudaBroHybParams params = params_of(candidate);
+  const std::size_t index =
+      bro_ell_choice_index("cuda_bro_hyb", params.ell(), candidate.launch.threads_per_row);
+  bro_coo_rounds_index("cuda_bro_hyb", params.interval_rounds);
+  std::int64_t longest = 0;
+  for (std::int64_t r = 0; r < matrix.rows; ++r) longest = std::max(longest, matrix.row_length(r));
+  if (params.ell_width > longest)
+    throw_invalid("cuda_bro_hyb: ell_width " + std::to_string(params.ell_width) +
+                  " is above the longest row (" + std::to_string(longest) + ")");
+  check_one_of("cuda_bro_hyb", "block_size", candidate.launch.block_size,
+               std::array<std::uint32_t, 1>{kBroBlockSize});
+  if (candidate.launch.grid_size == 0) throw_invalid("cuda_bro_hyb: grid_size is 0");
+  check_gpu_device("cuda_bro_hyb", device);
+  const BroEllChoice& choice = kBroEllChoices[index];
+  if (precision == Precision::fp32)
+    return std::make_unique<CudaBroHybOperator<float>>(matrix, params, choice, candidate.launch,
+                                                       device);
+  return std::make_unique<CudaBroHybOperator<double>>(matrix, params, choice, candidate.launch,
+                                                      device);
+}
+
+}  // namespace spmvd

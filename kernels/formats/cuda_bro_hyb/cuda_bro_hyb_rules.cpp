@@ -1,0 +1,94 @@
+#include "kernels/formats/cuda_bro_hyb/cuda_bro_hyb_rules.hpp"
+
+#include <string>
+
+#include "core/csr_matrix.hpp"
+#include "core/error.hpp"
+#include "kernels/formats/common/bro_stream.hpp"
+#include "kernels/formats/common/rules_support.hpp"
+#include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
+#include "kernels/formats/cuda_hyb/cuda_hyb_rules.hpp"
+
+namespace spmvd {
+
+BroHybFeatures compute_bro_hyb_features(const CsrMatrix<double>& m, std::int64_t ell_width) {
+  const BroEllFeatures ell = compute_bro_ell_features(bro::leading_entries(m, ell_width));
+  const CsrMatrix<double> rest = bro::trailing_entries(m, ell_width);
+  const BroCooFeatures coo = compute_bro_coo_features(rest);
+  return BroHybFeatures{.ell_width = ell_width,
+                        .coo_entries = rest.nnz(),
+                        .ell_slices = ell.slices,
+                        .ell_stream_words = ell.stream_words,
+                        .ell_columns = ell.columns,
+                        .ell_value_slots = ell.value_slots,
+                        .coo_intervals = coo.intervals,
+                        .coo_stream_words = coo.stream_words};
+}
+
+std::optional<BroHybFeatures> cuda_bro_hyb_features(const MatrixFeatures& features) {
+  const auto it = features.format_features.find("cuda_bro_hyb");
+  if (it == features.format_features.end()) return std::nullopt;
+  BroHybFeatures f = it->second.as<BroHybFeatures>("features of cuda_bro_hyb");
+  for (const auto* v : {&f.ell_slices, &f.ell_stream_words, &f.ell_columns, &f.ell_value_slots})
+    if (v->size() != kBroEllChoices.size())
+      throw_invalid("features of cuda_bro_hyb: ELL sizes for " + std::to_string(v->size()) +
+                    " layouts, expected " + std::to_string(kBroEllChoices.size()));
+  for (const auto* v : {&f.coo_intervals, &f.coo_stream_words})
+    if (v->size() != kBroCooIntervalRounds.size())
+      throw_invalid("features of cuda_bro_hyb: COO sizes for " + std::to_string(v->size()) +
+                    " interval sizes, expected " + std::to_string(kBroCooIntervalRounds.size()));
+  return f;
+}
+
+bool CudaBroHybRules::admissible(const MatrixFeatures& features, const DeviceInfo& device,
+                                 Precision precision, std::uint64_t memory_budget_bytes) const {
+  // Without its sizes it offers no candidate and is no choice (as DIA without its diagonals).
+  if (!device.is_gpu || !cuda_bro_hyb_features(features)) return false;
+  return smallest_candidate_bytes(*this, features, device, precision) <= memory_budget_bytes;
+}
+
+std::vector<Candidate> CudaBroHybRules::candidates(const MatrixFeatures& features,
+                                                   const DeviceInfo& device) const {
+  const std::optional<BroHybFeatures> own = cuda_bro_hyb_features(features);
+  if (!own) return {};
+  std::vector<Candidate> out;
+  for (const BroEllChoice& choice : kBroEllChoices)
+    for (const std::uint32_t rounds : kBroCooIntervalRounds)
+      out.push_back(Candidate{
+          .format = id(),
+          .params =
+              FieldSet::of(CudaBroHybParams{.ell_width = static_cast<std::uint32_t>(own->ell_width),
+                                            .slice_height = choice.params.slice_height,
+                                            .variant = choice.params.variant,
+                                            .reorder = choice.params.reorder,
+                                            .interval_rounds = rounds}),
+          .launch = {.block_size = kBroBlockSize,
+                     .threads_per_row = choice.threads_per_row,
+                     .grid_size = CudaCsrVectorRules::grid_size(
+                         features.rows, choice.threads_per_row, kBroBlockSize, device)}});
+  return out;
+}
+
+std::uint64_t CudaBroHybRules::device_bytes(const MatrixFeatures& features, Precision precision,
+                                            const Candidate& candidate) const {
+  const CudaBroHybParams params = params_of(candidate);
+  const std::size_t ell_index =
+      bro_ell_choice_index("cuda_bro_hyb", params.ell(), candidate.launch.threads_per_row);
+  const std::size_t coo_index = bro_coo_rounds_index("cuda_bro_hyb", params.interval_rounds);
+  const std::optional<BroHybFeatures> own = cuda_bro_hyb_features(features);
+  if (!own) throw_invalid("cuda_bro_hyb: device bytes need its features (none computed)");
+  if (own->ell_width != params.ell_width)
+    throw_invalid("cuda_bro_hyb: ell_width " + std::to_string(params.ell_width) +
+                  " is not the width its features were sized at (" +
+                  std::to_string(own->ell_width) + ")");
+  return bro_ell_layout_bytes(own->ell(), ell_index, features.rows, precision) +
+         bro_coo_layout_bytes(own->coo(), coo_index, own->coo_entries, precision);
+}
+
+std::optional<FieldSet> CudaBroHybRules::own_features(const CsrMatrix<double>& matrix,
+                                                      const MatrixFeatures& common) const {
+  return FieldSet::of(
+      compute_bro_hyb_features(matrix, CudaHybRules::bell_garland_ell_width(common)));
+}
+
+}  // namespace spmvd

@@ -1,0 +1,103 @@
+#pragma once
+// BRO-HYB (paper 001, Tang et al., SC'13, Sec. 3.3): the first K entries of every row in
+// BRO-ELL, the rest in BRO-COO, K chosen as HYB chooses it (Bell & Garland's rule,
+// CudaHybRules::bell_garland_ell_width; the paper partitions "with the same algorithm as
+// [4, 5]"). apply() runs the BRO-ELL kernel (y = alpha*A_ell*x + beta*y on every row, in the
+// caller's order also under BAR), then the BRO-COO kernel adds alpha*A_coo*x. Both parts are
+// built by the encoders of common/bro_stream.hpp; the ELL part's layouts are cuda_bro_ell's
+// (kBroEllChoices), the COO part's interval sizes cuda_bro_coo's.
+
+#include <cstdint>
+#include <optional>
+#include <tuple>
+#include <vector>
+
+#include "kernels/format_rules.hpp"
+#include "kernels/formats/cuda_bro_coo/cuda_bro_coo_rules.hpp"
+#include "kernels/formats/cuda_bro_ell/cuda_bro_ell_rules.hpp"
+
+namespace spmvd {
+
+inline constexpr FormatId kCudaBroHybFormatId{19};
+
+// cuda_bro_hyb's parameters (Candidate::params holds FieldSet::of(them)).
+struct CudaBroHybParams {
+  std::uint32_t ell_width = 0;     // K: entries per row in the BRO-ELL part
+  std::uint32_t slice_height = 0;  // the BRO-ELL part's CudaBroEllParams
+  std::uint32_t variant = 0;
+  std::uint32_t reorder = 0;
+  std::uint32_t interval_rounds = 0;  // the BRO-COO part's CudaBroCooParams
+  static constexpr auto kFields =
+      std::tuple{declare_field("ell_width", &CudaBroHybParams::ell_width),
+                 declare_field("slice_height", &CudaBroHybParams::slice_height),
+                 declare_field("variant", &CudaBroHybParams::variant),
+                 declare_field("reorder", &CudaBroHybParams::reorder),
+                 declare_field("interval_rounds", &CudaBroHybParams::interval_rounds)};
+  friend bool operator==(const CudaBroHybParams&, const CudaBroHybParams&) = default;
+  CudaBroEllParams ell() const { return {slice_height, variant, reorder}; }
+};
+
+// The sizes of both parts at K = bell_garland_ell_width: the ELL part's for every
+// kBroEllChoices entry, the COO part's for every kBroCooIntervalRounds.
+struct BroHybFeatures {
+  std::int64_t ell_width = 0;
+  std::int64_t coo_entries = 0;
+  std::vector<std::int64_t> ell_slices;
+  std::vector<std::int64_t> ell_stream_words;
+  std::vector<std::int64_t> ell_columns;
+  std::vector<std::int64_t> ell_value_slots;
+  std::vector<std::int64_t> coo_intervals;
+  std::vector<std::int64_t> coo_stream_words;
+  static constexpr auto kFields =
+      std::tuple{declare_field("ell_width", &BroHybFeatures::ell_width),
+                 declare_field("coo_entries", &BroHybFeatures::coo_entries),
+                 declare_field("ell_slices", &BroHybFeatures::ell_slices),
+                 declare_field("ell_stream_words", &BroHybFeatures::ell_stream_words),
+                 declare_field("ell_columns", &BroHybFeatures::ell_columns),
+                 declare_field("ell_value_slots", &BroHybFeatures::ell_value_slots),
+                 declare_field("coo_intervals", &BroHybFeatures::coo_intervals),
+                 declare_field("coo_stream_words", &BroHybFeatures::coo_stream_words)};
+  friend bool operator==(const BroHybFeatures&, const BroHybFeatures&) = default;
+  BroEllFeatures ell() const {
+    return {ell_slices, ell_stream_words, ell_columns, ell_value_slots};
+  }
+  BroCooFeatures coo() const { return {coo_intervals, coo_stream_words}; }
+};
+BroHybFeatures compute_bro_hyb_features(const CsrMatrix<double>& m, std::int64_t ell_width);
+// nullopt where the hook did not run; throws Error(invalid_argument) when it does not decode.
+std::optional<BroHybFeatures> cuda_bro_hyb_features(const MatrixFeatures& features);
+
+class CudaBroHybRules final : public FormatRules {
+ public:
+  FormatId id() const noexcept override { return kCudaBroHybFormatId; }
+  std::string_view name() const noexcept override { return "cuda_bro_hyb"; }
+  bool needs_gpu() const noexcept override { return true; }
+  // The bytes model at the bytes both parts move.
+  std::string_view model_family() const noexcept override { return "bytes"; }
+
+  bool admissible(const MatrixFeatures& features, const DeviceInfo& device, Precision precision,
+                  std::uint64_t memory_budget_bytes) const override;
+  // K of its features x kBroEllChoices x kBroCooIntervalRounds; none without its features.
+  std::vector<Candidate> candidates(const MatrixFeatures& features,
+                                    const DeviceInfo& device) const override;
+  // Both parts' layout bytes (exact). Throws Error(invalid_argument) without features, for an
+  // ell_width other than the features' K, or for parts not offered.
+  std::uint64_t device_bytes(const MatrixFeatures& features, Precision precision,
+                             const Candidate& candidate) const override;
+  // BroHybFeatures at CudaHybRules::bell_garland_ell_width(common).
+  std::optional<FieldSet> own_features(const CsrMatrix<double>& matrix,
+                                       const MatrixFeatures& common) const override;
+
+  // Builds cuda_bro_hyb on a CUDA device. Throws Error(invalid_argument) for a candidate of
+  // another format, an ELL layout not in kBroEllChoices, interval_rounds not in
+  // kBroCooIntervalRounds, an ell_width above the longest row, a block size not kBroBlockSize
+  // or grid_size 0; Error(failed_precondition) on a CPU device.
+  static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
+                                             const Candidate& candidate, Device& device);
+
+  static CudaBroHybParams params_of(const Candidate& candidate) {
+    return candidate.params.as<CudaBroHybParams>("cuda_bro_hyb");
+  }
+};
+
+}  // namespace spmvd

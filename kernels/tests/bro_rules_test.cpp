@@ -1,0 +1,274 @@
+// The BRO formats' rules (cuda_bro_ell, cuda_bro_coo, cuda_bro_hyb): candidates from their own
+// features, device bytes equal to the bytes of the host layouts the builders upload, stored
+// plans validated, bad parameters refused with a message that says which.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <iostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "kernels/format_registry.hpp"
+#include "kernels/formats/common/bro_decode.hpp"
+#include "kernels/formats/common/bro_stream.hpp"
+#include "kernels/formats/cuda_bro_coo/cuda_bro_coo_rules.hpp"
+#include "kernels/formats/cuda_bro_ell/cuda_bro_ell_rules.hpp"
+#include "kernels/formats/cuda_bro_hyb/cuda_bro_hyb_rules.hpp"
+#include "kernels/formats/cuda_hyb/cuda_hyb_rules.hpp"
+#include "kernels/tests/hand_written.hpp"
+#include "kernels/tests/test_matrices.hpp"
+#include "tuner/feature_extraction.hpp"
+
+namespace spmvd {
+namespace {
+
+template <typename T>
+std::uint64_t vector_bytes(const std::vector<T>& v) {
+  return v.size() * sizeof(T);
+}
+
+// What BroEllPart uploads for a layout.
+std::uint64_t uploaded_bytes(const bro::BroEllLayout<double>& l, std::size_t order_entries) {
+  return vector_bytes(l.col_offsets) + vector_bytes(l.word_offsets) + vector_bytes(l.bit_alloc) +
+         vector_bytes(l.stream) + vector_bytes(l.values) + order_entries * sizeof(std::int32_t);
+}
+// What BroCooPart uploads.
+std::uint64_t uploaded_bytes(const bro::BroCooLayout<double>& l) {
+  return vector_bytes(l.first_rows) + vector_bytes(l.last_rows) + vector_bytes(l.bits) +
+         vector_bytes(l.word_offsets) + vector_bytes(l.stream) + vector_bytes(l.col_indices) +
+         vector_bytes(l.values);
+}
+
+std::string message_of(const auto& call) {
+  try {
+    call();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no throw)";
+}
+
+// A matrix with empty rows, a shorter last slice and a long row (conformance's heavy tail).
+const testing::NamedMatrix& sample_matrix() {
+  static const std::vector<testing::NamedMatrix> all =
+      testing::conformance_matrices(testing::test_seed());
+  for (const auto& named : all)
+    if (named.name == "heavy_tail_2000x3000") return named;
+  throw std::logic_error("heavy_tail_2000x3000 missing");
+}
+
+// What cuda_bro_ell's kernel computes for a choice, emulated on the host with its own decode
+// (bro_decode.hpp): stream row g's sum, the sub-rows of a row added, written to y[order[row]]
+// (BAR) or y[row]. Only the launch and the shuffles are left to the GPU.
+std::vector<double> emulate_bro_ell(const CsrMatrix<double>& m, const BroEllChoice& choice,
+                                    const std::vector<double>& x) {
+  std::vector<std::int32_t> order;
+  const auto l = bro::make_bro_ell_layout<double>(bro_ell_stream_rows(m, choice, order),
+                                                  choice.params.slice_height,
+                                                  bro_words_per_symbol(choice.params.variant));
+  std::vector<double> y(static_cast<std::size_t>(m.rows), 0.0);
+  const std::int64_t h = l.slice_height;
+  for (std::int64_t g = 0; g < l.rows; ++g) {
+    const std::int64_t s = g / h;
+    const std::int64_t height = std::min(h, l.rows - s * h);
+    const std::int64_t first_col = l.col_offsets[static_cast<std::size_t>(s)];
+    const std::int64_t num_col = l.col_offsets[static_cast<std::size_t>(s + 1)] - first_col;
+    const std::uint32_t* stream = l.stream.data() + l.word_offsets[static_cast<std::size_t>(s)];
+    const std::int64_t row_words = (l.word_offsets[static_cast<std::size_t>(s + 1)] -
+                                    l.word_offsets[static_cast<std::size_t>(s)]) /
+                                   height;
+    const double sum =
+        l.words_per_symbol == 4
+            ? bro::bro_ell_row_sum<double, 4>(stream, height, g - s * h, row_words,
+                                              l.bit_alloc.data() + first_col, num_col,
+                                              l.values.data() + first_col * h, x.data())
+            : bro::bro_ell_row_sum<double, 1>(stream, height, g - s * h, row_words,
+                                              l.bit_alloc.data() + first_col, num_col,
+                                              l.values.data() + first_col * h, x.data());
+    const std::int64_t row = g / choice.threads_per_row;
+    y[static_cast<std::size_t>(order.empty() ? row : order[static_cast<std::size_t>(row)])] += sum;
+  }
+  return y;
+}
+
+std::vector<double> csr_reference(const CsrMatrix<double>& m, const std::vector<double>& x) {
+  std::vector<double> y(static_cast<std::size_t>(m.rows), 0.0);
+  for (std::int64_t r = 0; r < m.rows; ++r)
+    for (auto k = m.row_offsets[static_cast<std::size_t>(r)];
+         k < m.row_offsets[static_cast<std::size_t>(r + 1)]; ++k)
+      y[static_cast<std::size_t>(r)] +=
+          m.values[static_cast<std::size_t>(k)] *
+          x[static_cast<std::size_t>(m.col_indices[static_cast<std::size_t>(k)])];
+  return y;
+}
+
+void expect_close(const std::vector<double>& expected, const std::vector<double>& actual) {
+  ASSERT_EQ(expected.size(), actual.size());
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    ASSERT_NEAR(actual[i], expected[i], 1e-12 * (1.0 + std::abs(expected[i]))) << "row " << i;
+}
+
+// Every layout the rules offer (BAR's order undone, sub-rows added), and BRO-HYB's two parts
+// at HYB's K, on every conformance matrix: y in the caller's order equals CSR's.
+TEST(BroFormats, EmulatedKernelsOfEveryOfferedLayoutEqualCsrInTheCallersOrder) {
+  const std::uint64_t seed = testing::test_seed();
+  std::cout << "seed " << seed << " (SPMVD_TEST_SEED)\n";
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> value(-1.0, 1.0);
+  for (const auto& [name, m] : testing::conformance_matrices(seed)) {
+    std::vector<double> x(static_cast<std::size_t>(m.cols));
+    for (double& v : x) v = value(rng);
+    const std::vector<double> expected = csr_reference(m, x);
+    const std::int64_t width = CudaHybRules::bell_garland_ell_width(extract_features(m));
+    for (std::size_t i = 0; i < kBroEllChoices.size(); ++i) {
+      SCOPED_TRACE(name + " layout " + std::to_string(i));
+      expect_close(expected, emulate_bro_ell(m, kBroEllChoices[i], x));
+      // BRO-HYB: its ELL part, then its COO part adds.
+      std::vector<double> y = emulate_bro_ell(bro::leading_entries(m, width), kBroEllChoices[i], x);
+      const std::vector<double> rest = bro::multiply_bro_coo(
+          bro::make_bro_coo_layout<double>(bro::trailing_entries(m, width), 8), m.rows, x);
+      for (std::size_t r = 0; r < y.size(); ++r) y[r] += rest[r];
+      expect_close(expected, y);
+    }
+  }
+}
+
+TEST(CudaBroEllRules, DeviceBytesOfEveryCandidateEqualTheBuiltLayout) {
+  const CsrMatrix<double>& m = sample_matrix().matrix;
+  const MatrixFeatures features = extract_features(m);
+  const CudaBroEllRules rules;
+  const std::vector<Candidate> candidates = rules.candidates(features, testing::h100());
+  ASSERT_EQ(candidates.size(), kBroEllChoices.size());
+  for (const Candidate& c : candidates) {
+    const std::size_t index =
+        bro_ell_choice_index("test", CudaBroEllRules::params_of(c), c.launch.threads_per_row);
+    const BroEllChoice& choice = kBroEllChoices[index];
+    std::vector<std::int32_t> order;
+    const auto layout = bro::make_bro_ell_layout<double>(
+        bro_ell_stream_rows(m, choice, order), choice.params.slice_height,
+        bro_words_per_symbol(choice.params.variant));
+    EXPECT_EQ(rules.device_bytes(features, Precision::fp64, c),
+              uploaded_bytes(layout, order.size()))
+        << "layout " << index;
+    EXPECT_TRUE(rules.is_valid(c, features, testing::h100()));
+    EXPECT_EQ(c.launch.block_size, kBroBlockSize);
+    EXPECT_GT(c.launch.grid_size, 0u);
+  }
+  EXPECT_TRUE(rules.admissible(features, testing::h100(), Precision::fp64, ~std::uint64_t{0}));
+  EXPECT_FALSE(
+      rules.admissible(features, testing::eight_core_cpu(), Precision::fp64, ~std::uint64_t{0}));
+}
+
+// The compressed stream is what BRO is for. On a band of 7 (1000 rows) a row's deltas are its
+// first column + 1 (at most 998: 10 bits) and six 1s: 16 bits, one 32-bit word a row, 4000
+// bytes against CSR's 28000 index bytes, in every order and symbol size (128-bit symbols pad
+// nothing). 4 threads a row: 4 sub-rows of at most 2 entries (11 bits), a word each.
+TEST(CudaBroEllRules, BandStreamIsOneWordARowInThePapersLayout) {
+  const auto& all = testing::conformance_matrices(testing::test_seed());
+  const auto band =
+      std::find_if(all.begin(), all.end(), [](const auto& n) { return n.name == "band_7_1000"; });
+  ASSERT_NE(band, all.end());
+  const BroEllFeatures f = compute_bro_ell_features(band->matrix);
+  for (std::size_t i = 0; i < kBroEllChoices.size(); ++i) {
+    const BroEllChoice& c = kBroEllChoices[i];
+    const std::int64_t words_a_row = c.threads_per_row;
+    EXPECT_EQ(f.stream_words[i], 1000 * words_a_row) << "layout " << i;
+  }
+}
+
+TEST(CudaBroEllRules, OffersNothingWithoutItsFeatures) {
+  MatrixFeatures features = extract_features(sample_matrix().matrix);
+  features.format_features.erase("cuda_bro_ell");
+  EXPECT_TRUE(CudaBroEllRules{}.candidates(features, testing::h100()).empty());
+  EXPECT_FALSE(
+      CudaBroEllRules{}.admissible(features, testing::h100(), Precision::fp64, ~std::uint64_t{0}));
+}
+
+TEST(CudaBroEllRules, StoredPlanWithAnotherLayoutIsInvalidAndItsBytesSayWhy) {
+  const MatrixFeatures features = extract_features(sample_matrix().matrix);
+  const CudaBroEllRules rules;
+  Candidate c = rules.candidates(features, testing::h100()).front();
+  c.params = FieldSet::of(CudaBroEllParams{.slice_height = 48, .variant = 0, .reorder = 0});
+  EXPECT_FALSE(rules.is_valid(c, features, testing::h100()));
+  EXPECT_EQ(message_of([&] { rules.device_bytes(features, Precision::fp64, c); }),
+            "cuda_bro_ell: slice_height 48, variant 0, reorder 0, threads_per_row 1 is not a "
+            "BRO-ELL layout");
+  // BAR with 4 threads a row is not offered either.
+  c.params = FieldSet::of(CudaBroEllParams{
+      .slice_height = 32, .variant = kBroVariantHopper, .reorder = kBroReorderBar});
+  c.launch.threads_per_row = 4;
+  EXPECT_FALSE(rules.is_valid(c, features, testing::h100()));
+  // A stored plan of another shape names the missing field.
+  c.params = FieldSet::of(CudaBroCooParams{.interval_rounds = 8});
+  EXPECT_NE(message_of([&] { CudaBroEllRules::params_of(c); }).find("cuda_bro_ell"),
+            std::string::npos);
+}
+
+TEST(CudaBroCooRules, DeviceBytesEqualTheBuiltLayoutAndBadRoundsAreRefused) {
+  const CsrMatrix<double>& m = sample_matrix().matrix;
+  const MatrixFeatures features = extract_features(m);
+  const CudaBroCooRules rules;
+  const std::vector<Candidate> candidates = rules.candidates(features, testing::h100());
+  ASSERT_EQ(candidates.size(), kBroCooIntervalRounds.size());
+  for (const Candidate& c : candidates) {
+    const auto layout =
+        bro::make_bro_coo_layout<double>(m, CudaBroCooRules::params_of(c).interval_rounds);
+    EXPECT_EQ(rules.device_bytes(features, Precision::fp64, c), uploaded_bytes(layout));
+    EXPECT_TRUE(rules.is_valid(c, features, testing::h100()));
+  }
+  Candidate bad = candidates.front();
+  bad.params = FieldSet::of(CudaBroCooParams{.interval_rounds = 5});
+  EXPECT_FALSE(rules.is_valid(bad, features, testing::h100()));
+  EXPECT_EQ(message_of([&] { rules.device_bytes(features, Precision::fp64, bad); }),
+            "cuda_bro_coo: interval_rounds 5 is not one of 8, 32");
+}
+
+TEST(CudaBroHybRules, SplitsAtHybsWidthAndCountsBothParts) {
+  const CsrMatrix<double>& m = sample_matrix().matrix;
+  const MatrixFeatures features = extract_features(m);
+  const CudaBroHybRules rules;
+  const std::int64_t width = CudaHybRules::bell_garland_ell_width(features);
+  const std::vector<Candidate> candidates = rules.candidates(features, testing::h100());
+  ASSERT_EQ(candidates.size(), kBroEllChoices.size() * kBroCooIntervalRounds.size());
+  for (const Candidate& c : candidates) {
+    const CudaBroHybParams p = CudaBroHybRules::params_of(c);
+    EXPECT_EQ(p.ell_width, width);
+    const BroEllChoice& choice =
+        kBroEllChoices[bro_ell_choice_index("test", p.ell(), c.launch.threads_per_row)];
+    std::vector<std::int32_t> order;
+    const auto ell = bro::make_bro_ell_layout<double>(
+        bro_ell_stream_rows(bro::leading_entries(m, width), choice, order),
+        choice.params.slice_height, bro_words_per_symbol(choice.params.variant));
+    const auto coo =
+        bro::make_bro_coo_layout<double>(bro::trailing_entries(m, width), p.interval_rounds);
+    EXPECT_EQ(rules.device_bytes(features, Precision::fp64, c),
+              uploaded_bytes(ell, order.size()) + uploaded_bytes(coo));
+    EXPECT_TRUE(rules.is_valid(c, features, testing::h100()));
+  }
+  Candidate other_width = candidates.front();
+  CudaBroHybParams p = CudaBroHybRules::params_of(other_width);
+  p.ell_width += 1;
+  other_width.params = FieldSet::of(p);
+  EXPECT_FALSE(rules.is_valid(other_width, features, testing::h100()));
+  EXPECT_EQ(message_of([&] { rules.device_bytes(features, Precision::fp64, other_width); }),
+            "cuda_bro_hyb: ell_width " + std::to_string(width + 1) +
+                " is not the width its features were sized at (" + std::to_string(width) + ")");
+}
+
+TEST(BroFormats, AreRegisteredUnderTheirIds) {
+  const FormatRegistry& registry = format_registry();
+  ASSERT_NE(registry.find(kCudaBroEllFormatId), nullptr);
+  EXPECT_EQ(registry.find(kCudaBroEllFormatId)->rules->name(), "cuda_bro_ell");
+  ASSERT_NE(registry.find(kCudaBroCooFormatId), nullptr);
+  EXPECT_EQ(registry.find(kCudaBroCooFormatId)->rules->name(), "cuda_bro_coo");
+  ASSERT_NE(registry.find(kCudaBroHybFormatId), nullptr);
+  EXPECT_EQ(registry.find(kCudaBroHybFormatId)->rules->name(), "cuda_bro_hyb");
+}
+
+}  // namespace
+}  // namespace spmvd
