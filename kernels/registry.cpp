@@ -17,6 +17,7 @@
 #include "kernels/formats/cuda_ell/cuda_ell_rules.hpp"
 #include "kernels/formats/cuda_hyb/cuda_hyb_rules.hpp"
 #include "kernels/formats/cuda_sell/cuda_sell_rules.hpp"
+#include "kernels/formats/cuda_strip/cuda_strip_rules.hpp"
 #include "kernels/formats/cusparse_bsr/cusparse_bsr_rules.hpp"
 #include "kernels/formats/cusparse_coo/cusparse_coo_rules.hpp"
 #include "kernels/formats/cusparse_csr/cusparse_csr_rules.hpp"
@@ -56,6 +57,7 @@ FormatRegistry build_registry() {
   add_gpu_format<CusparseSellRules>(registry);
   add_gpu_format<CusparseBsrRules>(registry);
   add_gpu_format<CudaDiaRules>(registry);
+  add_gpu_format<CudaStripRules>(registry);
   return registry;
 }
 
