@@ -83,8 +83,8 @@ std::int64_t rows_at_least(const MatrixFeatures& f, std::int64_t length) {
 std::vector<std::int64_t> model_free_separators(const MatrixFeatures& f, const DeviceInfo& device,
                                                 std::int64_t strip) {
   std::vector<std::int64_t> out;
-  for (const std::int64_t s :
-       {strip, round_up(rows_at_least(f, std::max(device.warp_size, 1)), strip)})
+  for (const std::int64_t s : {round_up(rows_at_least(f, f.row_length_max), strip),
+                               round_up(rows_at_least(f, std::max(device.warp_size, 1)), strip)})
     if (offered_separator(f, s) && std::find(out.begin(), out.end(), s) == out.end())
       out.push_back(s);
   std::sort(out.begin(), out.end());
@@ -149,11 +149,11 @@ StripPartition sweep(const PartTimePredictor& predictor, const MatrixFeatures& f
        .min_gain_fraction = 0.0});
 }
 
-// The block size of a part whose predicted time is least (the first on a tie).
+// The block size of a part whose predicted time is least (kStripDefaultBlockSize on a tie).
 std::uint32_t fastest_block(const PartTimePredictor& predictor, const auto& block_sizes,
                             const auto& part_at_block) {
   std::uint32_t best = kStripDefaultBlockSize;
-  double best_ms = std::numeric_limits<double>::infinity();
+  double best_ms = or_infinity(predictor.part_ms(part_at_block(best)));
   for (const std::uint32_t block : block_sizes) {
     const double ms = or_infinity(predictor.part_ms(part_at_block(block)));
     if (ms < best_ms) {
@@ -264,9 +264,10 @@ std::vector<Candidate> CudaStripRules::candidates(const MatrixFeatures& features
                                                   const DeviceInfo& device) const {
   // Without a model, paper 004 Sec. 1's rule of thumb (CSR vector for rows of many non-zeros,
   // ELL for short, near-equal rows) placed at strips:
-  //  - the first strip boundary: the longest rows that fill the GPU once go to CSR vector. On a
-  //    power-law matrix the few long rows that would leave ELL's one thread per row walking
-  //    thousands of entries (and pad every row to them) are all in it.
+  //  - below the rows of the longest length, rounded up to a strip: the least move to CSR
+  //    vector that narrows the ELL part. On a power-law matrix that is the first strip, which
+  //    holds the few long rows that would leave ELL's one thread per row walking thousands of
+  //    entries (and pad every row to them).
   //  - where the rows drop below a warp's length, rounded up to a strip: above, each row keeps
   //    all 32 lanes of a warp busy (the paper's one warp per row); below, one thread walks
   //    fewer than 32 entries, and sorted rows keep a warp's threads on near-equal lengths.

@@ -95,9 +95,9 @@ class CudaStripRules final : public FormatRules {
   // arrays fit the budget.
   bool admissible(const MatrixFeatures& features, const DeviceInfo& device, Precision precision,
                   std::uint64_t memory_budget_bytes) const override;
-  // Without models (justified in cuda_strip_rules.cpp): each variant at the first strip
-  // boundary (the longest strip of rows on CSR vector) and at the boundary where the rows
-  // drop below a warp's length (rows that fill a warp's lanes on CSR vector, shorter rows one
+  // Without models (justified in cuda_strip_rules.cpp): each variant at the strip boundary
+  // below the rows of the longest length (on a power-law matrix, the first strip) and at the
+  // one where the rows drop below a warp's length (rows that fill a warp's lanes on CSR vector, shorter rows one
   // thread each on ELL), both parts at kStripDefaultBlockSize. Only separators strictly inside,
   // below which the rows are shorter than the longest, with the ELL part within
   // kEllMaxPaddingRatio slots per non-zero.
