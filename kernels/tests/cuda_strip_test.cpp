@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <iostream>
+#include <limits>
 #include <numeric>
 #include <optional>
 #include <random>
@@ -356,6 +357,46 @@ TEST(CudaStripChosenByParts, PutsTheSeparatorBelowTheLongRows) {
     EXPECT_EQ(read, c);
     EXPECT_TRUE(rules.is_valid(read, back.features, kH100));
   }
+}
+
+// Each part with a launch floor: the CSR strips above a separator must add up to their part
+// predicted as one launch, not one floor per strip.
+class PartsWithLaunchFloors final : public PartTimePredictor {
+ public:
+  std::optional<double> part_ms(const FormatPart& part) const override {
+    const auto rows = static_cast<double>(part.features.rows);
+    if (part.candidate.format == kCudaCsrVectorFormatId)
+      return 3000.0 + static_cast<double>(part.features.nnz) + 8.0 * rows;
+    if (part.candidate.format == kCudaEllFormatId)
+      return 3000.0 + 0.5 * rows * CudaEllRules::params_of(part.candidate).ell_width;
+    return std::nullopt;
+  }
+};
+
+TEST(CudaStripChosenByParts, ChoosesTheStripSeparatorWhosePartsArePredictedLeast) {
+  const std::int64_t s = warp_strip();
+  const MatrixFeatures f = features_of_df({{3, 17 * s + 5}, {30, 4 * s}, {90, s / 2}, {700, 9}});
+  const CudaStripRules rules;
+  const PartsWithLaunchFloors predictor;
+  // Brute force: every separator a whole number of warp strips inside the matrix, each
+  // predicted as the sum of its two parts.
+  std::int64_t best_separator = 0;
+  double best_ms = std::numeric_limits<double>::infinity();
+  for (std::int64_t separator = s; separator < f.rows; separator += s) {
+    double ms = 0.0;
+    for (const FormatPart& part :
+         rules.parts(f, strip_candidate(StripVariant::paper, separator, 32)))
+      ms += *predictor.part_ms(part);
+    if (ms < best_ms) {
+      best_ms = ms;
+      best_separator = separator;
+    }
+  }
+  std::cout << "brute force: separator " << best_separator << " (" << best_separator / s
+            << " strips), " << best_ms << "\n";
+  const std::vector<Candidate> chosen = rules.candidates_chosen_by(predictor, f, kH100);
+  ASSERT_FALSE(chosen.empty());
+  EXPECT_EQ(chosen.front(), strip_candidate(StripVariant::paper, best_separator, 32));
 }
 
 TEST(CudaStripChosenByParts, OffersNothingWhenEllWinsOutright) {

@@ -1,8 +1,8 @@
 #include "kernels/formats/cuda_strip/cuda_strip_rules.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -124,29 +124,47 @@ double or_infinity(const std::optional<double>& ms) {
   return ms ? *ms : std::numeric_limits<double>::infinity();
 }
 
-// The strip partition of paper 004 Sec. 5 at one CSR width: each strip above costed as a
-// cuda_csr_vector part, the rows below as one cuda_ell part.
-StripPartition sweep(const PartTimePredictor& predictor, const MatrixFeatures& f,
-                     const DeviceInfo& device, std::uint32_t threads_per_row) {
+// The strip partition of paper 004 Sec. 5 at one CSR width. The paper sums the CSR-vector
+// time of the strips above (Sec. 4.3, Eq. *: one term per wave); a strip's term here is what
+// it adds to the predicted time of the CSR part that ends with it, so that the strips above a
+// separator sum to the predicted time of that CSR part as one launch (the part predictions
+// carry a launch floor, which a per-strip prediction would count once per strip). The rows
+// below are one cuda_ell part. nullopt where a part cannot be predicted.
+std::optional<StripPartition> sweep(const PartTimePredictor& predictor, const MatrixFeatures& f,
+                                    const DeviceInfo& device, std::uint32_t threads_per_row) {
+  bool predicted = true;
+  const auto ms_of = [&](const std::optional<double>& ms) {
+    predicted = predicted && ms.has_value();
+    return ms.value_or(0.0);
+  };
+  std::map<std::int64_t, double> csr_rows_ms{{0, 0.0}};  // CSR part of the first n rows
+  const auto csr_part_ms = [&](std::int64_t rows) {
+    const auto known = csr_rows_ms.find(rows);
+    if (known != csr_rows_ms.end()) return known->second;
+    const double ms = ms_of(predictor.part_ms(
+        gpu_part(f, sorted_row_range(f, 0, rows),
+                 csr_part_candidate(rows, threads_per_row, kStripDefaultBlockSize, device))));
+    csr_rows_ms.emplace(rows, ms);
+    return ms;
+  };
   const StripPartitionCosts costs{
       .csr_vector_strip_ms =
           [&](const SortedRowsPart& strip) {
-            const SortedRowRange range = sorted_row_range(f, strip.first_row, strip.rows);
-            return or_infinity(predictor.part_ms(gpu_part(
-                f, range,
-                csr_part_candidate(strip.rows, threads_per_row, kStripDefaultBlockSize, device))));
+            return csr_part_ms(strip.first_row + strip.rows) - csr_part_ms(strip.first_row);
           },
       .ell_part_ms =
           [&](const SortedRowsPart& below) {
             const SortedRowRange range = sorted_row_range(f, below.first_row, below.rows);
-            return or_infinity(predictor.part_ms(gpu_part(
+            return ms_of(predictor.part_ms(gpu_part(
                 f, range,
                 ell_part_candidate(below.rows, range.width, kStripDefaultBlockSize, device))));
           }};
-  return strip_partition(
+  const StripPartition p = strip_partition(
       distribution_of(f), costs,
       {.strip_rows = CudaStripRules::strip_rows(device, threads_per_row, kStripDefaultBlockSize),
        .min_gain_fraction = 0.0});
+  if (!predicted) return std::nullopt;
+  return p;
 }
 
 // The block size of a part whose predicted time is least (kStripDefaultBlockSize on a tie).
@@ -255,8 +273,7 @@ bool CudaStripRules::is_valid(const Candidate& candidate, const MatrixFeatures& 
 
 bool CudaStripRules::admissible(const MatrixFeatures& features, const DeviceInfo& device,
                                 Precision precision, std::uint64_t memory_budget_bytes) const {
-  if (!device.is_gpu) return false;
-  // No candidate: smallest_candidate_bytes is UINT64_MAX.
+  if (!device.is_gpu || candidates(features, device).empty()) return false;
   return smallest_candidate_bytes(*this, features, device, precision) <= memory_budget_bytes;
 }
 
@@ -307,13 +324,13 @@ std::vector<Candidate> CudaStripRules::candidates_chosen_by(const PartTimePredic
     bool predicted = true;
     for (const std::uint32_t width : kCsrVectorThreadsPerRow) {
       if (variant == StripVariant::paper && width != 32) continue;
-      const StripPartition p = sweep(predictor, features, device, width);
-      if (!std::isfinite(p.total_ms)) {
+      const std::optional<StripPartition> p = sweep(predictor, features, device, width);
+      if (!p) {
         predicted = false;
         break;
       }
-      if (p.splits() && (!best || p.total_ms < best->total_ms)) {
-        best = p;
+      if (p->splits() && (!best || p->total_ms < best->total_ms)) {
+        best = *p;
         best_width = width;
       }
     }
