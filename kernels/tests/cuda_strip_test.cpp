@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <iostream>
 #include <limits>
 #include <numeric>
@@ -23,6 +24,7 @@
 #include "kernels/formats/cuda_strip/cuda_strip_rules.hpp"
 #include "kernels/formats/cuda_strip/strip_layout.hpp"
 #include "kernels/tests/hand_written.hpp"
+#include "tuner/feature_extraction.hpp"
 
 namespace spmvd {
 namespace {
@@ -34,23 +36,23 @@ std::uint64_t seed_of_this_run() {
   return 20261123;
 }
 
-// rows x cols, each row 0..max_length entries (a quarter empty), row long_row (if any) of
-// long_length entries; distinct sorted columns, values in [-1, 1].
-CsrMatrix<double> random_matrix(std::int64_t rows, std::int64_t cols, std::int64_t max_length,
-                                std::int64_t long_row, std::int64_t long_length,
+// rows x cols, row r of length_of(r) entries (at most cols) in distinct sorted columns, values
+// in [-1, 1].
+CsrMatrix<double> random_matrix(std::int64_t rows, std::int64_t cols,
+                                const std::function<std::int64_t(std::int64_t)>& length_of,
                                 std::mt19937_64& rng) {
   CsrMatrix<double> m{rows, cols, {0}, {}, {}};
   std::uniform_real_distribution<double> value(-1.0, 1.0);
-  std::vector<ColIndex> all(static_cast<std::size_t>(cols));
-  std::iota(all.begin(), all.end(), 0);
+  std::uniform_int_distribution<ColIndex> column(0, static_cast<ColIndex>(cols - 1));
+  std::vector<ColIndex> row;
   for (std::int64_t r = 0; r < rows; ++r) {
-    std::int64_t length = std::uniform_int_distribution<std::int64_t>(0, max_length)(rng);
-    if (std::uniform_int_distribution<int>(0, 3)(rng) == 0) length = 0;
-    if (r == long_row) length = long_length;
-    length = std::min(length, cols);
-    std::shuffle(all.begin(), all.end(), rng);
-    std::vector<ColIndex> row(all.begin(), all.begin() + length);
-    std::sort(row.begin(), row.end());
+    const auto length = static_cast<std::size_t>(std::min(length_of(r), cols));
+    row.clear();
+    while (row.size() < length) {  // draw, then drop repeats, until the row is full
+      while (row.size() < length) row.push_back(column(rng));
+      std::sort(row.begin(), row.end());
+      row.erase(std::unique(row.begin(), row.end()), row.end());
+    }
     for (const ColIndex c : row) {
       m.col_indices.push_back(c);
       m.values.push_back(value(rng));
@@ -59,6 +61,22 @@ CsrMatrix<double> random_matrix(std::int64_t rows, std::int64_t cols, std::int64
   }
   validate(m);
   return m;
+}
+
+// Each row 0..max_length entries, a quarter of them empty; row long_row (if any) of
+// long_length.
+CsrMatrix<double> random_matrix(std::int64_t rows, std::int64_t cols, std::int64_t max_length,
+                                std::int64_t long_row, std::int64_t long_length,
+                                std::mt19937_64& rng) {
+  std::mt19937_64 lengths(rng());
+  return random_matrix(
+      rows, cols,
+      [&](std::int64_t r) -> std::int64_t {
+        if (r == long_row) return long_length;
+        if (std::uniform_int_distribution<int>(0, 3)(lengths) == 0) return 0;
+        return std::uniform_int_distribution<std::int64_t>(0, max_length)(lengths);
+      },
+      rng);
 }
 
 // y = alpha A x + beta y over the layout's own arrays, as the two kernels read them: the CSR
@@ -411,6 +429,40 @@ TEST(CudaStripChosenByParts, FallsBackToTheModelFreeChoiceWhereAPartCannotBePred
   const MatrixFeatures f = features_of_df({{2, 10 * s}, {6, 3 * s}});
   const CudaStripRules rules;
   EXPECT_EQ(rules.candidates_chosen_by(NothingCalibrated{}, f, kH100), rules.candidates(f, kH100));
+}
+
+// ---- a matrix through feature extraction ----------------------------------------------------
+
+TEST(CudaStripRules, ModelFreeCandidatesOfAPowerLawMatrixBuildLayoutsThatMultiplyRight) {
+  std::mt19937_64 rng(seed_of_this_run() + 3);
+  // 30040 rows of 0..6 entries, every 751st of 50..400 (40 of them): more than two strips.
+  std::mt19937_64 lengths(rng());
+  const CsrMatrix<double> m = random_matrix(
+      30040, 30000,
+      [&](std::int64_t r) {
+        return std::uniform_int_distribution<std::int64_t>(r % 751 == 0 ? 50 : 0,
+                                                           r % 751 == 0 ? 400 : 6)(lengths);
+      },
+      rng);
+  const MatrixFeatures f = extract_features(m);
+  const CudaStripRules rules;
+  const std::vector<Candidate> space = rules.candidates(f, kH100);
+  ASSERT_FALSE(space.empty());
+  EXPECT_TRUE(rules.admissible(f, kH100, Precision::fp32, std::uint64_t{1} << 30));
+  for (const Candidate& c : space) {
+    const CudaStripParams p = CudaStripRules::params_of(c);
+    std::cout << "candidate: variant " << p.variant << ", separator " << p.separator << ", "
+              << p.csr_threads_per_row << " lanes\n";
+    EXPECT_TRUE(rules.is_valid(c, f, kH100));
+    const StripLayout<double> l = make_strip_layout<double>(m, p.separator);
+    // The rules' bytes are the layout's arrays, exactly.
+    const std::uint64_t built =
+        l.permutation.size() * 4 + l.csr_row_offsets.size() * 8 +
+        l.csr_col_indices.size() * 4 + l.csr_values.size() * 8 + l.ell_lengths.size() * 4 +
+        l.ell_col_indices.size() * 4 + l.ell_values.size() * 8;
+    EXPECT_EQ(rules.device_bytes(f, Precision::fp64, c), built);
+    expect_layout_multiplies_like_the_matrix(m, p.separator, rng);
+  }
 }
 
 // ---- stored plans -------------------------------------------------------------------------
