@@ -275,9 +275,12 @@ TEST(CudaStripRules, OffersNothingWhereNoPartitionIsPossible) {
   const MatrixFeatures small = features_of_df({{1, 100}, {3000, 2}});
   EXPECT_TRUE(rules.candidates(small, kH100).empty());
   EXPECT_FALSE(rules.admissible(small, kH100, Precision::fp64, plenty));
-  // On the CPU.
+  // On the CPU, or a GPU whose per-SM limits are unknown (no occupancy, so no strip).
   const MatrixFeatures f = features_of_df({{2, 10 * s}, {6, 3 * s}});
   EXPECT_FALSE(rules.admissible(f, testing::eight_core_cpu(), Precision::fp64, plenty));
+  DeviceInfo unknown_limits = kH100;
+  unknown_limits.registers_per_sm = 0;
+  EXPECT_TRUE(rules.candidates(f, unknown_limits).empty());
 }
 
 TEST(CudaStripRules, CountsTheBytesOfBothPartsAndThePermutation) {
@@ -422,6 +425,10 @@ TEST(CudaStripChosenByParts, OffersNothingWhenEllWinsOutright) {
   const std::int64_t s = warp_strip();
   const MatrixFeatures f = features_of_df({{4, 20 * s}, {200, 2 * s}});
   EXPECT_TRUE(CudaStripRules{}.candidates_chosen_by(EllAlwaysWins{}, f, kH100).empty());
+  // Nor on a GPU whose per-SM limits are unknown (no occupancy, so no strip).
+  DeviceInfo unknown_limits = kH100;
+  unknown_limits.registers_per_sm = 0;
+  EXPECT_TRUE(CudaStripRules{}.candidates_chosen_by(LongRowsOnCsr{}, f, unknown_limits).empty());
 }
 
 TEST(CudaStripChosenByParts, FallsBackToTheModelFreeChoiceWhereAPartCannotBePredicted) {

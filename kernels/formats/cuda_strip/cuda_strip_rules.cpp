@@ -71,6 +71,21 @@ bool offered_separator(const MatrixFeatures& f, std::int64_t separator) {
   return (f.rows - separator) * below.width <= kEllMaxPaddingRatio * below.nnz;
 }
 
+// A matrix and device the format can partition at all: a GPU whose per-SM limits give a
+// strip (a hand-written DeviceInfo may lack them), a DF, more than one row, and rows that the
+// 32-bit permutation indexes.
+bool may_partition(const MatrixFeatures& f, const DeviceInfo& device) {
+  if (!device.is_gpu || f.rows <= 1 || f.distribution.empty() ||
+      f.rows > std::numeric_limits<std::int32_t>::max())
+    return false;
+  try {
+    CudaStripRules::strip_rows(device, 32, kStripDefaultBlockSize);
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
 // Rows of at least `length` entries.
 std::int64_t rows_at_least(const MatrixFeatures& f, std::int64_t length) {
   std::int64_t rows = 0;
@@ -290,7 +305,7 @@ std::vector<Candidate> CudaStripRules::candidates(const MatrixFeatures& features
   //    fewer than 32 entries, and sorted rows keep a warp's threads on near-equal lengths.
   // The hopper variant takes each separator's CSR part at the widest lane count not above its
   // mean row length, and rounds the separator up to that width's (larger) strip.
-  if (!device.is_gpu || features.rows <= 1 || features.distribution.empty()) return {};
+  if (!may_partition(features, device)) return {};
   std::vector<Candidate> out;
   const std::int64_t warp_strip = strip_rows(device, 32, kStripDefaultBlockSize);
   for (const std::int64_t s : model_free_separators(features, device, warp_strip))
@@ -313,7 +328,7 @@ std::vector<Candidate> CudaStripRules::candidates(const MatrixFeatures& features
 std::vector<Candidate> CudaStripRules::candidates_chosen_by(const PartTimePredictor& predictor,
                                                             const MatrixFeatures& features,
                                                             const DeviceInfo& device) const {
-  if (!device.is_gpu || features.rows <= 1 || features.distribution.empty()) return {};
+  if (!may_partition(features, device)) return {};
   const std::vector<Candidate> model_free = candidates(features, device);
   std::vector<Candidate> out;
   for (const StripVariant variant : {StripVariant::paper, StripVariant::hopper}) {
