@@ -373,7 +373,14 @@ std::vector<Candidate> CudaStripRules::candidates_chosen_by(const PartTimePredic
     const std::uint32_t block =
         separator % strip_rows(device, best_width, csr_block) == 0 ? csr_block
                                                                    : kStripDefaultBlockSize;
-    out.push_back(strip_candidate(variant, separator, best_width, block, ell_block));
+    const Candidate chosen = strip_candidate(variant, separator, best_width, block, ell_block);
+    // A hopper choice of a warp per row at the paper's separator is the paper's candidate.
+    if (variant == StripVariant::hopper && best_width == 32 &&
+        std::find(out.begin(), out.end(),
+                  strip_candidate(StripVariant::paper, separator, 32, block, ell_block)) !=
+            out.end())
+      continue;
+    out.push_back(chosen);
   }
   return out;
 }
