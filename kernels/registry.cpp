@@ -22,6 +22,7 @@
 #include "kernels/formats/cuda_ell/cuda_ell_rules.hpp"
 #include "kernels/formats/cuda_hyb/cuda_hyb_rules.hpp"
 #include "kernels/formats/cuda_sell/cuda_sell_rules.hpp"
+#include "kernels/formats/cuda_strip/cuda_strip_rules.hpp"
 #include "kernels/formats/cusparse_bsr/cusparse_bsr_rules.hpp"
 #include "kernels/formats/cusparse_coo/cusparse_coo_rules.hpp"
 #include "kernels/formats/cusparse_csr/cusparse_csr_rules.hpp"
@@ -66,6 +67,7 @@ FormatRegistry build_registry() {
   add_gpu_format<CudaBroEllRules>(registry);
   add_gpu_format<CudaBroCooRules>(registry);
   add_gpu_format<CudaBroHybRules>(registry);
+  add_gpu_format<CudaStripRules>(registry);
   return registry;
 }
 

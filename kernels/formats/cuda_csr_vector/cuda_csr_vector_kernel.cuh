@@ -7,11 +7,25 @@
 
 namespace spmvd::csr_vector_detail {
 
-template <typename Value, int ThreadsPerRow>
+// Where row i's result goes: y[i] (cuda_csr_vector) ...
+struct IdentityRows {
+  __device__ __forceinline__ std::int64_t operator()(std::int64_t row) const { return row; }
+};
+// ... or y[permutation[i]], for a format that stores the rows in another order (cuda_strip's
+// length-sorted CSR part writes the caller's rows).
+struct PermutedRows {
+  const std::int32_t* permutation;
+  __device__ __forceinline__ std::int64_t operator()(std::int64_t row) const {
+    return __ldg(permutation + row);
+  }
+};
+
+template <typename Value, int ThreadsPerRow, typename OutputRow = IdentityRows>
 __global__ void csr_vector_kernel(std::int64_t rows, const std::int64_t* __restrict__ row_offsets,
                                   const std::int32_t* __restrict__ col_indices,
                                   const Value* __restrict__ values, const Value* __restrict__ x,
-                                  Value* __restrict__ y, Value alpha, Value beta) {
+                                  Value* __restrict__ y, Value alpha, Value beta,
+                                  OutputRow output_row = {}) {
   static_assert(
       ThreadsPerRow >= 2 && ThreadsPerRow <= 32 && (ThreadsPerRow & (ThreadsPerRow - 1)) == 0,
       "a row group is a power-of-two slice of one warp");
@@ -31,9 +45,11 @@ __global__ void csr_vector_kernel(std::int64_t rows, const std::int64_t* __restr
 #pragma unroll
     for (int offset = ThreadsPerRow / 2; offset > 0; offset /= 2)
       sum += __shfl_down_sync(0xffffffffU, sum, offset, ThreadsPerRow);
-    if (lane == 0 && row < rows)
+    if (lane == 0 && row < rows) {
       // beta == 0: y is write-only, so NaN already in y cannot leak into the result.
-      y[row] = beta == Value(0) ? alpha * sum : alpha * sum + beta * y[row];
+      Value& out = y[output_row(row)];
+      out = beta == Value(0) ? alpha * sum : alpha * sum + beta * out;
+    }
   }
 }
 

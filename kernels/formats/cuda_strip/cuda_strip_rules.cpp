@@ -1,0 +1,426 @@
+#include "kernels/formats/cuda_strip/cuda_strip_rules.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "core/csr_matrix.hpp"
+#include "core/error.hpp"
+#include "core/part_features.hpp"
+#include "kernels/formats/common/rules_support.hpp"
+#include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
+#include "kernels/formats/cuda_ell/cuda_ell_rules.hpp"
+#include "models/occupancy.hpp"
+#include "partition/row_length_distribution.hpp"
+#include "partition/strip_partition.hpp"
+
+namespace spmvd {
+namespace {
+
+bool compiled_width(std::uint32_t threads_per_row) {
+  return std::find(kCsrVectorThreadsPerRow.begin(), kCsrVectorThreadsPerRow.end(),
+                   threads_per_row) != kCsrVectorThreadsPerRow.end();
+}
+
+bool one_of(const auto& list, std::uint32_t value) {
+  return std::find(list.begin(), list.end(), value) != list.end();
+}
+
+std::int64_t round_up(std::int64_t value, std::int64_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+// The DF as partition/ reads it.
+RowLengthDistribution distribution_of(const MatrixFeatures& f) {
+  return RowLengthDistribution{
+      .rows = f.rows, .empty_rows = f.empty_rows, .nnz = f.nnz, .sets = f.distribution};
+}
+
+// The widest compiled lane count not above the mean row length (at least the narrowest): a
+// row of mean length keeps every lane of its group busy for at least one step.
+std::uint32_t width_for_mean(double mean) {
+  std::uint32_t width = kCsrVectorThreadsPerRow.front();
+  for (const std::uint32_t w : kCsrVectorThreadsPerRow)
+    if (static_cast<double>(w) <= mean) width = w;
+  return width;
+}
+
+Candidate strip_candidate(StripVariant variant, std::int64_t separator,
+                          std::uint32_t threads_per_row, std::uint32_t csr_block,
+                          std::uint32_t ell_block) {
+  return Candidate{.format = kCudaStripFormatId,
+                   .params = FieldSet::of(CudaStripParams{
+                       .variant = static_cast<std::uint32_t>(variant),
+                       .separator = separator,
+                       .csr_threads_per_row = threads_per_row,
+                       .csr_block_size = csr_block,
+                       .ell_block_size = ell_block}),
+                   .launch = {}};
+}
+
+// A separator this format offers: strictly inside, the rows below shorter than the longest
+// (else the split only moves rows of one length between two kernels), and the ELL part within
+// cuda_ell's padding bound (kEllMaxPaddingRatio: its kernel skips the padding, but the padding
+// is stored).
+bool offered_separator(const MatrixFeatures& f, std::int64_t separator) {
+  if (separator <= 0 || separator >= f.rows) return false;
+  const SortedRowRange below = sorted_row_range(f, separator, f.rows - separator);
+  if (below.width >= f.row_length_max) return false;
+  return (f.rows - separator) * below.width <= kEllMaxPaddingRatio * below.nnz;
+}
+
+// A matrix and device the format can partition at all: a GPU whose per-SM limits give a
+// strip (a hand-written DeviceInfo may lack them), a DF, more than one row, and rows that the
+// 32-bit permutation indexes.
+bool may_partition(const MatrixFeatures& f, const DeviceInfo& device) {
+  if (!device.is_gpu || f.rows <= 1 || f.distribution.empty() ||
+      f.rows > std::numeric_limits<std::int32_t>::max())
+    return false;
+  try {
+    CudaStripRules::strip_rows(device, 32, kStripDefaultBlockSize);
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+// Rows of at least `length` entries.
+std::int64_t rows_at_least(const MatrixFeatures& f, std::int64_t length) {
+  std::int64_t rows = 0;
+  for (const RowLengthCount& c : f.distribution)
+    if (c.length >= length) rows += c.rows;
+  return rows;
+}
+
+// The model-free separators at strips of `strip` rows, ascending, distinct (see candidates()).
+std::vector<std::int64_t> model_free_separators(const MatrixFeatures& f, const DeviceInfo& device,
+                                                std::int64_t strip) {
+  std::vector<std::int64_t> out;
+  for (const std::int64_t s : {round_up(rows_at_least(f, f.row_length_max), strip),
+                               round_up(rows_at_least(f, std::max(device.warp_size, 1)), strip)})
+    if (offered_separator(f, s) && std::find(out.begin(), out.end(), s) == out.end())
+      out.push_back(s);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Candidate csr_part_candidate(std::int64_t rows, std::uint32_t threads_per_row,
+                             std::uint32_t block_size, const DeviceInfo& device) {
+  return Candidate{
+      .format = kCudaCsrVectorFormatId,
+      .params = {},
+      .launch = {.block_size = block_size,
+                 .threads_per_row = threads_per_row,
+                 .grid_size = CudaCsrVectorRules::grid_size(rows, threads_per_row, block_size,
+                                                            device)}};
+}
+
+Candidate ell_part_candidate(std::int64_t rows, std::int64_t width, std::uint32_t block_size,
+                             const DeviceInfo& device) {
+  return Candidate{
+      .format = kCudaEllFormatId,
+      .params = FieldSet::of(CudaEllParams{.ell_width = static_cast<std::uint32_t>(width)}),
+      .launch = {.block_size = block_size,
+                 .threads_per_row = 1,
+                 .grid_size = CudaCsrVectorRules::grid_size(rows, 1, block_size, device)}};
+}
+
+FormatPart gpu_part(const MatrixFeatures& whole, const SortedRowRange& range,
+                    Candidate candidate) {
+  return FormatPart{.runs = FormatPart::Runs::gpu,
+                    .features = part_features(whole, range.distribution, range.empty_rows),
+                    .candidate = std::move(candidate),
+                    .transfer_bytes = 0};
+}
+
+double or_infinity(const std::optional<double>& ms) {
+  return ms ? *ms : std::numeric_limits<double>::infinity();
+}
+
+// The strip partition of paper 004 Sec. 5 at one CSR width. The paper sums the CSR-vector
+// time of the strips above (Sec. 4.3, Eq. *: one term per wave); a strip's term here is what
+// it adds to the predicted time of the CSR part that ends with it, so that the strips above a
+// separator sum to the predicted time of that CSR part as one launch (the part predictions
+// carry a launch floor, which a per-strip prediction would count once per strip). The rows
+// below are one cuda_ell part. nullopt where a part cannot be predicted.
+std::optional<StripPartition> sweep(const PartTimePredictor& predictor, const MatrixFeatures& f,
+                                    const DeviceInfo& device, std::uint32_t threads_per_row) {
+  bool predicted = true;
+  const auto ms_of = [&](const std::optional<double>& ms) {
+    predicted = predicted && ms.has_value();
+    return ms.value_or(0.0);
+  };
+  std::map<std::int64_t, double> csr_rows_ms{{0, 0.0}};  // CSR part of the first n rows
+  const auto csr_part_ms = [&](std::int64_t rows) {
+    const auto known = csr_rows_ms.find(rows);
+    if (known != csr_rows_ms.end()) return known->second;
+    const double ms = ms_of(predictor.part_ms(
+        gpu_part(f, sorted_row_range(f, 0, rows),
+                 csr_part_candidate(rows, threads_per_row, kStripDefaultBlockSize, device))));
+    csr_rows_ms.emplace(rows, ms);
+    return ms;
+  };
+  const StripPartitionCosts costs{
+      .csr_vector_strip_ms =
+          [&](const SortedRowsPart& strip) {
+            return csr_part_ms(strip.first_row + strip.rows) - csr_part_ms(strip.first_row);
+          },
+      .ell_part_ms =
+          [&](const SortedRowsPart& below) {
+            const SortedRowRange range = sorted_row_range(f, below.first_row, below.rows);
+            return ms_of(predictor.part_ms(gpu_part(
+                f, range,
+                ell_part_candidate(below.rows, range.width, kStripDefaultBlockSize, device))));
+          }};
+  const StripPartition p = strip_partition(
+      distribution_of(f), costs,
+      {.strip_rows = CudaStripRules::strip_rows(device, threads_per_row, kStripDefaultBlockSize),
+       .min_gain_fraction = 0.0});
+  if (!predicted) return std::nullopt;
+  return p;
+}
+
+// The block size of a part whose predicted time is least (kStripDefaultBlockSize on a tie).
+std::uint32_t fastest_block(const PartTimePredictor& predictor, const auto& block_sizes,
+                            const auto& part_at_block) {
+  std::uint32_t best = kStripDefaultBlockSize;
+  double best_ms = or_infinity(predictor.part_ms(part_at_block(best)));
+  for (const std::uint32_t block : block_sizes) {
+    const double ms = or_infinity(predictor.part_ms(part_at_block(block)));
+    if (ms < best_ms) {
+      best_ms = ms;
+      best = block;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+SortedRowRange sorted_row_range(const MatrixFeatures& features, std::int64_t first_row,
+                                std::int64_t rows) {
+  if (first_row < 0 || rows < 0 || first_row + rows > features.rows)
+    throw_invalid("sorted_row_range: rows [" + std::to_string(first_row) + ", " +
+                  std::to_string(first_row + rows) + ") are not inside the matrix's " +
+                  std::to_string(features.rows));
+  std::int64_t counted = 0;
+  for (const RowLengthCount& c : features.distribution) counted += c.rows;
+  if (counted + features.empty_rows != features.rows)
+    throw_invalid("sorted_row_range: the DF holds " + std::to_string(counted) +
+                  " non-empty rows and " + std::to_string(features.empty_rows) +
+                  " empty ones, the matrix " + std::to_string(features.rows));
+  SortedRowRange range;
+  const std::int64_t end = first_row + rows;
+  std::int64_t set_first = 0;  // sorted position of the first row of the set
+  // Longest first: the sets from the back, then the empty rows (which add no set).
+  for (auto set = features.distribution.rbegin(); set != features.distribution.rend(); ++set) {
+    const std::int64_t lo = std::max(first_row, set_first);
+    const std::int64_t hi = std::min(end, set_first + set->rows);
+    if (lo < hi) {
+      if (range.distribution.empty()) range.width = set->length;
+      range.distribution.push_back({set->length, hi - lo});
+      range.nnz += (hi - lo) * set->length;
+    }
+    set_first += set->rows;
+  }
+  range.empty_rows = std::max<std::int64_t>(0, end - std::max(first_row, set_first));
+  std::reverse(range.distribution.begin(), range.distribution.end());
+  return range;
+}
+
+std::int64_t CudaStripRules::strip_rows(const DeviceInfo& device, std::uint32_t threads_per_row,
+                                        std::uint32_t block_size) {
+  const Occupancy occupancy =
+      compute_occupancy({.threads_per_block = static_cast<int>(block_size),
+                         .registers_per_thread = kStripCsrRegistersPerThread,
+                         .static_shared_bytes = 0,
+                         .dynamic_shared_bytes = 0},
+                        device);
+  return strip_rows_from_occupancy(occupancy, device, static_cast<int>(threads_per_row));
+}
+
+void CudaStripRules::check_candidate(const Candidate& candidate, const MatrixFeatures& features,
+                                     const DeviceInfo& device) {
+  if (candidate.format != kCudaStripFormatId)
+    throw_invalid("cuda_strip: candidate of format id " + std::to_string(candidate.format.value));
+  if (candidate.launch != LaunchConfig{})
+    throw_invalid("cuda_strip: launch {" + to_string(candidate.launch) +
+                  "} must be empty (the parts' launches are its params)");
+  const CudaStripParams p = params_of(candidate);
+  if (p.variant > static_cast<std::uint32_t>(StripVariant::hopper))
+    throw_invalid("cuda_strip: variant " + std::to_string(p.variant) +
+                  " is neither 0 (paper) nor 1 (hopper)");
+  if (!compiled_width(p.csr_threads_per_row))
+    throw_invalid("cuda_strip: csr_threads_per_row " + std::to_string(p.csr_threads_per_row) +
+                  " is not a compiled width (2, 4, 8, 16, 32)");
+  if (p.variant == static_cast<std::uint32_t>(StripVariant::paper) && p.csr_threads_per_row != 32)
+    throw_invalid("cuda_strip: the paper variant runs one warp per row, not " +
+                  std::to_string(p.csr_threads_per_row) + " threads per row");
+  if (!one_of(kCsrVectorBlockSizes, p.csr_block_size))
+    throw_invalid("cuda_strip: csr_block_size " + std::to_string(p.csr_block_size) +
+                  " is not one of 128, 256, 512");
+  if (!one_of(kEllBlockSizes, p.ell_block_size))
+    throw_invalid("cuda_strip: ell_block_size " + std::to_string(p.ell_block_size) +
+                  " is not one of 128, 256, 512");
+  if (p.separator <= 0 || p.separator >= features.rows)
+    throw_invalid("cuda_strip: separator " + std::to_string(p.separator) +
+                  " is not strictly inside the matrix's " + std::to_string(features.rows) +
+                  " rows (no partition is cuda_ell or cuda_csr_vector)");
+  const std::int64_t strip = strip_rows(device, p.csr_threads_per_row, p.csr_block_size);
+  if (p.separator % strip != 0)
+    throw_invalid("cuda_strip: separator " + std::to_string(p.separator) +
+                  " is not a whole number of strips of " + std::to_string(strip) + " rows (" +
+                  std::to_string(p.csr_threads_per_row) + " threads per row, blocks of " +
+                  std::to_string(p.csr_block_size) + ")");
+}
+
+bool CudaStripRules::is_valid(const Candidate& candidate, const MatrixFeatures& features,
+                              const DeviceInfo& device) const {
+  try {
+    check_candidate(candidate, features, device);
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+bool CudaStripRules::admissible(const MatrixFeatures& features, const DeviceInfo& device,
+                                Precision precision, std::uint64_t memory_budget_bytes) const {
+  if (!device.is_gpu || candidates(features, device).empty()) return false;
+  return smallest_candidate_bytes(*this, features, device, precision) <= memory_budget_bytes;
+}
+
+std::vector<Candidate> CudaStripRules::candidates(const MatrixFeatures& features,
+                                                  const DeviceInfo& device) const {
+  // Without a model, paper 004 Sec. 1's rule of thumb (CSR vector for rows of many non-zeros,
+  // ELL for short, near-equal rows) placed at strips:
+  //  - below the rows of the longest length, rounded up to a strip: the least move to CSR
+  //    vector that narrows the ELL part. On a power-law matrix that is the first strip, which
+  //    holds the few long rows that would leave ELL's one thread per row walking thousands of
+  //    entries (and pad every row to them).
+  //  - where the rows drop below a warp's length, rounded up to a strip: above, each row keeps
+  //    all 32 lanes of a warp busy (the paper's one warp per row); below, one thread walks
+  //    fewer than 32 entries, and sorted rows keep a warp's threads on near-equal lengths.
+  // The hopper variant takes each separator's CSR part at the widest lane count not above its
+  // mean row length, and rounds the separator up to that width's (larger) strip.
+  if (!may_partition(features, device)) return {};
+  std::vector<Candidate> out;
+  const std::int64_t warp_strip = strip_rows(device, 32, kStripDefaultBlockSize);
+  for (const std::int64_t s : model_free_separators(features, device, warp_strip))
+    out.push_back(strip_candidate(StripVariant::paper, s, 32, kStripDefaultBlockSize,
+                                  kStripDefaultBlockSize));
+  for (const std::int64_t s : model_free_separators(features, device, warp_strip)) {
+    const SortedRowRange above = sorted_row_range(features, 0, s);
+    const std::uint32_t width = width_for_mean(static_cast<double>(above.nnz) / s);
+    if (width == 32) continue;  // the paper variant's candidate
+    const std::int64_t separator =
+        round_up(s, strip_rows(device, width, kStripDefaultBlockSize));
+    if (!offered_separator(features, separator)) continue;
+    const Candidate c = strip_candidate(StripVariant::hopper, separator, width,
+                                        kStripDefaultBlockSize, kStripDefaultBlockSize);
+    if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+  }
+  return out;
+}
+
+std::vector<Candidate> CudaStripRules::candidates_chosen_by(const PartTimePredictor& predictor,
+                                                            const MatrixFeatures& features,
+                                                            const DeviceInfo& device) const {
+  if (!may_partition(features, device)) return {};
+  const std::vector<Candidate> model_free = candidates(features, device);
+  std::vector<Candidate> out;
+  for (const StripVariant variant : {StripVariant::paper, StripVariant::hopper}) {
+    // The paper sweeps one warp per row; the hopper variant sweeps every compiled width and
+    // keeps the one whose best split is predicted least.
+    std::optional<StripPartition> best;
+    std::uint32_t best_width = 32;
+    bool predicted = true;
+    for (const std::uint32_t width : kCsrVectorThreadsPerRow) {
+      if (variant == StripVariant::paper && width != 32) continue;
+      const std::optional<StripPartition> p = sweep(predictor, features, device, width);
+      if (!p) {
+        predicted = false;
+        break;
+      }
+      if (p->splits() && (!best || p->total_ms < best->total_ms)) {
+        best = *p;
+        best_width = width;
+      }
+    }
+    if (!predicted) {  // a part's format is not calibrated: this variant's model-free choice
+      for (const Candidate& c : model_free)
+        if (params_of(c).variant == static_cast<std::uint32_t>(variant)) out.push_back(c);
+      continue;
+    }
+    if (!best) continue;  // no partition: a single format wins outright
+    const std::int64_t separator = best->separator_row;
+    const SortedRowRange above = sorted_row_range(features, 0, separator);
+    const SortedRowRange below = sorted_row_range(features, separator, features.rows - separator);
+    const std::uint32_t csr_block =
+        fastest_block(predictor, kCsrVectorBlockSizes, [&](std::uint32_t block) {
+          return gpu_part(features, above,
+                          csr_part_candidate(separator, best_width, block, device));
+        });
+    const std::uint32_t ell_block =
+        fastest_block(predictor, kEllBlockSizes, [&](std::uint32_t block) {
+          return gpu_part(features, below,
+                          ell_part_candidate(features.rows - separator, below.width, block, device));
+        });
+    // The strip (and so the separator) was swept at the default block size; a CSR block size
+    // whose occupancy gives another strip keeps the default.
+    const std::uint32_t block =
+        separator % strip_rows(device, best_width, csr_block) == 0 ? csr_block
+                                                                   : kStripDefaultBlockSize;
+    const Candidate chosen = strip_candidate(variant, separator, best_width, block, ell_block);
+    // A hopper choice of a warp per row at the paper's separator is the paper's candidate.
+    if (variant == StripVariant::hopper && best_width == 32 &&
+        std::find(out.begin(), out.end(),
+                  strip_candidate(StripVariant::paper, separator, 32, block, ell_block)) !=
+            out.end())
+      continue;
+    out.push_back(chosen);
+  }
+  return out;
+}
+
+std::uint64_t CudaStripRules::device_bytes(const MatrixFeatures& features, Precision precision,
+                                           const Candidate& candidate) const {
+  const CudaStripParams p = params_of(candidate);
+  const std::int64_t separator = std::clamp<std::int64_t>(p.separator, 0, features.rows);
+  const SortedRowRange above = sorted_row_range(features, 0, separator);
+  const SortedRowRange below = sorted_row_range(features, separator, features.rows - separator);
+  const std::uint64_t entry_bytes = sizeof(ColIndex) + value_bytes(precision);
+  const auto rows = static_cast<std::uint64_t>(features.rows);
+  const auto rows_below = static_cast<std::uint64_t>(features.rows - separator);
+  return rows * sizeof(std::int32_t) +                                       // permutation
+         (static_cast<std::uint64_t>(separator) + 1) * sizeof(RowOffset) +  // CSR offsets
+         static_cast<std::uint64_t>(above.nnz) * entry_bytes +               // CSR entries
+         rows_below * static_cast<std::uint64_t>(below.width) * entry_bytes +  // ELL slots
+         rows_below * sizeof(std::int32_t);                                  // ELL row lengths
+}
+
+std::vector<FormatPart> CudaStripRules::parts(const MatrixFeatures& features,
+                                              const Candidate& candidate) const {
+  const CudaStripParams p = params_of(candidate);
+  if (p.separator <= 0 || p.separator >= features.rows)
+    throw_invalid("cuda_strip: separator " + std::to_string(p.separator) +
+                  " is not strictly inside the matrix's " + std::to_string(features.rows) +
+                  " rows");
+  // build() sizes the grids to the device's resident blocks, which parts() is not given; the
+  // csr_vector and ell families read rows, lanes and block size, not the grid, so the parts
+  // carry the grid of a device whose resident limit is unknown (every row's block).
+  const DeviceInfo unknown_device{};
+  const SortedRowRange above = sorted_row_range(features, 0, p.separator);
+  const SortedRowRange below =
+      sorted_row_range(features, p.separator, features.rows - p.separator);
+  return {gpu_part(features, above,
+                   csr_part_candidate(p.separator, p.csr_threads_per_row, p.csr_block_size,
+                                      unknown_device)),
+          gpu_part(features, below,
+                   ell_part_candidate(features.rows - p.separator, below.width, p.ell_block_size,
+                                      unknown_device))};
+}
+
+}  // namespace spmvd
