@@ -10,6 +10,7 @@
 #include "kernels/format_registry.hpp"
 #include "kernels/formats/cpu_coo/cpu_coo_rules.hpp"
 #include "kernels/formats/cpu_csr/cpu_csr_rules.hpp"
+#include "kernels/formats/cpu_gpu_split/cpu_gpu_split_rules.hpp"
 #include "kernels/formats/cuda_coo/cuda_coo_rules.hpp"
 #include "kernels/formats/cuda_csr_scalar/cuda_csr_scalar_rules.hpp"
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
@@ -56,6 +57,7 @@ FormatRegistry build_registry() {
   add_gpu_format<CusparseSellRules>(registry);
   add_gpu_format<CusparseBsrRules>(registry);
   add_gpu_format<CudaDiaRules>(registry);
+  add_gpu_format<CpuGpuSplitRules>(registry);
   return registry;
 }
 
