@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "kernels/formats/cpu_coo/cpu_coo_rules.hpp"
 #include "kernels/formats/cpu_csr/cpu_csr_rules.hpp"
+#include "kernels/formats/cpu_gpu_split/cpu_gpu_split_rules.hpp"
 #include "kernels/formats/cusparse_bsr/cusparse_bsr_rules.hpp"
 #include "kernels/formats/cuda_coo/cuda_coo_rules.hpp"
 #include "kernels/formats/cuda_csr_scalar/cuda_csr_scalar_rules.hpp"
@@ -465,6 +466,20 @@ TEST(PlanCalibration, EllCoversAFullGridOfWidthsAndRowsPerBlockSize) {
     EXPECT_GT(16 * *rows.rbegin() * 8, static_cast<std::int64_t>(2 * h100_like().l2_bytes));
   }
   EXPECT_EQ(ell_variants, 2u);
+}
+
+// A composed format (the CPU-GPU split) is predicted as its parts: the format_bytes stage, which
+// times every bytes-family format, leaves it out.
+TEST(PlanCalibration, TimesNoComposedFormatAsABytesFormat) {
+  ASSERT_NE(format_registry().find(kCpuGpuSplitFormatId), nullptr);
+  const CalibrationPlan plan =
+      plan_calibration(format_registry(), h100_like(), Precision::fp64, {}, fixed_registers(30));
+  bool any_format_bytes = false;
+  for (const PlannedVariant& v : plan.variants) {
+    any_format_bytes = any_format_bytes || v.stage == CalibrationStage::format_bytes;
+    EXPECT_NE(v.format, kCpuGpuSplitFormatId) << "stage " << static_cast<int>(v.stage);
+  }
+  EXPECT_TRUE(any_format_bytes);
 }
 
 TEST(PlanCalibration, UsesGpuFormatsOnTheGpuAndCpuFormatsOnTheCpu) {
