@@ -1,5 +1,7 @@
 #include "kernels/formats/cpu_gpu_split/cpu_gpu_split_layout.hpp"
 
+#include <tbb/task_arena.h>
+
 #include "kernels/formats/common/cpu_rows.hpp"
 #include "kernels/formats/cuda_hyb/hyb_layout.hpp"
 
@@ -34,15 +36,19 @@ void multiply_host_part(const HostCooPart<Value>& host, const Value* x, Value* p
   const std::int64_t* offsets = host.row_offsets.data();
   const ColIndex* cols = host.col_indices.data();
   const Value* values = host.values.data();
-  cpu_detail::for_row_ranges(static_cast<std::int64_t>(host.rows.size()),
-                             [&](std::int64_t begin, std::int64_t end) {
-                               for (std::int64_t t = begin; t < end; ++t) {
-                                 Value sum = 0;
-                                 for (std::int64_t k = offsets[t]; k < offsets[t + 1]; ++k)
-                                   sum += values[k] * x[cols[k]];
-                                 partial[t] = sum;
-                               }
-                             });
+  // Isolated: run from a CUDA host function, the calling thread must not pick up, while it
+  // waits, an unrelated task of the arena that may itself wait for this stream (a deadlock).
+  tbb::this_task_arena::isolate([&] {
+    cpu_detail::for_row_ranges(static_cast<std::int64_t>(host.rows.size()),
+                               [&](std::int64_t begin, std::int64_t end) {
+                                 for (std::int64_t t = begin; t < end; ++t) {
+                                   Value sum = 0;
+                                   for (std::int64_t k = offsets[t]; k < offsets[t + 1]; ++k)
+                                     sum += values[k] * x[cols[k]];
+                                   partial[t] = sum;
+                                 }
+                               });
+  });
 }
 
 template CpuGpuSplitLayout<float> make_cpu_gpu_split_layout(const CsrMatrix<double>&,
