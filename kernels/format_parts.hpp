@@ -28,10 +28,14 @@ struct FormatPart {
   // The part run as a format of its own: a GPU format's candidate (cuda_ell, cuda_csr_vector,
   // ...) for a GPU part, a CPU format's (cpu_coo) for a host part.
   Candidate candidate;
-  // Bytes that cross PCIe every multiply on a host part's path (x to the host, its rows of y
-  // back), counted in its time; 0 for a GPU part.
-  std::uint64_t transfer_bytes = 0;
+  // Values (of the multiply's precision: parts are decided before a precision is, so the
+  // predictor sizes them) that cross PCIe every multiply on a host part's path: x to the host
+  // and its rows of y back, in kHostPartCopies copies; counted in its time. 0 for a GPU part.
+  std::uint64_t transfer_values = 0;
 };
+
+// The copies a host part that moves bytes makes per multiply: x down, its rows of y up.
+inline constexpr int kHostPartCopies = 2;
 
 // The predicted time of one part run alone. Implemented by the models (ModelPartTimePredictor);
 // tests give hand-written ones.

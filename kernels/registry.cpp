@@ -14,6 +14,7 @@
 #include "kernels/formats/cuda_bro_coo/cuda_bro_coo_rules.hpp"
 #include "kernels/formats/cuda_bro_ell/cuda_bro_ell_rules.hpp"
 #include "kernels/formats/cuda_bro_hyb/cuda_bro_hyb_rules.hpp"
+#include "kernels/formats/cpu_gpu_split/cpu_gpu_split_rules.hpp"
 #include "kernels/formats/cuda_coo/cuda_coo_rules.hpp"
 #include "kernels/formats/cuda_csr_scalar/cuda_csr_scalar_rules.hpp"
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
@@ -68,6 +69,7 @@ FormatRegistry build_registry() {
   add_gpu_format<CudaBroCooRules>(registry);
   add_gpu_format<CudaBroHybRules>(registry);
   add_gpu_format<CudaStripRules>(registry);
+  add_gpu_format<CpuGpuSplitRules>(registry);
   return registry;
 }
 

@@ -25,6 +25,15 @@ double gpu_ell_time_ms(std::int64_t gpu_nnz, const CpuGpuTimeCoefficients& c) {
          (static_cast<double>(c.gpu_streaming_processors) * c.gpu_operations_per_ms_per_sp);
 }
 
+double host_copies_ms(std::uint64_t bytes, int copies, const CpuGpuTimeCoefficients& c) {
+  if (bytes == 0) return 0.0;
+  if (!(c.host_device_bytes_per_ms > 0.0)) {
+    throw_invalid("host_copies_ms: no host-device copy bandwidth is calibrated");
+  }
+  return static_cast<double>(copies) * std::max(0.0, c.host_device_copy_latency_ms) +
+         static_cast<double>(bytes) / c.host_device_bytes_per_ms;
+}
+
 CpuGpuTime cpu_gpu_time_ms(const MatrixFeatures& features, std::int64_t ell_width,
                            const CpuGpuTimeCoefficients& c) {
   const EllCooSplit split = ell_coo_split(features, ell_width);

@@ -4,6 +4,8 @@
 //   TC = 2 NNZ(CPU) / fc / (nc - 1)   (Eq. 6; one core drives the GPU),
 //   TG = NNZ(GPU) / (C F)             (Eq. 7),
 //   T  = max(TC, TG)                  (Eq. 8).
+// Beside a GPU the host part also pays its copies every multiply (issue 15; Sec. 5.1 leaves them
+// out): x to the host and its rows of y back, at the measured pinned copy bandwidth.
 
 #include <tuple>
 #include <cstdint>
@@ -18,11 +20,19 @@ struct CpuGpuTimeCoefficients {
   double cpu_operations_per_ms = 0.0;      // fc: per core
   int gpu_streaming_processors = 0;        // C
   double gpu_operations_per_ms_per_sp = 0.0;  // F
+  // Pinned host<->device copies (models/calibration/host_copy_timing.hpp): the slower of the
+  // two directions' fitted bandwidths, and the larger of their fitted per-copy latencies. 0 on
+  // the CPU device (nothing crosses a bus) or where the copies could not be measured.
+  double host_device_bytes_per_ms = 0.0;
+  double host_device_copy_latency_ms = 0.0;
   static constexpr auto kFields = std::tuple{
       declare_field("cpu_cores", &CpuGpuTimeCoefficients::cpu_cores),
       declare_field("cpu_operations_per_ms", &CpuGpuTimeCoefficients::cpu_operations_per_ms),
       declare_field("gpu_streaming_processors", &CpuGpuTimeCoefficients::gpu_streaming_processors),
-      declare_field("gpu_operations_per_ms_per_sp", &CpuGpuTimeCoefficients::gpu_operations_per_ms_per_sp)};
+      declare_field("gpu_operations_per_ms_per_sp", &CpuGpuTimeCoefficients::gpu_operations_per_ms_per_sp),
+      declare_field("host_device_bytes_per_ms", &CpuGpuTimeCoefficients::host_device_bytes_per_ms),
+      declare_field("host_device_copy_latency_ms",
+                    &CpuGpuTimeCoefficients::host_device_copy_latency_ms)};
   friend bool operator==(const CpuGpuTimeCoefficients&, const CpuGpuTimeCoefficients&) = default;
 };
 
@@ -37,6 +47,10 @@ struct CpuGpuTime {
 double cpu_coo_time_ms(std::int64_t cpu_nnz, const CpuGpuTimeCoefficients& c);
 // Eq. 7. Throws Error(invalid_argument) when C or F is not positive.
 double gpu_ell_time_ms(std::int64_t gpu_nnz, const CpuGpuTimeCoefficients& c);
+// The copies of a host part: `copies` transfers moving `bytes` in all, at the measured
+// bandwidth plus a latency each. 0 for no bytes. Throws Error(invalid_argument) when bytes > 0
+// and no bandwidth is calibrated (host_device_bytes_per_ms <= 0).
+double host_copies_ms(std::uint64_t bytes, int copies, const CpuGpuTimeCoefficients& c);
 // Eqs. 4-8 for threshold K, with the split taken from the DF (models/df_split.hpp).
 CpuGpuTime cpu_gpu_time_ms(const MatrixFeatures& features, std::int64_t ell_width,
                            const CpuGpuTimeCoefficients& c);

@@ -22,7 +22,7 @@ namespace spmvd {
 // The form of the models: bump on any change of a fit, a calibration record, a field or what a
 // model computes from them. Plans record the version that chose them; a stored model set of
 // another version is refused and recalibrated.
-inline constexpr int kModelVersion = 13;
+inline constexpr int kModelVersion = 14;
 
 struct ModelSet {
   std::string device_signature;  // DeviceInfo::signature() of the calibrated device

@@ -12,10 +12,15 @@ std::optional<double> ModelPartTimePredictor::part_ms(const FormatPart& part) co
     const auto& cpu_gpu = predictor_.model_set().cpu_gpu;
     if (!cpu_gpu || cpu_gpu->cpu_cores < 2 || !(cpu_gpu->cpu_operations_per_ms > 0.0))
       return std::nullopt;
-    // Eq. 6. The PCIe bytes are the CPU-GPU split's to count (issue 15): a host part that
-    // moves bytes is not predicted until the set carries a measured host-device bandwidth.
-    if (part.transfer_bytes > 0) return std::nullopt;
-    return cpu_coo_time_ms(part.features.nnz, *cpu_gpu);
+    // Eq. 6, plus the part's copies (issue 15; paper 003 Sec. 5.1 leaves them out): a host
+    // part that moves bytes makes two copies per multiply (x to the host, its rows of y back,
+    // kernels/format_parts.hpp), at the calibrated pinned bandwidth and per-copy latency.
+    if (part.transfer_values > 0 && !(cpu_gpu->host_device_bytes_per_ms > 0.0))
+      return std::nullopt;
+    const std::uint64_t bytes =
+        part.transfer_values * value_bytes(predictor_.model_set().precision);
+    return cpu_coo_time_ms(part.features.nnz, *cpu_gpu) +
+           host_copies_ms(bytes, kHostPartCopies, *cpu_gpu);
   }
   const FormatEntry* entry = registry_.find(part.candidate.format);
   if (entry == nullptr) return std::nullopt;

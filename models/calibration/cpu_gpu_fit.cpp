@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "core/error.hpp"
 #include "kernels/formats/cpu_coo/cpu_coo_rules.hpp"
 #include "models/calibration/sample_plan.hpp"
 #include "models/calibration/sample_timing.hpp"
@@ -16,6 +17,15 @@ namespace {
 // non-zeros, a few ms each on a 16-core host (well under a second per precision).
 constexpr int kHostCooSizes = 4;
 constexpr std::int64_t kMaxHostCooSampleNnz = std::int64_t{1} << 21;
+
+// Copy sizes 4 KiB .. 64 MiB, x4 each: from a small vector's copy (latency-bound) to a large
+// matrix's x (a 8M-column fp64 x), tens of ms per precision on PCIe.
+std::vector<std::uint64_t> host_copy_sizes() {
+  std::vector<std::uint64_t> sizes;
+  for (std::uint64_t bytes = 4096; bytes <= (std::uint64_t{64} << 20); bytes *= 4)
+    sizes.push_back(bytes);
+  return sizes;
+}
 
 }  // namespace
 
@@ -50,6 +60,9 @@ std::optional<CpuGpuTimeCoefficients> fit_cpu_gpu(const FormatRegistry& registry
     cpu_ms_per_nnz = fit_linear(points).slope;
     cores = host->info().sm_count;
   }
+  std::vector<HostCopySample> copies;
+  if (device.info().is_gpu)
+    copies = time_pinned_copies(device, host_copy_sizes(), o.warmup_runs, o.timed_runs);
   if (cpu_ms_per_nnz <= 0.0 || cores <= 0) return std::nullopt;
   CpuGpuTimeCoefficients c;
   c.cpu_cores = cores;
@@ -59,7 +72,30 @@ std::optional<CpuGpuTimeCoefficients> fit_cpu_gpu(const FormatRegistry& registry
     c.gpu_operations_per_ms_per_sp =
         1.0 / (*ell_ms_per_entry * static_cast<double>(device.info().sm_count));
   }
+  fit_host_device_copies(copies, c);
   return c;
+}
+
+void fit_host_device_copies(std::span<const HostCopySample> samples, CpuGpuTimeCoefficients& c) {
+  c.host_device_bytes_per_ms = 0.0;
+  c.host_device_copy_latency_ms = 0.0;
+  std::vector<SamplePoint> down, up;
+  for (const HostCopySample& s : samples) {
+    if (s.bytes == 0 || !(s.device_to_host_ms > 0.0) || !(s.host_to_device_ms > 0.0)) continue;
+    down.push_back({static_cast<double>(s.bytes), s.device_to_host_ms});
+    up.push_back({static_cast<double>(s.bytes), s.host_to_device_ms});
+  }
+  if (down.size() < 2) return;
+  LinearFit down_fit, up_fit;
+  try {
+    down_fit = fit_linear(down);
+    up_fit = fit_linear(up);
+  } catch (const Error&) {
+    return;  // all at one size: no slope
+  }
+  if (!(down_fit.slope > 0.0) || !(up_fit.slope > 0.0)) return;
+  c.host_device_bytes_per_ms = 1.0 / std::max(down_fit.slope, up_fit.slope);
+  c.host_device_copy_latency_ms = std::max({0.0, down_fit.intercept, up_fit.intercept});
 }
 
 }  // namespace spmvd

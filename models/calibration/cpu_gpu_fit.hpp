@@ -5,9 +5,12 @@
 #include <optional>
 #include <vector>
 
+#include <span>
+
 #include "kernels/device.hpp"
 #include "kernels/format_registry.hpp"
 #include "models/calibration/calibration_plan.hpp"
+#include "models/calibration/host_copy_timing.hpp"
 #include "models/cpu_gpu_time_model.hpp"
 #include "models/model_set.hpp"
 
@@ -23,11 +26,21 @@ namespace spmvd {
 // DeviceInfo counts SMs, not SPs, so C = sm_count and F is per SM: F = 1 / (slope * C). The
 // paper's equations have no constant term, so both intercepts are dropped (the launch floor is
 // ModelSet::launch_floor_ms). Without ELL samples (the CPU device) C and F stay 0, which
-// gpu_ell_time_ms refuses. nullopt: no cpu_coo, or its slope is not positive (no rate).
+// gpu_ell_time_ms refuses. Beside a GPU, the host part's copies (issue 15): pinned copies timed
+// both ways (time_pinned_copies, 4 KiB to 64 MiB) and fitted by fit_host_device_copies; on the
+// CPU device they stay 0. nullopt: no cpu_coo, or its slope is not positive (no rate).
 std::optional<CpuGpuTimeCoefficients> fit_cpu_gpu(const FormatRegistry& registry, Device& device,
                                                   const CalibrationPlan& plan,
                                                   const CalibrationOptions& o,
                                                   const std::vector<CooCalibration>& coo,
                                                   std::optional<double> ell_ms_per_entry);
+
+// ms = latency + bytes / bandwidth fitted per direction (least squares, relative errors) on
+// `samples` (>= 2 distinct sizes); sets c.host_device_bytes_per_ms to the slower direction's
+// bandwidth and c.host_device_copy_latency_ms to the larger intercept (clamped at 0): a
+// multiply's host part copies both ways (x down, y rows up), and one figure for both keeps the
+// prediction on the safe side. Leaves both 0 when there are too few samples or a slope is not
+// positive.
+void fit_host_device_copies(std::span<const HostCopySample> samples, CpuGpuTimeCoefficients& c);
 
 }  // namespace spmvd

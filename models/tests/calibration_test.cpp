@@ -12,12 +12,14 @@
 #include "core/error.hpp"
 #include "kernels/formats/cpu_coo/cpu_coo_rules.hpp"
 #include "kernels/formats/cpu_csr/cpu_csr_rules.hpp"
+#include "kernels/formats/cpu_gpu_split/cpu_gpu_split_rules.hpp"
 #include "kernels/formats/cusparse_bsr/cusparse_bsr_rules.hpp"
 #include "kernels/formats/cuda_coo/cuda_coo_rules.hpp"
 #include "kernels/formats/cuda_csr_scalar/cuda_csr_scalar_rules.hpp"
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
 #include "kernels/formats/cuda_ell/cuda_ell_rules.hpp"
 #include "kernels/formats/cusparse_csr/cusparse_csr_rules.hpp"
+#include "models/calibration/cpu_gpu_fit.hpp"
 #include "models/device_calibration.hpp"
 #include "models/model_accuracy.hpp"
 #include "models/model_plots.hpp"
@@ -466,6 +468,20 @@ TEST(PlanCalibration, EllCoversAFullGridOfWidthsAndRowsPerBlockSize) {
   EXPECT_EQ(ell_variants, 2u);
 }
 
+// A composed format (the CPU-GPU split) is predicted as its parts: the format_bytes stage, which
+// times every bytes-family format, leaves it out.
+TEST(PlanCalibration, TimesNoComposedFormatAsABytesFormat) {
+  ASSERT_NE(format_registry().find(kCpuGpuSplitFormatId), nullptr);
+  const CalibrationPlan plan =
+      plan_calibration(format_registry(), h100_like(), Precision::fp64, {}, fixed_registers(30));
+  bool any_format_bytes = false;
+  for (const PlannedVariant& v : plan.variants) {
+    any_format_bytes = any_format_bytes || v.stage == CalibrationStage::format_bytes;
+    EXPECT_NE(v.format, kCpuGpuSplitFormatId) << "stage " << static_cast<int>(v.stage);
+  }
+  EXPECT_TRUE(any_format_bytes);
+}
+
 TEST(PlanCalibration, UsesGpuFormatsOnTheGpuAndCpuFormatsOnTheCpu) {
   const FormatRegistry registry = gpu_catalogue();
   const CalibrationPlan gpu = plan_calibration(registry, h100_like(), Precision::fp64, {}, {});
@@ -698,7 +714,35 @@ TEST_F(CpuCalibration, FillsTheCpuSideOfThePaper003ModelFromCpuCoo) {
     }
     EXPECT_EQ(c.gpu_streaming_processors, 0);
     EXPECT_EQ(c.gpu_operations_per_ms_per_sp, 0.0);
+    // Nothing crosses a bus on the CPU device: no copy is timed.
+    EXPECT_EQ(c.host_device_bytes_per_ms, 0.0);
+    EXPECT_EQ(c.host_device_copy_latency_ms, 0.0);
   }
+}
+
+// The host part's copies: ms = latency + bytes / bandwidth per direction; the slower bandwidth
+// and the larger latency are kept.
+TEST(HostDeviceCopies, FitsTheSlowerBandwidthAndTheLargerLatency) {
+  std::vector<HostCopySample> samples;
+  for (std::uint64_t bytes = 4096; bytes <= (std::uint64_t{64} << 20); bytes *= 4)
+    samples.push_back({.bytes = bytes,
+                       .device_to_host_ms = 0.008 + static_cast<double>(bytes) / 2.5e7,
+                       .host_to_device_ms = 0.006 + static_cast<double>(bytes) / 2.0e7});
+  CpuGpuTimeCoefficients c{.cpu_cores = 16, .cpu_operations_per_ms = 1e5};
+  fit_host_device_copies(samples, c);
+  EXPECT_NEAR(c.host_device_bytes_per_ms, 2.0e7, 2.0e7 * 1e-6);
+  EXPECT_NEAR(c.host_device_copy_latency_ms, 0.008, 1e-6);
+  EXPECT_EQ(c.cpu_cores, 16);  // the rest untouched
+}
+
+TEST(HostDeviceCopies, LeavesTheCopiesUncalibratedWithoutTwoSizes) {
+  CpuGpuTimeCoefficients c{.host_device_bytes_per_ms = 5.0, .host_device_copy_latency_ms = 1.0};
+  const std::vector<HostCopySample> one{{.bytes = 4096, .device_to_host_ms = 0.01, .host_to_device_ms = 0.01}};
+  fit_host_device_copies(one, c);
+  EXPECT_EQ(c.host_device_bytes_per_ms, 0.0);
+  EXPECT_EQ(c.host_device_copy_latency_ms, 0.0);
+  fit_host_device_copies({}, c);
+  EXPECT_EQ(c.host_device_bytes_per_ms, 0.0);
 }
 
 TEST_F(CpuCalibration, ReportsProgressPerPrecisionAndStage) {

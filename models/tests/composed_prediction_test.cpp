@@ -113,6 +113,35 @@ TEST(ComposedPrediction, AHostPartRunsBesideTheGpuParts) {
   EXPECT_DOUBLE_EQ(predictor.predict_ms(with_host, f, candidate, device).ms, host_ms);
 }
 
+// Issue 15: a host part's copies (x down, its rows of y up) cost kHostPartCopies latencies
+// plus their bytes at the calibrated bandwidth, sized by the set's precision.
+TEST(ComposedPrediction, AHostPartPaysItsCopiesAtTheCalibratedBandwidth) {
+  ModelSet set = bytes_only_set();
+  set.precision = Precision::fp32;
+  set.cpu_gpu = CpuGpuTimeCoefficients{.cpu_cores = 16,
+                                       .cpu_operations_per_ms = 1e5,
+                                       .host_device_bytes_per_ms = 2e7,
+                                       .host_device_copy_latency_ms = 0.01};
+  const ModelPredictor predictor(set);
+  const DeviceInfo device = h100_like();
+  const ModelPartTimePredictor parts(predictor, format_registry(), device);
+  FormatPart host{.runs = FormatPart::Runs::host,
+                  .features = part_features(whole_matrix(), {{10, 500}}),
+                  .candidate = Candidate{.format = kCpuCooFormatId, .params = {}, .launch = {}},
+                  .transfer_values = 100000 + 500};
+  const double compute_ms = 2.0 * 5000 / 1e5 / 15.0;  // Eq. 6
+  const double copies_ms = 2 * 0.01 + (100500.0 * 4) / 2e7;
+  ASSERT_TRUE(parts.part_ms(host).has_value());
+  EXPECT_DOUBLE_EQ(*parts.part_ms(host), compute_ms + copies_ms);
+  // Without a measured bandwidth the copies cannot be priced: no prediction, not a free copy.
+  set.cpu_gpu->host_device_bytes_per_ms = 0.0;
+  const ModelPredictor uncalibrated(set);
+  const ModelPartTimePredictor no_bandwidth(uncalibrated, format_registry(), device);
+  EXPECT_FALSE(no_bandwidth.part_ms(host).has_value());
+  host.transfer_values = 0;
+  EXPECT_DOUBLE_EQ(*no_bandwidth.part_ms(host), compute_ms);
+}
+
 TEST(ComposedPrediction, SaysWhichPartCannotBePredicted) {
   const ModelPredictor predictor(bytes_only_set());  // no host side calibrated
   const TwoPartRules rules(true);

@@ -64,7 +64,9 @@ TEST(ModelSet, JsonRoundTripKeepsThePaper003CoefficientsAndSummaryShowsThem) {
   ModelSet set = full_set();
   set.cpu_gpu = CpuGpuTimeCoefficients{.cpu_cores = 16, .cpu_operations_per_ms = 4.1e5,
                                        .gpu_streaming_processors = 132,
-                                       .gpu_operations_per_ms_per_sp = 2.3e6};
+                                       .gpu_operations_per_ms_per_sp = 2.3e6,
+                                       .host_device_bytes_per_ms = 2.4e7,
+                                       .host_device_copy_latency_ms = 0.0085};
   const ModelSet back =
       model_set_from_json(model_set_to_json(set), h100_like().signature(), Precision::fp32);
   ASSERT_TRUE(back.cpu_gpu.has_value());
@@ -75,6 +77,25 @@ TEST(ModelSet, JsonRoundTripKeepsThePaper003CoefficientsAndSummaryShowsThem) {
   EXPECT_EQ(s.at("cpu_gpu").at("cpu_operations_per_ms"), 4.1e5);
   EXPECT_EQ(s.at("cpu_gpu").at("gpu_streaming_processors"), 132);
   EXPECT_EQ(s.at("cpu_gpu").at("gpu_operations_per_ms_per_sp"), 2.3e6);
+  EXPECT_EQ(s.at("cpu_gpu").at("host_device_bytes_per_ms"), 2.4e7);
+  EXPECT_EQ(s.at("cpu_gpu").at("host_device_copy_latency_ms"), 0.0085);
+  EXPECT_EQ(back.cpu_gpu->host_device_bytes_per_ms, 2.4e7);
+}
+
+// A set stored before the host part's copies were calibrated lacks their fields: refused by
+// name (and by its older model_version before that).
+TEST(ModelSet, RefusesPaper003CoefficientsWithoutTheCopyBandwidth) {
+  ModelSet set = full_set();
+  set.cpu_gpu = CpuGpuTimeCoefficients{.cpu_cores = 16, .cpu_operations_per_ms = 4.1e5};
+  nlohmann::json j = nlohmann::json::parse(model_set_to_json(set));
+  j["cpu_gpu"].erase("host_device_bytes_per_ms");
+  try {
+    model_set_from_json(j.dump(), h100_like().signature(), Precision::fp32);
+    FAIL() << "read paper 003 coefficients without host_device_bytes_per_ms";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("host_device_bytes_per_ms"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(ModelSet, JsonCarriesTheModelVersion) {

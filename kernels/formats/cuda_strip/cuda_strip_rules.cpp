@@ -132,7 +132,7 @@ FormatPart gpu_part(const MatrixFeatures& whole, const SortedRowRange& range,
   return FormatPart{.runs = FormatPart::Runs::gpu,
                     .features = part_features(whole, range.distribution, range.empty_rows),
                     .candidate = std::move(candidate),
-                    .transfer_bytes = 0};
+                    .transfer_values = 0};
 }
 
 double or_infinity(const std::optional<double>& ms) {

@@ -35,8 +35,12 @@ void plan_bytes(const FormatRegistry& registry, const DeviceInfo& device,
 std::vector<FormatParams> format_bytes_params(const FormatRules& rules, const SampleShape& shape,
                                               const DeviceInfo& device) {
   std::vector<FormatParams> out;
-  for (const Candidate& c : rules.candidates(shape_features(shape), device)) {
+  const MatrixFeatures features = shape_features(shape);
+  for (const Candidate& c : rules.candidates(features, device)) {
     if (out.size() == kFormatBytesVariants) break;
+    // A composed format is predicted as its parts (kernels/format_parts.hpp): no bytes record
+    // of its own (and its partition follows each sample's DF, so no one parameter set fits all).
+    if (!rules.parts(features, c).empty()) continue;
     if (std::find(out.begin(), out.end(), c.params) == out.end()) out.push_back(c.params);
   }
   return out;

@@ -30,7 +30,8 @@ double time_over_bytes_fit(const SamplePoint& bytes_and_ms, const LinearFit& fit
 
 // Distinct parameter sets per format that the format_bytes stage calibrates: the first ones
 // of the format's candidates (cuSPARSE CSR ALG1 and ALG2, COO ALG1 and ALG2, SELL slice heights
-// 32 and 64, BSR block sizes 2 and 4, cuda_sell's first two sort windows).
+// 32 and 64, BSR block sizes 2 and 4, cuda_sell's first two sort windows). None of a composed
+// format (FormatRules::parts), which is predicted as its parts.
 inline constexpr std::size_t kFormatBytesVariants = 2;
 
 // Formats the format_bytes stage fits: those whose model family is the bytes model.
