@@ -94,15 +94,17 @@ TEST_F(EngineTest, SecondMatrixWithTheSameStructureIsACacheHit) {
 
 TEST_F(EngineTest, CachedPlanForAnUnknownFormatIsReTuned) {
   const auto m = random_matrix(50, 50, 4);
-  const auto summary = engine_.add_matrix(m, Precision::fp64, "");
   Plan bogus;
   bogus.format = FormatId{999};
   bogus.format_name = "from_the_future";
   bogus.precision = Precision::fp64;
   bogus.tuner_version = kTunerVersion;
-  const PlanKey key{summary.fingerprint, device_->info().signature(), Precision::fp64,
+  const PlanKey key{structural_fingerprint(m), device_->info().signature(), Precision::fp64,
                     kTunerVersion, kModelVersion};
-  store_.put(key, bogus);  // measured_ms 0: no re-tune could beat it under the winner rule
+  // Stored before the upload, whose background tuning looks it up. measured_ms 0: no re-tune
+  // could beat it under the winner rule.
+  store_.put(key, bogus);
+  const auto summary = engine_.add_matrix(m, Precision::fp64, "");
   const auto outcome = engine_.tune(summary.handle, false);
   EXPECT_FALSE(outcome.cache_hit);
   EXPECT_NE(outcome.plan.format, FormatId{999});

@@ -24,11 +24,11 @@ Candidate candidate(std::uint16_t format, std::uint32_t block_size) {
 class FakeTimer final : public CandidateTimer {
  public:
   explicit FakeTimer(std::map<std::uint32_t, double> ms_by_block) : ms_by_block_(ms_by_block) {}
-  double median_ms(const Candidate& c) override {
+  CandidateTiming measure(const Candidate& c, RunCounts) override {
     ++calls;
     auto it = ms_by_block_.find(c.launch.block_size);
-    if (it == ms_by_block_.end()) throw Error(ErrorCode::resource_exhausted, "out of memory");
-    return it->second;
+    if (it == ms_by_block_.end()) return {.median_ms = std::nullopt, .failure = "out of memory"};
+    return {.median_ms = it->second, .failure = ""};
   }
   int calls = 0;
 
