@@ -317,13 +317,17 @@ CandidateTiming DeviceCandidateTimer::measure(const Candidate& candidate, RunCou
   if (entry == nullptr)
     throw Error(ErrorCode::internal,
                 "candidate names unregistered format id " + std::to_string(candidate.format.value));
+  // The device lock is taken per build and per run, not per candidate, so that a multiply of
+  // another matrix waits for one SpMV of the tuning at most, not for a whole measurement.
+  const auto hold_device = [&] {
+    return device_mutex_ ? std::unique_lock(*device_mutex_) : std::unique_lock<std::mutex>();
+  };
   CandidateTiming timing;
-  std::unique_lock<std::mutex> lock;
-  if (device_mutex_) lock = std::unique_lock(*device_mutex_);
   last_.reset();  // the previous candidate's build, unless kept: its memory is needed now
   last_candidate_.reset();
   const auto build_start = std::chrono::steady_clock::now();
   try {
+    const auto lock = hold_device();
     last_ = entry->build(matrix_, precision_, candidate, device_);
     device_.synchronize();  // a build's asynchronous copies and kernels are part of its cost
   } catch (const Error& e) {
@@ -338,12 +342,14 @@ CandidateTiming DeviceCandidateTimer::measure(const Candidate& candidate, RunCou
   const auto measure_start = std::chrono::steady_clock::now();
   const auto run = [&] { last_->apply(x_.data(), y_.data(), 1.0, 0.0); };
   for (int i = 0; i < runs.warmup; ++i) {
+    const auto lock = hold_device();
     copy_x_in(device_, x_host_, precision_, x_.data());
     run();
+    device_.synchronize();
   }
-  device_.synchronize();
   std::vector<double> times(static_cast<std::size_t>(std::max(1, runs.timed)));
   for (auto& t : times) {
+    const auto lock = hold_device();
     copy_x_in(device_, x_host_, precision_, x_.data());
     t = device_.time_ms(run);
   }
@@ -355,8 +361,6 @@ CandidateTiming DeviceCandidateTimer::measure(const Candidate& candidate, RunCou
 
 void DeviceCandidateTimer::keep_last() {
   if (!last_) return;
-  std::unique_lock<std::mutex> lock;
-  if (device_mutex_) lock = std::unique_lock(*device_mutex_);
   kept_ = std::move(last_);
   kept_candidate_ = std::move(last_candidate_);
   last_candidate_.reset();

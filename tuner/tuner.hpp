@@ -202,8 +202,8 @@ BudgetedSelection select_within_budget(std::span<const Candidate> candidates,
 // clock on the device's one stream (Multiply's common call; beta = 0 lets a library skip
 // reading y, as it does for Multiply). The warm-up runs are not timed; the median of the timed
 // runs is the candidate's time. The build of the best candidate is kept (keep_last) and handed
-// over by take_kept. With device_mutex, each build and measurement holds it, so multiplies of
-// other matrices interleave between candidates.
+// over by take_kept. With device_mutex, each build and each run holds it, so multiplies
+// interleave with a tuning at the granularity of one SpMV.
 class DeviceCandidateTimer final : public CandidateTimer {
  public:
   DeviceCandidateTimer(const FormatRegistry& registry, Device& device,
