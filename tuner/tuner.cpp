@@ -27,34 +27,6 @@ std::vector<Candidate> enumerate_candidates(const FormatRegistry& registry,
   return out;
 }
 
-Selection select_fastest(std::span<const Candidate> candidates, CandidateTimer& timer,
-                         std::size_t limit, RunCounts runs) {
-  Selection selection;
-  bool found = false;
-  std::string last_failure;
-  for (std::size_t i = 0; i < candidates.size() && i < limit; ++i) {
-    const CandidateTiming timing = timer.measure(candidates[i], runs);
-    if (!timing.median_ms) {
-      // A candidate that cannot be built here (memory, shape) is not a plan; the others are.
-      last_failure = timing.failure;
-      continue;
-    }
-    ++selection.measured;
-    if (!found || *timing.median_ms < selection.best.median_ms) {
-      selection.best = {candidates[i], *timing.median_ms};
-      timer.keep_last();
-      found = true;
-    }
-  }
-  if (!found) {
-    throw Error(ErrorCode::failed_precondition,
-                "no candidate could be measured (" + std::to_string(candidates.size()) +
-                    " admissible" +
-                    (last_failure.empty() ? "" : "; last failure: " + last_failure) + ")");
-  }
-  return selection;
-}
-
 std::optional<Prediction> ModelCandidatePredictor::predict(const Candidate& candidate) const {
   const FormatEntry* entry = registry_.find(candidate.format);
   if (entry == nullptr) return std::nullopt;

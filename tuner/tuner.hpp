@@ -101,17 +101,6 @@ std::vector<Candidate> enumerate_candidates(const FormatRegistry& registry,
                                             const DeviceInfo& device, Precision precision,
                                             std::uint64_t memory_budget_bytes);
 
-// Measures each candidate (in order, at most `limit`, `runs` each) and returns the fastest,
-// plus how many were measured successfully. A tie goes to the candidate measured first, so the
-// result does not depend on timing noise below the clock's resolution. Throws
-// Error(failed_precondition) when none could be measured.
-struct Selection {
-  Measurement best;
-  std::uint32_t measured = 0;
-};
-Selection select_fastest(std::span<const Candidate> candidates, CandidateTimer& timer,
-                         std::size_t limit, RunCounts runs = {.warmup = 0, .timed = 1});
-
 // Predicts one candidate's time; the model predictor in production, fakes in tests.
 class CandidatePredictor {
  public:

@@ -289,6 +289,32 @@ TEST(BudgetedTuning, WithoutPredictionsTheFirstMeasurementSetsTheBudget) {
   EXPECT_LE(spent(r.record.cost), r.record.budget_ms);
 }
 
+TEST(BudgetedTuning, MeasuresNoMoreThanMaxCandidatesMeasured) {
+  const Scenario s;
+  FakeTimer timer(s.times);
+  TunerOptions options = Scenario::options();
+  options.mode = TuneMode::exhaustive;
+  options.max_candidates_measured = 2;
+  const BudgetedSelection r = tune(s, timer, 0, options);
+  EXPECT_EQ(timer.measured, (std::vector<Candidate>{candidate(1), baseline()}));
+  EXPECT_EQ(r.record.k, 2u);
+  EXPECT_EQ(r.best.candidate, candidate(1));
+}
+
+TEST(BudgetedTuning, NoMeasurableCandidateIsAFailedPreconditionNamingTheLastFailure) {
+  const Scenario s;
+  FakeTimer timer({});  // everything runs out of memory
+  try {
+    tune(s, timer, 1000);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::failed_precondition);
+    EXPECT_STREQ(e.what(),
+                 "no candidate could be measured (5 admissible; last failure: out of memory)");
+  }
+  EXPECT_EQ(timer.measured.size(), 5u);  // every one was tried, past the budget
+}
+
 TEST(MeasurementOrder, TopPredictionThenBaselineThenEachFormatsBestThenTheRest) {
   const Candidate other{.format = FormatId{7}, .params = {}, .launch = {.block_size = 9}};
   const std::vector<RankedCandidate> ranked{{candidate(1), 1.0}, {candidate(2), 2.0},
