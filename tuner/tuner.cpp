@@ -369,7 +369,8 @@ TunedPlan tune_matrix(const FormatRegistry& registry, Device& device,
   }
   DeviceCandidateTimer timer(registry, device, matrix, precision, device_mutex);
   std::optional<ModelCandidatePredictor> models;
-  if (predictor != nullptr) models.emplace(*predictor, registry, features, device.info(), precision);
+  if (predictor != nullptr)
+    models.emplace(*predictor, registry, features, device.info(), precision);
   const BudgetedSelection selection = select_within_budget(
       candidates, models ? &*models : nullptr, timer, options, hints, features.nnz);
 

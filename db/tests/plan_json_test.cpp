@@ -211,7 +211,8 @@ TEST(PlanJson, EveryMissingFieldIsNamed) {
   for (const auto& [name, value] : written.at("features").items()) {
     fields.emplace_back("features", name);
   }
-  for (const auto& [name, value] : written.at("tuning").items()) fields.emplace_back("tuning", name);
+  for (const auto& [name, value] : written.at("tuning").items())
+    fields.emplace_back("tuning", name);
   for_each_field(plan.launch, [&](const char* name, auto) { fields.emplace_back("launch", name); });
   // A format's params and own features are FieldSets of whatever fields the format declares: the
   // format, not the codec, requires them (ParamsOfTheWrongShapeAreRefusedByTheFormat...).
