@@ -9,11 +9,13 @@ void throw_if_failed(const grpc::Status& status) {
   if (!status.ok()) throw RpcError(status.error_code(), status.error_message());
 }
 
-v1::UploadHeader header_for(Precision precision, const std::string& name, bool allow_non_finite) {
+v1::UploadHeader header_for(Precision precision, const std::string& name, bool allow_non_finite,
+                            std::uint64_t expected_multiplies) {
   v1::UploadHeader header;
   header.set_precision(precision == Precision::fp32 ? v1::FP32 : v1::FP64);
   header.set_name(name);
   header.set_allow_non_finite(allow_non_finite);
+  header.set_expected_multiplies(expected_multiplies);
   return header;
 }
 
@@ -56,8 +58,9 @@ SpmvClient::SpmvClient(const std::string& address, ClientOptions options) : opti
 }
 
 v1::MatrixInfo SpmvClient::upload(const CsrMatrix<double>& m, Precision precision,
-                                  const std::string& name, bool allow_non_finite) {
-  v1::UploadHeader header = header_for(precision, name, allow_non_finite);
+                                  const std::string& name, bool allow_non_finite,
+                                  std::uint64_t expected_multiplies) {
+  v1::UploadHeader header = header_for(precision, name, allow_non_finite, expected_multiplies);
   header.set_encoding(v1::UploadHeader::CSR);
   header.set_rows(m.rows);
   header.set_cols(m.cols);
@@ -85,8 +88,9 @@ v1::MatrixInfo SpmvClient::upload(const CsrMatrix<double>& m, Precision precisio
 }
 
 v1::MatrixInfo SpmvClient::upload_matrix_market(const std::string& bytes, Precision precision,
-                                                const std::string& name, bool allow_non_finite) {
-  v1::UploadHeader header = header_for(precision, name, allow_non_finite);
+                                                const std::string& name, bool allow_non_finite,
+                                                std::uint64_t expected_multiplies) {
+  v1::UploadHeader header = header_for(precision, name, allow_non_finite, expected_multiplies);
   header.set_encoding(v1::UploadHeader::MATRIX_MARKET);
   return stream_upload(*stub_, options_.connection, header, [&](grpc::ClientWriter<v1::UploadChunk>& writer) {
     v1::UploadChunk chunk;
@@ -97,12 +101,14 @@ v1::MatrixInfo SpmvClient::upload_matrix_market(const std::string& bytes, Precis
   });
 }
 
-v1::TuneReply SpmvClient::tune(const std::string& handle, bool force) {
+v1::TuneReply SpmvClient::tune(const std::string& handle, bool force,
+                               std::uint64_t expected_multiplies) {
   grpc::ClientContext context;
   authorize(context, options_.connection);
   v1::TuneRequest request;
   request.set_handle(handle);
   request.set_force(force);
+  request.set_expected_multiplies(expected_multiplies);
   v1::TuneReply reply;
   throw_if_failed(stub_->Tune(&context, request, &reply));
   return reply;

@@ -41,14 +41,19 @@ class SpmvClient {
  public:
   explicit SpmvClient(const std::string& address, ClientOptions options = {});
 
-  // Streams the CSR arrays in chunks of options.chunk_bytes.
+  // Streams the CSR arrays in chunks of options.chunk_bytes. expected_multiplies sets the
+  // tuning budget (0: the daemon's default; docs/TUNER.md).
   v1::MatrixInfo upload(const CsrMatrix<double>& matrix, Precision precision,
-                        const std::string& name = "", bool allow_non_finite = false);
+                        const std::string& name = "", bool allow_non_finite = false,
+                        std::uint64_t expected_multiplies = 0);
   // Streams the bytes of a .mtx or .mtx.gz file as they are; the daemon parses them.
   v1::MatrixInfo upload_matrix_market(const std::string& file_bytes, Precision precision,
                                       const std::string& name = "",
-                                      bool allow_non_finite = false);
-  v1::TuneReply tune(const std::string& handle, bool force = false);
+                                      bool allow_non_finite = false,
+                                      std::uint64_t expected_multiplies = 0);
+  // Waits for the matrix's tuning (begun at upload) and returns its plan.
+  v1::TuneReply tune(const std::string& handle, bool force = false,
+                     std::uint64_t expected_multiplies = 0);
   v1::MultiplyReply multiply(const std::string& handle, double alpha, double beta,
                              const std::vector<std::vector<double>>& xs,
                              const std::vector<std::vector<double>>& ys = {});

@@ -11,6 +11,7 @@
 
 #include "client/cli_connection.hpp"
 #include "client/spmv_client.hpp"
+#include "client/tuning_lines.hpp"
 #include "client/vector_io.hpp"
 #include "core/error.hpp"
 #include "core/matrix_market.hpp"
@@ -32,7 +33,8 @@ void print_plan(const v1::TuneReply& reply) {
             << "measured:  " << p.measured_ms() << " ms per multiply (" << p.candidates_measured()
             << " candidates measured)\n"
             << "cache:     " << (reply.cache_hit() ? "hit" : "miss") << " (" << reply.tune_ms()
-            << " ms)\n";
+            << " ms)\n"
+            << tuning_breakdown(p);
 }
 
 // max_i |y_i - ref_i| / max_i (sum_k |a_ik x_k|): a relative error that is meaningful for
@@ -50,16 +52,17 @@ double relative_error(const CsrMatrix<double>& m, const std::vector<double>& x,
   return scale > 0 ? worst / scale : worst;
 }
 
-int run_command(SpmvClient& client, const std::string& path, Precision precision, bool force) {
+int run_command(SpmvClient& client, const std::string& path, Precision precision, bool force,
+                std::uint64_t expected_multiplies) {
   const auto load_start = std::chrono::steady_clock::now();
   const CsrMatrix<double> m = read_matrix_market_file(path);
-  const auto info = client.upload(m, precision, path);
+  const auto info = client.upload(m, precision, path, false, expected_multiplies);
   const double upload_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
   std::cout << "matrix:    " << path << " " << info.rows() << " x " << info.cols() << ", "
             << info.nnz() << " nonzeros, " << to_string(precision) << "\n"
             << "handle:    " << info.handle() << " (read + upload " << upload_s << " s)\n";
-  const auto tuned = client.tune(info.handle(), force);
+  const auto tuned = client.tune(info.handle(), force, expected_multiplies);
   print_plan(tuned);
 
   const auto x = random_vector(m.cols, 42);
@@ -97,19 +100,26 @@ int main(int argc, char** argv) {
 
   std::string path, handle, x_path, y_out;
   bool force = false, as_text = false;
+  std::uint64_t expected_multiplies = 0;
+  const std::string expected_help =
+      "multiplies you expect to run: sets the tuning budget (0: the daemon's default)";
   auto* run = app.add_subcommand("run", "upload, tune, multiply a random x, check vs CPU");
   run->add_option("matrix", path, ".mtx or .mtx.gz file")->required();
   run->add_option("--precision", precision_text, "fp32 or fp64")->capture_default_str();
   run->add_flag("--force", force, "re-tune even if the plan cache has a plan");
+  run->add_option("--expected-multiplies", expected_multiplies, expected_help);
 
   auto* upload = app.add_subcommand("upload", "upload a matrix; prints its handle");
   upload->add_option("matrix", path, ".mtx or .mtx.gz file")->required();
   upload->add_option("--precision", precision_text, "fp32 or fp64")->capture_default_str();
   upload->add_flag("--as-text", as_text, "send the file's bytes and let the daemon parse them");
+  upload->add_option("--expected-multiplies", expected_multiplies, expected_help);
 
   auto* tune = app.add_subcommand("tune", "choose (or look up) the plan of an uploaded matrix");
   tune->add_option("handle", handle)->required();
   tune->add_flag("--force", force, "re-tune even if the plan cache has a plan");
+  tune->add_option("--expected-multiplies", expected_multiplies,
+                   "re-tune with a wider budget when larger than the upload's hint");
 
   auto* multiply = app.add_subcommand("multiply", "y = A x with x from a file or random");
   multiply->add_option("handle", handle)->required();
@@ -125,14 +135,18 @@ int main(int argc, char** argv) {
     ClientOptions options;
     options.connection = resolve(connection, "SPMV_TOKEN");
     SpmvClient client(server, options);
-    if (*run) return run_command(client, path, precision_from(precision_text), force);
+    if (*run)
+      return run_command(client, path, precision_from(precision_text), force, expected_multiplies);
     if (*upload) {
       const Precision p = precision_from(precision_text);
-      const auto info = as_text ? client.upload_matrix_market(read_file_bytes(path), p, path)
-                                : client.upload(read_matrix_market_file(path), p, path);
+      const auto info =
+          as_text ? client.upload_matrix_market(read_file_bytes(path), p, path, false,
+                                                expected_multiplies)
+                  : client.upload(read_matrix_market_file(path), p, path, false,
+                                  expected_multiplies);
       std::cout << info.handle() << "\n";
     } else if (*tune) {
-      print_plan(client.tune(handle, force));
+      print_plan(client.tune(handle, force, expected_multiplies));
     } else if (*multiply) {
       const auto matrices = client.list();
       std::int64_t cols = -1;

@@ -15,6 +15,7 @@
 #include <google/protobuf/util/json_util.h>
 
 #include "client/admin_client.hpp"
+#include "client/tuning_lines.hpp"
 #include "client/cli_connection.hpp"
 #include "client/model_table.hpp"
 #include "client/spmv_client.hpp"
@@ -89,11 +90,13 @@ void print_json(const google::protobuf::Message& message) {
 
 void print_plan_table(const std::vector<v1::StoredPlan>& plans) {
   std::cout << std::left << std::setw(34) << "fingerprint" << std::setw(6) << "prec"
-            << std::setw(18) << "format" << std::setw(12) << "ms" << "launch / params\n";
+            << std::setw(18) << "format" << std::setw(12) << "ms" << std::setw(40)
+            << "tuning (mode, k, cost)" << "launch / params\n";
   for (const auto& p : plans) {
     std::cout << std::setw(34) << p.fingerprint() << std::setw(6) << precision_name(p.precision())
               << std::setw(18) << p.plan().format() << std::setw(12) << p.plan().measured_ms()
-              << p.plan().launch() << " / " << p.plan().params() << "\n";
+              << std::setw(40) << tuning_summary(p.plan()) << p.plan().launch() << " / "
+              << p.plan().params() << "\n";
   }
 }
 
@@ -135,6 +138,7 @@ void show_plan(AdminClient& admin, const v1::PlanKey& key, bool json) {
               << "measured:      " << p.plan().measured_ms() << " ms (predicted "
               << p.plan().predicted_ms() << " ms, " << p.plan().candidates_measured()
               << " candidates measured)\n"
+              << tuning_breakdown(p.plan())
               << "plan JSON:     " << p.plan().plan_json() << "\n";
   }
 }

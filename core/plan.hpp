@@ -10,6 +10,7 @@
 #include "core/launch_config.hpp"
 #include "core/matrix_features.hpp"
 #include "core/precision.hpp"
+#include "core/tuning_record.hpp"
 
 namespace spmvd {
 
@@ -24,6 +25,12 @@ struct Plan {
   std::uint32_t candidates_measured = 0;
   std::uint32_t tuner_version = 0;
   MatrixFeatures features;
+  TuningRecord tuning;  // mode, budget and cost of the tuning that chose this plan
+
+  // The tuning's total cost in multiplies of this plan.
+  double tuning_spmv_equivalents() const noexcept {
+    return spmv_equivalents(tuning.cost.total_ms, measured_ms);
+  }
 
   friend bool operator==(const Plan&, const Plan&) = default;
 };

@@ -209,6 +209,45 @@ Precision precision_from_json(const json& value) {
   fail("field 'precision' has value \"" + text + "\", expected \"fp32\" or \"fp64\"");
 }
 
+json tuning_to_json(const TuningRecord& t) {
+  return json{
+      {"mode", std::string(to_string(t.mode))},
+      {"k", t.k},
+      {"expected_multiplies", t.expected_multiplies},
+      {"budget_ms", finite(t.budget_ms, "tuning.budget_ms")},
+      {"features_ms", finite(t.cost.features_ms, "tuning.features_ms")},
+      {"ranking_ms", finite(t.cost.ranking_ms, "tuning.ranking_ms")},
+      {"builds_ms", finite(t.cost.builds_ms, "tuning.builds_ms")},
+      {"measurements_ms", finite(t.cost.measurements_ms, "tuning.measurements_ms")},
+      {"total_ms", finite(t.cost.total_ms, "tuning.total_ms")},
+  };
+}
+
+TuningRecord tuning_from_json(const json& object) {
+  const std::string path = "tuning";
+  read_object(object, path);
+  const auto double_field = [&](const char* name) {
+    return read_double(member(object, path, name), join(path, name));
+  };
+  TuningRecord t;
+  const json& mode = member(object, path, "mode");
+  if (!mode.is_string()) fail_type("tuning.mode", mode, "string");
+  const auto parsed = parse_tune_mode(mode.get<std::string>());
+  if (!parsed) fail("field 'tuning.mode' has value \"" + mode.get<std::string>() +
+                    "\", expected \"model-only\", \"verify-top-k\" or \"exhaustive\"");
+  t.mode = *parsed;
+  t.k = read_unsigned<std::uint32_t>(member(object, path, "k"), "tuning.k");
+  t.expected_multiplies = read_unsigned<std::uint64_t>(member(object, path, "expected_multiplies"),
+                                                       "tuning.expected_multiplies");
+  t.budget_ms = double_field("budget_ms");
+  t.cost.features_ms = double_field("features_ms");
+  t.cost.ranking_ms = double_field("ranking_ms");
+  t.cost.builds_ms = double_field("builds_ms");
+  t.cost.measurements_ms = double_field("measurements_ms");
+  t.cost.total_ms = double_field("total_ms");
+  return t;
+}
+
 }  // namespace
 
 std::string plan_to_json(const Plan& plan) {
@@ -223,6 +262,7 @@ std::string plan_to_json(const Plan& plan) {
       {"candidates_measured", plan.candidates_measured},
       {"tuner_version", plan.tuner_version},
       {"features", features_to_json(plan.features)},
+      {"tuning", tuning_to_json(plan.tuning)},
   };
   return out.dump();
 }
@@ -251,6 +291,7 @@ Plan plan_from_json(const std::string& text) {
   plan.tuner_version =
       read_unsigned<std::uint32_t>(member(root, "", "tuner_version"), "tuner_version");
   plan.features = features_from_json(member(root, "", "features"), "features");
+  plan.tuning = tuning_from_json(member(root, "", "tuning"));
   return plan;
 }
 

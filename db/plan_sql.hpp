@@ -21,9 +21,15 @@ inline constexpr SqlDialect kPostgresDialect{'$', " COLLATE \"C\""};
 // Bound as placeholders 1..5 in this order by every statement that selects a plan by key.
 inline constexpr std::array<std::string_view, 5> kPlanKeyColumns{
     "fingerprint", "device", "precision", "tuner_version", "model_version"};
-// Written by every put that wins, after the key: placeholders 6..10; created_ms (11) on insert.
-inline constexpr std::array<std::string_view, 5> kPlanValueColumns{
-    "format_id", "format_name", "plan_json", "measured_ms", "updated_ms"};
+// Written by every put that wins, after the key: placeholders 6..13; created_ms (14) on insert.
+// tune_mode, tuning_ms and tuning_spmv_equivalents repeat the plan JSON's tuning record so that
+// people can query what tuning costs without decoding JSON (docs/TUNER.md).
+inline constexpr std::array<std::string_view, 8> kPlanValueColumns{
+    "format_id", "format_name", "plan_json", "measured_ms", "updated_ms",
+    "tune_mode", "tuning_ms", "tuning_spmv_equivalents"};
+// The placeholder of created_ms in upsert_plan_sql.
+inline constexpr int kPlanCreatedMsPlaceholder =
+    static_cast<int>(kPlanKeyColumns.size() + kPlanValueColumns.size() + 1);
 
 // "fingerprint, device, precision, tuner_version, model_version".
 std::string plan_key_columns();

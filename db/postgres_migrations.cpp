@@ -34,6 +34,14 @@ constexpr std::array kMigrations{
         "  created_ms BIGINT NOT NULL,"
         "  PRIMARY KEY (device, model_version));",
     },
+    SchemaMigration{
+        2,
+        "plans carry their tuning cost",
+        // As SQLite's step 4: repeated from plan_json's tuning record for queries.
+        "ALTER TABLE plans ADD COLUMN tune_mode TEXT NOT NULL DEFAULT '';"
+        "ALTER TABLE plans ADD COLUMN tuning_ms DOUBLE PRECISION NOT NULL DEFAULT 0;"
+        "ALTER TABLE plans ADD COLUMN tuning_spmv_equivalents DOUBLE PRECISION NOT NULL DEFAULT 0;",
+    },
 };
 
 }  // namespace

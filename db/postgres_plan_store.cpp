@@ -169,7 +169,9 @@ class PostgresPlanStore::Impl {
                       static_cast<std::int64_t>(key.tuner_version),
                       static_cast<std::int64_t>(key.model_version),
                       static_cast<std::int64_t>(plan.format.value), plan.format_name, json,
-                      measured_ms, now_ms, now_ms);
+                      measured_ms, now_ms, std::string(to_string(plan.tuning.mode)),
+                      exact_double(plan.tuning.cost.total_ms),
+                      exact_double(plan.tuning_spmv_equivalents()), now_ms);
       return true;
     });
   }

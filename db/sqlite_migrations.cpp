@@ -80,6 +80,16 @@ constexpr std::array kMigrations{
         "  queued_ms INTEGER NOT NULL,"
         "  UNIQUE (device, model_version));",
     },
+    SqliteMigration{
+        4,
+        "plans carry their tuning cost",
+        // Repeated from plan_json's tuning record for queries (docs/TUNER.md). Rows written
+        // before this step were made by tuner version 4 or older, which recorded no cost; they
+        // get the defaults and are re-tuned lazily (their tuner version no longer matches).
+        "ALTER TABLE plans ADD COLUMN tune_mode TEXT NOT NULL DEFAULT '';"
+        "ALTER TABLE plans ADD COLUMN tuning_ms REAL NOT NULL DEFAULT 0;"
+        "ALTER TABLE plans ADD COLUMN tuning_spmv_equivalents REAL NOT NULL DEFAULT 0;",
+    },
 };
 
 }  // namespace

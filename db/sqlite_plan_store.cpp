@@ -164,7 +164,10 @@ class SqlitePlanStore::Impl {
     bind_text(s, 8, json);
     bind_double(s, 9, plan.measured_ms);
     bind_int64(s, 10, now_ms);  // updated_ms
-    bind_int64(s, 11, now_ms);  // created_ms, kept on conflict
+    bind_text(s, 11, to_string(plan.tuning.mode));
+    bind_double(s, 12, plan.tuning.cost.total_ms);
+    bind_double(s, 13, plan.tuning_spmv_equivalents());
+    bind_int64(s, kPlanCreatedMsPlaceholder, now_ms);  // created_ms, kept on conflict
     const int rc = first_step(s, "put plan");
     if (rc != SQLITE_DONE) fail(rc, "put plan " + to_string(key));
   }

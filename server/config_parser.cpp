@@ -1,7 +1,9 @@
 #include "server/config_parser.hpp"
 
 #include <CLI/CLI.hpp>
+#include <limits>
 #include <map>
+#include <optional>
 #include <sstream>
 
 namespace spmvd {
@@ -50,6 +52,20 @@ std::variant<DaemonConfig, ConfigExit> parse_daemon_config(int argc, char** argv
   app.add_option("--tune-warmup-runs", config.tuner.warmup_runs, "warm-up runs per candidate")
       ->capture_default_str()
       ->check(CLI::Range(0, 1000));
+  app.add_option("--tune-budget-fraction", config.tuner.budget_fraction,
+                 "tuning spends at most this fraction of the expected multiply time")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--expected-multiplies", config.tuner.default_expected_multiplies,
+                 "multiplies expected of a matrix whose upload gives no expected_multiplies")
+      ->capture_default_str()
+      ->check(CLI::Range(std::uint64_t{1}, std::numeric_limits<std::uint64_t>::max()));
+  std::string tune_mode = "auto";
+  app.add_option("--tune-mode", tune_mode,
+                 "auto (from the budget), model-only, verify-top-k, or exhaustive (the oracle, "
+                 "ignores the budget)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "model-only", "verify-top-k", "exhaustive"}));
   app.add_option("--admin-token-file", config.security.admin_token_file,
                  "file holding the Admin service's bearer token (or set SPMVD_ADMIN_TOKEN)");
   app.add_option("--spmv-token-file", config.security.spmv_token_file,
@@ -79,6 +95,7 @@ std::variant<DaemonConfig, ConfigExit> parse_daemon_config(int argc, char** argv
     const int code = app.exit(e, out, err);
     return ConfigExit{code, out.str() + err.str()};
   }
+  config.tuner.mode = parse_tune_mode(tune_mode);  // nullopt for "auto"
   return config;
 }
 

@@ -4,10 +4,13 @@
 
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <sstream>
 
 #include "core/error.hpp"
+#include "kernels/formats/cpu_csr/cpu_csr_rules.hpp"
+#include "kernels/formats/cusparse_csr/cusparse_csr_rules.hpp"
 #include "tuner/feature_extraction.hpp"
 
 namespace spmvd {
@@ -18,14 +21,20 @@ struct Engine::Resident {
   MatrixSummary summary;
   CsrMatrix<double> host;  // kept to (re)build formats; structure also keys the plan cache
   MatrixFeatures features;
+  double features_ms = 0.0;              // the feature pass at upload: part of the tuning cost
+  std::uint64_t expected_multiplies = 0;  // the upload's hint (0: the configured default)
   std::uint64_t reserved_bytes = 0;  // counted against the budget (guarded by residents_mutex_)
-  std::mutex mutex;                  // guards plan, op and the vectors
-  std::optional<Plan> plan;
+  std::mutex mutex;                  // guards plan, tuned, op and the vectors
+  Plan plan;                         // serving: the default plan until tuned
+  bool tuned = false;
   std::unique_ptr<SpmvOperator> op;
-  // One x and one y on the device, allocated with the format (and counted in its budget) so
-  // that a multiply allocates nothing.
+  // One x and one y on the device, allocated with the first format (and counted in the budget)
+  // so that a multiply allocates nothing.
   DeviceBuffer x;
   DeviceBuffer y;
+  // The latest queued tuning (guarded by the engine's queue_mutex_): Tune waits on it.
+  std::optional<std::shared_future<TuneOutcome>> tuning;
+  std::atomic<bool> released{false};
 };
 
 namespace {
@@ -93,38 +102,98 @@ std::string new_matrix_handle() {
   return hex.str();
 }
 
+Plan default_plan(const FormatRegistry& registry, const MatrixFeatures& features,
+                  const DeviceInfo& device, Precision precision) {
+  // The reference plan first (cuSPARSE CSR ALG1), else the CPU's CSR; the memory
+  // budget was checked against a CSR estimate at upload.
+  const auto unlimited = std::numeric_limits<std::uint64_t>::max();
+  for (const FormatId id : {kCusparseCsrFormatId, kCpuCsrFormatId}) {
+    const FormatEntry* entry = registry.find(id);
+    if (entry == nullptr) continue;
+    const FormatRules& rules = *entry->rules;
+    if (rules.needs_gpu() && !device.is_gpu) continue;
+    if (!rules.admissible(features, device, precision, unlimited)) continue;
+    for (const Candidate& c : rules.candidates(features, device)) {
+      if (id == kCusparseCsrFormatId && !is_baseline_candidate(c)) continue;
+      Plan plan;
+      plan.format = c.format;
+      plan.format_name = std::string(rules.name());
+      plan.params = c.params;
+      plan.launch = c.launch;
+      plan.precision = precision;
+      plan.tuner_version = kTunerVersion;
+      plan.features = features;
+      return plan;
+    }
+  }
+  throw Error(ErrorCode::failed_precondition,
+              "no default format (cuSPARSE CSR ALG1 or CPU CSR) can serve this matrix here");
+}
+
 Engine::Engine(EngineConfig config, Device& device, PlanStore& plans,
                const FormatRegistry& registry)
     : config_(config), device_(device), plans_(plans), registry_(registry) {
   if (config_.trim_memory_interval_ms > 0)
     trimmer_ = std::make_unique<MemoryTrimmer>(
         std::chrono::milliseconds(config_.trim_memory_interval_ms));
+  tuning_thread_ = std::thread([this] { run_tuning_thread(); });
 }
 
-Engine::~Engine() = default;
+Engine::~Engine() {
+  {
+    std::lock_guard lock(queue_mutex_);
+    stopping_ = true;
+  }
+  queue_cv_.notify_all();
+  tuning_thread_.join();
+  // Tunings still queued never ran: their waiters hear why.
+  for (TuneJob& job : queue_)
+    job.done->set_exception(std::make_exception_ptr(
+        Error(ErrorCode::unavailable, "the daemon is shutting down; the tuning did not run")));
+}
 
-MatrixSummary Engine::add_matrix(CsrMatrix<double> matrix, Precision precision, std::string name) {
+MatrixSummary Engine::add_matrix(CsrMatrix<double> matrix, Precision precision, std::string name,
+                                 std::uint64_t expected_multiplies) {
   auto resident = std::make_shared<Resident>();
+  const auto features_start = std::chrono::steady_clock::now();
   resident->features = extract_features(matrix);
+  resident->features_ms = elapsed_ms(features_start);
+  resident->expected_multiplies = expected_multiplies;
   resident->summary = {new_matrix_handle(), std::move(name), matrix.rows, matrix.cols,
                        matrix.nnz(),        precision,       structural_fingerprint(matrix)};
   resident->host = std::move(matrix);
   resident->reserved_bytes = csr_bytes_estimate(resident->features, precision);
+  const Plan first = default_plan(registry_, resident->features, device_.info(), precision);
 
-  std::unique_lock lock(residents_mutex_);
-  if (reserved_bytes_ + resident->reserved_bytes > config_.memory_budget_bytes)
-    throw Error(ErrorCode::resource_exhausted,
-                "matrix needs about " + to_string(resident->reserved_bytes) +
-                    " device bytes; " + to_string(reserved_bytes_) + " of the " +
-                    to_string(config_.memory_budget_bytes) +
-                    "-byte memory budget are in use (release matrices or raise "
-                    "--memory-budget-bytes)");
-  reserved_bytes_ += resident->reserved_bytes;
-  residents_[resident->summary.handle] = resident;
-  spdlog::info("matrix {} '{}' resident: {} x {}, {} nonzeros, {}, fingerprint {}",
+  {
+    std::unique_lock lock(residents_mutex_);
+    if (reserved_bytes_ + resident->reserved_bytes > config_.memory_budget_bytes)
+      throw Error(ErrorCode::resource_exhausted,
+                  "matrix needs about " + to_string(resident->reserved_bytes) +
+                      " device bytes; " + to_string(reserved_bytes_) + " of the " +
+                      to_string(config_.memory_budget_bytes) +
+                      "-byte memory budget are in use (release matrices or raise "
+                      "--memory-budget-bytes)");
+    reserved_bytes_ += resident->reserved_bytes;
+  }
+  try {
+    // Servable before the handle is returned: the first multiply never waits for tuning.
+    swap_in(*resident, first, build_locked(*resident, first), /*tuned=*/false);
+  } catch (...) {
+    std::unique_lock lock(residents_mutex_);
+    reserved_bytes_ -= resident->reserved_bytes;
+    throw;
+  }
+  {
+    std::unique_lock lock(residents_mutex_);
+    residents_[resident->summary.handle] = resident;
+  }
+  spdlog::info("matrix {} '{}' resident: {} x {}, {} nonzeros, {}, fingerprint {}; serving {} "
+               "while it is tuned",
                resident->summary.handle, resident->summary.name, resident->summary.rows,
                resident->summary.cols, resident->summary.nnz, to_string(precision),
-               resident->summary.fingerprint.hex());
+               resident->summary.fingerprint.hex(), first.format_name);
+  queue_tuning(resident, false, false, expected_multiplies);
   return resident->summary;
 }
 
@@ -177,49 +246,126 @@ void Engine::forget_plan(const PlanKey& key) {
   }
 }
 
-void Engine::build_operator(Resident& m, const Plan& plan) {
+std::unique_ptr<SpmvOperator> Engine::build_locked(const Resident& m, const Plan& plan) {
   const FormatEntry* entry = registry_.find(plan.format);
+  if (entry == nullptr)
+    throw Error(ErrorCode::internal, "plan names unregistered format id " +
+                                         to_string(plan.format.value));
   const Candidate candidate{plan.format, plan.params, plan.launch};
-  m.op.reset();  // free the old format before building the new one
-  m.op = entry->build(m.host, m.summary.precision, candidate, device_);
-  m.plan = plan;
-  const std::size_t vb = value_bytes(m.summary.precision);
-  if (!m.x.data() && !m.y.data()) {
-    m.x = DeviceBuffer(device_, static_cast<std::size_t>(m.summary.cols) * vb);
-    m.y = DeviceBuffer(device_, static_cast<std::size_t>(m.summary.rows) * vb);
-  }
-  const std::uint64_t vectors = m.x.bytes() + m.y.bytes();
-  std::unique_lock lock(residents_mutex_);
-  reserved_bytes_ = reserved_bytes_ - m.reserved_bytes + m.op->device_bytes() + vectors;
-  m.reserved_bytes = m.op->device_bytes() + vectors;
+  std::lock_guard device_lock(device_mutex_);
+  return entry->build(m.host, m.summary.precision, candidate, device_);
 }
 
-TuneOutcome Engine::ensure_plan(Resident& m, bool force) {
+void Engine::swap_in(Resident& m, const Plan& plan, std::unique_ptr<SpmvOperator> op, bool tuned) {
+  std::unique_ptr<SpmvOperator> old;
+  {
+    // Waits for the multiply in flight, if any: it finishes on the plan it started with.
+    std::lock_guard lock(m.mutex);
+    const std::size_t vb = value_bytes(m.summary.precision);
+    if (!m.x.data() && !m.y.data()) {
+      std::lock_guard device_lock(device_mutex_);
+      m.x = DeviceBuffer(device_, static_cast<std::size_t>(m.summary.cols) * vb);
+      m.y = DeviceBuffer(device_, static_cast<std::size_t>(m.summary.rows) * vb);
+    }
+    old = std::move(m.op);
+    m.op = std::move(op);
+    m.plan = plan;
+    m.tuned = tuned;
+    const std::uint64_t bytes = m.op->device_bytes() + m.x.bytes() + m.y.bytes();
+    std::unique_lock residents_lock(residents_mutex_);
+    // A released matrix no longer counts (release subtracted it); its tuning may still finish.
+    if (!m.released) reserved_bytes_ = reserved_bytes_ - m.reserved_bytes + bytes;
+    m.reserved_bytes = bytes;
+  }
+  old.reset();  // the old format's memory goes once no multiply can use it
+}
+
+std::shared_future<TuneOutcome> Engine::queue_tuning(const std::shared_ptr<Resident>& m,
+                                                     bool force, bool bypass_cache,
+                                                     std::uint64_t expected_multiplies) {
+  TuneJob job{m, force, bypass_cache, expected_multiplies,
+              std::make_shared<std::promise<TuneOutcome>>()};
+  std::shared_future<TuneOutcome> done = job.done->get_future().share();
+  {
+    std::lock_guard lock(queue_mutex_);
+    if (stopping_) throw Error(ErrorCode::unavailable, "the daemon is shutting down");
+    m->tuning = done;
+    queue_.push_back(std::move(job));
+  }
+  queue_cv_.notify_one();
+  return done;
+}
+
+void Engine::run_tuning_thread() {
+  for (;;) {
+    TuneJob job;
+    {
+      std::unique_lock lock(queue_mutex_);
+      queue_cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (stopping_) return;
+      job = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    if (job.matrix->released) {
+      job.done->set_exception(std::make_exception_ptr(Error(
+          ErrorCode::not_found, "matrix " + job.matrix->summary.handle + " was released")));
+      continue;
+    }
+    try {
+      job.done->set_value(run_tuning(job));
+    } catch (const Error& e) {
+      // The default plan keeps serving; a Tune request hears why, and may queue another.
+      spdlog::warn("matrix {}: tuning failed, it stays on its current plan: {}",
+                   job.matrix->summary.handle, e.what());
+      job.done->set_exception(std::current_exception());
+    } catch (const std::exception& e) {
+      spdlog::error("matrix {}: tuning failed: {}", job.matrix->summary.handle, e.what());
+      job.done->set_exception(std::current_exception());
+    }
+  }
+}
+
+TuneOutcome Engine::run_tuning(const TuneJob& job) {
+  Resident& m = *job.matrix;
   const auto start = std::chrono::steady_clock::now();
   TuneOutcome outcome;
-  std::lock_guard device_lock(device_mutex_);
   // A forced re-tune replaces the stored plan even when it measures slower (plan_store.hpp).
-  if (force) forget_plan(plan_key(m));
-  std::optional<Plan> plan = force ? std::nullopt : cached_plan(m);
+  if (job.force) forget_plan(plan_key(m));
+  std::optional<Plan> plan = job.force || job.bypass_cache ? std::nullopt : cached_plan(m);
   outcome.cache_hit = plan.has_value();
+  std::unique_ptr<SpmvOperator> op;
   if (!plan) {
     TunerOptions options = config_.tuner;
     const std::uint64_t others = bytes_in_use_by_others(m);
-    // Formats may outgrow their estimate, so the others can exceed the budget: then nothing is left.
-    options.memory_budget_bytes =
-        others < config_.memory_budget_bytes ? config_.memory_budget_bytes - others : 0;
-    m.op.reset();  // the tuner may use the memory the current format holds
+    std::uint64_t serving = 0;
+    {
+      std::shared_lock lock(residents_mutex_);
+      serving = m.reserved_bytes;
+    }
+    // The serving format stays resident while candidates are built beside it. Formats may
+    // outgrow their estimate, so the others can exceed the budget: then nothing is left.
+    options.memory_budget_bytes = others + serving < config_.memory_budget_bytes
+                                      ? config_.memory_budget_bytes - others - serving
+                                      : 0;
     const auto models = predictor_for(m.summary.precision);
-    plan = tune_matrix(registry_, device_, m.host, m.features, m.summary.precision, options,
-                       models.get());
-    const PlanKey key = plan_key(m);
+    const std::uint64_t expected =
+        job.expected_multiplies ? job.expected_multiplies : m.expected_multiplies;
+    TunedPlan tuned = tune_matrix(registry_, device_, m.host, m.features, m.summary.precision,
+                                  options, models.get(),
+                                  TuneHints{.expected_multiplies = expected,
+                                            .features_ms = m.features_ms},
+                                  &device_mutex_);
+    plan = std::move(tuned.plan);
+    op = std::move(tuned.op);
     try {
-      plans_.put(key, *plan);
+      plans_.put(plan_key(m), *plan);
     } catch (const Error& e) {
       spdlog::warn("could not store the plan for {}: {}", m.summary.fingerprint.hex(), e.what());
     }
   }
-  build_operator(m, *plan);
+  // The measured build is swapped in as it is; a plan from the cache is built here.
+  if (!op) op = build_locked(m, *plan);
+  swap_in(m, *plan, std::move(op), /*tuned=*/true);
   outcome.plan = *plan;
   outcome.tune_ms = elapsed_ms(start);
   {
@@ -228,23 +374,52 @@ TuneOutcome Engine::ensure_plan(Resident& m, bool force) {
       ++counters_.plan_cache_hits;
     } else {
       ++counters_.plan_cache_misses;
-      counters_.tuning_ms_total += outcome.tune_ms;
-      if (plan->measured_ms > 0.0)
-        counters_.tuning_spmv_equivalents_total += outcome.tune_ms / plan->measured_ms;
+      counters_.tuning_ms_total += plan->tuning.cost.total_ms;
+      counters_.tuning_spmv_equivalents_total += plan->tuning_spmv_equivalents();
     }
   }
-  spdlog::info("matrix {}: plan {} [{}] [{}] {:.4f} ms ({}, {:.1f} ms)", m.summary.handle,
-               plan->format_name, to_string(plan->params),
-               to_string(plan->launch), plan->measured_ms,
-               outcome.cache_hit ? "cache hit" : "tuned", outcome.tune_ms);
+  if (outcome.cache_hit) {
+    spdlog::info("matrix {}: plan {} [{}] [{}] {:.4f} ms (cache hit, {:.1f} ms)",
+                 m.summary.handle, plan->format_name, to_string(plan->params),
+                 to_string(plan->launch), plan->measured_ms, outcome.tune_ms);
+  } else {
+    const TuningRecord& t = plan->tuning;
+    const auto eq = [&](double ms) { return spmv_equivalents(ms, plan->measured_ms); };
+    spdlog::info(
+        "matrix {}: plan {} [{}] [{}] {:.4f} ms, tuned {} (k {}, {} measured; budget {:.1f} ms "
+        "for {} multiplies): features {:.2f} ms ({:.0f} SpMV), ranking {:.2f} ms ({:.0f}), "
+        "builds {:.2f} ms ({:.0f}), measurements {:.2f} ms ({:.0f}), total {:.2f} ms = {:.0f} "
+        "SpMV-equivalents",
+        m.summary.handle, plan->format_name, to_string(plan->params), to_string(plan->launch),
+        plan->measured_ms, to_string(t.mode), t.k, plan->candidates_measured, t.budget_ms,
+        t.expected_multiplies, t.cost.features_ms, eq(t.cost.features_ms), t.cost.ranking_ms,
+        eq(t.cost.ranking_ms), t.cost.builds_ms, eq(t.cost.builds_ms), t.cost.measurements_ms,
+        eq(t.cost.measurements_ms), t.cost.total_ms, eq(t.cost.total_ms));
+  }
   return outcome;
 }
 
-TuneOutcome Engine::tune(const std::string& handle, bool force) {
+TuneOutcome Engine::tune(const std::string& handle, bool force,
+                         std::uint64_t expected_multiplies) {
   auto m = find(handle);
-  std::lock_guard lock(m->mutex);
-  if (m->op && !force) return {*m->plan, true, 0.0};
-  return ensure_plan(*m, force);
+  std::shared_future<TuneOutcome> pending;
+  {
+    std::lock_guard lock(queue_mutex_);
+    if (m->tuning) pending = *m->tuning;
+  }
+  if (force || !pending.valid())
+    return queue_tuning(m, force, false, expected_multiplies).get();
+  // A failed tuning is retried on request; a finished one is widened when the hint grew.
+  std::optional<TuneOutcome> done;
+  try {
+    done = pending.get();
+  } catch (const Error&) {
+    return queue_tuning(m, false, false, expected_multiplies).get();
+  }
+  const TuningRecord& t = done->plan.tuning;
+  if (expected_multiplies > t.expected_multiplies && t.mode != TuneMode::exhaustive)
+    return queue_tuning(m, false, true, expected_multiplies).get();
+  return *done;
 }
 
 MultiplyOutcome Engine::multiply(const std::string& handle, double alpha, double beta,
@@ -261,11 +436,11 @@ MultiplyOutcome Engine::multiply(const std::string& handle, double alpha, double
   check_vectors("x", xs, m->summary.cols, "columns");
   check_vectors("y", ys, m->summary.rows, "rows");
 
+  // Held throughout: a swap of the plan waits until this multiply is done.
   std::lock_guard lock(m->mutex);
-  if (!m->op) ensure_plan(*m, false);
-
   MultiplyOutcome outcome;
-  outcome.plan = *m->plan;
+  outcome.plan = m->plan;
+  outcome.default_plan = !m->tuned;
   const Precision p = m->summary.precision;
   std::lock_guard device_lock(device_mutex_);
   for (std::size_t i = 0; i < xs.size(); ++i) {
@@ -289,6 +464,7 @@ void Engine::release(const std::string& handle) {
     m = std::move(it->second);
     residents_.erase(it);
     reserved_bytes_ -= m->reserved_bytes;
+    m->released = true;  // a queued tuning of it is skipped
   }
   // In-flight requests hold their own reference; the device memory goes with the last one.
   m.reset();
@@ -388,11 +564,11 @@ EngineStats Engine::stats() const {
       out.matrices.push_back({m->summary, m->reserved_bytes, {}});
     }
   }
-  // The plan is guarded by the matrix's own lock, which a tuning holds for seconds: a matrix
-  // being tuned shows no format yet rather than stalling the snapshot.
+  // The plan is guarded by the matrix's own lock, which a multiply holds: a matrix being
+  // multiplied shows no format rather than stalling the snapshot.
   for (std::size_t i = 0; i < residents.size(); ++i) {
     std::unique_lock lock(residents[i]->mutex, std::try_to_lock);
-    if (lock.owns_lock() && residents[i]->plan) out.matrices[i].format = residents[i]->plan->format_name;
+    if (lock.owns_lock()) out.matrices[i].format = residents[i]->plan.format_name;
   }
   out.memory_budget_bytes = config_.memory_budget_bytes;
   {

@@ -2,12 +2,22 @@
 // The daemon's engine: the resident-matrix registry, tuning through the plan cache, and
 // multiplication. No gRPC here: service methods decode, call this, encode.
 //
+// A matrix is servable as soon as it is added: it is built in the default format (cuSPARSE CSR
+// ALG1 on a GPU, the CPU CSR format on the CPU) and its tuning is queued for the engine's
+// tuning thread, which swaps the tuned plan and its build in when ready (docs/TUNER.md
+// "Background tuning").
+//
 // Thread safety: every method may be called from any gRPC thread. Each matrix has its own
-// lock (tune and multiply on one matrix are serialised); device work is serialised on the one
-// device stream.
+// lock, held by a multiply and by the swap of its plan, so a multiply runs wholly on one plan;
+// device work is serialised on the one device stream by the device lock, which the tuning
+// thread takes per candidate, so multiplies interleave with a tuning.
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
+#include <future>
+#include <thread>
 #include <functional>
 #include <map>
 #include <memory>
@@ -65,7 +75,7 @@ struct EngineCounters {
 struct ResidentStats {
   MatrixSummary summary;
   std::uint64_t device_bytes = 0;  // counted against the memory budget
-  std::string format;              // empty until tuned
+  std::string format;              // the plan serving it (the default format until tuned)
 };
 
 struct EngineStats {
@@ -80,27 +90,40 @@ struct EngineStats {
 struct TuneOutcome {
   Plan plan;
   bool cache_hit = false;
-  double tune_ms = 0.0;
+  double tune_ms = 0.0;  // wall time of the tuning (lookup and build on a hit)
 };
 
 struct MultiplyOutcome {
   std::vector<std::vector<double>> y;
   double device_ms = 0.0;
   Plan plan;
+  bool default_plan = false;  // the untuned default served it: tuning has not finished
 };
+
+// The plan a matrix is served with before tuning: cuSPARSE CSR ALG1 where the device is a GPU
+// and it is admissible, else the CPU CSR format; Plan.candidates_measured 0 marks it untuned.
+// Throws Error(failed_precondition) when neither is registered and admissible.
+Plan default_plan(const FormatRegistry& registry, const MatrixFeatures& features,
+                  const DeviceInfo& device, Precision precision);
 
 class Engine {
  public:
   Engine(EngineConfig config, Device& device, PlanStore& plans, const FormatRegistry& registry);
   ~Engine();
 
-  // Takes a validated matrix and makes it resident; returns its new handle. Throws
-  // Error(resource_exhausted) when it would not fit the memory budget.
-  MatrixSummary add_matrix(CsrMatrix<double> matrix, Precision precision, std::string name);
-  // Finds the plan in the cache or tunes (force: always tunes), then builds the format.
-  TuneOutcome tune(const std::string& handle, bool force);
-  // y_i = alpha*A*x_i + beta*y_i. ys is empty when beta == 0, else one per x. Tunes first if
-  // the matrix has no plan yet.
+  // Takes a validated matrix, makes it resident in the default format and queues its tuning;
+  // returns its new handle. expected_multiplies sets the tuning budget (0: the configured
+  // default). Throws Error(resource_exhausted) when it would not fit the memory budget.
+  MatrixSummary add_matrix(CsrMatrix<double> matrix, Precision precision, std::string name,
+                           std::uint64_t expected_multiplies = 0);
+  // Waits for the matrix's tuning (the plan cache, or a tuning in the background thread) and
+  // returns its plan. A new tuning is queued when force (the stored plan is dropped first), when
+  // the matrix has none pending or done (a failed one), or when expected_multiplies exceeds the
+  // hint the plan was tuned with and the plan's search was not exhaustive (a larger budget can
+  // only widen the search; the cache is bypassed, and the store keeps the faster plan).
+  TuneOutcome tune(const std::string& handle, bool force, std::uint64_t expected_multiplies = 0);
+  // y_i = alpha*A*x_i + beta*y_i. ys is empty when beta == 0, else one per x. Never waits for
+  // tuning: the plan serving the matrix now (the default until the tuned one is swapped in).
   MultiplyOutcome multiply(const std::string& handle, double alpha, double beta,
                            const std::vector<std::vector<double>>& xs,
                            const std::vector<std::vector<double>>& ys);
@@ -121,12 +144,25 @@ class Engine {
 
  private:
   struct Resident;
+  struct TuneJob {
+    std::shared_ptr<Resident> matrix;
+    bool force = false;       // drop the stored plan and tune
+    bool bypass_cache = false;  // tune even if the cache has a plan (a wider budget)
+    std::uint64_t expected_multiplies = 0;
+    std::shared_ptr<std::promise<TuneOutcome>> done;
+  };
   std::shared_ptr<Resident> find(const std::string& handle) const;
-  TuneOutcome ensure_plan(Resident& m, bool force);
+  std::shared_future<TuneOutcome> queue_tuning(const std::shared_ptr<Resident>& m, bool force,
+                                               bool bypass_cache,
+                                               std::uint64_t expected_multiplies);
+  void run_tuning_thread();
+  TuneOutcome run_tuning(const TuneJob& job);
   PlanKey plan_key(const Resident& m) const;
   std::optional<Plan> cached_plan(const Resident& m);
   void forget_plan(const PlanKey& key);  // erase, logging a store failure
-  void build_operator(Resident& m, const Plan& plan);
+  std::unique_ptr<SpmvOperator> build_locked(const Resident& m, const Plan& plan);
+  // Makes (plan, op) the matrix's serving plan, after the multiplies in flight on the old one.
+  void swap_in(Resident& m, const Plan& plan, std::unique_ptr<SpmvOperator> op, bool tuned);
   std::uint64_t bytes_in_use_by_others(const Resident& m) const;
   void install_calibration(const DeviceCalibration& calibration, std::string json);
   std::shared_ptr<const ModelPredictor> predictor_for(Precision precision) const;
@@ -151,6 +187,12 @@ class Engine {
   mutable std::mutex counters_mutex_;
   EngineCounters counters_;  // guarded by counters_mutex_
   std::atomic<bool> calibrating_{false};
+  // The tuning thread and its queue (guarded by queue_mutex_).
+  std::mutex queue_mutex_;
+  std::condition_variable queue_cv_;
+  std::deque<TuneJob> queue_;
+  bool stopping_ = false;
+  std::thread tuning_thread_;  // last: started when everything it uses exists
 };
 
 // 128 random bits from the OS as 32 hex digits: a handle nobody can guess.

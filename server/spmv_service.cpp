@@ -27,15 +27,17 @@ grpc::Status SpmvService::Upload(grpc::ServerContext* context,
     // A client that vanished half way cancels the call: nothing is kept.
     if (context->IsCancelled()) throw Error(ErrorCode::invalid_argument, "upload cancelled by the client");
     UploadedMatrix uploaded = assembler.finish();
-    *reply->mutable_matrix() = to_wire(engine_.add_matrix(
-        std::move(uploaded.matrix), uploaded.precision, std::move(uploaded.name)));
+    *reply->mutable_matrix() =
+        to_wire(engine_.add_matrix(std::move(uploaded.matrix), uploaded.precision,
+                                   std::move(uploaded.name), uploaded.expected_multiplies));
   });
 }
 
 grpc::Status SpmvService::Tune(grpc::ServerContext* context, const v1::TuneRequest* request,
                                v1::TuneReply* reply) {
   return run_if_admitted(guard_, *context, [&] {
-    const TuneOutcome outcome = engine_.tune(request->handle(), request->force());
+    const TuneOutcome outcome =
+        engine_.tune(request->handle(), request->force(), request->expected_multiplies());
     *reply->mutable_plan() = to_wire(outcome.plan, engine_.device_info().signature());
     reply->set_cache_hit(outcome.cache_hit);
     reply->set_tune_ms(outcome.tune_ms);
@@ -51,6 +53,10 @@ grpc::Status SpmvService::Multiply(grpc::ServerContext* context, const v1::Multi
     for (const auto& y : outcome.y) reply->add_y()->mutable_values()->Add(y.begin(), y.end());
     reply->set_device_ms(outcome.device_ms);
     *reply->mutable_plan() = to_wire(outcome.plan, engine_.device_info().signature());
+    if (outcome.default_plan) {
+      reply->mutable_plan()->clear_tuning();
+      reply->mutable_plan()->set_default_plan(true);
+    }
   });
 }
 

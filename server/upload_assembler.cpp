@@ -52,6 +52,7 @@ void UploadAssembler::start(const v1::UploadHeader& header) {
   started_ = true;
   result_.precision = decode_precision(header.precision());
   result_.name = header.name();
+  result_.expected_multiplies = header.expected_multiplies();
   if (header.encoding() == v1::UploadHeader::CSR) {
     const std::int64_t rows = header.rows(), cols = header.cols(), nnz = header.nnz();
     if (rows < 0 || cols < 0 || rows > kMaxDimension || cols > kMaxDimension)

@@ -19,6 +19,7 @@ struct UploadedMatrix {
   CsrMatrix<double> matrix;
   Precision precision = Precision::fp64;
   std::string name;
+  std::uint64_t expected_multiplies = 0;  // the header's hint; 0: the daemon's default
   NormalizeOutcome normalized;  // CSR uploads: rows put in order, duplicates summed
 };
 

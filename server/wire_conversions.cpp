@@ -30,6 +30,23 @@ v1::PlanInfo to_wire(const Plan& plan, const std::string& device_signature) {
   info.set_tuner_version(plan.tuner_version);
   info.set_device(device_signature);
   info.set_plan_json(plan_to_json(plan));
+  const TuningRecord& t = plan.tuning;
+  const auto eq = [&](double ms) { return spmv_equivalents(ms, plan.measured_ms); };
+  v1::TuningInfo& tuning = *info.mutable_tuning();
+  tuning.set_mode(std::string(to_string(t.mode)));
+  tuning.set_k(t.k);
+  tuning.set_expected_multiplies(t.expected_multiplies);
+  tuning.set_budget_ms(t.budget_ms);
+  tuning.set_features_ms(t.cost.features_ms);
+  tuning.set_ranking_ms(t.cost.ranking_ms);
+  tuning.set_builds_ms(t.cost.builds_ms);
+  tuning.set_measurements_ms(t.cost.measurements_ms);
+  tuning.set_total_ms(t.cost.total_ms);
+  tuning.set_features_spmv(eq(t.cost.features_ms));
+  tuning.set_ranking_spmv(eq(t.cost.ranking_ms));
+  tuning.set_builds_spmv(eq(t.cost.builds_ms));
+  tuning.set_measurements_spmv(eq(t.cost.measurements_ms));
+  tuning.set_total_spmv(eq(t.cost.total_ms));
   return info;
 }
 

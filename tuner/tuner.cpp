@@ -1,6 +1,7 @@
 #include "tuner/tuner.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <random>
 #include <set>
 #include <sstream>
@@ -29,35 +30,6 @@ std::vector<Candidate> enumerate_candidates(const FormatRegistry& registry,
     }
   }
   return out;
-}
-
-Selection select_fastest(std::span<const Candidate> candidates, CandidateTimer& timer,
-                         std::size_t limit) {
-  Selection selection;
-  bool found = false;
-  std::string last_failure;
-  for (std::size_t i = 0; i < candidates.size() && i < limit; ++i) {
-    double ms = 0.0;
-    try {
-      ms = timer.median_ms(candidates[i]);
-    } catch (const Error& e) {
-      // A candidate that cannot be built here (memory, shape) is not a plan; the others are.
-      last_failure = e.what();
-      continue;
-    }
-    ++selection.measured;
-    if (!found || ms < selection.best.median_ms) {
-      selection.best = {candidates[i], ms};
-      found = true;
-    }
-  }
-  if (!found) {
-    throw Error(ErrorCode::failed_precondition,
-                "no candidate could be measured (" + std::to_string(candidates.size()) +
-                    " admissible" +
-                    (last_failure.empty() ? "" : "; last failure: " + last_failure) + ")");
-  }
-  return selection;
 }
 
 std::optional<Prediction> ModelCandidatePredictor::predict(const Candidate& candidate) const {
@@ -94,57 +66,182 @@ std::vector<RankedCandidate> rank_candidates(std::span<const Candidate> candidat
   return ranked;
 }
 
-std::vector<RankedCandidate> candidates_to_measure(std::span<const RankedCandidate> ranked,
-                                                   std::size_t top_k, std::size_t fallback_limit,
-                                                   bool best_of_each_format) {
-  const bool any_predicted = !ranked.empty() && ranked.front().predicted_ms.has_value();
-  std::vector<RankedCandidate> out;
-  if (!any_predicted) {
-    for (std::size_t i = 0; i < ranked.size() && i < fallback_limit; ++i) out.push_back(ranked[i]);
-    return out;
-  }
-  const std::size_t k = std::max<std::size_t>(top_k, 1);
-  std::size_t taken = 0;
-  std::set<FormatId> formats_seen;
-  for (const RankedCandidate& r : ranked) {
-    const bool top = r.predicted_ms.has_value() && taken < k;
-    if (top) ++taken;
-    const bool first_of_format = formats_seen.insert(r.candidate.format).second;
-    if (top || is_baseline_candidate(r.candidate) || (best_of_each_format && first_of_format))
-      out.push_back(r);
-  }
-  return out;
+std::vector<RankedCandidate> measurement_order(std::span<const RankedCandidate> ranked) {
+  std::vector<RankedCandidate> order;
+  order.reserve(ranked.size());
+  if (ranked.empty()) return order;
+  std::vector<bool> placed(ranked.size(), false);
+  const auto place = [&](std::size_t i) {
+    order.push_back(ranked[i]);
+    placed[i] = true;
+  };
+  place(0);
+  for (std::size_t i = 1; i < ranked.size(); ++i)
+    if (is_baseline_candidate(ranked[i].candidate)) place(i);
+  // Then each other format's best ranked: across formats the models rank far worse than within
+  // one (docs/MODELS.md), so a budget that allows a few measurements spends them across formats.
+  std::set<FormatId> formats{ranked[0].candidate.format};
+  for (std::size_t i = 1; i < ranked.size(); ++i)
+    if (!placed[i] && formats.insert(ranked[i].candidate.format).second) place(i);
+  for (std::size_t i = 1; i < ranked.size(); ++i)
+    if (!placed[i]) place(i);
+  return order;
 }
 
-RankedSelection select_model_ranked(std::span<const Candidate> candidates,
-                                    const CandidatePredictor& predictor, CandidateTimer& timer,
-                                    const TunerOptions& options) {
-  const std::vector<RankedCandidate> ranked = rank_candidates(candidates, predictor);
-  const std::vector<RankedCandidate> chosen =
-      candidates_to_measure(ranked, options.measure_top_k, options.max_candidates_measured,
-                            options.measure_best_of_each_format);
-  std::vector<Candidate> to_measure;
-  to_measure.reserve(chosen.size());
-  for (const RankedCandidate& r : chosen) to_measure.push_back(r.candidate);
-  Selection selection;
-  try {
-    selection = select_fastest(to_measure, timer, to_measure.size());
-  } catch (const Error& e) {
-    if (e.code() != ErrorCode::failed_precondition) throw;
-    // None of the chosen could be built (short of memory, say): go on down the ranking, as
-    // far as the unranked search would have gone.
-    std::vector<Candidate> rest;
-    for (const RankedCandidate& r : ranked)
-      if (std::find(to_measure.begin(), to_measure.end(), r.candidate) == to_measure.end())
-        rest.push_back(r.candidate);
-    const std::size_t limit = options.max_candidates_measured > to_measure.size()
-                                  ? options.max_candidates_measured - to_measure.size()
-                                  : 0;
-    selection = select_fastest(rest, timer, limit);
+namespace {
+
+RunCounts runs_for(TuneMode mode, const TunerOptions& options) {
+  if (mode == TuneMode::model_only) return {.warmup = 1, .timed = 1};
+  return {.warmup = std::max(0, options.warmup_runs), .timed = std::max(1, options.timed_runs)};
+}
+
+// What one measurement is expected to cost: a build plus its runs at the candidate's time.
+double estimated_measurement_ms(const RankedCandidate& candidate, double reference_ms,
+                                double build_ms, RunCounts runs) {
+  const double run_ms = candidate.predicted_ms.value_or(reference_ms);
+  return build_ms + static_cast<double>(runs.warmup + runs.timed) * run_ms;
+}
+
+double estimated_build_ms(std::int64_t nnz, const TunerOptions& options) {
+  return static_cast<double>(nnz) * options.build_ns_per_nonzero_estimate * 1e-6;
+}
+
+double elapsed_ms(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since)
+      .count();
+}
+
+}  // namespace
+
+TuningChoice choose_tuning(std::span<const RankedCandidate> order, double reference_ms,
+                           std::uint64_t expected_multiplies, double spent_ms, std::int64_t nnz,
+                           const TunerOptions& options) {
+  const std::size_t n = std::min(order.size(), options.max_candidates_measured);
+  const auto count = static_cast<std::uint32_t>(std::max<std::size_t>(n, 1));
+  if (options.mode == TuneMode::exhaustive)
+    return {.mode = TuneMode::exhaustive, .k = count, .budget_ms = 0.0};
+  const std::uint64_t multiplies =
+      expected_multiplies ? expected_multiplies : options.default_expected_multiplies;
+  const double budget_ms =
+      options.budget_fraction * static_cast<double>(multiplies) * std::max(reference_ms, 0.0);
+  const double build_ms = estimated_build_ms(nnz, options);
+  // How many of the front of the order fit the budget with full verification runs.
+  const RunCounts full = runs_for(TuneMode::verify_top_k, options);
+  double planned_ms = spent_ms;
+  std::uint32_t fit = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    planned_ms += estimated_measurement_ms(order[i], reference_ms, build_ms, full);
+    if (planned_ms > budget_ms) break;
+    ++fit;
   }
-  RankedSelection out{.best = selection.best, .measured = selection.measured, .predicted_ms = 0.0};
-  for (const RankedCandidate& r : ranked)
-    if (r.candidate == selection.best.candidate) out.predicted_ms = r.predicted_ms.value_or(0.0);
+  if (options.mode == TuneMode::model_only)
+    return {.mode = TuneMode::model_only, .k = 1, .budget_ms = budget_ms};
+  if (options.mode == TuneMode::verify_top_k)
+    return {.mode = TuneMode::verify_top_k, .k = std::max<std::uint32_t>(fit, 1),
+            .budget_ms = budget_ms};
+  if (fit >= n && n > 1) return {.mode = TuneMode::exhaustive, .k = fit, .budget_ms = budget_ms};
+  if (fit >= 2) return {.mode = TuneMode::verify_top_k, .k = fit, .budget_ms = budget_ms};
+  return {.mode = TuneMode::model_only, .k = 1, .budget_ms = budget_ms};
+}
+
+BudgetedSelection select_within_budget(std::span<const Candidate> candidates,
+                                       const CandidatePredictor* predictor, CandidateTimer& timer,
+                                       const TunerOptions& options, const TuneHints& hints,
+                                       std::int64_t nnz) {
+  BudgetedSelection out;
+  TuningCost& cost = out.record.cost;
+  cost.features_ms = hints.features_ms;
+  out.record.expected_multiplies =
+      hints.expected_multiplies ? hints.expected_multiplies : options.default_expected_multiplies;
+
+  const auto ranking_start = std::chrono::steady_clock::now();
+  std::vector<RankedCandidate> ranked;
+  if (predictor != nullptr) {
+    ranked = rank_candidates(candidates, *predictor);
+  } else {
+    for (const Candidate& c : candidates) ranked.push_back({c, std::nullopt});
+  }
+  const std::vector<RankedCandidate> order = measurement_order(ranked);
+  cost.ranking_ms = elapsed_ms(ranking_start);
+  const auto spent = [&] {
+    return cost.features_ms + cost.ranking_ms + cost.builds_ms + cost.measurements_ms;
+  };
+
+  bool found = false;
+  std::string last_failure;
+  std::size_t builds = 0;
+  double slowest_build_ms_per_nnz = 0.0;
+  // The worst measured / predicted ratio seen (at least 1): a model that proves optimistic
+  // makes the estimate of the next measurement pessimistic by as much.
+  double worst_ratio = 1.0;
+  // Measures order[i]; returns whether it could be measured.
+  const auto measure = [&](std::size_t i, RunCounts runs) {
+    const CandidateTiming timing = timer.measure(order[i].candidate, runs);
+    cost.builds_ms += timing.build_ms;
+    cost.measurements_ms += timing.measure_ms;
+    ++builds;
+    if (nnz > 0)
+      slowest_build_ms_per_nnz =
+          std::max(slowest_build_ms_per_nnz, timing.build_ms / static_cast<double>(nnz));
+    if (!timing.median_ms) {
+      last_failure = timing.failure;
+      return false;
+    }
+    ++out.measured;
+    if (order[i].predicted_ms && *order[i].predicted_ms > 0.0)
+      worst_ratio = std::max(worst_ratio, *timing.median_ms / *order[i].predicted_ms);
+    // Strictly faster: a tie keeps the one measured first (the better ranked).
+    if (!found || *timing.median_ms < out.best.median_ms) {
+      out.best = {order[i].candidate, *timing.median_ms};
+      out.predicted_ms = order[i].predicted_ms.value_or(0.0);
+      timer.keep_last();
+      found = true;
+    }
+    return true;
+  };
+
+  const std::size_t limit = std::min(order.size(), options.max_candidates_measured);
+  // Without predictions the expected multiply time is unknown until one candidate is measured:
+  // the first in order is measured as model-only would, and its time is the reference.
+  std::size_t next = 0;
+  std::optional<double> reference_ms;
+  if (!order.empty() && order.front().predicted_ms) reference_ms = *order.front().predicted_ms;
+  TuningChoice choice;
+  if (!reference_ms && options.mode != TuneMode::exhaustive) {
+    const RunCounts probe = runs_for(TuneMode::model_only, options);
+    while (!found && next < limit) measure(next++, probe);
+    if (found) reference_ms = out.best.median_ms;
+  }
+  choice = choose_tuning(order, reference_ms.value_or(0.0), hints.expected_multiplies, spent(),
+                         nnz, options);
+  out.record.mode = choice.mode;
+  out.record.k = choice.k;
+  out.record.budget_ms = choice.budget_ms;
+  const RunCounts runs = runs_for(choice.mode, options);
+  const bool budgeted = choice.budget_ms > 0.0 || options.mode != TuneMode::exhaustive;
+
+  std::size_t taken = out.measured;  // the probe counts as one of k
+  for (; next < limit; ++next) {
+    if (found && taken >= choice.k) break;
+    if (found && budgeted) {
+      // The next measurement's cost from what this tuning has observed: the slowest build rate
+      // seen (or the estimate before any build) and its runs at its predicted time.
+      const double build_ms = builds ? slowest_build_ms_per_nnz * static_cast<double>(nnz)
+                                     : estimated_build_ms(nnz, options);
+      RankedCandidate scaled = order[next];
+      if (scaled.predicted_ms) *scaled.predicted_ms *= worst_ratio;
+      const double next_ms = estimated_measurement_ms(scaled, out.best.median_ms, build_ms, runs);
+      if (spent() + next_ms > choice.budget_ms) break;
+    }
+    if (measure(next, runs)) ++taken;
+  }
+  if (!found) {
+    throw Error(ErrorCode::failed_precondition,
+                "no candidate could be measured (" + std::to_string(candidates.size()) +
+                    " admissible" +
+                    (last_failure.empty() ? "" : "; last failure: " + last_failure) + ")");
+  }
+  cost.total_ms = spent();
   return out;
 }
 
@@ -159,49 +256,104 @@ std::vector<Value> random_vector(std::int64_t n, std::uint64_t seed) {
   return v;
 }
 
-DeviceBuffer random_device_vector(Device& device, std::int64_t n, Precision precision,
-                                  std::uint64_t seed) {
-  if (precision == Precision::fp32) {
-    const auto host = random_vector<float>(n, seed);
-    return upload(device, host.data(), host.size());
-  }
-  const auto host = random_vector<double>(n, seed);
-  return upload(device, host.data(), host.size());
-}
-
 }  // namespace
 
 DeviceCandidateTimer::DeviceCandidateTimer(const FormatRegistry& registry, Device& device,
                                            const CsrMatrix<double>& matrix, Precision precision,
-                                           int warmup_runs, int timed_runs)
+                                           std::mutex* device_mutex)
     : registry_(registry),
       device_(device),
       matrix_(matrix),
       precision_(precision),
-      warmup_runs_(warmup_runs),
-      timed_runs_(std::max(1, timed_runs)),
-      x_(random_device_vector(device, matrix.cols, precision, 0x5eed)),
-      y_(random_device_vector(device, matrix.rows, precision, 0x5eed + 1)) {}
+      device_mutex_(device_mutex),
+      x_host_(random_vector<double>(matrix.cols, 0x5eed)) {
+  std::unique_lock<std::mutex> lock;
+  if (device_mutex_) lock = std::unique_lock(*device_mutex_);
+  const std::size_t vb = value_bytes(precision);
+  x_ = DeviceBuffer(device, static_cast<std::size_t>(matrix.cols) * vb);
+  y_ = DeviceBuffer(device, static_cast<std::size_t>(matrix.rows) * vb);
+}
 
-double DeviceCandidateTimer::median_ms(const Candidate& candidate) {
+namespace {
+
+// x from the host in the operator's precision, as Engine::multiply copies it.
+void copy_x_in(Device& device, const std::vector<double>& host, Precision p, void* dst) {
+  if (host.empty()) return;
+  if (p == Precision::fp64) {
+    device.copy_from_host(dst, host.data(), host.size() * sizeof(double));
+  } else {
+    const std::vector<float> narrow(host.begin(), host.end());
+    device.copy_from_host(dst, narrow.data(), narrow.size() * sizeof(float));
+  }
+}
+
+}  // namespace
+
+CandidateTiming DeviceCandidateTimer::measure(const Candidate& candidate, RunCounts runs) {
   const FormatEntry* entry = registry_.find(candidate.format);
   if (entry == nullptr)
     throw Error(ErrorCode::internal,
                 "candidate names unregistered format id " + std::to_string(candidate.format.value));
-  auto op = entry->build(matrix_, precision_, candidate, device_);
-  // beta = 1 reads y as a solver's update does; the values stay finite (|y| grows slowly).
-  const auto run = [&] { op->apply(x_.data(), y_.data(), 1.0, 1.0); };
-  for (int i = 0; i < warmup_runs_; ++i) run();
-  device_.synchronize();
-  std::vector<double> times(static_cast<std::size_t>(timed_runs_));
-  for (auto& t : times) t = device_.time_ms(run);
+  // The device lock is taken per build and per run, not per candidate, so that a multiply of
+  // another matrix waits for one SpMV of the tuning at most, not for a whole measurement.
+  const auto hold_device = [&] {
+    return device_mutex_ ? std::unique_lock(*device_mutex_) : std::unique_lock<std::mutex>();
+  };
+  CandidateTiming timing;
+  last_.reset();  // the previous candidate's build, unless kept: its memory is needed now
+  last_candidate_.reset();
+  const auto build_start = std::chrono::steady_clock::now();
+  try {
+    const auto lock = hold_device();
+    last_ = entry->build(matrix_, precision_, candidate, device_);
+    device_.synchronize();  // a build's asynchronous copies and kernels are part of its cost
+  } catch (const Error& e) {
+    timing.build_ms = elapsed_ms(build_start);
+    timing.failure = e.what();
+    last_.reset();
+    return timing;
+  }
+  timing.build_ms = elapsed_ms(build_start);
+  last_candidate_ = candidate;
+
+  const auto measure_start = std::chrono::steady_clock::now();
+  const auto run = [&] { last_->apply(x_.data(), y_.data(), 1.0, 0.0); };
+  for (int i = 0; i < runs.warmup; ++i) {
+    const auto lock = hold_device();
+    copy_x_in(device_, x_host_, precision_, x_.data());
+    run();
+    device_.synchronize();
+  }
+  std::vector<double> times(static_cast<std::size_t>(std::max(1, runs.timed)));
+  for (auto& t : times) {
+    const auto lock = hold_device();
+    copy_x_in(device_, x_host_, precision_, x_.data());
+    t = device_.time_ms(run);
+  }
   std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
-  return times[times.size() / 2];
+  timing.median_ms = times[times.size() / 2];
+  timing.measure_ms = elapsed_ms(measure_start);
+  return timing;
 }
 
-Plan tune_matrix(const FormatRegistry& registry, Device& device, const CsrMatrix<double>& matrix,
-                 const MatrixFeatures& features, Precision precision, const TunerOptions& options,
-                 const ModelPredictor* predictor) {
+void DeviceCandidateTimer::keep_last() {
+  if (!last_) return;
+  kept_ = std::move(last_);
+  kept_candidate_ = std::move(last_candidate_);
+  last_candidate_.reset();
+}
+
+std::unique_ptr<SpmvOperator> DeviceCandidateTimer::take_kept(const Candidate& candidate) {
+  if (!kept_candidate_ || !(*kept_candidate_ == candidate)) return nullptr;
+  kept_candidate_.reset();
+  return std::move(kept_);
+}
+
+TunedPlan tune_matrix(const FormatRegistry& registry, Device& device,
+                      const CsrMatrix<double>& matrix, const MatrixFeatures& features,
+                      Precision precision, const TunerOptions& options,
+                      const ModelPredictor* predictor, const TuneHints& hints,
+                      std::mutex* device_mutex) {
   if (predictor != nullptr) {
     const ModelSet& set = predictor->model_set();
     if (set.precision != precision)
@@ -223,31 +375,28 @@ Plan tune_matrix(const FormatRegistry& registry, Device& device, const CsrMatrix
                     " nonzeros) within the memory budget of " +
                     std::to_string(options.memory_budget_bytes) + " bytes");
   }
-  DeviceCandidateTimer timer(registry, device, matrix, precision, options.warmup_runs,
-                             options.timed_runs);
-  Selection selection;
-  double predicted_ms = 0.0;
-  if (predictor != nullptr) {
-    const ModelCandidatePredictor models(*predictor, registry, features, device.info(), precision);
-    const RankedSelection ranked = select_model_ranked(candidates, models, timer, options);
-    selection = {ranked.best, ranked.measured};
-    predicted_ms = ranked.predicted_ms;
-  } else {
-    selection = select_fastest(candidates, timer, options.max_candidates_measured);
-  }
+  DeviceCandidateTimer timer(registry, device, matrix, precision, device_mutex);
+  std::optional<ModelCandidatePredictor> models;
+  if (predictor != nullptr)
+    models.emplace(*predictor, registry, features, device.info(), precision);
+  const BudgetedSelection selection = select_within_budget(
+      candidates, models ? &*models : nullptr, timer, options, hints, features.nnz);
 
-  Plan plan;
+  TunedPlan out;
+  Plan& plan = out.plan;
   plan.format = selection.best.candidate.format;
   plan.format_name = std::string(registry.find(plan.format)->rules->name());
   plan.params = selection.best.candidate.params;
   plan.launch = selection.best.candidate.launch;
   plan.precision = precision;
-  plan.predicted_ms = predicted_ms;
+  plan.predicted_ms = selection.predicted_ms;
   plan.measured_ms = selection.best.median_ms;
   plan.candidates_measured = selection.measured;
   plan.tuner_version = kTunerVersion;
   plan.features = features;
-  return plan;
+  plan.tuning = selection.record;
+  out.op = timer.take_kept(selection.best.candidate);
+  return out;
 }
 
 }  // namespace spmvd

@@ -1,14 +1,17 @@
 #pragma once
 // The tuner: every admissible candidate of every registered format is a point to consider;
 // the fastest measured one becomes the Plan. With calibrated models (a ModelPredictor) every
-// candidate is predicted and ranked, and only the best few predicted plus the cuSPARSE CSR
-// ALG1 baseline are measured (paper 004 Sec. 6's model-driven auto-tuning, confirmed by
-// measurement as ARCHITECTURE.md asks).
+// candidate is predicted and ranked (paper 004 Sec. 6's model-driven auto-tuning), and a budget
+// from the expected number of multiplies (the OSKI / MKL "expected calls" hint) decides how
+// many of the best predicted are confirmed by measurement: one (model-only), k (verify-top-k)
+// or all (exhaustive). docs/TUNER.md describes the modes, the budget and the cost accounting.
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "core/csr_matrix.hpp"
@@ -17,6 +20,7 @@
 #include "kernels/candidate.hpp"
 #include "kernels/device.hpp"
 #include "kernels/format_registry.hpp"
+#include "kernels/spmv_operator.hpp"
 #include "models/model_predictor.hpp"
 
 namespace spmvd {
@@ -28,30 +32,62 @@ namespace spmvd {
 // 3: each format's best predicted candidate is measured too (measure_best_of_each_format).
 // 4: a format's parameters and own features are its own structs (FieldSet in the plan JSON):
 //    plans of version 3 do not decode.
-inline constexpr std::uint32_t kTunerVersion = 4;
+// 5: a budget from the expected number of multiplies picks the mode (model-only, verify-top-k,
+//    exhaustive) and k; plans record the mode and the tuning cost (docs/TUNER.md).
+inline constexpr std::uint32_t kTunerVersion = 5;
 
 struct TunerOptions {
+  // Runs of a verify-top-k or exhaustive measurement; the median of the timed runs is a
+  // candidate's time. A model-only tuning measures its one candidate with one warm-up and one
+  // timed run ("measure it once").
   int warmup_runs = 3;
-  int timed_runs = 20;                       // the median of these is a candidate's time
+  int timed_runs = 20;
   std::size_t max_candidates_measured = 96;  // bound on build + measure work per matrix
   std::uint64_t memory_budget_bytes = 0;     // device bytes one matrix may occupy
-  // With a model predictor: how many of the best predicted candidates are measured (the
-  // baseline is measured besides them). Paper 004 trusts its model alone; the margin covers the
-  // model's error. At least 1 is measured.
-  std::size_t measure_top_k = 4;
-  // With a model predictor: also measure each format's best predicted candidate, so that a
-  // model that misjudges one format against another (docs/MODELS.md: across formats the models
-  // rank far worse than within one) costs a measurement, not a slow plan.
-  bool measure_best_of_each_format = true;
+  // The tuning budget (docs/TUNER.md): at most this fraction of the expected multiply time,
+  // expected_multiplies x the best candidate's predicted ms, goes to tuning.
+  double budget_fraction = 0.10;
+  // The expected_multiplies of a request that gives none (0): a Krylov solve of a few hundred
+  // iterations, restarted a few times.
+  std::uint64_t default_expected_multiplies = 1000;
+  // nullopt: the budget picks the mode. A forced exhaustive search ignores the budget (it is the
+  // oracle, for evaluation); a forced model-only or verify-top-k keeps to it.
+  std::optional<TuneMode> mode = std::nullopt;
+  // A build's cost before any build of this tuning is observed, per nonzero: issue 17's H100
+  // run (fp64, 20M nonzeros) built a plain CSR copy in 130-160 ms, i.e. ~7.5 ns per nonzero.
+  // Once a build is observed, the slowest observed rate is used instead.
+  double build_ns_per_nonzero_estimate = 7.5;
 };
 
-// Measures one candidate. The device timer builds and runs it; tests substitute fakes.
+// What the user expects and what was already spent, for one tuning.
+struct TuneHints {
+  std::uint64_t expected_multiplies = 0;  // 0: TunerOptions::default_expected_multiplies
+  double features_ms = 0.0;               // the feature pass, made at upload
+};
+
+// How many warm-up and timed runs one measurement makes.
+struct RunCounts {
+  int warmup = 0;
+  int timed = 1;
+};
+
+// One candidate's measurement and what it cost. median_ms is nullopt when the candidate could
+// not be built or run here (failure says why); its cost still counts.
+struct CandidateTiming {
+  std::optional<double> median_ms;
+  std::string failure;
+  double build_ms = 0.0;
+  double measure_ms = 0.0;
+};
+
+// Builds and measures candidates. The device timer builds on the GPU; tests substitute fakes.
 class CandidateTimer {
  public:
   virtual ~CandidateTimer() = default;
-  // Median milliseconds of the timed runs. Throws Error when the candidate cannot be built
-  // (e.g. resource_exhausted); the tuner then skips it.
-  virtual double median_ms(const Candidate& candidate) = 0;
+  virtual CandidateTiming measure(const Candidate& candidate, RunCounts runs) = 0;
+  // The tuner calls this when the candidate just measured is the best so far: a timer that
+  // builds keeps that build (and drops the one it kept before), so the winner is not rebuilt.
+  virtual void keep_last() {}
 };
 
 struct Measurement {
@@ -67,15 +103,6 @@ std::vector<Candidate> enumerate_candidates(const FormatRegistry& registry,
                                             const DeviceInfo& device, Precision precision,
                                             std::uint64_t memory_budget_bytes,
                                             const PartTimePredictor* part_predictor = nullptr);
-
-// Measures each candidate (in order, at most `limit`) and returns the fastest, plus how many
-// were measured successfully. Throws Error(failed_precondition) when none could be measured.
-struct Selection {
-  Measurement best;
-  std::uint32_t measured = 0;
-};
-Selection select_fastest(std::span<const Candidate> candidates, CandidateTimer& timer,
-                         std::size_t limit);
 
 // Predicts one candidate's time; the model predictor in production, fakes in tests.
 class CandidatePredictor {
@@ -121,55 +148,95 @@ struct RankedCandidate {
 std::vector<RankedCandidate> rank_candidates(std::span<const Candidate> candidates,
                                              const CandidatePredictor& predictor);
 
-// What a model-ranked tuning measures: the first max(top_k, 1) ranked candidates that have a
-// prediction, plus the baseline candidate wherever it is ranked, plus (best_of_each_format)
-// the best-ranked candidate of every format. When no candidate has a prediction, the first
-// `fallback_limit` in order (the unranked search). Ranked order.
-std::vector<RankedCandidate> candidates_to_measure(std::span<const RankedCandidate> ranked,
-                                                   std::size_t top_k, std::size_t fallback_limit,
-                                                   bool best_of_each_format = false);
+// The order in which a budgeted tuning measures ranked candidates: the best predicted first,
+// then the baseline (so that a tuning that measures two is never slower than cuSPARSE CSR
+// ALG1 where that is admissible), then the rest in ranked order.
+std::vector<RankedCandidate> measurement_order(std::span<const RankedCandidate> ranked);
 
-struct RankedSelection {
+// The mode, k and budget of a tuning (docs/TUNER.md "Budget"). Pure: a function of the ranked
+// candidates, the hint and the cost already spent.
+struct TuningChoice {
+  TuneMode mode = TuneMode::model_only;
+  std::uint32_t k = 1;     // candidates to measure, from the front of measurement_order
+  double budget_ms = 0.0;  // 0: unbudgeted (forced exhaustive)
+};
+// reference_ms is the best candidate's predicted time (or, without predictions, the first
+// measured time); order is measurement_order's result. spent_ms is what the tuning has cost so
+// far (the feature pass and the ranking). The k measurements of the choice, each estimated as a
+// build (nnz x the build rate) plus its runs at the candidate's predicted time (reference_ms
+// where it has none), fit budget_ms - spent_ms; model-only's one measurement is the floor.
+TuningChoice choose_tuning(std::span<const RankedCandidate> order, double reference_ms,
+                           std::uint64_t expected_multiplies, double spent_ms, std::int64_t nnz,
+                           const TunerOptions& options);
+
+struct BudgetedSelection {
   Measurement best;
-  std::uint32_t measured = 0;
-  double predicted_ms = 0.0;  // the prediction for best; 0 when it had none
+  std::uint32_t measured = 0;  // successfully
+  double predicted_ms = 0.0;   // the prediction for best; 0 when it had none
+  TuningRecord record;         // mode, k, budget and cost (total included)
 };
 
-// Ranks, measures candidates_to_measure, and returns the fastest measured one: never slower
-// than the baseline when the baseline is admissible and measurable. When none of those can be
-// measured (all fail to build), measures further down the ranking, up to
-// max_candidates_measured in all. Throws Error(failed_precondition) when none could be measured.
-RankedSelection select_model_ranked(std::span<const Candidate> candidates,
-                                    const CandidatePredictor& predictor, CandidateTimer& timer,
-                                    const TunerOptions& options);
+// Ranks (predictor may be null: candidates in the given order, unpredicted), chooses the mode
+// and k from the budget, and measures down measurement_order: before each measurement after
+// the first, the cost of the next is estimated from what was observed so far, and the search
+// stops where it would overrun the budget. Returns the fastest measured; ties go to the
+// candidate measured first. A candidate that fails to build is skipped and the next one taken,
+// within the budget; when none has been measured the search goes on (to
+// max_candidates_measured) past the budget, since a plan is needed. Throws
+// Error(failed_precondition) when none could be measured.
+BudgetedSelection select_within_budget(std::span<const Candidate> candidates,
+                                       const CandidatePredictor* predictor, CandidateTimer& timer,
+                                       const TunerOptions& options, const TuneHints& hints,
+                                       std::int64_t nnz);
 
-// Builds each candidate on `device` and times it with random x and y (seeded) and the
-// device's clock: warm-up runs, then the median of timed runs.
+// Builds each candidate on `device` and times it the way Engine::multiply runs a plan: for
+// each run, x is copied in from the host, then apply(x, y, 1, 0) is timed with the device's
+// clock on the device's one stream (Multiply's common call; beta = 0 lets a library skip
+// reading y, as it does for Multiply). The warm-up runs are not timed; the median of the timed
+// runs is the candidate's time. The build of the best candidate is kept (keep_last) and handed
+// over by take_kept. With device_mutex, each build and each run holds it, so multiplies
+// interleave with a tuning at the granularity of one SpMV.
 class DeviceCandidateTimer final : public CandidateTimer {
  public:
   DeviceCandidateTimer(const FormatRegistry& registry, Device& device,
-                       const CsrMatrix<double>& matrix, Precision precision, int warmup_runs,
-                       int timed_runs);
-  double median_ms(const Candidate& candidate) override;
+                       const CsrMatrix<double>& matrix, Precision precision,
+                       std::mutex* device_mutex = nullptr);
+  CandidateTiming measure(const Candidate& candidate, RunCounts runs) override;
+  void keep_last() override;
+  // The kept build, if it is the build of `candidate`; null otherwise.
+  std::unique_ptr<SpmvOperator> take_kept(const Candidate& candidate);
 
  private:
   const FormatRegistry& registry_;
   Device& device_;
   const CsrMatrix<double>& matrix_;
   Precision precision_;
-  int warmup_runs_;
-  int timed_runs_;
+  std::mutex* device_mutex_;
+  std::vector<double> x_host_;
   DeviceBuffer x_;
   DeviceBuffer y_;
+  std::optional<Candidate> last_candidate_;
+  std::unique_ptr<SpmvOperator> last_;
+  std::optional<Candidate> kept_candidate_;
+  std::unique_ptr<SpmvOperator> kept_;
 };
 
-// Enumerates, measures, and returns the plan for `matrix` on `device`. predictor nullptr:
-// every admissible candidate is measured (up to max_candidates_measured). Otherwise
-// select_model_ranked with its model set, and Plan.predicted_ms is the winner's prediction.
+// A tuned plan and the build that was measured for it (null when the tuning could not keep it).
+struct TunedPlan {
+  Plan plan;
+  std::unique_ptr<SpmvOperator> op;
+};
+
+// Enumerates, ranks (with predictor), measures within the budget (select_within_budget), and
+// returns the plan for `matrix` on `device` with the winner's build. Plan.predicted_ms is the
+// winner's prediction (0 without models); Plan.tuning records the mode, k, budget and cost.
+// timer: null measures with a DeviceCandidateTimer holding device_mutex; tests pass a fake.
 // Throws Error(invalid_argument) when the predictor's model set is for another precision or
 // device, Error(resource_exhausted) when no format fits the budget, and what selection throws.
-Plan tune_matrix(const FormatRegistry& registry, Device& device, const CsrMatrix<double>& matrix,
-                 const MatrixFeatures& features, Precision precision, const TunerOptions& options,
-                 const ModelPredictor* predictor = nullptr);
+TunedPlan tune_matrix(const FormatRegistry& registry, Device& device,
+                      const CsrMatrix<double>& matrix, const MatrixFeatures& features,
+                      Precision precision, const TunerOptions& options,
+                      const ModelPredictor* predictor = nullptr, const TuneHints& hints = {},
+                      std::mutex* device_mutex = nullptr);
 
 }  // namespace spmvd

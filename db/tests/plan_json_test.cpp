@@ -211,6 +211,8 @@ TEST(PlanJson, EveryMissingFieldIsNamed) {
   for (const auto& [name, value] : written.at("features").items()) {
     fields.emplace_back("features", name);
   }
+  for (const auto& [name, value] : written.at("tuning").items())
+    fields.emplace_back("tuning", name);
   for_each_field(plan.launch, [&](const char* name, auto) { fields.emplace_back("launch", name); });
   // A format's params and own features are FieldSets of whatever fields the format declares: the
   // format, not the codec, requires them (ParamsOfTheWrongShapeAreRefusedByTheFormat...).
@@ -222,6 +224,14 @@ TEST(PlanJson, EveryMissingFieldIsNamed) {
     const std::string path = object.empty() ? name : object + "." + name;
     EXPECT_EQ(decode_error(j.dump()), "plan JSON: field '" + path + "' missing");
   }
+}
+
+TEST(PlanJson, AnUnknownTuningModeIsNamed) {
+  json j = full_plan_json();
+  j["tuning"]["mode"] = "guess";
+  EXPECT_EQ(decode_error(j.dump()),
+            "plan JSON: field 'tuning.mode' has value \"guess\", expected \"model-only\", "
+            "\"verify-top-k\" or \"exhaustive\"");
 }
 
 TEST(PlanJson, MistypedFieldIsNamedWithBothTypes) {

@@ -67,6 +67,19 @@ TEST_P(PlanStoreConformance, FindsWhatItPut) {
   EXPECT_EQ(store_->find(key), plan_for(key));
 }
 
+TEST_P(PlanStoreConformance, TheTuningModeAndCostAreQueryableColumns) {
+  const PlanKey key = key_of(1);
+  Plan plan = plan_for(key);
+  plan.measured_ms = 0.5;
+  plan.tuning.cost.total_ms = 12.0;  // 24 multiplies of the plan
+  store_->put(key, plan);
+  EXPECT_EQ(backend_->query("SELECT tune_mode FROM plans" + where(key)), "verify-top-k");
+  EXPECT_EQ(std::stod(backend_->query("SELECT tuning_ms FROM plans" + where(key))), 12.0);
+  EXPECT_EQ(std::stod(backend_->query("SELECT tuning_spmv_equivalents FROM plans" + where(key))),
+            24.0);
+  EXPECT_EQ(store_->find(key)->tuning, plan.tuning);
+}
+
 TEST_P(PlanStoreConformance, FindOfAnAbsentKeyIsNullopt) {
   store_->put(key_of(1), plan_for(key_of(1)));
   EXPECT_EQ(store_->find(key_of(2)), std::nullopt);

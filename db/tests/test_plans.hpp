@@ -52,6 +52,16 @@ inline Plan full_plan(std::uint32_t seed = 1) {
       {"cusparse_bsr",
        FieldSet({{"block_dims", std::vector<std::int64_t>{2, 4}},
                  {"blocks", std::vector<std::int64_t>{1'000'000'000'000LL + seed, 3}}})}};
+  plan.tuning = TuningRecord{
+      .mode = TuneMode::verify_top_k,
+      .k = 3 + seed,
+      .expected_multiplies = (1ULL << 40) + seed,
+      .budget_ms = 0.7 * seed,
+      .cost = {.features_ms = 0.1 + seed,
+               .ranking_ms = 0.02,
+               .builds_ms = 1.0 / 7.0,
+               .measurements_ms = 3.5,
+               .total_ms = 0.1 + seed + 0.02 + 1.0 / 7.0 + 3.5}};
   return plan;
 }
 

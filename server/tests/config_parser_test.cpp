@@ -53,6 +53,22 @@ TEST(DaemonConfigParser, DefaultsListenOnLoopbackWithMetricsAndTrimming) {
   EXPECT_TRUE(config.security.admin_token_file.empty());
 }
 
+TEST(DaemonConfigParser, TuningBudgetFlagsParseAndDefaultToAutoTenPercentOfAThousand) {
+  const auto defaults = std::get<DaemonConfig>(parse({}));
+  EXPECT_FALSE(defaults.tuner.mode.has_value());
+  EXPECT_DOUBLE_EQ(defaults.tuner.budget_fraction, 0.10);
+  EXPECT_EQ(defaults.tuner.default_expected_multiplies, 1000u);
+  const auto parsed = parse({"--tune-mode", "verify-top-k", "--tune-budget-fraction", "0.05",
+                             "--expected-multiplies", "500"});
+  ASSERT_TRUE(std::holds_alternative<DaemonConfig>(parsed)) << std::get<ConfigExit>(parsed).message;
+  const auto& config = std::get<DaemonConfig>(parsed);
+  EXPECT_EQ(config.tuner.mode, TuneMode::verify_top_k);
+  EXPECT_DOUBLE_EQ(config.tuner.budget_fraction, 0.05);
+  EXPECT_EQ(config.tuner.default_expected_multiplies, 500u);
+  EXPECT_TRUE(std::holds_alternative<ConfigExit>(parse({"--tune-mode", "guess"})));
+  EXPECT_TRUE(std::holds_alternative<ConfigExit>(parse({"--tune-budget-fraction", "2"})));
+}
+
 TEST(DaemonConfigParser, EveryKeyOfTheExampleConfigIsAFlag) {
   std::ifstream example(SPMVD_EXAMPLE_CONFIG);
   ASSERT_TRUE(example) << SPMVD_EXAMPLE_CONFIG;

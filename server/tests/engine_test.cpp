@@ -3,10 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <atomic>
 #include <random>
+#include <thread>
 
 #include "core/error.hpp"
 #include "db/sqlite_plan_store.hpp"
+#include "tuner/feature_extraction.hpp"
 
 namespace spmvd {
 namespace {
@@ -94,15 +97,17 @@ TEST_F(EngineTest, SecondMatrixWithTheSameStructureIsACacheHit) {
 
 TEST_F(EngineTest, CachedPlanForAnUnknownFormatIsReTuned) {
   const auto m = random_matrix(50, 50, 4);
-  const auto summary = engine_.add_matrix(m, Precision::fp64, "");
   Plan bogus;
   bogus.format = FormatId{999};
   bogus.format_name = "from_the_future";
   bogus.precision = Precision::fp64;
   bogus.tuner_version = kTunerVersion;
-  const PlanKey key{summary.fingerprint, device_->info().signature(), Precision::fp64,
+  const PlanKey key{structural_fingerprint(m), device_->info().signature(), Precision::fp64,
                     kTunerVersion, kModelVersion};
-  store_.put(key, bogus);  // measured_ms 0: no re-tune could beat it under the winner rule
+  // Stored before the upload, whose background tuning looks it up. measured_ms 0: no re-tune
+  // could beat it under the winner rule.
+  store_.put(key, bogus);
+  const auto summary = engine_.add_matrix(m, Precision::fp64, "");
   const auto outcome = engine_.tune(summary.handle, false);
   EXPECT_FALSE(outcome.cache_hit);
   EXPECT_NE(outcome.plan.format, FormatId{999});
@@ -124,6 +129,72 @@ TEST_F(EngineTest, ForcedReTuneReplacesTheStoredPlanEvenWhenSlower) {
   const auto forced = engine_.tune(summary.handle, true);
   EXPECT_FALSE(forced.cache_hit);
   EXPECT_EQ(store_.find(key), forced.plan) << "force stores what it measured";
+}
+
+std::vector<double> reference_y(const CsrMatrix<double>& m, const std::vector<double>& x) {
+  std::vector<double> y(static_cast<std::size_t>(m.rows));
+  reference_spmv(m, x.data(), y.data(), 1.0, 0.0);
+  return y;
+}
+
+void expect_near(const std::vector<double>& got, const std::vector<double>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t r = 0; r < want.size(); ++r)
+    ASSERT_NEAR(got[r], want[r], 1e-12 * (1 + std::abs(want[r]))) << "row " << r;
+}
+
+TEST_F(EngineTest, AMatrixIsMultipliedAtOnceAndTheTunedPlanReplacesTheDefault) {
+  const auto m = random_matrix(400, 300, 11);
+  const std::vector<double> x(300, 0.5);
+  const auto summary = engine_.add_matrix(m, Precision::fp64, "");
+  // Servable before any tuning result: whichever plan serves, y is right.
+  expect_near(engine_.multiply(summary.handle, 1, 0, {x}, {}).y[0], reference_y(m, x));
+  const auto tuned = engine_.tune(summary.handle, false);  // waits for the background tuning
+  const auto after = engine_.multiply(summary.handle, 1, 0, {x}, {});
+  EXPECT_FALSE(after.default_plan);
+  EXPECT_EQ(after.plan, tuned.plan);
+  EXPECT_GT(after.plan.candidates_measured, 0u);
+  expect_near(after.y[0], reference_y(m, x));
+}
+
+TEST_F(EngineTest, TheDefaultPlanIsTheCpuCsrFormatOnTheCpu) {
+  const auto m = random_matrix(20, 20, 12);
+  const Plan plan = default_plan(format_registry(), extract_features(m), device_->info(),
+                                 Precision::fp64);
+  EXPECT_EQ(plan.format_name, "cpu_csr");
+  EXPECT_EQ(plan.candidates_measured, 0u);
+}
+
+TEST_F(EngineTest, MultipliesDuringRepeatedSwapsAreAllCorrect) {
+  const auto m = random_matrix(500, 500, 13);
+  const auto summary = engine_.add_matrix(m, Precision::fp64, "");
+  std::vector<double> x(500);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::sin(static_cast<double>(i));
+  const auto want = reference_y(m, x);
+  std::atomic<bool> done{false};
+  std::atomic<int> multiplies{0};
+  std::thread multiplier([&] {
+    while (!done) {
+      expect_near(engine_.multiply(summary.handle, 1, 0, {x}, {}).y[0], want);
+      ++multiplies;
+    }
+  });
+  for (int i = 0; i < 3; ++i) engine_.tune(summary.handle, /*force=*/true);  // three swaps
+  done = true;
+  multiplier.join();
+  EXPECT_GT(multiplies.load(), 0);
+}
+
+TEST_F(EngineTest, ALargerExpectedMultipliesHintWidensTheSearch) {
+  const auto m = random_matrix(100, 100, 14);
+  const auto summary = engine_.add_matrix(m, Precision::fp64, "", /*expected_multiplies=*/1);
+  const auto narrow = engine_.tune(summary.handle, false);
+  EXPECT_EQ(narrow.plan.tuning.expected_multiplies, 1u);
+  EXPECT_EQ(narrow.plan.tuning.mode, TuneMode::model_only);
+  const auto wide = engine_.tune(summary.handle, false, 1'000'000'000);
+  EXPECT_EQ(wide.plan.tuning.expected_multiplies, 1'000'000'000u);
+  EXPECT_EQ(wide.plan.tuning.mode, TuneMode::exhaustive);
+  EXPECT_GE(wide.plan.candidates_measured, narrow.plan.candidates_measured);
 }
 
 TEST_F(EngineTest, BadRequestsGetPreciseErrors) {

@@ -55,6 +55,15 @@ TEST(UploadAssembler, AssemblesCsrSentInSeveralChunks) {
   EXPECT_EQ(m.precision, Precision::fp64);
 }
 
+TEST(UploadAssembler, CarriesTheExpectedMultipliesHint) {
+  UploadAssembler a(1 << 20);
+  auto header = csr_header(1, 1, 1);
+  header.mutable_header()->set_expected_multiplies(250);
+  a.add(header);
+  a.add(csr_part({0, 1}, {0}, {1.0}));
+  EXPECT_EQ(a.finish().expected_multiplies, 250u);
+}
+
 TEST(UploadAssembler, StreamCutOffHalfWayNamesWhatIsMissing) {
   UploadAssembler a(1 << 20);
   a.add(csr_header(2, 3, 3));

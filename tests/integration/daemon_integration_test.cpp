@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <chrono>
 #include <random>
 #include <thread>
 
@@ -127,6 +128,64 @@ TEST_F(DaemonIntegration, UploadTuneMultiplyThenRestartHitsThePlanCache) {
   }
 }
 
+// Issue 17: the first multiply never waits for tuning. The tuning is made slow on purpose (an
+// exhaustive search with 1000 timed runs per candidate: seconds on the CPU backend) so that the
+// multiplies issued right after the upload find the default plan serving.
+TEST_F(DaemonIntegration, AMatrixIsMultipliableAtOnceAndItsTunedPlanIsSwappedInWhenReady) {
+  auto daemon = start({"--tune-mode", "exhaustive", "--tune-timed-runs", "1000"});
+  SpmvClient client(daemon->address());
+  const auto matrix = banded_matrix(50'000, 21);
+  const auto x = random_values(matrix.cols, 22);
+  std::vector<double> expected(static_cast<std::size_t>(matrix.rows));
+  reference_spmv(matrix, x.data(), expected.data(), 1.0, 0.0);
+  const auto check = [&](const v1::MultiplyReply& reply) {
+    ASSERT_EQ(reply.y(0).values_size(), matrix.rows);
+    for (std::int64_t r = 0; r < matrix.rows; ++r)
+      ASSERT_NEAR(reply.y(0).values(static_cast<int>(r)), expected[r], 1e-12) << "row " << r;
+  };
+
+  const auto info = client.upload(matrix, Precision::fp64, "served at once");
+  const auto first = client.multiply(info.handle(), 1.0, 0.0, {x});
+  check(first);
+  EXPECT_TRUE(first.plan().default_plan()) << "tuning seconds long finished before the first "
+                                              "multiply: the daemon made the multiply wait";
+  EXPECT_EQ(first.plan().format(), "cpu_csr");
+  // Multiply on while the background tuning runs; every y is right, and the plan changes.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+  int multiplies = 1;
+  v1::MultiplyReply reply = first;
+  while (reply.plan().default_plan() && std::chrono::steady_clock::now() < deadline) {
+    reply = client.multiply(info.handle(), 1.0, 0.0, {x});
+    check(reply);
+    ++multiplies;
+  }
+  ASSERT_FALSE(reply.plan().default_plan()) << "the tuned plan was never swapped in";
+  EXPECT_GT(multiplies, 1);
+  std::printf("%d multiplies served, all correct, before the tuned plan (%s, %s) arrived\n",
+              multiplies, reply.plan().format().c_str(), reply.plan().tuning().mode().c_str());
+  EXPECT_EQ(reply.plan().tuning().mode(), "exhaustive");
+  EXPECT_GT(reply.plan().measured_ms(), 0.0);
+  // A Tune request gets the same plan, without tuning again.
+  const auto tuned = client.tune(info.handle());
+  EXPECT_EQ(tuned.plan().plan_json(), reply.plan().plan_json());
+  EXPECT_EQ(daemon->stop(SIGTERM), 0);
+}
+
+TEST_F(DaemonIntegration, ASecondDaemonOnTheSameDatabaseGetsACacheHit) {
+  auto first = start();
+  auto second = start();
+  const auto matrix = banded_matrix(2000, 31);
+  SpmvClient a(first->address()), b(second->address());
+  const auto tuned = a.tune(a.upload(matrix, Precision::fp64, "on a").handle());
+  EXPECT_FALSE(tuned.cache_hit());
+  const auto hit = b.tune(b.upload(matrix, Precision::fp64, "on b").handle());
+  EXPECT_TRUE(hit.cache_hit());
+  EXPECT_EQ(hit.plan().plan_json(), tuned.plan().plan_json());
+  EXPECT_EQ(hit.plan().tuning().mode(), tuned.plan().tuning().mode());
+  EXPECT_EQ(first->stop(SIGTERM), 0);
+  EXPECT_EQ(second->stop(SIGTERM), 0);
+}
+
 TEST_F(DaemonIntegration, MatrixMarketUploadPlainAndGzippedFromSharedMatrices) {
   const std::string path = std::string(SPMVD_SHARED_MATRICES) + "/cage11.mtx.gz";
   if (!std::filesystem::exists(path)) GTEST_SKIP() << "no " << path;
@@ -225,8 +284,9 @@ TEST_F(DaemonIntegration, UploadCutOffHalfWayKeepsNothing) {
 }
 
 TEST_F(DaemonIntegration, SigtermLetsTheInFlightRequestFinish) {
-  // Many timed runs make tuning take a while, so SIGTERM arrives during it.
-  auto daemon = start({"--tune-timed-runs", "400", "--shutdown-grace-ms", "60000"});
+  // An exhaustive search with many timed runs takes a while, so SIGTERM arrives during it.
+  auto daemon = start({"--tune-mode", "exhaustive", "--tune-timed-runs", "400",
+                       "--shutdown-grace-ms", "60000"});
   SpmvClient client(daemon->address());
   const auto info = client.upload(banded_matrix(200'000, 8), Precision::fp64);
   auto in_flight = std::async(std::launch::async, [&] { return client.tune(info.handle()); });

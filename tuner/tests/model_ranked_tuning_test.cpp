@@ -24,12 +24,6 @@ Candidate baseline() {
       .params = FieldSet::of(CusparseCsrParams{.library_algorithm = kCusparseSpmvCsrAlg1}),
       .launch = {}};
 }
-Candidate cusparse_alg2() {
-  return Candidate{
-      .format = kCusparseCsrFormatId,
-      .params = FieldSet::of(CusparseCsrParams{.library_algorithm = kCusparseSpmvCsrAlg2}),
-      .launch = {}};
-}
 
 // Predictions from a table keyed by candidate; a missing entry has no prediction.
 class FakePredictor final : public CandidatePredictor {
@@ -46,119 +40,291 @@ class FakePredictor final : public CandidatePredictor {
   std::vector<std::pair<Candidate, double>> table_;
 };
 
-// Measured times from a table; a missing entry fails to build. Records what it measured.
-class RecordingTimer final : public CandidateTimer {
+// Fake timings: each candidate's median from a table, a fixed build cost, and runs that cost
+// their median each, so the cost of a tuning is exact. A missing entry fails to build (after
+// its build cost). Records what it measured and with how many runs.
+class FakeTimer final : public CandidateTimer {
  public:
-  explicit RecordingTimer(std::vector<std::pair<Candidate, double>> table)
-      : table_(std::move(table)) {}
-  double median_ms(const Candidate& c) override {
+  explicit FakeTimer(std::vector<std::pair<Candidate, double>> table, double build_ms = 1.0)
+      : table_(std::move(table)), build_ms_(build_ms) {}
+  CandidateTiming measure(const Candidate& c, RunCounts runs) override {
     measured.push_back(c);
-    for (const auto& [known, ms] : table_)
-      if (known == c) return ms;
-    throw Error(ErrorCode::resource_exhausted, "out of memory");
+    runs_seen.push_back(runs);
+    CandidateTiming t{.median_ms = std::nullopt, .failure = "", .build_ms = build_ms_,
+                      .measure_ms = 0.0};
+    for (const auto& [known, ms] : table_) {
+      if (known == c) {
+        t.median_ms = ms;
+        t.measure_ms = ms * (runs.warmup + runs.timed);
+        return t;
+      }
+    }
+    t.failure = "out of memory";
+    return t;
   }
+  void keep_last() override { kept = measured.back(); }
   std::vector<Candidate> measured;
+  std::vector<RunCounts> runs_seen;
+  std::optional<Candidate> kept;
 
  private:
   std::vector<std::pair<Candidate, double>> table_;
+  double build_ms_;
 };
 
-TunerOptions top(std::size_t k) {
-  TunerOptions options;
-  options.measure_top_k = k;
-  return options;
+// Four candidates and the baseline, predicted 1, 2, 3, 4 and 5 ms. With 1 warm-up + 3 timed
+// runs and builds estimated (and faked) at 1 ms, measuring a candidate predicted p costs
+// 1 + 4p ms; measurement_order is c1, baseline, c2, c3, c4 (all of format 2 but the baseline),
+// costing 5, 21, 9, 13 and 17 ms: 5, 26, 35, 48 and 65 ms in all. Budget = 0.1 x N x 1 ms.
+struct Scenario {
+  std::vector<Candidate> all{candidate(1), candidate(2), candidate(3), candidate(4), baseline()};
+  FakePredictor predictor{{{candidate(1), 1.0},
+                           {candidate(2), 2.0},
+                           {candidate(3), 3.0},
+                           {candidate(4), 4.0},
+                           {baseline(), 5.0}}};
+  static constexpr std::int64_t kNnz = 1000;
+  static TunerOptions options() {
+    TunerOptions o;
+    o.warmup_runs = 1;
+    o.timed_runs = 3;
+    o.build_ns_per_nonzero_estimate = 1000.0;  // 1000 nonzeros: 1 ms a build
+    return o;
+  }
+  // Measured as predicted, except that c3 is measured fastest.
+  std::vector<std::pair<Candidate, double>> times{{candidate(1), 1.0},
+                                                  {candidate(2), 2.0},
+                                                  {candidate(3), 0.5},
+                                                  {candidate(4), 4.0},
+                                                  {baseline(), 5.0}};
+};
+
+BudgetedSelection tune(const Scenario& s, FakeTimer& timer, std::uint64_t expected,
+                       TunerOptions options = Scenario::options()) {
+  return select_within_budget(s.all, &s.predictor, timer, options,
+                              TuneHints{.expected_multiplies = expected, .features_ms = 0.0},
+                              Scenario::kNnz);
 }
 
-TEST(ModelRankedTuning, MeasuresOnlyTheTopKAndTheBaseline) {
-  const std::vector<Candidate> all{candidate(1), candidate(2), candidate(3),   baseline(),
-                                   candidate(4), candidate(5), cusparse_alg2()};
-  // Block 5 is predicted best, then 4, 3, ...; the baseline last but one.
-  const FakePredictor predictor({{candidate(1), 6.0},
-                                 {candidate(2), 5.0},
-                                 {candidate(3), 4.0},
-                                 {baseline(), 9.0},
-                                 {candidate(4), 3.0},
-                                 {candidate(5), 2.0},
-                                 {cusparse_alg2(), 10.0}});
-  RecordingTimer timer({{candidate(1), 1.0},
-                        {candidate(2), 1.0},
-                        {candidate(3), 1.0},
-                        {baseline(), 1.5},
-                        {candidate(4), 2.0},
-                        {candidate(5), 3.0},
-                        {cusparse_alg2(), 1.0}});
-  const RankedSelection s = select_model_ranked(all, predictor, timer, top(2));
-  EXPECT_EQ(timer.measured, (std::vector<Candidate>{candidate(5), candidate(4), baseline()}));
-  EXPECT_EQ(s.measured, 3u);
-  // The baseline measured fastest of those three: the plan is never slower than it.
-  EXPECT_EQ(s.best.candidate, baseline());
-  EXPECT_DOUBLE_EQ(s.best.median_ms, 1.5);
-  EXPECT_DOUBLE_EQ(s.predicted_ms, 9.0);
+double spent(const TuningCost& c) {
+  return c.features_ms + c.ranking_ms + c.builds_ms + c.measurements_ms;
 }
 
-TEST(ModelRankedTuning, MeasuresTheBestPredictedCandidateOfEveryFormat) {
-  // Format 7's only candidate is predicted slowest of all, but it is the only one of its
-  // format: it is measured, and it wins.
-  const Candidate other_format{.format = FormatId{7}, .params = {}, .launch = {.block_size = 9}};
-  const std::vector<Candidate> all{candidate(1), candidate(2), candidate(3), other_format};
-  const FakePredictor predictor(
-      {{candidate(1), 1.0}, {candidate(2), 2.0}, {candidate(3), 3.0}, {other_format, 50.0}});
-  RecordingTimer timer(
-      {{candidate(1), 5.0}, {candidate(2), 4.0}, {candidate(3), 3.0}, {other_format, 0.5}});
-  const RankedSelection hedged = select_model_ranked(all, predictor, timer, top(1));
-  EXPECT_EQ(timer.measured, (std::vector<Candidate>{candidate(1), other_format}));
-  EXPECT_EQ(hedged.best.candidate, other_format);
-
-  TunerOptions trusting = top(1);
-  trusting.measure_best_of_each_format = false;
-  RecordingTimer trusting_timer(
-      {{candidate(1), 5.0}, {candidate(2), 4.0}, {candidate(3), 3.0}, {other_format, 0.5}});
-  EXPECT_EQ(select_model_ranked(all, predictor, trusting_timer, trusting).best.candidate,
-            candidate(1));
+TEST(BudgetedTuning, ModelOnlyBuildsTheTopPredictionAndMeasuresItOnce) {
+  const Scenario s;
+  FakeTimer timer(s.times);
+  const BudgetedSelection r = tune(s, timer, 100);  // budget 10 ms: one measurement fits
+  EXPECT_EQ(r.record.mode, TuneMode::model_only);
+  EXPECT_EQ(r.record.k, 1u);
+  EXPECT_EQ(timer.measured, std::vector<Candidate>{candidate(1)});
+  EXPECT_EQ(timer.runs_seen[0].warmup, 1);
+  EXPECT_EQ(timer.runs_seen[0].timed, 1);
+  EXPECT_EQ(r.best.candidate, candidate(1));
+  EXPECT_EQ(timer.kept, candidate(1));  // the measured build is the one kept
+  EXPECT_DOUBLE_EQ(r.record.budget_ms, 10.0);
+  EXPECT_LE(spent(r.record.cost), r.record.budget_ms);
 }
 
-TEST(ModelRankedTuning, TheFastestMeasuredWinsEvenWhenNotTopRanked) {
-  const std::vector<Candidate> all{candidate(1), candidate(2), candidate(3), baseline()};
-  const FakePredictor predictor(
-      {{candidate(1), 1.0}, {candidate(2), 2.0}, {candidate(3), 3.0}, {baseline(), 4.0}});
-  RecordingTimer timer(
-      {{candidate(1), 5.0}, {candidate(2), 0.7}, {candidate(3), 0.1}, {baseline(), 4.0}});
-  const RankedSelection s = select_model_ranked(all, predictor, timer, top(2));
-  EXPECT_EQ(s.best.candidate, candidate(2));  // ranked second, measured fastest
-  EXPECT_DOUBLE_EQ(s.best.median_ms, 0.7);
-  EXPECT_DOUBLE_EQ(s.predicted_ms, 2.0);
-  EXPECT_EQ(s.measured, 3u);  // candidate(3) was not measured, though it would have won
+TEST(BudgetedTuning, VerifyTopKMeasuresWhatTheBudgetAllowsAndKeepsTheFastest) {
+  const Scenario s;
+  FakeTimer timer(s.times);
+  const BudgetedSelection r = tune(s, timer, 500);  // budget 50 ms: 48 ms for four
+  EXPECT_EQ(r.record.mode, TuneMode::verify_top_k);
+  EXPECT_EQ(r.record.k, 4u);
+  EXPECT_EQ(timer.measured,
+            (std::vector<Candidate>{candidate(1), baseline(), candidate(2), candidate(3)}));
+  EXPECT_EQ(r.best.candidate, candidate(3));  // ranked third of format 2, measured fastest
+  EXPECT_DOUBLE_EQ(r.best.median_ms, 0.5);
+  EXPECT_DOUBLE_EQ(r.predicted_ms, 3.0);
+  EXPECT_EQ(timer.kept, candidate(3));
+  EXPECT_LE(spent(r.record.cost), r.record.budget_ms);
 }
 
-TEST(ModelRankedTuning, MeasuresTheBaselineEvenWithoutAPrediction) {
-  const std::vector<Candidate> all{baseline(), candidate(1), candidate(2)};
-  const FakePredictor predictor({{candidate(1), 1.0}, {candidate(2), 2.0}});
-  RecordingTimer timer({{candidate(1), 3.0}, {candidate(2), 1.0}, {baseline(), 2.0}});
-  const RankedSelection s = select_model_ranked(all, predictor, timer, top(1));
+TEST(BudgetedTuning, ExhaustiveWhenTheBudgetCoversEveryCandidate) {
+  const Scenario s;
+  FakeTimer timer(s.times);
+  const BudgetedSelection r = tune(s, timer, 1000);  // budget 100 ms: 65 ms for all five
+  EXPECT_EQ(r.record.mode, TuneMode::exhaustive);
+  EXPECT_EQ(r.measured, 5u);
+  EXPECT_EQ(r.best.candidate, candidate(3));
+  EXPECT_LE(spent(r.record.cost), r.record.budget_ms);
+}
+
+TEST(BudgetedTuning, AForcedExhaustiveSearchIsTheUnbudgetedOracle) {
+  const Scenario s;
+  FakeTimer timer(s.times);
+  TunerOptions options = Scenario::options();
+  options.mode = TuneMode::exhaustive;
+  const BudgetedSelection r = tune(s, timer, 1, options);  // a budget of 0.1 ms, ignored
+  EXPECT_EQ(r.record.mode, TuneMode::exhaustive);
+  EXPECT_EQ(r.measured, 5u);
+  EXPECT_DOUBLE_EQ(r.record.budget_ms, 0.0);
+  EXPECT_EQ(r.best.candidate, candidate(3));
+}
+
+TEST(BudgetedTuning, ForcedVerifyTopKStillKeepsToTheBudget) {
+  const Scenario s;
+  FakeTimer timer(s.times);
+  TunerOptions options = Scenario::options();
+  options.mode = TuneMode::verify_top_k;
+  const BudgetedSelection r = tune(s, timer, 300, options);  // 30 ms: two fit
+  EXPECT_EQ(r.record.mode, TuneMode::verify_top_k);
+  EXPECT_EQ(r.record.k, 2u);
   EXPECT_EQ(timer.measured, (std::vector<Candidate>{candidate(1), baseline()}));
-  EXPECT_EQ(s.best.candidate, baseline());
-  EXPECT_DOUBLE_EQ(s.predicted_ms, 0.0);  // the winner had no prediction
+  EXPECT_LE(spent(r.record.cost), r.record.budget_ms);
 }
 
-TEST(ModelRankedTuning, WithoutAnyPredictionMeasuresLikeTheUnrankedSearch) {
+TEST(BudgetedTuning, TheExpectedMultipliesHintWidensTheSearchAsDocumented) {
+  // docs/TUNER.md: model-only below the cost of two measurements, verify-top-k with k from the
+  // budget, exhaustive once every candidate fits; k never shrinks as the hint grows.
+  const Scenario s;
+  const std::vector<std::pair<std::uint64_t, std::pair<TuneMode, std::uint32_t>>> expected{
+      {1, {TuneMode::model_only, 1}},     {100, {TuneMode::model_only, 1}},
+      {300, {TuneMode::verify_top_k, 2}}, {400, {TuneMode::verify_top_k, 3}},
+      {500, {TuneMode::verify_top_k, 4}}, {700, {TuneMode::exhaustive, 5}},
+      {1'000'000, {TuneMode::exhaustive, 5}}};
+  for (const auto& [multiplies, mode_and_k] : expected) {
+    FakeTimer timer(s.times);
+    const BudgetedSelection r = tune(s, timer, multiplies);
+    EXPECT_EQ(r.record.mode, mode_and_k.first) << multiplies << " multiplies";
+    EXPECT_EQ(r.record.k, mode_and_k.second) << multiplies << " multiplies";
+    EXPECT_EQ(r.record.expected_multiplies, multiplies);
+  }
+}
+
+TEST(BudgetedTuning, ARequestWithoutAHintUsesTheDefault) {
+  const Scenario s;
+  FakeTimer timer(s.times);
+  const BudgetedSelection r = tune(s, timer, 0);
+  EXPECT_EQ(r.record.expected_multiplies, TunerOptions{}.default_expected_multiplies);
+  EXPECT_DOUBLE_EQ(r.record.budget_ms,
+                   0.1 * static_cast<double>(TunerOptions{}.default_expected_multiplies));
+}
+
+TEST(BudgetedTuning, StopsEarlyWhenBuildsCostMoreThanEstimated) {
+  // The estimate lets four measurements fit (48 of 50 ms), but builds really take 7 ms: after
+  // c1 (7 + 4 = 11 ms) and the baseline (7 + 20 = 27 ms: 38 in all), c2's 7 + 8 ms would
+  // overrun, so the search stops at two and stays within the budget.
+  const Scenario s;
+  FakeTimer timer(s.times, /*build_ms=*/7.0);
+  const BudgetedSelection r = tune(s, timer, 500);
+  EXPECT_EQ(r.record.k, 4u);
+  EXPECT_EQ(r.measured, 2u);
+  EXPECT_LE(spent(r.record.cost), r.record.budget_ms);
+}
+
+TEST(BudgetedTuning, AnOptimisticModelMakesTheNextEstimatePessimistic) {
+  // Every candidate measures twice its prediction: after c1 (1 + 4 x 2 = 9 ms) the baseline is
+  // estimated at 1 + 4 x 10 = 41 ms, which would overrun 30 ms; nothing more is measured.
+  const Scenario s;
+  std::vector<std::pair<Candidate, double>> doubled;
+  for (const auto& [c, ms] : s.times) doubled.push_back({c, 2 * ms});
+  FakeTimer timer(doubled);
+  const BudgetedSelection r = tune(s, timer, 300);
+  EXPECT_EQ(r.measured, 1u);
+  EXPECT_LE(spent(r.record.cost), r.record.budget_ms);
+}
+
+TEST(BudgetedTuning, CostAccountingAddsUp) {
+  const Scenario s;
+  FakeTimer timer(s.times);
+  const BudgetedSelection r = select_within_budget(
+      s.all, &s.predictor, timer, Scenario::options(),
+      TuneHints{.expected_multiplies = 500, .features_ms = 0.25}, Scenario::kNnz);
+  const TuningCost& c = r.record.cost;
+  EXPECT_DOUBLE_EQ(c.features_ms, 0.25);
+  EXPECT_DOUBLE_EQ(c.builds_ms, 4.0);  // four builds of 1 ms
+  // Runs of c1, baseline, c2, c3: 4 x (1 + 5 + 2 + 0.5).
+  EXPECT_DOUBLE_EQ(c.measurements_ms, 34.0);
+  EXPECT_GE(c.ranking_ms, 0.0);
+  EXPECT_DOUBLE_EQ(c.total_ms, c.features_ms + c.ranking_ms + c.builds_ms + c.measurements_ms);
+  EXPECT_LE(c.total_ms, r.record.budget_ms);
+}
+
+TEST(BudgetedTuning, TiesGoToTheBetterRankedCandidateWhateverTheInputOrder) {
+  // c1 and c2 measure the same; c1 is predicted faster, so it wins, in either input order.
+  const FakePredictor predictor({{candidate(1), 1.0}, {candidate(2), 2.0}});
+  const std::vector<std::pair<Candidate, double>> times{{candidate(1), 0.7}, {candidate(2), 0.7}};
+  TunerOptions options = Scenario::options();
+  options.mode = TuneMode::exhaustive;
+  for (const auto& all : {std::vector<Candidate>{candidate(1), candidate(2)},
+                          std::vector<Candidate>{candidate(2), candidate(1)}}) {
+    FakeTimer timer(times);
+    const BudgetedSelection r =
+        select_within_budget(all, &predictor, timer, options, TuneHints{}, Scenario::kNnz);
+    EXPECT_EQ(r.best.candidate, candidate(1));
+  }
+  // Equal predictions keep the registry's order (rank_candidates is stable): the first wins.
+  const FakePredictor flat({{candidate(1), 1.0}, {candidate(2), 1.0}});
+  FakeTimer timer(times);
+  const std::vector<Candidate> all{candidate(2), candidate(1)};
+  EXPECT_EQ(select_within_budget(all, &flat, timer, options, TuneHints{}, Scenario::kNnz)
+                .best.candidate,
+            candidate(2));
+}
+
+TEST(BudgetedTuning, GoesDownTheOrderWhenTheChosenCannotBeBuilt) {
+  const Scenario s;
+  FakeTimer timer({{candidate(3), 0.5}});  // the others run out of memory
+  const BudgetedSelection r = tune(s, timer, 100);
+  EXPECT_EQ(timer.measured,
+            (std::vector<Candidate>{candidate(1), baseline(), candidate(2), candidate(3)}));
+  EXPECT_EQ(r.best.candidate, candidate(3));
+  EXPECT_DOUBLE_EQ(r.predicted_ms, 3.0);
+}
+
+TEST(BudgetedTuning, WithoutPredictionsTheFirstMeasurementSetsTheBudget) {
+  // Unranked: c1 is measured once (model-only's runs: 1 + 2 x 1 = 3 ms) and its 1 ms is the
+  // reference: a budget of 0.1 x 500 x 1 = 50 ms, in which c2 and c3, estimated at 1 + 4 x 1 ms
+  // each, fit; c3 measures fastest.
+  const Scenario s;
+  FakeTimer timer(s.times);
   const std::vector<Candidate> all{candidate(1), candidate(2), candidate(3)};
-  const FakePredictor predictor({});
-  RecordingTimer timer({{candidate(1), 3.0}, {candidate(2), 1.0}, {candidate(3), 2.0}});
-  TunerOptions options = top(1);
+  const BudgetedSelection r = select_within_budget(
+      all, nullptr, timer, Scenario::options(), TuneHints{.expected_multiplies = 500},
+      Scenario::kNnz);
+  EXPECT_EQ(timer.runs_seen[0].timed, 1);
+  EXPECT_DOUBLE_EQ(r.record.budget_ms, 50.0);
+  EXPECT_EQ(r.best.candidate, candidate(3));
+  EXPECT_LE(spent(r.record.cost), r.record.budget_ms);
+}
+
+TEST(BudgetedTuning, MeasuresNoMoreThanMaxCandidatesMeasured) {
+  const Scenario s;
+  FakeTimer timer(s.times);
+  TunerOptions options = Scenario::options();
+  options.mode = TuneMode::exhaustive;
   options.max_candidates_measured = 2;
-  const RankedSelection s = select_model_ranked(all, predictor, timer, options);
-  EXPECT_EQ(timer.measured, (std::vector<Candidate>{candidate(1), candidate(2)}));
-  EXPECT_EQ(s.best.candidate, candidate(2));
+  const BudgetedSelection r = tune(s, timer, 0, options);
+  EXPECT_EQ(timer.measured, (std::vector<Candidate>{candidate(1), baseline()}));
+  EXPECT_EQ(r.record.k, 2u);
+  EXPECT_EQ(r.best.candidate, candidate(1));
 }
 
-TEST(ModelRankedTuning, GoesDownTheRankingWhenTheChosenCannotBeBuilt) {
-  const std::vector<Candidate> all{candidate(1), candidate(2), candidate(3)};
-  const FakePredictor predictor({{candidate(1), 1.0}, {candidate(2), 2.0}, {candidate(3), 3.0}});
-  RecordingTimer timer({{candidate(3), 4.0}});  // 1 and 2 run out of memory
-  const RankedSelection s = select_model_ranked(all, predictor, timer, top(1));
-  EXPECT_EQ(timer.measured, (std::vector<Candidate>{candidate(1), candidate(2), candidate(3)}));
-  EXPECT_EQ(s.best.candidate, candidate(3));
-  EXPECT_DOUBLE_EQ(s.predicted_ms, 3.0);
+TEST(BudgetedTuning, NoMeasurableCandidateIsAFailedPreconditionNamingTheLastFailure) {
+  const Scenario s;
+  FakeTimer timer({});  // everything runs out of memory
+  try {
+    tune(s, timer, 1000);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::failed_precondition);
+    EXPECT_STREQ(e.what(),
+                 "no candidate could be measured (5 admissible; last failure: out of memory)");
+  }
+  EXPECT_EQ(timer.measured.size(), 5u);  // every one was tried, past the budget
+}
+
+TEST(MeasurementOrder, TopPredictionThenBaselineThenEachFormatsBestThenTheRest) {
+  const Candidate other{.format = FormatId{7}, .params = {}, .launch = {.block_size = 9}};
+  const std::vector<RankedCandidate> ranked{{candidate(1), 1.0}, {candidate(2), 2.0},
+                                            {other, 3.0},        {candidate(3), 4.0},
+                                            {baseline(), 5.0}};
+  const auto order = measurement_order(ranked);
+  std::vector<Candidate> got;
+  for (const auto& r : order) got.push_back(r.candidate);
+  EXPECT_EQ(got, (std::vector<Candidate>{candidate(1), baseline(), other, candidate(2),
+                                         candidate(3)}));
 }
 
 TEST(RankCandidates, OrdersByPredictionKeepingTiesAndPutsUnpredictedLast) {
@@ -200,7 +366,7 @@ ModelSet cpu_models(const DeviceInfo& device, Precision precision) {
   return set;
 }
 
-TEST(TuneMatrix, WithModelsMeasuresTheTopKAndRecordsThePrediction) {
+TEST(TuneMatrix, ModelOnlyKeepsTheTopPredictionsBuildAndRecordsItsCost) {
   const auto device = make_cpu_device();
   const CsrMatrix<double> m = tridiagonal(2000);
   const MatrixFeatures f = extract_features(m);
@@ -209,10 +375,11 @@ TEST(TuneMatrix, WithModelsMeasuresTheTopKAndRecordsThePrediction) {
   options.warmup_runs = 1;
   options.timed_runs = 3;
   options.memory_budget_bytes = 1 << 30;
-  options.measure_top_k = 1;
-  options.measure_best_of_each_format = false;
-  const Plan plan =
-      tune_matrix(format_registry(), *device, m, f, Precision::fp64, options, &predictor);
+  options.mode = TuneMode::model_only;
+  const TunedPlan tuned = tune_matrix(format_registry(), *device, m, f, Precision::fp64, options,
+                                      &predictor, TuneHints{.expected_multiplies = 10,
+                                                            .features_ms = 0.5});
+  const Plan& plan = tuned.plan;
   EXPECT_EQ(plan.format, kCpuCsrFormatId);
   EXPECT_EQ(plan.candidates_measured, 1u);  // no baseline on the CPU
   EXPECT_EQ(plan.tuner_version, kTunerVersion);
@@ -224,17 +391,36 @@ TEST(TuneMatrix, WithModelsMeasuresTheTopKAndRecordsThePrediction) {
   EXPECT_DOUBLE_EQ(plan.predicted_ms, expected->ms);
   EXPECT_GT(plan.predicted_ms, 0.001);
   EXPECT_GT(plan.measured_ms, 0.0);
+  EXPECT_EQ(plan.tuning.mode, TuneMode::model_only);
+  EXPECT_EQ(plan.tuning.expected_multiplies, 10u);
+  EXPECT_DOUBLE_EQ(plan.tuning.cost.features_ms, 0.5);
+  EXPECT_GT(plan.tuning.cost.builds_ms, 0.0);
+  EXPECT_GT(plan.tuning.cost.measurements_ms, 0.0);
+  EXPECT_DOUBLE_EQ(plan.tuning.cost.total_ms,
+                   plan.tuning.cost.features_ms + plan.tuning.cost.ranking_ms +
+                       plan.tuning.cost.builds_ms + plan.tuning.cost.measurements_ms);
+  EXPECT_DOUBLE_EQ(plan.tuning_spmv_equivalents(), plan.tuning.cost.total_ms / plan.measured_ms);
+  // The measured build is handed over: it multiplies correctly without a rebuild.
+  ASSERT_NE(tuned.op, nullptr);
+  const std::vector<double> x(2000, 1.0);
+  std::vector<double> y(2000, 7.0);
+  tuned.op->apply(x.data(), y.data(), 1.0, 0.0);
+  EXPECT_DOUBLE_EQ(y[0], 1.0);
+  EXPECT_DOUBLE_EQ(y[1], 0.0);
+  EXPECT_DOUBLE_EQ(y[1999], 1.0);
 }
 
-TEST(TuneMatrix, WithoutModelsMeasuresEveryCandidateAsBefore) {
+TEST(TuneMatrix, AForcedExhaustiveSearchWithoutModelsMeasuresEveryCandidate) {
   const auto device = make_cpu_device();
   const CsrMatrix<double> m = tridiagonal(500);
   TunerOptions options;
   options.warmup_runs = 0;
   options.timed_runs = 1;
   options.memory_budget_bytes = 1 << 30;
+  options.mode = TuneMode::exhaustive;
   const Plan plan =
-      tune_matrix(format_registry(), *device, m, extract_features(m), Precision::fp64, options);
+      tune_matrix(format_registry(), *device, m, extract_features(m), Precision::fp64, options)
+          .plan;
   const auto admissible = enumerate_candidates(format_registry(), extract_features(m),
                                                device->info(), Precision::fp64, 1 << 30);
   EXPECT_EQ(plan.candidates_measured, admissible.size());

@@ -21,59 +21,6 @@ Candidate candidate(std::uint16_t format, std::uint32_t block_size) {
   return c;
 }
 
-// Times come from a table; a missing entry fails to build, as a candidate short of memory.
-class FakeTimer final : public CandidateTimer {
- public:
-  explicit FakeTimer(std::map<std::uint32_t, double> ms_by_block) : ms_by_block_(ms_by_block) {}
-  double median_ms(const Candidate& c) override {
-    ++calls;
-    auto it = ms_by_block_.find(c.launch.block_size);
-    if (it == ms_by_block_.end()) throw Error(ErrorCode::resource_exhausted, "out of memory");
-    return it->second;
-  }
-  int calls = 0;
-
- private:
-  std::map<std::uint32_t, double> ms_by_block_;
-};
-
-TEST(SelectFastest, PicksTheCandidateWithTheSmallestMedian) {
-  const std::vector<Candidate> candidates{candidate(2, 128), candidate(2, 256), candidate(3, 512)};
-  FakeTimer timer({{128, 0.9}, {256, 0.4}, {512, 0.7}});
-  const Selection s = select_fastest(candidates, timer, 100);
-  EXPECT_EQ(s.best.candidate, candidate(2, 256));
-  EXPECT_DOUBLE_EQ(s.best.median_ms, 0.4);
-  EXPECT_EQ(s.measured, 3u);
-}
-
-TEST(SelectFastest, SkipsCandidatesThatFailToBuild) {
-  const std::vector<Candidate> candidates{candidate(2, 64), candidate(2, 256)};
-  FakeTimer timer({{256, 2.0}});
-  const Selection s = select_fastest(candidates, timer, 100);
-  EXPECT_EQ(s.best.candidate, candidate(2, 256));
-  EXPECT_EQ(s.measured, 1u);
-}
-
-TEST(SelectFastest, MeasuresNoMoreThanTheLimit) {
-  const std::vector<Candidate> candidates{candidate(2, 1), candidate(2, 2), candidate(2, 3)};
-  FakeTimer timer({{1, 3.0}, {2, 2.0}, {3, 1.0}});
-  const Selection s = select_fastest(candidates, timer, 2);
-  EXPECT_EQ(timer.calls, 2);
-  EXPECT_EQ(s.best.candidate, candidate(2, 2));
-}
-
-TEST(SelectFastest, NoMeasurableCandidateIsAFailedPrecondition) {
-  const std::vector<Candidate> candidates{candidate(2, 64)};
-  FakeTimer timer({});
-  try {
-    select_fastest(candidates, timer, 100);
-    FAIL() << "expected an error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::failed_precondition);
-    EXPECT_NE(std::string(e.what()).find("out of memory"), std::string::npos) << e.what();
-  }
-}
-
 // Rules with a fixed candidate list and byte count, to test enumeration without kernels.
 class FixedRules final : public FormatRules {
  public:
