@@ -64,12 +64,12 @@ FormatRegistry build_registry() {
   add_gpu_format<CusparseBsrRules>(registry);
   add_gpu_format<CudaDiaRules>(registry);
   add_gpu_format<CudaBceRules>(registry);
-  add_gpu_format<CudaEhybRules>(registry);
+  add_gpu_format<CudaStripRules>(registry);
+  add_gpu_format<CpuGpuSplitRules>(registry);
   add_gpu_format<CudaBroEllRules>(registry);
   add_gpu_format<CudaBroCooRules>(registry);
   add_gpu_format<CudaBroHybRules>(registry);
-  add_gpu_format<CudaStripRules>(registry);
-  add_gpu_format<CpuGpuSplitRules>(registry);
+  add_gpu_format<CudaEhybRules>(registry);
   return registry;
 }
 
