@@ -259,6 +259,9 @@ int main(int argc, char** argv) {
       "show", "per precision, a table per format family: each fit's coefficients, sample count, "
               "error on its samples (--json: the summaries as JSON)");
   auto* plot = model->add_subcommand("plot", "draw each fit (samples and curve) as SVG");
+  auto* model_export = model->add_subcommand(
+      "export", "the daemon's calibration as JSON (what spmv-calibrate --out writes: spmv-bench "
+                "--calibration and model-accuracy read it)");
   plot->add_option("--out", out_dir, "directory for the pictures")->required();
 
   auto* plans = app.add_subcommand("plans", "the plan cache (alone: list, most recent first)");
@@ -291,6 +294,9 @@ int main(int argc, char** argv) {
       show_models(admin, json);
     } else if (*plot) {
       write_plots(fetch_calibration(admin), out_dir);
+    } else if (*model_export) {
+      fetch_calibration(admin);  // refuses an uncalibrated daemon, checks the text decodes
+      std::cout << admin.show_models().calibration_json() << "\n";
     } else if (*plans_show) {
       show_plan(admin, plan_key(fingerprint, precision, device), json);
     } else if (*plans_delete) {
