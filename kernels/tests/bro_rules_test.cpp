@@ -312,8 +312,8 @@ TEST(BroFormats, BarLayoutIsNeverLargerThanTheIdentityOrders) {
   for (const auto& named : testing::conformance_matrices(testing::test_seed()))
     for (const std::uint32_t h : {32u, 256u}) {
       const bro::BroEllSize identity = bro::bro_ell_size(named.matrix, h, 1);
-      const bro::BroEllSize bar = bro::bro_ell_size(
-          bro::permute_rows(named.matrix, bro::bar_order(named.matrix, h)), h, 1);
+      const bro::BroEllSize bar =
+          bro::bro_ell_size(bro::permute_rows(named.matrix, bro::bar_order(named.matrix, h)), h, 1);
       EXPECT_LE(bar.stream_words, identity.stream_words) << named.name << " h " << h;
       EXPECT_LE(bar.columns, identity.columns) << named.name << " h " << h;
       EXPECT_LE(bar.value_slots, identity.value_slots) << named.name << " h " << h;

@@ -383,8 +383,7 @@ BroEllWalkSizes bro_ell_walk_sizes(const CsrMatrix<double>& m, std::uint32_t sli
   check_ell_shape(slice_height, 1);
   if (parts == 0 || slice_height % parts != 0)
     throw_invalid("bro-ell: rows split into " + std::to_string(parts) +
-                  " parts, which does not divide the slice height " +
-                  std::to_string(slice_height));
+                  " parts, which does not divide the slice height " + std::to_string(slice_height));
   if (leading_width < 0)
     throw_invalid("bro-hyb: ELL width " + std::to_string(leading_width) + " is negative");
   const std::int64_t h = slice_height;
@@ -412,7 +411,8 @@ BroEllWalkSizes bro_ell_walk_sizes(const CsrMatrix<double>& m, std::uint32_t sli
           std::int64_t previous = -1;
           std::int64_t in_chunk = 0, in_leading_chunk = 0;
           for (std::int64_t j = 0; j < length; ++j) {
-            const auto c = static_cast<std::int64_t>(m.col_indices[static_cast<std::size_t>(begin + j)]);
+            const auto c =
+                static_cast<std::int64_t>(m.col_indices[static_cast<std::size_t>(begin + j)]);
             if (c <= previous)
               throw_invalid("bro: row " + std::to_string(r) + ": column " + std::to_string(c) +
                             " does not follow column " + std::to_string(previous) +
@@ -439,17 +439,15 @@ BroEllWalkSizes bro_ell_walk_sizes(const CsrMatrix<double>& m, std::uint32_t sli
       // first min(K, num_col) widths.
       add_slice(sizes.leading,
                 std::span<const std::uint8_t>(whole.widths)
-                    .first(static_cast<std::size_t>(
-                        std::min<std::int64_t>(leading_width,
-                                               static_cast<std::int64_t>(whole.widths.size())))),
+                    .first(static_cast<std::size_t>(std::min<std::int64_t>(
+                        leading_width, static_cast<std::int64_t>(whole.widths.size())))),
                 end - first);
     }
     return sizes;
   };
-  return tbb::parallel_reduce(tbb::blocked_range<std::int64_t>(0, slices), BroEllWalkSizes{}, walk,
-                              [](const BroEllWalkSizes& a, const BroEllWalkSizes& b) {
-                                return a + b;
-                              });
+  return tbb::parallel_reduce(
+      tbb::blocked_range<std::int64_t>(0, slices), BroEllWalkSizes{}, walk,
+      [](const BroEllWalkSizes& a, const BroEllWalkSizes& b) { return a + b; });
 }
 
 BroCooSize bro_coo_size(std::span<const RowOffset> row_offsets, std::uint32_t interval_rounds) {
@@ -467,21 +465,21 @@ BroCooSize bro_coo_size(std::span<const RowOffset> row_offsets, std::uint32_t in
       const std::int64_t first_row = row.seek(begin);
       // The first round's deltas are against the interval's first row; rows never decrease in
       // CSR order, so the round's last entry has the widest (interval_bits).
-      std::uint32_t bits = bits_for(static_cast<std::uint64_t>(
-          row.seek(std::min(begin + 32, end) - 1) - first_row));
+      std::uint32_t bits =
+          bits_for(static_cast<std::uint64_t>(row.seek(std::min(begin + 32, end) - 1) - first_row));
       for (std::int64_t k = begin + 32; k < end; ++k)
-        bits = std::max(bits, bits_for(static_cast<std::uint64_t>(row.seek(k) -
-                                                                   row_before.seek(k - 32))));
+        bits = std::max(
+            bits, bits_for(static_cast<std::uint64_t>(row.seek(k) - row_before.seek(k - 32))));
       ++size.intervals;
       size.stream_words += 32 * lane_words(begin, end, bits);
     }
     return size;
   };
-  return tbb::parallel_reduce(tbb::blocked_range<std::int64_t>(0, intervals), BroCooSize{}, walk,
-                              [](const BroCooSize& a, const BroCooSize& b) {
-                                return BroCooSize{a.intervals + b.intervals,
-                                                  a.stream_words + b.stream_words};
-                              });
+  return tbb::parallel_reduce(
+      tbb::blocked_range<std::int64_t>(0, intervals), BroCooSize{}, walk,
+      [](const BroCooSize& a, const BroCooSize& b) {
+        return BroCooSize{a.intervals + b.intervals, a.stream_words + b.stream_words};
+      });
 }
 
 std::vector<RowOffset> trailing_offsets(const CsrMatrix<double>& m, std::int64_t width) {

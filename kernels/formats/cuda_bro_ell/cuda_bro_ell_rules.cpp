@@ -49,9 +49,9 @@ BroEllFeatures compute_bro_ell_features(const CsrMatrix<double>& m, std::int64_t
   std::map<std::uint32_t, bro::BroEllWalkSizes> walks;
   for (const BroEllChoice& choice : kBroEllChoices)
     if (!walks.contains(choice.params.slice_height))
-      walks.emplace(choice.params.slice_height,
-                    bro::bro_ell_walk_sizes(m, choice.params.slice_height, kSplitParts,
-                                            hyb_ell_width));
+      walks.emplace(
+          choice.params.slice_height,
+          bro::bro_ell_walk_sizes(m, choice.params.slice_height, kSplitParts, hyb_ell_width));
   BroEllFeatures f;
   f.hyb_ell_width = hyb_ell_width;
   for (const BroEllChoice& choice : kBroEllChoices) {
@@ -74,8 +74,8 @@ std::optional<BroEllFeatures> cuda_bro_ell_features(const MatrixFeatures& featur
   const auto it = features.format_features.find("cuda_bro_ell");
   if (it == features.format_features.end()) return std::nullopt;
   BroEllFeatures f = it->second.as<BroEllFeatures>("features of cuda_bro_ell");
-  for (const auto* v : {&f.slices, &f.stream_words, &f.columns, &f.value_slots,
-                        &f.hyb_stream_words, &f.hyb_columns, &f.hyb_value_slots})
+  for (const auto* v : {&f.slices, &f.stream_words, &f.columns, &f.value_slots, &f.hyb_stream_words,
+                        &f.hyb_columns, &f.hyb_value_slots})
     if (v->size() != kBroEllChoices.size())
       throw_invalid("features of cuda_bro_ell: " + std::to_string(v->size()) +
                     " sizes, expected one per layout (" + std::to_string(kBroEllChoices.size()) +

@@ -95,8 +95,8 @@ std::uint64_t CudaBroHybRules::device_bytes(const MatrixFeatures& features, Prec
 
 std::optional<FieldSet> CudaBroHybRules::own_features(const CsrMatrix<double>& matrix,
                                                       const MatrixFeatures& common) const {
-  return FieldSet::of(compute_bro_hyb_features(
-      matrix, CudaHybRules::bell_garland_ell_width(common), cuda_bro_ell_features(common)));
+  return FieldSet::of(compute_bro_hyb_features(matrix, CudaHybRules::bell_garland_ell_width(common),
+                                               cuda_bro_ell_features(common)));
 }
 
 }  // namespace spmvd

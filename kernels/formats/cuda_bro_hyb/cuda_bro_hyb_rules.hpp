@@ -86,8 +86,8 @@ class CudaBroHybRules final : public FormatRules {
   // K of its features x kBroEllChoices x kBroCooIntervalRounds; none without its features.
   std::vector<Candidate> candidates(const MatrixFeatures& features,
                                     const DeviceInfo& device) const override;
-  // Both parts' layout bytes (exact; an upper bound under BAR). Throws Error(invalid_argument) without features, for an
-  // ell_width other than the features' K, or for parts not offered.
+  // Both parts' layout bytes (exact; an upper bound under BAR). Throws Error(invalid_argument)
+  // without features, for an ell_width other than the features' K, or for parts not offered.
   std::uint64_t device_bytes(const MatrixFeatures& features, Precision precision,
                              const Candidate& candidate) const override;
   // BroHybFeatures at CudaHybRules::bell_garland_ell_width(common), reusing cuda_bro_ell's
