@@ -222,8 +222,14 @@ BudgetedSelection select_within_budget(std::span<const Candidate> candidates,
 
   std::size_t taken = out.measured;  // the probe counts as one of k
   for (; next < limit; ++next) {
-    if (found && taken >= choice.k) break;
-    if (found && budgeted) {
+    // The baseline (cuSPARSE CSR ALG1, which serves the matrix while it is tuned; second in
+    // measurement_order) is measured whatever the mode and budget: the models rank across
+    // formats far worse than within one, and a plan slower than cuSPARSE is what a user must
+    // never get (H100, 2026-11-23, memory-bound suite: the models' top was 1.1-2.6x slower than
+    // ALG1 on 6 of 10 matrices; docs/TUNER.md). It costs a cuSPARSE preprocess and a few runs.
+    const bool baseline_guard = next == 1 && is_baseline_candidate(order[next].candidate);
+    if (found && taken >= choice.k && !baseline_guard) break;
+    if (found && budgeted && !baseline_guard) {
       // The next measurement's cost from what this tuning has observed: the slowest build rate
       // seen (or the estimate before any build) and its runs at its predicted time.
       const double build_ms = builds ? slowest_build_ms_per_nnz * static_cast<double>(nnz)
