@@ -330,8 +330,10 @@ void CudaStripRules::check_candidate(const Candidate& candidate, const MatrixFea
                   std::to_string(p.block_rows) + " rows a block each");
   const std::int64_t strip = strip_rows(device, p.csr_threads_per_row, p.csr_block_size);
   if ((p.separator - p.block_rows) % strip != 0)
-    throw_invalid("cuda_strip: separator " + std::to_string(p.separator) + " less block_rows " +
-                  std::to_string(p.block_rows) + " is not a whole number of strips of " +
+    throw_invalid("cuda_strip: separator " + std::to_string(p.separator) +
+                  (p.block_rows == 0 ? std::string()
+                                     : " less block_rows " + std::to_string(p.block_rows)) +
+                  " is not a whole number of strips of " +
                   std::to_string(strip) + " rows (" +
                   std::to_string(p.csr_threads_per_row) + " threads per row, blocks of " +
                   std::to_string(p.csr_block_size) + ")");
@@ -453,11 +455,19 @@ std::vector<Candidate> CudaStripRules::candidates_chosen_by(const PartTimePredic
       continue;
     out.push_back(chosen);
   }
-  // The sweep runs every CSR row on lanes of a warp; the model-free hopper candidates with
-  // block rows are ranked by their parts' predictions (parts() carries the block rows'
-  // critical path) beside the swept ones.
+  // The sweep runs every CSR row on lanes of a warp. A model-free hopper candidate with block
+  // rows joins where its parts (parts() carries the block rows' critical path: their longest
+  // warp share) are predicted less than every candidate chosen so far (or none was).
+  const auto predicted_ms = [&](const Candidate& c) {
+    double ms = 0.0;
+    for (const FormatPart& part : parts(features, c)) ms += or_infinity(predictor.part_ms(part));
+    return ms;
+  };
+  double least_ms = std::numeric_limits<double>::infinity();
+  for (const Candidate& c : out) least_ms = std::min(least_ms, predicted_ms(c));
   for (const Candidate& c : model_free)
-    if (params_of(c).block_rows > 0 && std::find(out.begin(), out.end(), c) == out.end())
+    if (params_of(c).block_rows > 0 && std::find(out.begin(), out.end(), c) == out.end() &&
+        predicted_ms(c) < least_ms)
       out.push_back(c);
   return out;
 }
