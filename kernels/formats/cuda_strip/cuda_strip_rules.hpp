@@ -127,9 +127,10 @@ class CudaStripRules final : public FormatRules {
   // Without models (justified in cuda_strip_rules.cpp): each variant at the strip boundary
   // below the rows of the longest length (on a power-law matrix, the first strip) and at the
   // one where the rows drop below a warp's length (rows that fill a warp's lanes on CSR vector, shorter rows one
-  // thread each on ELL), both parts at kStripDefaultBlockSize. Only separators strictly inside,
-  // below which the rows are shorter than the longest, with the ELL part within
-  // kEllMaxPaddingRatio slots per non-zero.
+  // thread each on ELL), both parts at kStripDefaultBlockSize. The hopper variant runs the rows
+  // longer than block_per_row_min_length a block each (block_rows) and also offers the
+  // separator right below them. Only separators strictly inside, below which the rows are
+  // shorter than the longest, with the ELL part within kEllMaxPaddingRatio slots per non-zero.
   std::vector<Candidate> candidates(const MatrixFeatures& features,
                                     const DeviceInfo& device) const override;
   // Paper 004 Sec. 5's sweep (strip_partition): per variant and CSR width, the separator at
@@ -137,6 +138,8 @@ class CudaStripRules final : public FormatRules {
   // then the block size of each part whose predicted time is least. Nothing for a variant where
   // no split beats the better single format (no partition: cuda_ell or cuda_csr_vector wins
   // outright). Where a part cannot be predicted, the model-free candidates of that variant.
+  // Plus the model-free candidates with block rows whose parts are predicted less than every
+  // candidate chosen before them.
   std::vector<Candidate> candidates_chosen_by(const PartTimePredictor& predictor,
                                               const MatrixFeatures& features,
                                               const DeviceInfo& device) const override;
@@ -150,6 +153,10 @@ class CudaStripRules final : public FormatRules {
                 const DeviceInfo& device) const override;
   // The CSR-vector part (rows above the separator) as a cuda_csr_vector candidate, and the ELL
   // part (rows below) as a cuda_ell candidate, each with part_features of its sorted rows.
+  // Block rows (block_rows > 0) come first, as a cuda_csr_vector part at 32 lanes over their
+  // warp shares (block_row_warp_shares: what the block's warps each walk), so their predicted
+  // time carries the critical path of the longest share; the warp rows follow when
+  // separator > block_rows.
   std::vector<FormatPart> parts(const MatrixFeatures& features,
                                 const Candidate& candidate) const override;
 
@@ -161,17 +168,20 @@ class CudaStripRules final : public FormatRules {
   // Throws Error(invalid_argument) saying what is wrong with `candidate` for this matrix on
   // this device: another format, a launch config (must be empty), an unknown variant, the paper
   // variant at other than 32 lanes, a width or block size that is not compiled, a separator
-  // outside (0, rows) or not a whole number of strips.
+  // outside (0, rows), block_rows outside [0, separator] or non-zero in the paper variant, or
+  // separator - block_rows not a whole number of strips.
   static void check_candidate(const Candidate& candidate, const MatrixFeatures& features,
                               const DeviceInfo& device);
 
   // Builds cuda_strip on a CUDA device: the stable counting sort of the rows by length
   // (descending), the CSR part and the column-major ELL part with its row lengths
-  // (strip_layout.hpp), copied once; apply() launches the CSR-vector kernel on the rows above
-  // and the ELL kernel on the rows below, on the device stream, each writing y[permutation[i]].
+  // (strip_layout.hpp), copied once; apply() launches the block-per-row kernel on the first
+  // block_rows rows, the CSR-vector kernel on the rest above the separator and the ELL kernel
+  // on the rows below, on the device stream, each writing y[permutation[i]].
   // Structural checks only (any separator in (0, rows), so tests can place it anywhere): throws
   // Error(invalid_argument) for a candidate of another format, a width or block size that is
-  // not compiled, a separator outside (0, rows); Error(failed_precondition) on a CPU device;
+  // not compiled, a separator outside (0, rows), block_rows outside [0, separator];
+  // Error(failed_precondition) on a CPU device;
   // Error(resource_exhausted) when memory runs out.
   static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
                                              const Candidate& candidate, Device& device);
