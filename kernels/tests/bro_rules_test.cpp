@@ -141,13 +141,19 @@ TEST(BroFormats, EmulatedKernelsOfEveryOfferedLayoutEqualCsrInTheCallersOrder) {
 
 // Device bytes come from the feature walk, which runs no BAR: exact for every layout in the
 // matrix's order, an upper bound for the BAR layouts (bar_order keeps a window's order unless
-// its clustering is no larger, bar_reorder.hpp).
+// its clustering is no larger, bar_reorder.hpp). Every layout, offered or not: a stored plan's
+// bytes are counted whatever today's bound says.
 TEST(CudaBroEllRules, DeviceBytesEqualTheBuiltLayoutAndBoundItUnderBar) {
   const CsrMatrix<double>& m = sample_matrix().matrix;
   const MatrixFeatures features = extract_features(m);
   const CudaBroEllRules rules;
-  const std::vector<Candidate> candidates = rules.candidates(features, testing::h100());
-  ASSERT_EQ(candidates.size(), kBroEllChoices.size());
+  std::vector<Candidate> candidates;
+  for (const BroEllChoice& choice : kBroEllChoices)
+    candidates.push_back(Candidate{.format = kCudaBroEllFormatId,
+                                   .params = FieldSet::of(choice.params),
+                                   .launch = {.block_size = kBroBlockSize,
+                                              .threads_per_row = choice.threads_per_row,
+                                              .grid_size = 1}});
   for (const Candidate& c : candidates) {
     const std::size_t index =
         bro_ell_choice_index("test", CudaBroEllRules::params_of(c), c.launch.threads_per_row);
@@ -164,6 +170,18 @@ TEST(CudaBroEllRules, DeviceBytesEqualTheBuiltLayoutAndBoundItUnderBar) {
       EXPECT_EQ(rules.device_bytes(features, Precision::fp64, c),
                 uploaded_bytes(layout, order.size()))
           << "layout " << index;
+  }
+  // The heavy tail's longest row is over 20x the mean, within it at 4 threads a row: the
+  // offered candidates are the 4-thread layouts.
+  const std::vector<Candidate> offered = rules.candidates(features, testing::h100());
+  std::size_t four_thread_layouts = 0;
+  for (const BroEllChoice& choice : kBroEllChoices)
+    four_thread_layouts += choice.threads_per_row == 4 ? 1 : 0;
+  ASSERT_FALSE(bro_ell_critical_path_bounded(features, 1));
+  ASSERT_TRUE(bro_ell_critical_path_bounded(features, 4));
+  EXPECT_EQ(offered.size(), four_thread_layouts);
+  for (const Candidate& c : offered) {
+    EXPECT_EQ(c.launch.threads_per_row, 4u);
     EXPECT_TRUE(rules.is_valid(c, features, testing::h100()));
     EXPECT_EQ(c.launch.block_size, kBroBlockSize);
     EXPECT_GT(c.launch.grid_size, 0u);
@@ -198,10 +216,62 @@ TEST(CudaBroEllRules, OffersNothingWithoutItsFeatures) {
       CudaBroEllRules{}.admissible(features, testing::h100(), Precision::fp64, ~std::uint64_t{0}));
 }
 
+// circuit-3M's shape, small: 4000 rows of 2-6 entries (row r: 2 + r % 5; 15997 in all) and 3
+// rows of 2000 entries at spread columns: nnz 21997, mean 5.5; the widest stream row is 2000
+// (one thread a row) or 500 (4 threads): rows * 500 = 2,001,500 > 20 * 21997, so one slice's
+// decode would be the critical path of every layout.
+CsrMatrix<double> circuit_like() {
+  CsrMatrix<double> m;
+  m.rows = 4003;
+  m.cols = 4003;
+  for (std::int64_t r = 0; r < m.rows; ++r) {
+    const bool dense = r % 1500 == 7;  // rows 7, 1507, 3007
+    const std::int64_t length = dense ? 2000 : 2 + r % 5;
+    const std::int64_t step = dense ? 2 : 1;
+    for (std::int64_t k = 0; k < length; ++k) {
+      m.col_indices.push_back(static_cast<ColIndex>((dense ? 0 : r % 3990) + k * step));
+      m.values.push_back(1.0 + static_cast<double>(k % 7));
+    }
+    m.row_offsets.push_back(static_cast<RowOffset>(m.col_indices.size()));
+  }
+  return m;
+}
+
+TEST(CudaBroEllRules, OffersNothingWhereOneSlicesWidestRowIsTheCriticalPath) {
+  const CsrMatrix<double> m = circuit_like();
+  validate(m);
+  const MatrixFeatures features = extract_features(m);
+  ASSERT_EQ(features.nnz, 21997);
+  ASSERT_EQ(features.row_length_max, 2000);
+  for (const std::uint32_t t : {1u, 4u})
+    EXPECT_FALSE(bro_ell_critical_path_bounded(features, t)) << t << " threads a row";
+  const CudaBroEllRules rules;
+  EXPECT_TRUE(rules.candidates(features, testing::h100()).empty());
+  EXPECT_FALSE(rules.admissible(features, testing::h100(), Precision::fp64, ~std::uint64_t{0}));
+  // BRO-HYB keeps the BRO answer there: the rows' first hyb-width entries in BRO-ELL, the
+  // dense rows' tails in BRO-COO.
+  const CudaBroHybRules hyb;
+  EXPECT_FALSE(hyb.candidates(features, testing::h100()).empty());
+  EXPECT_TRUE(hyb.admissible(features, testing::h100(), Precision::fp64, ~std::uint64_t{0}));
+}
+
+// The bound itself: ceil(max / t) * rows against 20 * nnz, at the edge.
+TEST(CudaBroEllRules, CriticalPathBoundIsTwentyTimesTheMeanPerStreamRow) {
+  MatrixFeatures f = testing::features(100, 100, 1000);  // mean 10
+  f.row_length_max = 200;                                 // 100 * 200 = 20 * 1000
+  EXPECT_TRUE(bro_ell_critical_path_bounded(f, 1));
+  f.row_length_max = 201;
+  EXPECT_FALSE(bro_ell_critical_path_bounded(f, 1));
+  EXPECT_TRUE(bro_ell_critical_path_bounded(f, 4));  // ceil(201 / 4) = 51 stream entries
+  f.row_length_max = 801;                             // ceil(801 / 4) = 201
+  EXPECT_FALSE(bro_ell_critical_path_bounded(f, 4));
+}
+
 TEST(CudaBroEllRules, StoredPlanWithAnotherLayoutIsInvalidAndItsBytesSayWhy) {
   const MatrixFeatures features = extract_features(sample_matrix().matrix);
   const CudaBroEllRules rules;
   Candidate c = rules.candidates(features, testing::h100()).front();
+  c.launch.threads_per_row = 1;
   c.params = FieldSet::of(CudaBroEllParams{.slice_height = 48, .variant = 0, .reorder = 0});
   EXPECT_FALSE(rules.is_valid(c, features, testing::h100()));
   EXPECT_EQ(message_of([&] { rules.device_bytes(features, Precision::fp64, c); }),

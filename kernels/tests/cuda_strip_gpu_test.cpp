@@ -91,5 +91,38 @@ TEST(CudaStripKernels, MatchTheReferenceAtAnySeparatorAndWidth) {
   }
 }
 
+// The hopper variant's block rows: the first block_rows sorted rows a block each (every
+// compiled block size), with and without warp rows after them, both precisions; the
+// conformance matrices' heavy-tail rows are longer than any block.
+TEST(CudaStripKernels, BlockRowsMatchTheReference) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device visible";
+  const auto device = make_cuda_device(0);
+  const std::uint64_t seed = testing::test_seed();
+  std::mt19937_64 rng(seed + 1);
+  for (const testing::NamedMatrix& named : testing::conformance_matrices(seed)) {
+    const CsrMatrix<double>& m = named.matrix;
+    if (m.rows < 4) continue;
+    for (const std::uint32_t block : kCsrVectorBlockSizes)
+      for (const auto& [block_rows, separator] :
+           {std::pair{std::int64_t{1}, std::int64_t{1}}, std::pair{std::int64_t{2}, m.rows / 2},
+            std::pair{m.rows / 2, m.rows / 2}, std::pair{std::int64_t{3}, m.rows - 1}}) {
+        const Candidate candidate{
+            .format = kCudaStripFormatId,
+            .params = FieldSet::of(CudaStripParams{
+                .variant = static_cast<std::uint32_t>(StripVariant::hopper),
+                .separator = separator,
+                .csr_threads_per_row = 8,
+                .csr_block_size = block,
+                .ell_block_size = 256,
+                .block_rows = block_rows}),
+            .launch = {}};
+        SCOPED_TRACE(named.name + ": " + std::to_string(block_rows) + " block rows of " +
+                     std::to_string(block) + " threads, separator " + std::to_string(separator));
+        expect_strip_matches_reference<float>(*device, m, candidate, rng);
+        expect_strip_matches_reference<double>(*device, m, candidate, rng);
+      }
+  }
+}
+
 }  // namespace
 }  // namespace spmvd

@@ -82,13 +82,29 @@ CsrMatrix<double> random_matrix(std::int64_t rows, std::int64_t cols, std::int64
 // y = alpha A x + beta y over the layout's own arrays, as the two kernels read them: the CSR
 // part by its offsets, the ELL part column-major up to each row's length, each result written
 // to the caller's row through the permutation (beta == 0: y write-only).
+//
+// The first block_rows CSR rows as the block kernel reads them (block_size threads a row):
+// thread k's entries k, k + block_size, ...; each warp's 32 sums, then the warps' sums.
 void layout_multiply(const StripLayout<double>& l, const std::vector<double>& x,
-                     std::vector<double>& y, double alpha, double beta) {
+                     std::vector<double>& y, double alpha, double beta,
+                     std::int64_t block_rows = 0, std::int64_t block_size = 256) {
   const auto store = [&](std::int64_t sorted_row, double sum) {
     double& out = y[static_cast<std::size_t>(l.permutation[static_cast<std::size_t>(sorted_row)])];
     out = beta == 0.0 ? alpha * sum : alpha * sum + beta * out;
   };
-  for (std::int64_t i = 0; i < l.separator; ++i) {
+  for (std::int64_t i = 0; i < block_rows; ++i) {
+    std::vector<double> thread_sums(static_cast<std::size_t>(block_size), 0.0);
+    for (std::int64_t t = 0; t < block_size; ++t)
+      for (std::int64_t k = l.csr_row_offsets[i] + t; k < l.csr_row_offsets[i + 1];
+           k += block_size)
+        thread_sums[t] += l.csr_values[k] * x[l.csr_col_indices[k]];
+    double sum = 0.0;
+    for (std::int64_t warp = 0; warp < block_size / 32; ++warp)
+      sum += std::accumulate(thread_sums.begin() + warp * 32,
+                             thread_sums.begin() + (warp + 1) * 32, 0.0);
+    store(i, sum);
+  }
+  for (std::int64_t i = block_rows; i < l.separator; ++i) {
     double sum = 0.0;
     for (std::int64_t k = l.csr_row_offsets[i]; k < l.csr_row_offsets[i + 1]; ++k)
       sum += l.csr_values[k] * x[l.csr_col_indices[k]];
@@ -105,8 +121,11 @@ void layout_multiply(const StripLayout<double>& l, const std::vector<double>& x,
 }
 
 void expect_layout_multiplies_like_the_matrix(const CsrMatrix<double>& m, std::int64_t separator,
-                                              std::mt19937_64& rng) {
-  SCOPED_TRACE("separator " + std::to_string(separator) + " of " + std::to_string(m.rows));
+                                              std::mt19937_64& rng, std::int64_t block_rows = 0,
+                                              std::int64_t block_size = 256) {
+  SCOPED_TRACE("separator " + std::to_string(separator) + " of " + std::to_string(m.rows) +
+               ", block rows " + std::to_string(block_rows) + " of " +
+               std::to_string(block_size) + " threads");
   const StripLayout<double> l = make_strip_layout<double>(m, separator);
   ASSERT_EQ(l.csr_row_offsets.size(), static_cast<std::size_t>(separator) + 1);
   ASSERT_EQ(l.ell_lengths.size(), static_cast<std::size_t>(m.rows - separator));
@@ -131,7 +150,7 @@ void expect_layout_multiplies_like_the_matrix(const CsrMatrix<double>& m, std::i
     if (beta == 0.0) std::fill(expected.begin(), expected.end(), 0.0);
     reference_spmv(m, x.data(), expected.data(), alpha, beta);
     std::vector<double> got = y0;
-    layout_multiply(l, x, got, alpha, beta);
+    layout_multiply(l, x, got, alpha, beta, block_rows, block_size);
     for (std::int64_t r = 0; r < m.rows; ++r)
       ASSERT_NEAR(got[r], expected[r], 1e-12 * (1.0 + std::abs(expected[r])))
           << "row " << r << " (length " << m.row_length(r) << "), alpha " << alpha << " beta "
@@ -155,6 +174,33 @@ TEST(CudaStripLayout, MultipliesLikeTheMatrixAtEverySeparator) {
          {std::int64_t{0}, std::int64_t{1}, rows / 3, rows / 2, rows - 1, rows})
       expect_layout_multiplies_like_the_matrix(m, std::clamp<std::int64_t>(separator, 0, rows),
                                                rng);
+  }
+}
+
+// The hopper variant's block rows read the same CSR part (its first rows, a block each): the
+// block kernel's tiling and two-level reduction over the layout equal the matrix, for any
+// number of block rows up to the separator and each compiled block size.
+TEST(CudaStripLayout, BlockRowsMultiplyLikeTheMatrix) {
+  std::mt19937_64 rng(seed_of_this_run() + 3);
+  for (int trial = 0; trial < 4; ++trial) {
+    const std::int64_t rows = std::uniform_int_distribution<std::int64_t>(40, 300)(rng);
+    // A few rows of 600-2500 entries (longer than any block, and not a multiple of it) among
+    // short ones, circuit-like.
+    std::mt19937_64 lengths(rng());
+    const CsrMatrix<double> m = random_matrix(
+        rows, 3000,
+        [&](std::int64_t r) -> std::int64_t {
+          if (r % 13 == 5) return std::uniform_int_distribution<std::int64_t>(600, 2500)(lengths);
+          return std::uniform_int_distribution<std::int64_t>(0, 6)(lengths);
+        },
+        rng);
+    SCOPED_TRACE("trial " + std::to_string(trial) + ": " + std::to_string(rows) + " rows");
+    const std::int64_t long_rows = (rows + 7) / 13;
+    for (const std::int64_t block_size : {128, 256, 512})
+      for (const std::int64_t separator : {long_rows, long_rows + 5, rows / 2})
+        for (const std::int64_t block_rows : {std::int64_t{1}, long_rows, separator})
+          expect_layout_multiplies_like_the_matrix(m, separator, rng,
+                                                   std::min(block_rows, separator), block_size);
   }
 }
 
@@ -271,8 +317,9 @@ TEST(CudaStripRules, OffersNothingWhereNoPartitionIsPossible) {
   const MatrixFeatures uniform = features_of_df({{7, 5 * s}});
   EXPECT_TRUE(rules.candidates(uniform, kH100).empty());
   EXPECT_FALSE(rules.admissible(uniform, kH100, Precision::fp64, plenty));
-  // No more rows than one strip: no strip boundary inside.
-  const MatrixFeatures small = features_of_df({{1, 100}, {3000, 2}});
+  // No more rows than one strip, and no row longer than a block (none runs a block each): no
+  // boundary inside.
+  const MatrixFeatures small = features_of_df({{1, 100}, {200, 2}});
   EXPECT_TRUE(rules.candidates(small, kH100).empty());
   EXPECT_FALSE(rules.admissible(small, kH100, Precision::fp64, plenty));
   // On the CPU, or a GPU whose per-SM limits are unknown (no occupancy, so no strip).
@@ -321,6 +368,170 @@ TEST(CudaStripRules, PartsAreTheCsrVectorRowsAboveAndTheEllRowsBelow) {
   EXPECT_EQ(parts[1].features.distribution, (std::vector<RowLengthCount>{{2, 5 * s + 2}}));
   EXPECT_EQ(parts[0].features.nnz + parts[1].features.nnz, f.nnz);
   EXPECT_EQ(parts[0].features.cols, f.cols);
+}
+
+// ---- rows a block each (the hopper variant's long rows) -------------------------------------
+
+// H100, blocks of 256: 6336 resident warps. circuit-3M (14M non-zeros): a warp's even share is
+// ceil(14e6 / 6336) = 2210 entries, so its rows of 50,000 run a block each; a small matrix's
+// threshold is the block itself (a shorter row would idle a block's lanes).
+TEST(CudaStripBlockRows, ThresholdIsAWarpsEvenShareOfTheMatrixAndAtLeastTheBlock) {
+  EXPECT_EQ(block_per_row_min_length(14'000'000, kH100, 256), 2210);
+  EXPECT_EQ(block_per_row_min_length(6336 * 300, kH100, 256), 300);
+  EXPECT_EQ(block_per_row_min_length(6336 * 300 + 1, kH100, 256), 301);
+  EXPECT_EQ(block_per_row_min_length(1000, kH100, 256), 256);
+  EXPECT_EQ(block_per_row_min_length(0, kH100, 512), 512);
+  // Blocks of 512 at 40 registers a thread: 3 a SM, 48 warps, the same 6336.
+  EXPECT_EQ(block_per_row_min_length(14'000'000, kH100, 512), 2210);
+  EXPECT_THROW(block_per_row_min_length(-1, kH100, 256), Error);
+  DeviceInfo unknown_limits = kH100;
+  unknown_limits.registers_per_sm = 0;
+  EXPECT_THROW(block_per_row_min_length(1000, unknown_limits, 256), Error);
+}
+
+// 50,000 entries over 256 threads: 195 full rounds (32 a warp) and 80 left, to warps 0-2
+// (32, 32, 16): warps 0, 1 walk 6272, warp 2 6256, warps 3-7 6240 (the longest share, 6272,
+// is the critical path: 196 steps of 32 lanes, against 1,563 for one warp).
+TEST(CudaStripBlockRows, TilingGivesEachWarpItsStridedShare) {
+  EXPECT_EQ(block_row_warp_shares(50'000, 256),
+            (std::vector<RowLengthCount>{{6240, 5}, {6256, 1}, {6272, 2}}));
+  EXPECT_EQ(block_row_warp_shares(40, 128), (std::vector<RowLengthCount>{{8, 1}, {32, 1}}));
+  EXPECT_EQ(block_row_warp_shares(1024, 512), (std::vector<RowLengthCount>{{64, 16}}));
+  EXPECT_TRUE(block_row_warp_shares(0, 256).empty());
+  for (const std::int64_t length : {1, 31, 33, 255, 257, 4097, 50'001})
+    for (const std::uint32_t block : {128u, 256u, 512u}) {
+      std::int64_t entries = 0;
+      std::int64_t warps = 0;
+      for (const RowLengthCount& c : block_row_warp_shares(length, block)) {
+        entries += c.length * c.rows;
+        warps += c.rows;
+        EXPECT_LE(c.length, (length + block - 1) / block * 32);
+      }
+      EXPECT_EQ(entries, length) << length << " over " << block;
+      EXPECT_LE(warps, block / 32);
+    }
+  EXPECT_THROW(block_row_warp_shares(10, 100), Error);
+  EXPECT_THROW(block_row_warp_shares(-1, 256), Error);
+}
+
+// circuit-3M's DF: 1M rows each of 2, 4, 6 entries and 50 of 50,000; 14.5M non-zeros, so a
+// block each for rows above ceil(14.5e6 / 6336) = 2289.
+MatrixFeatures circuit_df() {
+  return features_of_df({{2, 1'000'000}, {4, 1'000'000}, {6, 1'000'000}, {50'000, 50}});
+}
+
+Candidate block_candidate(std::int64_t separator, std::uint32_t lanes, std::int64_t block_rows,
+                          std::uint32_t csr_block = 256) {
+  Candidate c = strip_candidate(StripVariant::hopper, separator, lanes, csr_block);
+  CudaStripParams p = CudaStripRules::params_of(c);
+  p.block_rows = block_rows;
+  c.params = FieldSet::of(p);
+  return c;
+}
+
+TEST(CudaStripBlockRows, ModelFreeRunsAFewVeryLongRowsABlockEachAndTheRestAsEll) {
+  const std::int64_t s = warp_strip();
+  const MatrixFeatures f = circuit_df();
+  const CudaStripRules rules;
+  // Paper (as printed): the strip holding the long rows, a warp each. Hopper: the 50 long rows
+  // a block each with the rest ELL (width 6, within the padding bound), and the same with the
+  // rest of the first strip (rows of 6: 4 lanes, whose strip is 8 warp strips) on CSR vector.
+  EXPECT_EQ(rules.candidates(f, kH100),
+            (std::vector<Candidate>{strip_candidate(StripVariant::paper, s, 32),
+                                    block_candidate(50, 32, 50),
+                                    block_candidate(50 + 8 * s, 4, 50)}));
+  for (const Candidate& c : rules.candidates(f, kH100)) EXPECT_TRUE(rules.is_valid(c, f, kH100));
+}
+
+TEST(CudaStripBlockRows, PartsPredictTheBlockRowsAsTheirWarpShares) {
+  const std::int64_t s = warp_strip();
+  const MatrixFeatures f = circuit_df();
+  const CudaStripRules rules;
+  const std::vector<FormatPart> at_50 = rules.parts(f, block_candidate(50, 32, 50));
+  ASSERT_EQ(at_50.size(), 2U);  // no warp rows
+  EXPECT_EQ(at_50[0].candidate.format, kCudaCsrVectorFormatId);
+  EXPECT_EQ(at_50[0].candidate.launch.threads_per_row, 32U);
+  EXPECT_EQ(at_50[0].candidate.launch.block_size, 256U);
+  EXPECT_EQ(at_50[0].features.rows, 50 * 8);
+  EXPECT_EQ(at_50[0].features.distribution,
+            (std::vector<RowLengthCount>{{6240, 250}, {6256, 50}, {6272, 100}}));
+  EXPECT_EQ(at_50[0].features.row_length_max, 6272);  // the critical path, not 50,000
+  EXPECT_EQ(at_50[1].candidate.format, kCudaEllFormatId);
+  EXPECT_EQ(CudaEllRules::params_of(at_50[1].candidate).ell_width, 6U);
+  EXPECT_EQ(at_50[0].features.nnz + at_50[1].features.nnz, f.nnz);
+
+  const std::vector<FormatPart> three =
+      rules.parts(f, block_candidate(50 + 8 * s, 4, 50, 512));
+  ASSERT_EQ(three.size(), 3U);  // block rows, warp rows, ELL: apply()'s launch order
+  EXPECT_EQ(three[0].features.rows, 50 * 16);
+  EXPECT_EQ(three[0].candidate.launch.block_size, 512U);
+  EXPECT_EQ(three[1].candidate.launch.threads_per_row, 4U);
+  EXPECT_EQ(three[1].features.distribution, (std::vector<RowLengthCount>{{6, 8 * s}}));
+  EXPECT_EQ(three[2].features.rows, f.rows - 50 - 8 * s);
+  EXPECT_EQ(three[0].features.nnz + three[1].features.nnz + three[2].features.nnz, f.nnz);
+}
+
+// A predictor with a critical path: a CSR-vector part takes the longer of streaming its
+// non-zeros (0.00001 each) and its longest row's walk (one step per threads_per_row entries);
+// ELL 0.0001 a slot. A warp over a row of 50,000 walks 1,562.5 steps, a block's warps 196.
+class CriticalPathPredictor final : public PartTimePredictor {
+ public:
+  std::optional<double> part_ms(const FormatPart& part) const override {
+    if (part.candidate.format == kCudaCsrVectorFormatId)
+      return std::max(0.00001 * static_cast<double>(part.features.nnz),
+                      static_cast<double>(part.features.row_length_max) /
+                          part.candidate.launch.threads_per_row);
+    if (part.candidate.format == kCudaEllFormatId)
+      return 0.0001 * static_cast<double>(part.features.rows) *
+             CudaEllRules::params_of(part.candidate).ell_width;
+    return std::nullopt;
+  }
+};
+
+TEST(CudaStripBlockRows, ChosenByPartsWhereTheLongRowsWarpIsTheCriticalPath) {
+  const MatrixFeatures f = circuit_df();
+  const CudaStripRules rules;
+  const CriticalPathPredictor predictor;
+  const std::vector<Candidate> chosen = rules.candidates_chosen_by(predictor, f, kH100);
+  const auto total_ms = [&](const Candidate& c) {
+    double ms = 0.0;
+    for (const FormatPart& part : rules.parts(f, c)) ms += *predictor.part_ms(part);
+    return ms;
+  };
+  const auto block = std::find(chosen.begin(), chosen.end(), block_candidate(50, 32, 50));
+  ASSERT_NE(block, chosen.end());
+  for (const Candidate& c : chosen)
+    if (CudaStripRules::params_of(c).block_rows == 0) EXPECT_LT(total_ms(*block), total_ms(c));
+  // 196 steps + ELL's 18M slots, against the paper's 1,562.5 + its ELL.
+  EXPECT_NEAR(total_ms(*block), 196.0 + 0.0001 * 6.0 * static_cast<double>(f.rows - 50), 1e-6);
+  EXPECT_NEAR(total_ms(strip_candidate(StripVariant::paper, warp_strip(), 32)),
+              1562.5 + 0.0001 * 6.0 * static_cast<double>(f.rows - warp_strip()), 1e-6);
+}
+
+TEST(CudaStripBlockRows, RefusesBlockRowsThatDoNotFitThePlan) {
+  const std::int64_t s = warp_strip();
+  const MatrixFeatures f = circuit_df();
+  const auto message = [&](const Candidate& c) {
+    try {
+      CudaStripRules::check_candidate(c, f, kH100);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(valid)");
+  };
+  EXPECT_EQ(message(block_candidate(50 + 8 * s, 4, 50)), "(valid)");
+  EXPECT_EQ(message(block_candidate(50, 32, 51)),
+            "cuda_strip: block_rows 51 is not inside [0, separator 50]");
+  EXPECT_EQ(message(block_candidate(50 + s, 4, 50)),
+            "cuda_strip: separator " + std::to_string(50 + s) +
+                " less block_rows 50 is not a whole number of strips of " +
+                std::to_string(8 * s) + " rows (4 threads per row, blocks of 256)");
+  Candidate paper = strip_candidate(StripVariant::paper, s + 50, 32);
+  CudaStripParams p = CudaStripRules::params_of(paper);
+  p.block_rows = 50;
+  paper.params = FieldSet::of(p);
+  EXPECT_EQ(message(paper),
+            "cuda_strip: the paper variant runs every CSR row on a warp, not 50 rows a block each");
 }
 
 // ---- the separator chosen against part predictions -----------------------------------------

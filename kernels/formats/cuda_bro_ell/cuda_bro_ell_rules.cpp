@@ -96,10 +96,18 @@ std::uint64_t bro_ell_layout_bytes(const BroEllFeatures& sizes, std::size_t inde
          2 * (at(sizes.slices) + 1) * sizeof(std::int64_t) + order;
 }
 
+bool bro_ell_critical_path_bounded(const MatrixFeatures& features,
+                                   std::uint32_t threads_per_row) {
+  if (features.rows <= 0 || features.nnz <= 0 || threads_per_row == 0) return false;
+  const std::int64_t t = threads_per_row;
+  const std::int64_t widest_stream_row = (features.row_length_max + t - 1) / t;
+  return features.rows * widest_stream_row <= kBroEllMaxLongestToMean * features.nnz;
+}
+
 bool CudaBroEllRules::admissible(const MatrixFeatures& features, const DeviceInfo& device,
                                  Precision precision, std::uint64_t memory_budget_bytes) const {
   // Without its sizes it offers no candidate and is no choice (as DIA without its diagonals).
-  if (!device.is_gpu || !cuda_bro_ell_features(features)) return false;
+  if (!device.is_gpu || candidates(features, device).empty()) return false;
   return smallest_candidate_bytes(*this, features, device, precision) <= memory_budget_bytes;
 }
 
@@ -108,7 +116,8 @@ std::vector<Candidate> CudaBroEllRules::candidates(const MatrixFeatures& feature
   // Without the sizes nothing bounds the stream (as DIA without its diagonals).
   if (!cuda_bro_ell_features(features)) return {};
   std::vector<Candidate> out;
-  for (const BroEllChoice& choice : kBroEllChoices)
+  for (const BroEllChoice& choice : kBroEllChoices) {
+    if (!bro_ell_critical_path_bounded(features, choice.threads_per_row)) continue;
     out.push_back(
         Candidate{.format = id(),
                   .params = FieldSet::of(choice.params),
@@ -116,6 +125,7 @@ std::vector<Candidate> CudaBroEllRules::candidates(const MatrixFeatures& feature
                              .threads_per_row = choice.threads_per_row,
                              .grid_size = CudaCsrVectorRules::grid_size(
                                  features.rows, choice.threads_per_row, kBroBlockSize, device)}});
+  }
   return out;
 }
 

@@ -74,6 +74,21 @@ inline constexpr std::array<BroEllChoice, 10> kBroEllChoices{{
     {{32, kBroVariantHopper, kBroReorderNone}, 4},
 }};
 
+// The bound on the longest row relative to the mean (kBroEllMaxLongestToMean): a layout is
+// offered only while ceil(row_length_max / threads_per_row) <= kBroEllMaxLongestToMean * nnz /
+// rows. Why, from the critical path: a slice's threads decode their stream rows serially
+// (Algorithm 1: one symbol, one delta, one x load after another), so the slice holding the
+// widest row runs ceil(row_length_max / t) decode steps whatever its other rows hold, while the
+// whole matrix streams in about rows * mean / (resident threads) steps a thread. A row of
+// L >> mean entries makes that one slice the kernel's time (circuit-like matrices: 50 rows of
+// 50,000 among 3M of 2-6 entries take 12.8 ms on an H100 against 0.12 ms for cuSPARSE CSR,
+// 2026-11-23). ELL bounds the same shape by its padding (cuda_ell: rows * width <=
+// kEllMaxPaddingRatio * nnz, every row padded to the widest); BRO-ELL does not store the
+// padding, but its time pays for it, so the same ratio bounds the widest stream row. Beyond it
+// cuda_bro_hyb (the long rows' tails in BRO-COO, spread over all threads) is the BRO answer.
+inline constexpr std::int64_t kBroEllMaxLongestToMean = 20;
+bool bro_ell_critical_path_bounded(const MatrixFeatures& features, std::uint32_t threads_per_row);
+
 // Index of (params, threads_per_row) in kBroEllChoices; throws Error(invalid_argument)
 // "<owner>: slice_height 48, variant 0, reorder 0, threads_per_row 1 is not a BRO-ELL layout"
 // for any other.
@@ -148,8 +163,9 @@ class CudaBroEllRules final : public FormatRules {
 
   bool admissible(const MatrixFeatures& features, const DeviceInfo& device, Precision precision,
                   std::uint64_t memory_budget_bytes) const override;
-  // One candidate per kBroEllChoices entry (block kBroBlockSize, one wave of blocks); none
-  // without its features.
+  // One candidate per kBroEllChoices entry whose widest stream row is within
+  // kBroEllMaxLongestToMean of the mean (bro_ell_critical_path_bounded; block kBroBlockSize,
+  // one wave of blocks); none without its features.
   std::vector<Candidate> candidates(const MatrixFeatures& features,
                                     const DeviceInfo& device) const override;
   // bro_ell_layout_bytes of the candidate's layout: exact, an upper bound under BAR (see

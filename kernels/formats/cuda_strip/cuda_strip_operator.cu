@@ -37,6 +37,43 @@ __global__ void strip_ell_kernel(std::int64_t rows, const std::int32_t* __restri
   }
 }
 
+// The hopper variant's block rows (the longest sorted rows, block_per_row_min_length): one block
+// of BlockSize threads per row, thread k taking entries k, k + BlockSize, ... (coalesced; the
+// tiling of block_row_warp_shares), the warps' sums reduced with shuffles, then across the
+// block's warps through shared memory. The row's walk is ceil(length / BlockSize) steps a
+// thread instead of ceil(length / 32) for a warp per row.
+template <typename Value, int BlockSize>
+__global__ void __launch_bounds__(BlockSize)
+    strip_block_row_kernel(const std::int64_t* __restrict__ row_offsets,
+                           const std::int32_t* __restrict__ col_indices,
+                           const Value* __restrict__ values,
+                           const std::int32_t* __restrict__ permutation,
+                           const Value* __restrict__ x, Value* __restrict__ y, Value alpha,
+                           Value beta) {
+  static_assert(BlockSize % 32 == 0 && BlockSize / 32 <= 32,
+                "whole warps, whose sums one warp reduces");
+  constexpr int kWarps = BlockSize / 32;
+  __shared__ Value warp_sums[kWarps];
+  const std::int64_t row = blockIdx.x;  // one block a row: the grid is the block rows
+  const std::int64_t end = __ldg(row_offsets + row + 1);
+  Value sum = 0;
+  for (std::int64_t k = __ldg(row_offsets + row) + threadIdx.x; k < end; k += BlockSize)
+    sum += __ldg(values + k) * __ldg(x + __ldg(col_indices + k));
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  const int warp = static_cast<int>(threadIdx.x / 32);
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffU, sum, offset);
+  if (lane == 0) warp_sums[warp] = sum;
+  __syncthreads();
+  if (warp == 0) {
+    sum = lane < kWarps ? warp_sums[lane] : Value(0);
+#pragma unroll
+    for (int offset = 16; offset > 0; offset /= 2)
+      sum += __shfl_down_sync(0xffffffffU, sum, offset);
+    if (lane == 0) catalogue_detail::store_axpby(y + __ldg(permutation + row), alpha, sum, beta);
+  }
+}
+
 template <typename Value>
 class CudaStripOperator final : public SpmvOperator {
  public:
@@ -44,8 +81,10 @@ class CudaStripOperator final : public SpmvOperator {
                     Device& device)
       : rows_(layout.rows),
         separator_(layout.separator),
+        block_rows_(params.block_rows),
         params_(params),
-        csr_grid_(CudaCsrVectorRules::grid_size(layout.separator, params.csr_threads_per_row,
+        csr_grid_(CudaCsrVectorRules::grid_size(layout.separator - params.block_rows,
+                                                params.csr_threads_per_row,
                                                 params.csr_block_size, device.info())),
         ell_grid_(CudaCsrVectorRules::grid_size(layout.ell_rows(), 1, params.ell_block_size,
                                                 device.info())),
@@ -63,8 +102,9 @@ class CudaStripOperator final : public SpmvOperator {
 
   void apply(const void* x, void* y, double alpha, double beta) override {
     if (rows_ == 0) return;
-    // The two parts write disjoint rows of y: one after the other on the stream, no sync.
-    if (separator_ > 0) launch_csr(x, y, alpha, beta);
+    // The parts write disjoint rows of y: one after the other on the stream, no sync.
+    if (block_rows_ > 0) launch_block_rows(x, y, alpha, beta);
+    if (separator_ > block_rows_) launch_csr(x, y, alpha, beta);
     if (rows_ > separator_) {
       strip_ell_kernel<Value><<<ell_grid_, params_.ell_block_size, 0, stream_>>>(
           rows_ - separator_, ell_lengths_.as<const std::int32_t>(),
@@ -102,20 +142,48 @@ class CudaStripOperator final : public SpmvOperator {
     }
   }
 
+  // The warp rows [block_rows, separator): their offsets index the CSR part's arrays from 0.
   template <int ThreadsPerRow>
   void launch_csr(const void* x, void* y, double alpha, double beta) {
     csr_vector_detail::csr_vector_kernel<Value, ThreadsPerRow, csr_vector_detail::PermutedRows>
         <<<csr_grid_, params_.csr_block_size, 0, stream_>>>(
-            separator_, csr_row_offsets_.as<const std::int64_t>(),
+            separator_ - block_rows_, csr_row_offsets_.as<const std::int64_t>() + block_rows_,
             csr_col_indices_.as<const std::int32_t>(), csr_values_.as<const Value>(),
             static_cast<const Value*>(x), static_cast<Value*>(y), static_cast<Value>(alpha),
             static_cast<Value>(beta),
-            csr_vector_detail::PermutedRows{permutation_.as<const std::int32_t>()});
+            csr_vector_detail::PermutedRows{permutation_.as<const std::int32_t>() + block_rows_});
+    SPMVD_CUDA_CHECK_LAUNCH();
+  }
+
+  void launch_block_rows(const void* x, void* y, double alpha, double beta) {
+    switch (params_.csr_block_size) {
+      case 128:
+        return launch_block_rows<128>(x, y, alpha, beta);
+      case 256:
+        return launch_block_rows<256>(x, y, alpha, beta);
+      case 512:
+        return launch_block_rows<512>(x, y, alpha, beta);
+      default:  // build() admits only kCsrVectorBlockSizes, each a case above
+        throw Error(ErrorCode::internal, "cuda_strip: csr_block_size " +
+                                             std::to_string(params_.csr_block_size) +
+                                             " has no compiled block-row kernel");
+    }
+  }
+
+  template <int BlockSize>
+  void launch_block_rows(const void* x, void* y, double alpha, double beta) {
+    strip_block_row_kernel<Value, BlockSize>
+        <<<static_cast<unsigned>(block_rows_), BlockSize, 0, stream_>>>(
+            csr_row_offsets_.as<const std::int64_t>(), csr_col_indices_.as<const std::int32_t>(),
+            csr_values_.as<const Value>(), permutation_.as<const std::int32_t>(),
+            static_cast<const Value*>(x), static_cast<Value*>(y), static_cast<Value>(alpha),
+            static_cast<Value>(beta));
     SPMVD_CUDA_CHECK_LAUNCH();
   }
 
   std::int64_t rows_;
   std::int64_t separator_;
+  std::int64_t block_rows_;
   CudaStripParams params_;
   std::uint32_t csr_grid_;
   std::uint32_t ell_grid_;
@@ -152,6 +220,9 @@ std::unique_ptr<SpmvOperator> CudaStripRules::build(const CsrMatrix<double>& mat
     throw_invalid("cuda_strip: separator " + std::to_string(params.separator) +
                   " is not strictly inside the matrix's " + std::to_string(matrix.rows) +
                   " rows");
+  if (params.block_rows < 0 || params.block_rows > params.separator)
+    throw_invalid("cuda_strip: block_rows " + std::to_string(params.block_rows) +
+                  " is not inside [0, separator " + std::to_string(params.separator) + "]");
   check_gpu_device("cuda_strip", device);
   if (precision == Precision::fp32) return build_as<float>(matrix, params, device);
   return build_as<double>(matrix, params, device);

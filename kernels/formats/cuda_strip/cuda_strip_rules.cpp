@@ -49,14 +49,15 @@ std::uint32_t width_for_mean(double mean) {
 
 Candidate strip_candidate(StripVariant variant, std::int64_t separator,
                           std::uint32_t threads_per_row, std::uint32_t csr_block,
-                          std::uint32_t ell_block) {
+                          std::uint32_t ell_block, std::int64_t block_rows = 0) {
   return Candidate{.format = kCudaStripFormatId,
                    .params = FieldSet::of(CudaStripParams{
                        .variant = static_cast<std::uint32_t>(variant),
                        .separator = separator,
                        .csr_threads_per_row = threads_per_row,
                        .csr_block_size = csr_block,
-                       .ell_block_size = ell_block}),
+                       .ell_block_size = ell_block,
+                       .block_rows = block_rows}),
                    .launch = {}};
 }
 
@@ -94,6 +95,12 @@ std::int64_t rows_at_least(const MatrixFeatures& f, std::int64_t length) {
   return rows;
 }
 
+// The rows the hopper variant runs a block each without a model: those longer than
+// block_per_row_min_length at the default block size.
+std::int64_t model_free_block_rows(const MatrixFeatures& f, const DeviceInfo& device) {
+  return rows_at_least(f, block_per_row_min_length(f.nnz, device, kStripDefaultBlockSize) + 1);
+}
+
 // The model-free separators at strips of `strip` rows, ascending, distinct (see candidates()).
 std::vector<std::int64_t> model_free_separators(const MatrixFeatures& f, const DeviceInfo& device,
                                                 std::int64_t strip) {
@@ -125,6 +132,27 @@ Candidate ell_part_candidate(std::int64_t rows, std::int64_t width, std::uint32_
       .launch = {.block_size = block_size,
                  .threads_per_row = 1,
                  .grid_size = CudaCsrVectorRules::grid_size(rows, 1, block_size, device)}};
+}
+
+// The block rows (the first block_rows sorted rows) as the cuda_csr_vector part at 32 lanes
+// that walks the same warp shares (block_row_warp_shares): its predicted time carries their
+// critical path, the longest share.
+FormatPart block_rows_part(const MatrixFeatures& whole, std::int64_t block_rows,
+                           std::uint32_t block_size, const DeviceInfo& device) {
+  std::map<std::int64_t, std::int64_t> shares;  // share length -> warps
+  for (const RowLengthCount& set : sorted_row_range(whole, 0, block_rows).distribution)
+    for (const RowLengthCount& share : block_row_warp_shares(set.length, block_size))
+      shares[share.length] += share.rows * set.rows;
+  std::vector<RowLengthCount> distribution;
+  std::int64_t warps = 0;
+  for (const auto& [length, count] : shares) {
+    distribution.push_back({length, count});
+    warps += count;
+  }
+  return FormatPart{.runs = FormatPart::Runs::gpu,
+                    .features = part_features(whole, std::move(distribution)),
+                    .candidate = csr_part_candidate(warps, 32, block_size, device),
+                    .transfer_values = 0};
 }
 
 FormatPart gpu_part(const MatrixFeatures& whole, const SortedRowRange& range,
@@ -230,6 +258,32 @@ SortedRowRange sorted_row_range(const MatrixFeatures& features, std::int64_t fir
   return range;
 }
 
+std::int64_t block_per_row_min_length(std::int64_t nnz, const DeviceInfo& device,
+                                      std::uint32_t block_size) {
+  if (nnz < 0) throw_invalid("block_per_row_min_length: nnz " + std::to_string(nnz) + " < 0");
+  const std::int64_t resident_warps = CudaStripRules::strip_rows(device, 32, block_size);
+  const std::int64_t even_share = (nnz + resident_warps - 1) / resident_warps;
+  return std::max<std::int64_t>(block_size, even_share);
+}
+
+std::vector<RowLengthCount> block_row_warp_shares(std::int64_t length, std::uint32_t block_size) {
+  if (length < 0 || block_size == 0 || block_size % 32 != 0)
+    throw_invalid("block_row_warp_shares: length " + std::to_string(length) + ", block size " +
+                  std::to_string(block_size) + " (a positive multiple of 32)");
+  const std::int64_t block = block_size;
+  const std::int64_t rounds = length / block;  // full rounds: 32 entries each warp
+  const std::int64_t rest = length % block;    // the last round's entries, from warp 0
+  std::map<std::int64_t, std::int64_t> shares;
+  for (std::int64_t warp = 0; warp < block / 32; ++warp) {
+    const std::int64_t share =
+        rounds * 32 + std::clamp<std::int64_t>(rest - warp * 32, 0, 32);
+    if (share > 0) ++shares[share];
+  }
+  std::vector<RowLengthCount> out;
+  for (const auto& [share, warps] : shares) out.push_back({share, warps});
+  return out;
+}
+
 std::int64_t CudaStripRules::strip_rows(const DeviceInfo& device, std::uint32_t threads_per_row,
                                         std::uint32_t block_size) {
   const Occupancy occupancy =
@@ -268,10 +322,19 @@ void CudaStripRules::check_candidate(const Candidate& candidate, const MatrixFea
     throw_invalid("cuda_strip: separator " + std::to_string(p.separator) +
                   " is not strictly inside the matrix's " + std::to_string(features.rows) +
                   " rows (no partition is cuda_ell or cuda_csr_vector)");
+  if (p.block_rows < 0 || p.block_rows > p.separator)
+    throw_invalid("cuda_strip: block_rows " + std::to_string(p.block_rows) +
+                  " is not inside [0, separator " + std::to_string(p.separator) + "]");
+  if (p.variant == static_cast<std::uint32_t>(StripVariant::paper) && p.block_rows != 0)
+    throw_invalid("cuda_strip: the paper variant runs every CSR row on a warp, not " +
+                  std::to_string(p.block_rows) + " rows a block each");
   const std::int64_t strip = strip_rows(device, p.csr_threads_per_row, p.csr_block_size);
-  if (p.separator % strip != 0)
+  if ((p.separator - p.block_rows) % strip != 0)
     throw_invalid("cuda_strip: separator " + std::to_string(p.separator) +
-                  " is not a whole number of strips of " + std::to_string(strip) + " rows (" +
+                  (p.block_rows == 0 ? std::string()
+                                     : " less block_rows " + std::to_string(p.block_rows)) +
+                  " is not a whole number of strips of " +
+                  std::to_string(strip) + " rows (" +
                   std::to_string(p.csr_threads_per_row) + " threads per row, blocks of " +
                   std::to_string(p.csr_block_size) + ")");
 }
@@ -303,23 +366,33 @@ std::vector<Candidate> CudaStripRules::candidates(const MatrixFeatures& features
   //  - where the rows drop below a warp's length, rounded up to a strip: above, each row keeps
   //    all 32 lanes of a warp busy (the paper's one warp per row); below, one thread walks
   //    fewer than 32 entries, and sorted rows keep a warp's threads on near-equal lengths.
-  // The hopper variant takes each separator's CSR part at the widest lane count not above its
-  // mean row length, and rounds the separator up to that width's (larger) strip.
+  // The hopper variant runs the rows longer than block_per_row_min_length a block each (the
+  // critical path a warp's walk of them would be), takes each separator's warp rows at the
+  // widest lane count not above their mean length, and rounds them up to that width's
+  // (larger) strip; where there are block rows it also offers the separator right below
+  // them (a few very long rows among short ones, circuit-like: the rest is one ELL part).
   if (!may_partition(features, device)) return {};
   std::vector<Candidate> out;
   const std::int64_t warp_strip = strip_rows(device, 32, kStripDefaultBlockSize);
   for (const std::int64_t s : model_free_separators(features, device, warp_strip))
     out.push_back(strip_candidate(StripVariant::paper, s, 32, kStripDefaultBlockSize,
                                   kStripDefaultBlockSize));
+  const std::int64_t block_rows = model_free_block_rows(features, device);
+  if (block_rows > 0 && offered_separator(features, block_rows))
+    out.push_back(strip_candidate(StripVariant::hopper, block_rows, 32, kStripDefaultBlockSize,
+                                  kStripDefaultBlockSize, block_rows));
   for (const std::int64_t s : model_free_separators(features, device, warp_strip)) {
-    const SortedRowRange above = sorted_row_range(features, 0, s);
-    const std::uint32_t width = width_for_mean(static_cast<double>(above.nnz) / s);
-    if (width == 32) continue;  // the paper variant's candidate
+    if (s <= block_rows) continue;
+    const SortedRowRange warp_rows = sorted_row_range(features, block_rows, s - block_rows);
+    const std::uint32_t width =
+        width_for_mean(static_cast<double>(warp_rows.nnz) / static_cast<double>(s - block_rows));
+    if (width == 32 && block_rows == 0) continue;  // the paper variant's candidate
     const std::int64_t separator =
-        round_up(s, strip_rows(device, width, kStripDefaultBlockSize));
+        block_rows + round_up(s - block_rows, strip_rows(device, width, kStripDefaultBlockSize));
     if (!offered_separator(features, separator)) continue;
     const Candidate c = strip_candidate(StripVariant::hopper, separator, width,
-                                        kStripDefaultBlockSize, kStripDefaultBlockSize);
+                                        kStripDefaultBlockSize, kStripDefaultBlockSize,
+                                        block_rows);
     if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
   }
   return out;
@@ -382,6 +455,20 @@ std::vector<Candidate> CudaStripRules::candidates_chosen_by(const PartTimePredic
       continue;
     out.push_back(chosen);
   }
+  // The sweep runs every CSR row on lanes of a warp. A model-free hopper candidate with block
+  // rows joins where its parts (parts() carries the block rows' critical path: their longest
+  // warp share) are predicted less than every candidate chosen so far (or none was).
+  const auto predicted_ms = [&](const Candidate& c) {
+    double ms = 0.0;
+    for (const FormatPart& part : parts(features, c)) ms += or_infinity(predictor.part_ms(part));
+    return ms;
+  };
+  double least_ms = std::numeric_limits<double>::infinity();
+  for (const Candidate& c : out) least_ms = std::min(least_ms, predicted_ms(c));
+  for (const Candidate& c : model_free)
+    if (params_of(c).block_rows > 0 && std::find(out.begin(), out.end(), c) == out.end() &&
+        predicted_ms(c) < least_ms)
+      out.push_back(c);
   return out;
 }
 
@@ -411,16 +498,27 @@ std::vector<FormatPart> CudaStripRules::parts(const MatrixFeatures& features,
   // build() sizes the grids to the device's resident blocks, which parts() is not given; the
   // csr_vector and ell families read rows, lanes and block size, not the grid, so the parts
   // carry the grid of a device whose resident limit is unknown (every row's block).
+  if (p.block_rows < 0 || p.block_rows > p.separator)
+    throw_invalid("cuda_strip: block_rows " + std::to_string(p.block_rows) +
+                  " is not inside [0, separator " + std::to_string(p.separator) + "]");
   const DeviceInfo unknown_device{};
-  const SortedRowRange above = sorted_row_range(features, 0, p.separator);
+  std::vector<FormatPart> out;
+  // Block rows first, then warp rows, then ELL: the order apply() launches them.
+  if (p.block_rows > 0)
+    out.push_back(block_rows_part(features, p.block_rows, p.csr_block_size, unknown_device));
+  if (p.separator > p.block_rows) {
+    const SortedRowRange warp_rows =
+        sorted_row_range(features, p.block_rows, p.separator - p.block_rows);
+    out.push_back(gpu_part(features, warp_rows,
+                           csr_part_candidate(p.separator - p.block_rows, p.csr_threads_per_row,
+                                              p.csr_block_size, unknown_device)));
+  }
   const SortedRowRange below =
       sorted_row_range(features, p.separator, features.rows - p.separator);
-  return {gpu_part(features, above,
-                   csr_part_candidate(p.separator, p.csr_threads_per_row, p.csr_block_size,
-                                      unknown_device)),
-          gpu_part(features, below,
-                   ell_part_candidate(features.rows - p.separator, below.width, p.ell_block_size,
-                                      unknown_device))};
+  out.push_back(gpu_part(features, below,
+                         ell_part_candidate(features.rows - p.separator, below.width,
+                                            p.ell_block_size, unknown_device)));
+  return out;
 }
 
 }  // namespace spmvd

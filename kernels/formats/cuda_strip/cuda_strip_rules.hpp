@@ -33,7 +33,8 @@ enum class StripVariant : std::uint32_t {
   paper = 0,
   // Hopper: the CSR part's lanes per row sized to its rows (any compiled width, 2-32), strips of
   // the rows that fill the GPU at that width (a part of 4-entry rows at 4 lanes fills an H100
-  // with 8x the rows of a warp per row).
+  // with 8x the rows of a warp per row); and the longest rows, whose walk by one warp would be
+  // the kernel's critical path (block_per_row_min_length), a CUDA block each.
   hopper = 1,
 };
 
@@ -58,12 +59,17 @@ struct CudaStripParams {
   std::uint32_t csr_threads_per_row = 0;  // lanes per row of the CSR part (2-32; paper: 32)
   std::uint32_t csr_block_size = 0;       // one of kCsrVectorBlockSizes
   std::uint32_t ell_block_size = 0;       // one of kEllBlockSizes
+  // The first block_rows sorted rows (the longest; within the CSR part) run one block of
+  // csr_block_size threads each, the rows [block_rows, separator) csr_threads_per_row lanes
+  // each; separator - block_rows is a whole number of strips (0 allowed). Paper: 0.
+  std::int64_t block_rows = 0;
   static constexpr auto kFields = std::tuple{
       declare_field("variant", &CudaStripParams::variant),
       declare_field("separator", &CudaStripParams::separator),
       declare_field("csr_threads_per_row", &CudaStripParams::csr_threads_per_row),
       declare_field("csr_block_size", &CudaStripParams::csr_block_size),
-      declare_field("ell_block_size", &CudaStripParams::ell_block_size)};
+      declare_field("ell_block_size", &CudaStripParams::ell_block_size),
+      declare_field("block_rows", &CudaStripParams::block_rows)};
   friend bool operator==(const CudaStripParams&, const CudaStripParams&) = default;
 };
 
@@ -82,6 +88,29 @@ struct SortedRowRange {
 SortedRowRange sorted_row_range(const MatrixFeatures& features, std::int64_t first_row,
                                 std::int64_t rows);
 
+// The row length above which the hopper variant gives a row a block of `block_size` threads
+// instead of a warp. Why: with every resident warp of the device busy (W = strip_rows(device,
+// 32, block_size): one warp a row fills the GPU with W rows), the matrix streams in the time one
+// warp walks its even share, ceil(nnz / W) entries; a warp walking a longer row alone is still
+// walking when the rest has finished, and does not speed up then (its bytes in flight are its
+// 32 lanes' loads, a small part of what an SM needs to cover the memory latency), so that row
+// is the critical path (circuit-3M on an H100: 50 rows of 50,000 entries, 1,560 dependent
+// 32-wide steps a warp, 0.835 ms against cuSPARSE's 0.120). A block of B threads walks it in
+// ceil(length / B) steps. Rows no longer than B keep their warp (a block's lanes would idle).
+// Returns max(block_size, ceil(nnz / W)); throws Error(invalid_argument) on negative nnz or a
+// device where the kernel cannot launch.
+std::int64_t block_per_row_min_length(std::int64_t nnz, const DeviceInfo& device,
+                                      std::uint32_t block_size);
+
+// How the block kernel tiles a row of `length` entries over a block of `block_size` threads:
+// thread k takes entries k, k + B, k + 2B, ... (coalesced), so warp j of the block walks the
+// entries whose index mod B lies in [32j, 32j + 32): a warp-per-row walk of its share. Returns
+// the DF of the warps' shares (non-empty ones, ascending): the rows a cuda_csr_vector part at
+// 32 lanes walks in the same steps, which is how parts() predicts the block rows (their
+// critical path: the longest share). Throws Error(invalid_argument) on a negative length or a
+// block size that is not a positive multiple of 32.
+std::vector<RowLengthCount> block_row_warp_shares(std::int64_t length, std::uint32_t block_size);
+
 class CudaStripRules final : public FormatRules {
  public:
   FormatId id() const noexcept override { return kCudaStripFormatId; }
@@ -98,9 +127,10 @@ class CudaStripRules final : public FormatRules {
   // Without models (justified in cuda_strip_rules.cpp): each variant at the strip boundary
   // below the rows of the longest length (on a power-law matrix, the first strip) and at the
   // one where the rows drop below a warp's length (rows that fill a warp's lanes on CSR vector, shorter rows one
-  // thread each on ELL), both parts at kStripDefaultBlockSize. Only separators strictly inside,
-  // below which the rows are shorter than the longest, with the ELL part within
-  // kEllMaxPaddingRatio slots per non-zero.
+  // thread each on ELL), both parts at kStripDefaultBlockSize. The hopper variant runs the rows
+  // longer than block_per_row_min_length a block each (block_rows) and also offers the
+  // separator right below them. Only separators strictly inside, below which the rows are
+  // shorter than the longest, with the ELL part within kEllMaxPaddingRatio slots per non-zero.
   std::vector<Candidate> candidates(const MatrixFeatures& features,
                                     const DeviceInfo& device) const override;
   // Paper 004 Sec. 5's sweep (strip_partition): per variant and CSR width, the separator at
@@ -108,6 +138,8 @@ class CudaStripRules final : public FormatRules {
   // then the block size of each part whose predicted time is least. Nothing for a variant where
   // no split beats the better single format (no partition: cuda_ell or cuda_csr_vector wins
   // outright). Where a part cannot be predicted, the model-free candidates of that variant.
+  // Plus the model-free candidates with block rows whose parts are predicted less than every
+  // candidate chosen before them.
   std::vector<Candidate> candidates_chosen_by(const PartTimePredictor& predictor,
                                               const MatrixFeatures& features,
                                               const DeviceInfo& device) const override;
@@ -121,6 +153,10 @@ class CudaStripRules final : public FormatRules {
                 const DeviceInfo& device) const override;
   // The CSR-vector part (rows above the separator) as a cuda_csr_vector candidate, and the ELL
   // part (rows below) as a cuda_ell candidate, each with part_features of its sorted rows.
+  // Block rows (block_rows > 0) come first, as a cuda_csr_vector part at 32 lanes over their
+  // warp shares (block_row_warp_shares: what the block's warps each walk), so their predicted
+  // time carries the critical path of the longest share; the warp rows follow when
+  // separator > block_rows.
   std::vector<FormatPart> parts(const MatrixFeatures& features,
                                 const Candidate& candidate) const override;
 
@@ -132,17 +168,20 @@ class CudaStripRules final : public FormatRules {
   // Throws Error(invalid_argument) saying what is wrong with `candidate` for this matrix on
   // this device: another format, a launch config (must be empty), an unknown variant, the paper
   // variant at other than 32 lanes, a width or block size that is not compiled, a separator
-  // outside (0, rows) or not a whole number of strips.
+  // outside (0, rows), block_rows outside [0, separator] or non-zero in the paper variant, or
+  // separator - block_rows not a whole number of strips.
   static void check_candidate(const Candidate& candidate, const MatrixFeatures& features,
                               const DeviceInfo& device);
 
   // Builds cuda_strip on a CUDA device: the stable counting sort of the rows by length
   // (descending), the CSR part and the column-major ELL part with its row lengths
-  // (strip_layout.hpp), copied once; apply() launches the CSR-vector kernel on the rows above
-  // and the ELL kernel on the rows below, on the device stream, each writing y[permutation[i]].
+  // (strip_layout.hpp), copied once; apply() launches the block-per-row kernel on the first
+  // block_rows rows, the CSR-vector kernel on the rest above the separator and the ELL kernel
+  // on the rows below, on the device stream, each writing y[permutation[i]].
   // Structural checks only (any separator in (0, rows), so tests can place it anywhere): throws
   // Error(invalid_argument) for a candidate of another format, a width or block size that is
-  // not compiled, a separator outside (0, rows); Error(failed_precondition) on a CPU device;
+  // not compiled, a separator outside (0, rows), block_rows outside [0, separator];
+  // Error(failed_precondition) on a CPU device;
   // Error(resource_exhausted) when memory runs out.
   static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
                                              const Candidate& candidate, Device& device);
