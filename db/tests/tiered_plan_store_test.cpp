@@ -53,6 +53,13 @@ class SwitchableStore final : public PlanStore {
   std::vector<StoredCalibration> list_calibrations() override {
     return check(), inner_->list_calibrations();
   }
+  void put_samples(const std::vector<MeasurementSample>& samples, std::size_t keep) override {
+    check(), inner_->put_samples(samples, keep);
+  }
+  std::vector<MeasurementSample> list_samples(const std::string& device,
+                                              Precision precision) override {
+    return check(), inner_->list_samples(device, precision);
+  }
 
  private:
   void check() const {
