@@ -186,9 +186,11 @@ RefitReport refit_measured(std::span<const RefitSample> samples,
                      std::to_string(before.top1_tunings) + " tunings)";
   }
   report.accepted = report.refusal.empty();
-  // Validated on the held-out half, installed from all of it: the newer samples are the most
-  // relevant ones and would be wasted otherwise.
-  if (report.accepted) report.factors = fit_factors(all, current, options.min_samples_per_format);
+  // What is installed is exactly what was validated. Factors refitted on all samples would have
+  // seen the held-out half, so the next refit's "before" would be measured on its own training
+  // data and refuse every honest competitor; with these, refitting the same samples again
+  // reproduces the same factors (accepted, no change), and new samples move the split forward.
+  if (report.accepted) report.factors = fitted;
   return report;
 }
 

@@ -73,8 +73,8 @@ struct RefitReport {
   double top1_agreement_after = 0.0;
   bool accepted = false;
   std::string refusal;  // why not, when !accepted
-  // When accepted: the factors to install, refitted on all samples (formats with too few keep
-  // their current factor). By format id.
+  // When accepted: the factors to install, the ones fitted on the older half and validated on
+  // the newer (formats with too few samples keep their current factor). By format id.
   std::vector<MeasuredRefitFactor> factors;
 };
 

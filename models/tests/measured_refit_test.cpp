@@ -58,11 +58,21 @@ TEST(MeasuredRefit, CorrectsAKnownBiasAndReportsAccuracyBeforeAndAfterOnTheNewer
   EXPECT_EQ(report.top1_tunings, 10u);
   EXPECT_EQ(report.top1_agreement_before, 0.0);
   EXPECT_EQ(report.top1_agreement_after, 1.0);
-  // The installed factors come from all 20 tunings.
+  // The installed factors are the validated ones, fitted on the older 10 tunings.
   ASSERT_EQ(report.factors.size(), 2u);
   EXPECT_EQ(report.factors[0].format, kBiased);
-  EXPECT_EQ(report.factors[0].sample_count, 20u);
-  EXPECT_NEAR(report.factors[0].factor, 2.0, 0.08);
+  EXPECT_EQ(report.factors[0].sample_count, 10u);
+  EXPECT_EQ(report.factors[0].factor, biased.factor_after);
+}
+
+TEST(MeasuredRefit, RefittingTheSameSamplesWithItsOwnFactorsInUseChangesNothingAndIsAccepted) {
+  const std::vector<RefitSample> samples = biased_tunings(0, 20, 2.0);
+  const RefitReport first = refit_measured(samples, {});
+  ASSERT_TRUE(first.accepted) << first.refusal;
+  const RefitReport again = refit_measured(samples, first.factors);
+  EXPECT_TRUE(again.accepted) << again.refusal;
+  EXPECT_EQ(again.factors, first.factors);
+  EXPECT_EQ(again.median_relative_error_before, again.median_relative_error_after);
 }
 
 TEST(MeasuredRefit, RefusesAFitThatMakesTheHeldOutSamplesWorse) {
