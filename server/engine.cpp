@@ -138,6 +138,7 @@ Engine::Engine(EngineConfig config, Device& device, PlanStore& plans,
     trimmer_ = std::make_unique<MemoryTrimmer>(
         std::chrono::milliseconds(config_.trim_memory_interval_ms));
   tuning_thread_ = std::thread([this] { run_tuning_thread(); });
+  if (config_.refit_interval_s > 0) refit_thread_ = std::thread([this] { run_refit_thread(); });
 }
 
 Engine::~Engine() {
@@ -146,6 +147,8 @@ Engine::~Engine() {
     stopping_ = true;
   }
   queue_cv_.notify_all();
+  refit_cv_.notify_all();
+  if (refit_thread_.joinable()) refit_thread_.join();
   tuning_thread_.join();
   // Tunings still queued never ran: their waiters hear why.
   for (TuneJob& job : queue_)
@@ -579,6 +582,28 @@ void Engine::store_samples(const Resident& m, const std::vector<MeasuredCandidat
   } catch (const Error& e) {
     spdlog::warn("could not store the {} measured samples of {}: {}", samples.size(),
                  m.summary.fingerprint.hex(), e.what());
+  }
+}
+
+void Engine::run_refit_thread() {
+  const auto interval = std::chrono::seconds(config_.refit_interval_s);
+  std::unique_lock lock(queue_mutex_);
+  while (!refit_cv_.wait_for(lock, interval, [&] { return stopping_; })) {
+    lock.unlock();
+    {
+      std::lock_guard models_lock(models_mutex_);
+      if (!models_) {
+        spdlog::debug("scheduled measured refit skipped: no calibration in use");
+        lock.lock();
+        continue;
+      }
+    }
+    try {
+      refit_models();  // logs each precision's outcome
+    } catch (const std::exception& e) {
+      spdlog::warn("scheduled measured refit failed: {}", e.what());
+    }
+    lock.lock();
   }
 }
 

@@ -50,6 +50,8 @@ struct EngineConfig {
   std::uint64_t trim_memory_interval_ms = 1000;
   // Measured samples kept per (device, precision, format) for the refit (docs/TUNER.md).
   std::size_t samples_per_format = kDefaultSamplesPerFormat;
+  // The daemon runs refit_models this often on its own (0: only on `spmvctl model refit`).
+  std::uint32_t refit_interval_s = 0;
 };
 
 // The measured refit of one precision (Engine::refit_models).
@@ -173,6 +175,7 @@ class Engine {
                                                bool bypass_cache,
                                                std::uint64_t expected_multiplies);
   void run_tuning_thread();
+  void run_refit_thread();  // refit_models every refit_interval_s until stopping_
   TuneOutcome run_tuning(const TuneJob& job);
   PlanKey plan_key(const Resident& m) const;
   std::optional<Plan> cached_plan(const Resident& m);
@@ -214,7 +217,9 @@ class Engine {
   std::condition_variable queue_cv_;
   std::deque<TuneJob> queue_;
   bool stopping_ = false;
-  std::thread tuning_thread_;  // last: started when everything it uses exists
+  std::thread tuning_thread_;  // started when everything it uses exists
+  std::condition_variable refit_cv_;  // wakes the refit thread to stop (with queue_mutex_)
+  std::thread refit_thread_;  // last; only with refit_interval_s
 };
 
 // 128 random bits from the OS as 32 hex digits: a handle nobody can guess.
