@@ -151,6 +151,35 @@ TEST_F(TieredPlanStoreTest, DuringAnOutageTheLocalTierServesAndWritesAreDelivere
   EXPECT_EQ(store->stats().cluster_unavailable, 1u);
 }
 
+MeasurementSample sample_of(std::uint32_t seed) {
+  MeasurementSample sample;
+  sample.device_signature = "gpu|test|cc9.0";
+  sample.fingerprint = key_of(seed).fingerprint.hex();
+  sample.tuned_ms = seed;
+  sample.measured = test::full_plan(seed);
+  return sample;
+}
+
+TEST_F(TieredPlanStoreTest, SamplesGoToBothTiersAndDuringAnOutageToTheLocalOneOnly) {
+  auto store = open_tiered();
+  store->put_samples({sample_of(1)}, 100);
+  EXPECT_EQ(local_view().list_samples("gpu|test|cc9.0", Precision::fp32).size(), 1u);
+  EXPECT_EQ(cluster_->list_samples("gpu|test|cc9.0", Precision::fp32).size(), 1u);
+
+  *up_ = false;
+  store->put_samples({sample_of(2)}, 100);
+  EXPECT_EQ(store->stats().outbox_size, 0u) << "samples are not queued";
+  // The cluster is skipped during the outage: the local tier's two samples are listed.
+  EXPECT_EQ(store->list_samples("gpu|test|cc9.0", Precision::fp32).size(), 2u);
+
+  *up_ = true;
+  EXPECT_TRUE(store->sync_with_cluster());
+  EXPECT_EQ(cluster_->list_samples("gpu|test|cc9.0", Precision::fp32).size(), 1u)
+      << "the sample written during the outage stays local";
+  EXPECT_EQ(store->list_samples("gpu|test|cc9.0", Precision::fp32).size(), 1u)
+      << "with the cluster back, its samples (every daemon's) are the ones listed";
+}
+
 TEST_F(TieredPlanStoreTest, TheRetryThreadDeliversWithoutBeingAsked) {
   auto store = open_tiered(/*retry_initial_ms=*/20);
   *up_ = false;
