@@ -11,9 +11,8 @@ SampleRow sample_row(const MeasurementSample& sample, std::int64_t recorded_ms) 
   if (sample.device_signature.empty()) throw_invalid("measurement sample: no device signature");
   if (sample.fingerprint.empty()) throw_invalid("measurement sample: no matrix fingerprint");
   if (!(sample.measured.measured_ms > 0.0) || !std::isfinite(sample.measured.measured_ms)) {
-    throw_invalid("measurement sample of format " + sample.measured.format_name +
-                  ": measured_ms " + std::to_string(sample.measured.measured_ms) +
-                  " is not a positive time");
+    throw_invalid("measurement sample of format " + sample.measured.format_name + ": measured_ms " +
+                  std::to_string(sample.measured.measured_ms) + " is not a positive time");
   }
   return SampleRow{.device = sample.device_signature,
                    .precision = static_cast<std::int64_t>(sample.measured.precision),

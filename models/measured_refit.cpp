@@ -148,13 +148,13 @@ RefitReport refit_measured(std::span<const RefitSample> samples,
   const Evaluation before = evaluate(heldout, current);
   const Evaluation after = evaluate(heldout, fitted);
   for (const auto& [format, errors] : before.errors) {
-    report.formats.push_back(FormatRefitAccuracy{
-        .format = format,
-        .heldout_samples = errors.size(),
-        .median_relative_error_before = median(errors),
-        .median_relative_error_after = median(after.errors.at(format)),
-        .factor_before = measured_refit_factor(current, format),
-        .factor_after = measured_refit_factor(fitted, format)});
+    report.formats.push_back(
+        FormatRefitAccuracy{.format = format,
+                            .heldout_samples = errors.size(),
+                            .median_relative_error_before = median(errors),
+                            .median_relative_error_after = median(after.errors.at(format)),
+                            .factor_before = measured_refit_factor(current, format),
+                            .factor_after = measured_refit_factor(fitted, format)});
   }
   report.median_relative_error_before = median(before.all_errors);
   report.median_relative_error_after = median(after.all_errors);

@@ -12,12 +12,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/format_id.hpp"
 
@@ -26,8 +25,8 @@ namespace spmvd {
 // One format's correction: predictions of the format are multiplied by factor.
 struct MeasuredRefitFactor {
   FormatId format;
-  double factor = 1.0;            // median of measured / base prediction over its samples
-  std::uint32_t sample_count = 0; // the samples it was fitted on
+  double factor = 1.0;             // median of measured / base prediction over its samples
+  std::uint32_t sample_count = 0;  // the samples it was fitted on
   friend bool operator==(const MeasuredRefitFactor&, const MeasuredRefitFactor&) = default;
 };
 void to_json(nlohmann::json& j, const MeasuredRefitFactor& v);
@@ -39,10 +38,10 @@ double measured_refit_factor(std::span<const MeasuredRefitFactor> factors, Forma
 // A stored sample as the refit sees it.
 struct RefitSample {
   FormatId format;
-  std::string tuning;        // identifies the tuning it was measured in (top-1 groups)
-  std::int64_t tuned_ms = 0; // when that tuning ran: the hold-out splits by it
-  double base_ms = 0.0;      // re-predicted, measured_refit off; > 0
-  double measured_ms = 0.0;  // > 0
+  std::string tuning;         // identifies the tuning it was measured in (top-1 groups)
+  std::int64_t tuned_ms = 0;  // when that tuning ran: the hold-out splits by it
+  double base_ms = 0.0;       // re-predicted, measured_refit off; > 0
+  double measured_ms = 0.0;   // > 0
 };
 
 struct RefitOptions {
@@ -62,14 +61,15 @@ struct FormatRefitAccuracy {
 };
 
 struct RefitReport {
-  std::size_t samples = 0;          // usable samples given
-  std::size_t fit_samples = 0;      // the older half (by tuning time)
-  std::size_t heldout_samples = 0;  // the newer half, where accuracy is compared
-  std::vector<FormatRefitAccuracy> formats;  // by format id; formats with held-out samples
+  std::size_t samples = 0;                    // usable samples given
+  std::size_t fit_samples = 0;                // the older half (by tuning time)
+  std::size_t heldout_samples = 0;            // the newer half, where accuracy is compared
+  std::vector<FormatRefitAccuracy> formats;   // by format id; formats with held-out samples
   double median_relative_error_before = 0.0;  // over all held-out samples
   double median_relative_error_after = 0.0;
   std::size_t top1_tunings = 0;  // held-out tunings that measured at least two candidates
-  double top1_agreement_before = 0.0;  // share of those whose fastest predicted was measured fastest
+  double top1_agreement_before =
+      0.0;  // share of those whose fastest predicted was measured fastest
   double top1_agreement_after = 0.0;
   bool accepted = false;
   std::string refusal;  // why not, when !accepted

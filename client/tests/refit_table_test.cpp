@@ -34,8 +34,9 @@ TEST(RefitTables, ShowsEachFormatBeforeAndAfterTheTop1AndTheVerdict) {
 
   const std::string text = refit_tables(reply);
   EXPECT_NE(text.find("fp64: 42 stored samples (2 not re-predictable)"), std::string::npos) << text;
-  EXPECT_NE(text.find("cusparse_csr                  20          50.0 %     2.5 %     1.000     2.000"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("cusparse_csr                  20          50.0 %     2.5 %     1.000     2.000"),
+      std::string::npos)
       << text;
   EXPECT_NE(text.find("top-1 agreement on 10 held-out tunings: 30.0 % -> 90.0 %"),
             std::string::npos);

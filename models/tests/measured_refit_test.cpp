@@ -11,7 +11,7 @@
 namespace spmvd {
 namespace {
 
-constexpr FormatId kBiased{3};   // its model predicts half the measured time
+constexpr FormatId kBiased{3};    // its model predicts half the measured time
 constexpr FormatId kAccurate{5};  // its model is right
 
 // A deterministic +-4 % spread, as repeated measurements of different matrices have.
@@ -24,10 +24,16 @@ std::vector<RefitSample> biased_tunings(int first, int n, double bias) {
   std::vector<RefitSample> samples;
   for (int t = first; t < first + n; ++t) {
     const std::string id = "matrix-" + std::to_string(t);
-    samples.push_back({.format = kBiased, .tuning = id, .tuned_ms = 1000 + t,
-                       .base_ms = 1.0, .measured_ms = bias * noise(2 * t)});
-    samples.push_back({.format = kAccurate, .tuning = id, .tuned_ms = 1000 + t,
-                       .base_ms = 1.5, .measured_ms = 1.5 * noise(2 * t + 1)});
+    samples.push_back({.format = kBiased,
+                       .tuning = id,
+                       .tuned_ms = 1000 + t,
+                       .base_ms = 1.0,
+                       .measured_ms = bias * noise(2 * t)});
+    samples.push_back({.format = kAccurate,
+                       .tuning = id,
+                       .tuned_ms = 1000 + t,
+                       .base_ms = 1.5,
+                       .measured_ms = 1.5 * noise(2 * t + 1)});
   }
   return samples;
 }
@@ -44,7 +50,7 @@ TEST(MeasuredRefit, CorrectsAKnownBiasAndReportsAccuracyBeforeAndAfterOnTheNewer
   const RefitReport report = refit_measured(samples, {});
   ASSERT_TRUE(report.accepted) << report.refusal;
   EXPECT_EQ(report.samples, 40u);
-  EXPECT_EQ(report.fit_samples, 20u);  // tunings 0-9
+  EXPECT_EQ(report.fit_samples, 20u);      // tunings 0-9
   EXPECT_EQ(report.heldout_samples, 20u);  // tunings 10-19
   // Before: the biased format is off by half its measured time, the accurate one by its noise.
   const FormatRefitAccuracy& biased = row_of(report, kBiased);
@@ -96,15 +102,18 @@ TEST(MeasuredRefit, RefusesAFitThatLosesTop1AgreementEvenWhenTheMedianErrorDrops
   std::vector<RefitSample> samples;
   for (int t = 0; t < 10; ++t) {
     const bool three = t % 2 == 0;
-    samples.push_back({.format = three ? kBiased : kAccurate, .tuning = "solo-" + std::to_string(t),
-                       .tuned_ms = t, .base_ms = 1.0, .measured_ms = three ? 1.1 : 0.35});
+    samples.push_back({.format = three ? kBiased : kAccurate,
+                       .tuning = "solo-" + std::to_string(t),
+                       .tuned_ms = t,
+                       .base_ms = 1.0,
+                       .measured_ms = three ? 1.1 : 0.35});
   }
   for (int t = 10; t < 20; ++t) {
     const std::string id = "pair-" + std::to_string(t);
-    samples.push_back({.format = kBiased, .tuning = id, .tuned_ms = t, .base_ms = 1.0,
-                       .measured_ms = 1.0});
-    samples.push_back({.format = kAccurate, .tuning = id, .tuned_ms = t, .base_ms = 3.0,
-                       .measured_ms = 1.05});
+    samples.push_back(
+        {.format = kBiased, .tuning = id, .tuned_ms = t, .base_ms = 1.0, .measured_ms = 1.0});
+    samples.push_back(
+        {.format = kAccurate, .tuning = id, .tuned_ms = t, .base_ms = 3.0, .measured_ms = 1.05});
   }
   const RefitReport report = refit_measured(samples, {});
   EXPECT_FALSE(report.accepted);
@@ -117,8 +126,8 @@ TEST(MeasuredRefit, RefusesAFitThatLosesTop1AgreementEvenWhenTheMedianErrorDrops
 
 TEST(MeasuredRefit, KeepsTheFactorInUseForAFormatWithTooFewSamples) {
   std::vector<RefitSample> samples = biased_tunings(0, 20, 2.0);
-  samples.push_back({.format = FormatId{9}, .tuning = "x", .tuned_ms = 1, .base_ms = 1.0,
-                     .measured_ms = 9.0});
+  samples.push_back(
+      {.format = FormatId{9}, .tuning = "x", .tuned_ms = 1, .base_ms = 1.0, .measured_ms = 9.0});
   const MeasuredRefitFactor in_use[] = {{.format = FormatId{9}, .factor = 1.1, .sample_count = 50}};
   const RefitReport report = refit_measured(samples, in_use);
   ASSERT_TRUE(report.accepted) << report.refusal;
@@ -151,9 +160,12 @@ TEST(MeasuredRefit, IsDeterministicWhateverTheOrderOfTheSamples) {
 
 TEST(MeasuredRefit, IgnoresSamplesWithoutAPositiveTime) {
   std::vector<RefitSample> samples = biased_tunings(0, 20, 2.0);
-  samples.push_back({.format = kBiased, .tuning = "y", .tuned_ms = 5, .base_ms = 0.0,
-                     .measured_ms = 1.0});
-  samples.push_back({.format = kBiased, .tuning = "y", .tuned_ms = 5, .base_ms = 1.0,
+  samples.push_back(
+      {.format = kBiased, .tuning = "y", .tuned_ms = 5, .base_ms = 0.0, .measured_ms = 1.0});
+  samples.push_back({.format = kBiased,
+                     .tuning = "y",
+                     .tuned_ms = 5,
+                     .base_ms = 1.0,
                      .measured_ms = std::nan("")});
   EXPECT_EQ(refit_measured(samples, {}).samples, 40u);
 }
