@@ -622,8 +622,15 @@ PrecisionRefit Engine::refit_precision(const ModelSet& set) {
     const Plan& p = s.measured;
     const Candidate candidate{p.format, p.params, p.launch};
     const FormatEntry* entry = registry_.find(p.format);
-    // A composed format is predicted as its parts, each with its own factor: it has none.
-    if (entry == nullptr || !entry->rules->parts(p.features, candidate).empty()) {
+    // A composed format is predicted as its parts, each with its own factor: it has none. A
+    // sample whose parameters this build's format no longer accepts cannot be re-predicted.
+    bool composed = true;
+    try {
+      composed = entry == nullptr || !entry->rules->parts(p.features, candidate).empty();
+    } catch (const Error& e) {
+      spdlog::debug("measured refit: sample of {} skipped: {}", p.format_name, e.what());
+    }
+    if (composed) {
       ++out.skipped_samples;
       continue;
     }
