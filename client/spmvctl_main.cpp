@@ -276,6 +276,9 @@ int main(int argc, char** argv) {
       "refit", "refit the per-format measured_refit factors from the tuner's stored samples; "
                "prints held-out accuracy before and after, installs them unless that is worse "
                "(exit 1 when every precision's refit is refused)");
+  auto* model_export = model->add_subcommand(
+      "export", "the daemon's calibration as JSON (what spmv-calibrate --out writes: spmv-bench "
+                "--calibration and model-accuracy read it)");
   plot->add_option("--out", out_dir, "directory for the pictures")->required();
 
   auto* plans = app.add_subcommand("plans", "the plan cache (alone: list, most recent first)");
@@ -310,6 +313,9 @@ int main(int argc, char** argv) {
       return refit_models(admin, json);
     } else if (*plot) {
       write_plots(fetch_calibration(admin), out_dir);
+    } else if (*model_export) {
+      fetch_calibration(admin);  // refuses an uncalibrated daemon, checks the text decodes
+      std::cout << admin.show_models().calibration_json() << "\n";
     } else if (*plans_show) {
       show_plan(admin, plan_key(fingerprint, precision, device), json);
     } else if (*plans_delete) {

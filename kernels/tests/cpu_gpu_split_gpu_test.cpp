@@ -120,7 +120,7 @@ TEST_F(CpuGpuSplitOnGpu, ServesAMatrixWhoseCsrExceedsTheMemoryBudget) {
   options.timed_runs = 3;
   options.memory_budget_bytes = budget;
   const Plan plan =
-      tune_matrix(format_registry(), *device_, m, features, Precision::fp64, options, nullptr);
+      tune_matrix(format_registry(), *device_, m, features, Precision::fp64, options, nullptr).plan;
   std::cout << "CSR needs " << csr_bytes << " B, budget " << budget << " B: tuned to "
             << plan.format_name << " " << to_string(plan.params) << ", " << plan.measured_ms
             << " ms, " << plan.candidates_measured << " candidates measured\n";

@@ -7,7 +7,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
+#include <numeric>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -21,6 +24,7 @@
 #include "kernels/formats/common/sell_layout.hpp"
 #include "kernels/formats/cuda_bce/bce_layout.hpp"
 #include "kernels/formats/cuda_bce/cuda_bce_rules.hpp"
+#include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
 #include "kernels/formats/cuda_ell/cuda_ell_rules.hpp"
 #include "kernels/tests/hand_written.hpp"
 #include "kernels/tests/test_matrices.hpp"
@@ -88,6 +92,40 @@ std::vector<double> csr_reference(const CsrMatrix<double>& m, const std::vector<
   return y;
 }
 
+// The H100's resident threads (132 SMs x 2048): the tiling every H100 candidate carries.
+const std::int64_t kH100ResidentThreads = bce_resident_threads(testing::h100());
+
+// `short_rows` rows of 2-6 entries and, spread among them, `long_rows` rows of long_length
+// (+- 10%) and as many of a quarter of it: a few very long rows among many short ones
+// (circuit-3M's shape, scaled to a unit test).
+CsrMatrix<double> few_long_rows_matrix(std::mt19937_64& rng, std::int64_t short_rows,
+                                       std::int64_t long_rows, std::int64_t long_length,
+                                       std::int64_t cols) {
+  std::vector<std::int64_t> lengths;
+  std::uniform_int_distribution<std::int64_t> short_length(2, 6);
+  std::uniform_int_distribution<std::int64_t> jitter(-long_length / 10, long_length / 10);
+  for (std::int64_t r = 0; r < short_rows; ++r) lengths.push_back(short_length(rng));
+  for (std::int64_t r = 0; r < long_rows; ++r) {
+    lengths.push_back(std::min(cols, long_length + jitter(rng)));
+    lengths.push_back(std::min(cols, long_length / 4 + jitter(rng) / 4));
+  }
+  std::shuffle(lengths.begin(), lengths.end(), rng);
+  CsrMatrix<double> m{static_cast<std::int64_t>(lengths.size()), cols, {0}, {}, {}};
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::vector<ColIndex> all(static_cast<std::size_t>(cols));
+  std::iota(all.begin(), all.end(), ColIndex{0});
+  for (const std::int64_t length : lengths) {
+    std::vector<ColIndex> columns;
+    std::sample(all.begin(), all.end(), std::back_inserter(columns), length, rng);
+    for (const ColIndex c : columns) {
+      m.col_indices.push_back(c);
+      m.values.push_back(2.0 * unit(rng) - 1.0);
+    }
+    m.row_offsets.push_back(static_cast<RowOffset>(m.col_indices.size()));
+  }
+  return m;
+}
+
 // Every 2nd distinct row length below the longest: a partition with many blocks of all widths.
 std::vector<std::int64_t> every_other_length(const MatrixFeatures& f) {
   std::vector<std::int64_t> out;
@@ -98,13 +136,19 @@ std::vector<std::int64_t> every_other_length(const MatrixFeatures& f) {
 
 // Builds BCE with `boundaries`, replays the variant's kernel on the host and compares with the
 // CSR reference, with beta = 0 over a NaN y (write-only) and beta = 0.5.
+// Returns the tiles' lanes per block (empty rows last).
 template <typename Value>
-void expect_matches_csr(const CsrMatrix<double>& m, const std::vector<std::int64_t>& boundaries,
-                        BceVariant variant, std::uint32_t block_size, const std::string& what) {
+std::vector<std::int32_t> expect_matches_csr(const CsrMatrix<double>& m,
+                                             const std::vector<std::int64_t>& boundaries,
+                                             BceVariant variant, std::uint32_t block_size,
+                                             const std::string& what,
+                                             std::int64_t resident_threads = kH100ResidentThreads) {
   SCOPED_TRACE(what + " variant " + std::to_string(static_cast<int>(variant)) + " block " +
-               std::to_string(block_size) + " k-1 = " + std::to_string(boundaries.size()));
+               std::to_string(block_size) + " k-1 = " + std::to_string(boundaries.size()) +
+               " resident threads " + std::to_string(resident_threads));
   const BceLayout<Value> bce = make_bce_layout<Value>(m, boundaries);
-  const BceTiles tiles = make_bce_tiles(bce.shapes_with_empty_rows(), variant, block_size);
+  const BceTiles tiles =
+      make_bce_tiles(bce.shapes_with_empty_rows(), variant, block_size, resident_threads);
   std::vector<double> x(static_cast<std::size_t>(m.cols));
   for (std::size_t c = 0; c < x.size(); ++c) x[c] = std::cos(0.37 * static_cast<double>(c));
   std::vector<double> y0(static_cast<std::size_t>(m.rows));
@@ -119,9 +163,11 @@ void expect_matches_csr(const CsrMatrix<double>& m, const std::vector<std::int64
     const double tolerance = std::is_same_v<Value, float> ? 1e-4 : 1e-12;
     for (std::int64_t r = 0; r < m.rows; ++r) {
       const double scale = 1.0 + static_cast<double>(m.row_length(r));
-      ASSERT_NEAR(y[r], want[r], tolerance * scale) << "row " << r << " beta " << beta;
+      EXPECT_NEAR(y[r], want[r], tolerance * scale) << "row " << r << " beta " << beta;
+      if (std::abs(y[r] - want[r]) > tolerance * scale) return tiles.block_lanes;
     }
   }
+  return tiles.block_lanes;
 }
 
 // T(part) for the OPA tests: a fixed cost per block (a launch's worth) plus padded slots over a
@@ -130,6 +176,12 @@ class HandWrittenPredictor final : public PartTimePredictor {
  public:
   std::optional<double> part_ms(const FormatPart& part) const override {
     ++calls;
+    if (part.candidate.format == kCudaCsrVectorFormatId) {
+      // A warp a row: the chain of the longest row over 32 lanes, 8 rows a 256-thread block.
+      const double blocks = std::ceil(static_cast<double>(part.features.rows) / 8.0);
+      return 0.004 + 1e-6 * blocks * static_cast<double>(part.features.row_length_max) / 4.0 +
+             2e-7 * static_cast<double>(part.features.nnz);
+    }
     if (part.candidate.format != kCudaEllFormatId) return std::nullopt;
     const auto width = CudaEllRules::params_of(part.candidate).ell_width;
     const double rows = static_cast<double>(std::max<std::int64_t>(part.features.rows, 64));
@@ -147,7 +199,9 @@ double predicted_ms(const CudaBceRules& rules, const MatrixFeatures& f,
                     const std::vector<std::int64_t>& boundaries,
                     const PartTimePredictor& predictor) {
   const Candidate c{.format = kCudaBceFormatId,
-                    .params = FieldSet::of(CudaBceParams{.boundaries = boundaries, .variant = 1}),
+                    .params = FieldSet::of(CudaBceParams{.boundaries = boundaries,
+                                                         .variant = 1,
+                                                         .resident_threads = kH100ResidentThreads}),
                     .launch = {.block_size = 256, .threads_per_row = 1, .grid_size = 1}};
   double total = 0;
   for (const FormatPart& part : rules.parts(f, c)) total += *predictor.part_ms(part);
@@ -249,8 +303,9 @@ TEST(CudaBceRules, EveryCandidateOnTheConformanceMatricesBuildsAndIsBoundedByDev
       const CudaBceParams params = CudaBceRules::params_of(c);
       const auto variant = static_cast<BceVariant>(params.variant);
       const BceLayout<double> bce = make_bce_layout<double>(named.matrix, params.boundaries);
+      EXPECT_EQ(params.resident_threads, kH100ResidentThreads);
       const BceTiles tiles = make_bce_tiles(bce.shapes_with_empty_rows(), variant,
-                                            c.launch.block_size);
+                                            c.launch.block_size, params.resident_threads);
       EXPECT_EQ(std::max<std::int64_t>(tiles.size(), 1), c.launch.grid_size);
       const std::uint64_t k = static_cast<std::uint64_t>(bce.blocks());
       const std::uint64_t uploaded =
@@ -263,20 +318,97 @@ TEST(CudaBceRules, EveryCandidateOnTheConformanceMatricesBuildsAndIsBoundedByDev
 }
 
 TEST(CudaBceLayout, WideBlocksShareRowsBetweenLanesOnlyInTheHopperVariant) {
-  EXPECT_EQ(bce_lanes_per_row(BceVariant::paper, 500), 1);
-  EXPECT_EQ(bce_lanes_per_row(BceVariant::hopper, 15), 1);
-  EXPECT_EQ(bce_lanes_per_row(BceVariant::hopper, 16), 2);
-  EXPECT_EQ(bce_lanes_per_row(BceVariant::hopper, 32), 4);
+  const std::int64_t h100 = kH100ResidentThreads;
+  EXPECT_EQ(h100, 132 * 2048);
+  EXPECT_EQ(bce_resident_threads(testing::eight_core_cpu()), 0);
+  EXPECT_EQ(bce_lanes_per_row(BceVariant::paper, {50, 50000}, 256, h100), 1);
+  EXPECT_EQ(bce_lanes_per_row(BceVariant::hopper, {1000, 15}, 256, h100), 1);
+  EXPECT_EQ(bce_lanes_per_row(BceVariant::hopper, {1000, 16}, 256, h100), 2);
+  EXPECT_EQ(bce_lanes_per_row(BceVariant::hopper, {1000, 32}, 256, h100), 4);
   // 300 rows of width 40 and 10 empty rows, 128 threads a tile: 3 + 1 tiles on paper, 10 + 1
   // (32 rows a tile at 4 lanes) on hopper.
   const std::vector<BceBlockShape> shapes{{300, 40}, {10, 0}};
-  EXPECT_EQ(bce_tile_count(shapes, BceVariant::paper, 128), 4);
-  EXPECT_EQ(bce_tile_count(shapes, BceVariant::hopper, 128), 11);
-  const BceTiles tiles = make_bce_tiles(shapes, BceVariant::hopper, 128);
+  EXPECT_EQ(bce_tile_count(shapes, BceVariant::paper, 128, h100), 4);
+  EXPECT_EQ(bce_tile_count(shapes, BceVariant::hopper, 128, h100), 11);
+  const BceTiles tiles = make_bce_tiles(shapes, BceVariant::hopper, 128, h100);
   EXPECT_EQ(tiles.size(), 11);
   EXPECT_EQ(tiles.tile_first_row[9], 288);
   EXPECT_EQ(tiles.tile_block[10], 1);
   EXPECT_EQ(tiles.tile_first_row[10], 300);
+}
+
+TEST(CudaBceLayout, HopperLanesGrowToAWarpOrABlockPerRowWhereTheRowsCannotFillTheGpu) {
+  const std::int64_t h100 = kH100ResidentThreads;  // 270336 threads, 8448 warps
+  const auto lanes = [&](std::int64_t rows, std::int64_t width, std::uint32_t block = 256) {
+    return bce_lanes_per_row(BceVariant::hopper, {rows, width}, block, h100);
+  };
+  // circuit-3M's widest block: a CUDA block a row, the chain 50000 / 256 = 196 gathers.
+  EXPECT_EQ(lanes(50, 50000), 256);
+  EXPECT_EQ(lanes(50, 50000, 128), 128);
+  EXPECT_EQ(lanes(50, 50000, 512), 512);
+  // kBceBlockPerRowMinWidth = 1024, kBceWarpPerRowMinWidth = 256.
+  EXPECT_EQ(lanes(50, 1024), 256);
+  EXPECT_EQ(lanes(50, 1023), 32);
+  EXPECT_EQ(lanes(50, 256), 32);
+  EXPECT_EQ(lanes(50, 255), 4);
+  // A block a row only for fewer rows than the GPU has warps (8448).
+  EXPECT_EQ(lanes(8447, 5000), 256);
+  EXPECT_EQ(lanes(8448, 5000), 32);
+  // Past rows x 4 = the resident threads (67584 rows), 4 lanes: the block fills the GPU alone.
+  EXPECT_EQ(lanes(67583, 300), 32);
+  EXPECT_EQ(lanes(67584, 300), 4);
+  EXPECT_EQ(lanes(67584, 50000), 4);
+  // No device figure (0): never past 4 lanes; the paper variant: always 1.
+  EXPECT_EQ(bce_lanes_per_row(BceVariant::hopper, {50, 50000}, 256, 0), 4);
+  EXPECT_EQ(bce_lanes_per_row(BceVariant::paper, {50, 50000}, 256, h100), 1);
+  // The tiles: 50 rows of 5000 at a block a row are 50 tiles; 40 rows of 300 at a warp a row
+  // 5 tiles of 8 rows (256 threads); 1000 rows of 3 at 1 lane 4 tiles; 10 empty rows 1 tile.
+  const std::vector<BceBlockShape> shapes{{1000, 3}, {40, 300}, {50, 5000}, {10, 0}};
+  const BceTiles tiles = make_bce_tiles(shapes, BceVariant::hopper, 256, h100);
+  EXPECT_THAT(tiles.block_lanes, ElementsAre(1, 32, 256, 1));
+  EXPECT_EQ(tiles.size(), 4 + 5 + 50 + 1);
+  EXPECT_EQ(bce_tile_count(shapes, BceVariant::hopper, 256, h100), 60);
+  EXPECT_EQ(tiles.tile_first_row[4 + 5], 1040);   // the first block-wide row
+  EXPECT_EQ(tiles.tile_first_row[4 + 5 + 1], 1041);
+  EXPECT_EQ(tiles.tile_first_row[4 + 1], 1008);   // the second warp-a-row tile
+}
+
+TEST(CudaBceLayout, HostReplayOfWarpAndBlockPerRowTilesEqualsCsrOnAFewVeryLongRows) {
+  const std::uint64_t seed = testing::test_seed();
+  std::cout << "seed " << seed << " (SPMVD_TEST_SEED)\n";
+  std::mt19937_64 rng(seed);
+  const CudaBceRules rules;
+  // 20000 rows of 2-6 and 6 rows of ~3000 and 6 of ~750 (of 4000 columns); 3000 rows of 2-6
+  // and 3 rows of ~400 and 3 of ~100.
+  for (const auto& [short_rows, long_rows, long_length] :
+       {std::tuple{20000, 6, 3000}, std::tuple{3000, 3, 400}}) {
+    const CsrMatrix<double> m = few_long_rows_matrix(rng, short_rows, long_rows, long_length, 4000);
+    const MatrixFeatures f = df_features(m);
+    const std::vector<std::vector<std::int64_t>> partitions{
+        {}, every_other_length(f),
+        CudaBceRules::params_of(rules.candidates(f, testing::h100()).front()).boundaries};
+    bool warp_rows = false, block_rows = false;
+    for (const auto& boundaries : partitions) {
+      for (const std::uint32_t block : {32u, 128u, 256u, 512u}) {
+        const std::string what = "few long rows " + std::to_string(long_length);
+        const std::vector<std::int32_t> used =
+            expect_matches_csr<double>(m, boundaries, BceVariant::hopper, block, what);
+        expect_matches_csr<float>(m, boundaries, BceVariant::hopper, block, what + " fp32");
+        for (const std::int32_t l : used) {
+          warp_rows |= l == 32 && block > 32;
+          block_rows |= l == static_cast<std::int32_t>(block) && block > 32;
+        }
+      }
+      // The paper variant and a device without the figure over the same layouts.
+      expect_matches_csr<double>(m, boundaries, BceVariant::paper, 256, "few long rows paper");
+      expect_matches_csr<double>(m, boundaries, BceVariant::hopper, 256, "no figure", 0);
+    }
+    // The new tiles were exercised, not only the 1-4 lane ones.
+    EXPECT_TRUE(warp_rows);
+    if (long_length >= kBceBlockPerRowMinWidth) {
+      EXPECT_TRUE(block_rows);
+    }
+  }
 }
 
 TEST(CudaBceLayout, RejectsBoundariesThatAreNoRowLength) {
@@ -307,6 +439,42 @@ TEST(CudaBceRules, PartsAreTheBlocksAsCudaEll) {
     EXPECT_EQ(parts[i].features.nnz, nnz[i]);
     EXPECT_EQ(parts[i].features.cols, 10);
   }
+}
+
+TEST(CudaBceRules, HopperPartsAreTheWideBlocksAsTheWarpsThatRunThem) {
+  // circuit-3M's shape: 100000 rows of 3, 10 of 300, 50 of 50000.
+  MatrixFeatures whole;
+  whole.cols = 3000000;
+  const MatrixFeatures f = part_features(whole, {{3, 100000}, {300, 10}, {50000, 50}});
+  const CudaBceRules rules;
+  const Candidate c{.format = kCudaBceFormatId,
+                    .params = FieldSet::of(CudaBceParams{.boundaries = {3, 300},
+                                                         .variant = 1,
+                                                         .resident_threads = kH100ResidentThreads}),
+                    .launch = {.block_size = 256, .threads_per_row = 1, .grid_size = 1}};
+  const std::vector<FormatPart> parts = rules.parts(f, c);
+  ASSERT_EQ(parts.size(), 3u);
+  EXPECT_EQ(parts[0].candidate.format, kCudaEllFormatId);
+  EXPECT_EQ(CudaEllRules::params_of(parts[0].candidate).ell_width, 3u);
+  EXPECT_EQ(parts[0].features.rows, 100000);
+  // A warp a row: cuda_csr_vector, 32 lanes, the block's own rows.
+  EXPECT_EQ(parts[1].candidate.format, kCudaCsrVectorFormatId);
+  EXPECT_EQ(parts[1].candidate.launch.threads_per_row, 32u);
+  EXPECT_EQ(parts[1].candidate.launch.grid_size, 2u);  // 10 rows x 32 lanes / 256
+  EXPECT_EQ(parts[1].features.rows, 10);
+  EXPECT_EQ(parts[1].features.row_length_max, 300);
+  // A block a row: 8 warps a row, so 400 warp-rows of 6250, the chain each lane walks 196.
+  EXPECT_EQ(parts[2].candidate.format, kCudaCsrVectorFormatId);
+  EXPECT_EQ(parts[2].candidate.launch.threads_per_row, 32u);
+  EXPECT_EQ(parts[2].features.rows, 400);
+  EXPECT_EQ(parts[2].features.row_length_max, 6250);
+  EXPECT_EQ(parts[2].features.nnz, 50 * 50000);
+  // The paper variant runs every block a thread a row: all cuda_ell.
+  Candidate paper = c;
+  paper.params = FieldSet::of(CudaBceParams{
+      .boundaries = {3, 300}, .variant = 0, .resident_threads = kH100ResidentThreads});
+  for (const FormatPart& part : rules.parts(f, paper))
+    EXPECT_EQ(part.candidate.format, kCudaEllFormatId);
 }
 
 TEST(CudaBceRules, PredictedOpaIsNeverAboveOneBlockOrOneBlockPerRowVectorSet) {
@@ -413,6 +581,12 @@ TEST(CudaBceRules, StoredPlanRevalidatesStructurallyAndBadParamsAreRejectedPreci
   bad.launch.grid_size = 4;
   EXPECT_THAT(error_of([&] { CudaBceRules::check_candidate(bad, f); }),
               HasSubstr("grid_size 4 differs from the 3 tiles"));
+  bad = c;
+  bad.params = FieldSet::of(
+      CudaBceParams{.boundaries = {2, 4}, .variant = 1, .resident_threads = -1});
+  EXPECT_FALSE(rules.is_valid(bad, f, h100));
+  EXPECT_THAT(error_of([&] { CudaBceRules::check_candidate(bad, f); }),
+              HasSubstr("resident_threads -1 is negative"));
   bad = c;
   bad.launch.block_size = 100;
   EXPECT_THAT(error_of([&] { CudaBceRules::check_candidate(bad, f); }),

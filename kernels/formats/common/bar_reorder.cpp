@@ -99,14 +99,33 @@ void add_row(Cluster& s, const WindowRows& w, std::size_t i) {
   s.rows.push_back(i);
 }
 
-// Sum of the bracketed costs of the slices of local rows `order` taken h at a time.
-std::int64_t slices_cost(const WindowRows& w, std::span<const std::size_t> order, std::uint32_t h) {
-  std::int64_t cost = 0;
+// What the slices of local rows `order`, taken h at a time, cost: Phi's bracketed terms (Eq. 1)
+// and the BRO-ELL layout's sizes (bro_stream.hpp: a slice's stream is its rows' symbols, its
+// value slots its longest row times its height).
+struct SlicesCost {
+  std::int64_t phi_terms = 0;
+  std::int64_t stream_words = 0;
+  std::int64_t columns = 0;
+  std::int64_t value_slots = 0;
+  // Is this layout no larger than `other` in every array BRO-ELL stores?
+  bool no_larger_than(const SlicesCost& other) const {
+    return stream_words <= other.stream_words && columns <= other.columns &&
+           value_slots <= other.value_slots;
+  }
+};
+
+SlicesCost slices_cost(const WindowRows& w, std::span<const std::size_t> order, std::uint32_t h) {
+  SlicesCost cost;
   for (std::size_t first = 0; first < order.size(); first += h) {
     Cluster s(w.distinct_ids);
-    for (std::size_t i = first; i < std::min<std::size_t>(first + h, order.size()); ++i)
-      add_row(s, w, order[i]);
-    cost += cluster_cost(s);
+    const std::size_t end = std::min<std::size_t>(first + h, order.size());
+    for (std::size_t i = first; i < end; ++i) add_row(s, w, order[i]);
+    const auto height = static_cast<std::int64_t>(end - first);
+    const auto columns = static_cast<std::int64_t>(s.widths.size());
+    cost.phi_terms += cluster_cost(s);
+    cost.stream_words += symbols(s.width_sum) * height;
+    cost.columns += columns;
+    cost.value_slots += columns * height;
   }
   return cost;
 }
@@ -171,7 +190,7 @@ double bar_objective(const CsrMatrix<double>& m, std::span<const std::int32_t> o
     const std::span<const std::int32_t> slice =
         order.subspan(first, std::min<std::size_t>(slice_height, order.size() - first));
     const WindowRows w = index_rows(m, slice);
-    cost += slices_cost(w, local_identity(slice.size()), slice_height);
+    cost += slices_cost(w, local_identity(slice.size()), slice_height).phi_terms;
   }
   return static_cast<double>(slice_height) / kBarWarpSize * static_cast<double>(cost);
 }
@@ -196,10 +215,16 @@ std::vector<std::int32_t> bar_order(const CsrMatrix<double>& m, std::uint32_t sl
                                                            std::min(window, order.size() - first));
                         const WindowRows w = index_rows(m, rows);
                         const std::vector<std::size_t> greedy = greedy_window(w, slice_height);
-                        // Slices align with windows, so Phi is a sum over windows: keeping the
-                        // better of the two per window keeps the whole no worse than the identity.
-                        if (slices_cost(w, greedy, slice_height) <
-                            slices_cost(w, local_identity(rows.size()), slice_height)) {
+                        // Slices align with windows, so Phi and the layout's sizes are sums
+                        // over windows: keeping the identity unless the greedy clustering has
+                        // a lower Phi and is no larger keeps the whole no worse than the
+                        // identity in Phi, and the BRO-ELL layout of the BAR order no larger
+                        // than the identity's (the bound the rules' device bytes use).
+                        const SlicesCost greedy_cost = slices_cost(w, greedy, slice_height);
+                        const SlicesCost identity_cost =
+                            slices_cost(w, local_identity(rows.size()), slice_height);
+                        if (greedy_cost.phi_terms < identity_cost.phi_terms &&
+                            greedy_cost.no_larger_than(identity_cost)) {
                           const std::vector<std::int32_t> original(rows.begin(), rows.end());
                           for (std::size_t i = 0; i < greedy.size(); ++i)
                             rows[i] = original[greedy[i]];

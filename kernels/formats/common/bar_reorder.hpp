@@ -14,9 +14,12 @@
 // window slices) and keeps a row near its original neighbours (their x lines); within a window
 // it is the paper's: rows sorted by length, slice t seeded with sorted row t*h, each further row
 // (in sorted order) put in the non-full slice whose Phi grows least (ties: the lower slice).
-// A window keeps its original order when the greedy clustering's Phi is not lower than the
-// identity's, so Phi(bar_order) <= Phi(identity) always (the greedy alone does not promise it;
-// the paper reports BAR losing on `cant`).
+// A window keeps its original order unless the greedy clustering's Phi is lower than the
+// identity's and its BRO-ELL layout (stream words, bit_alloc columns, value slots) is no larger,
+// so Phi(bar_order) <= Phi(identity) always (the greedy alone does not promise it; the paper
+// reports BAR losing on `cant`), and the BAR layout's sizes never exceed the identity order's:
+// Phi also counts x cache lines, so a lower Phi alone could buy fewer lines with a longer
+// stream or more padding. The rules use that bound as BAR's device bytes without running BAR.
 
 #include <cstdint>
 #include <span>

@@ -1,5 +1,8 @@
 #include "kernels/formats/common/bro_stream.hpp"
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_reduce.h>
+
 #include <algorithm>
 #include <bit>
 #include <string>
@@ -246,15 +249,7 @@ std::vector<double> multiply_bro_ell(const BroEllLayout<Value>& layout, std::spa
 }
 
 BroCooSize bro_coo_size(const CsrMatrix<double>& matrix, std::uint32_t interval_rounds) {
-  const std::int64_t per_interval = interval_entries(interval_rounds);
-  const std::vector<std::int32_t> rows = entry_rows(matrix);
-  BroCooSize size;
-  for (std::int64_t begin = 0; begin < matrix.nnz(); begin += per_interval) {
-    const std::int64_t end = std::min(begin + per_interval, matrix.nnz());
-    ++size.intervals;
-    size.stream_words += 32 * lane_words(begin, end, interval_bits(rows, begin, end));
-  }
-  return size;
+  return bro_coo_size(std::span<const RowOffset>(matrix.row_offsets), interval_rounds);
 }
 
 template <typename Value>
@@ -331,6 +326,169 @@ std::vector<double> multiply_bro_coo(const BroCooLayout<Value>& layout, std::int
         static_cast<double>(layout.values[static_cast<std::size_t>(k)]) *
         x[static_cast<std::size_t>(layout.col_indices[static_cast<std::size_t>(k)])];
   return y;
+}
+
+namespace {
+
+// One slice's bit allocation being accumulated entry by entry (Fig. 1: the widest delta of
+// each column); its size is the slice's longest (sub-)row, real deltas never being 0.
+struct WidthsAccumulator {
+  std::vector<std::uint8_t> widths;
+  void put(std::int64_t column, std::uint8_t bits) {
+    const auto j = static_cast<std::size_t>(column);
+    if (widths.size() <= j) widths.resize(j + 1, 0);
+    widths[j] = std::max(widths[j], bits);
+  }
+};
+
+void add_slice(BroEllSize& size, std::span<const std::uint8_t> widths, std::int64_t height) {
+  std::int64_t bits = 0;
+  for (const std::uint8_t w : widths) bits += w;
+  ++size.slices;
+  size.columns += static_cast<std::int64_t>(widths.size());
+  size.value_slots += static_cast<std::int64_t>(widths.size()) * height;
+  size.stream_words += (bits + kWordBits - 1) / kWordBits * height;
+}
+
+BroEllSize operator+(const BroEllSize& a, const BroEllSize& b) {
+  return {a.slices + b.slices, a.stream_words + b.stream_words, a.columns + b.columns,
+          a.value_slots + b.value_slots};
+}
+
+BroEllWalkSizes operator+(const BroEllWalkSizes& a, const BroEllWalkSizes& b) {
+  return {a.whole + b.whole, a.split + b.split, a.leading + b.leading,
+          a.leading_split + b.leading_split};
+}
+
+// The row of entry k and the rows after it, for entries visited in increasing order.
+class RowCursor {
+ public:
+  RowCursor(std::span<const RowOffset> offsets, std::int64_t k)
+      : offsets_(offsets),
+        row_(std::upper_bound(offsets.begin(), offsets.end(), k) - offsets.begin() - 1) {}
+  std::int64_t seek(std::int64_t k) {
+    while (offsets_[static_cast<std::size_t>(row_ + 1)] <= k) ++row_;
+    return row_;
+  }
+
+ private:
+  std::span<const RowOffset> offsets_;
+  std::int64_t row_;
+};
+
+}  // namespace
+
+BroEllWalkSizes bro_ell_walk_sizes(const CsrMatrix<double>& m, std::uint32_t slice_height,
+                                   std::uint32_t parts, std::int64_t leading_width) {
+  check_ell_shape(slice_height, 1);
+  if (parts == 0 || slice_height % parts != 0)
+    throw_invalid("bro-ell: rows split into " + std::to_string(parts) +
+                  " parts, which does not divide the slice height " + std::to_string(slice_height));
+  if (leading_width < 0)
+    throw_invalid("bro-hyb: ELL width " + std::to_string(leading_width) + " is negative");
+  const std::int64_t h = slice_height;
+  // A slice of split rows holds h / parts rows of m: `parts` of them make one slice of m.
+  const std::int64_t block = h / parts;
+  const std::int64_t slices = (m.rows + h - 1) / h;
+  const auto walk = [&](const tbb::blocked_range<std::int64_t>& range, BroEllWalkSizes sizes) {
+    WidthsAccumulator whole, split, leading_split;
+    for (std::int64_t s = range.begin(); s < range.end(); ++s) {
+      const std::int64_t first = s * h;
+      const std::int64_t end = std::min(first + h, m.rows);
+      whole.widths.clear();
+      for (std::int64_t block_first = first; block_first < end; block_first += block) {
+        const std::int64_t block_end = std::min(block_first + block, end);
+        split.widths.clear();
+        leading_split.widths.clear();
+        for (std::int64_t r = block_first; r < block_end; ++r) {
+          const std::int64_t begin = row_begin(m, r);
+          const std::int64_t length = m.row_length(r);
+          // Sub-row q of a row of n entries holds entries [q*chunk, (q+1)*chunk), chunk =
+          // ceil(n / parts) (split_rows); its first delta is against no column (c + 1).
+          const std::int64_t chunk = (length + parts - 1) / parts;
+          const std::int64_t leading = std::min(length, leading_width);
+          const std::int64_t leading_chunk = (leading + parts - 1) / parts;
+          std::int64_t previous = -1;
+          std::int64_t in_chunk = 0, in_leading_chunk = 0;
+          for (std::int64_t j = 0; j < length; ++j) {
+            const auto c =
+                static_cast<std::int64_t>(m.col_indices[static_cast<std::size_t>(begin + j)]);
+            if (c <= previous)
+              throw_invalid("bro: row " + std::to_string(r) + ": column " + std::to_string(c) +
+                            " does not follow column " + std::to_string(previous) +
+                            " (columns must be strictly increasing)");
+            const auto delta_bits =
+                static_cast<std::uint8_t>(bits_for(static_cast<std::uint64_t>(c - previous)));
+            const auto first_bits =
+                static_cast<std::uint8_t>(bits_for(static_cast<std::uint64_t>(c + 1)));
+            whole.put(j, delta_bits);
+            split.put(in_chunk, in_chunk == 0 ? first_bits : delta_bits);
+            if (++in_chunk == chunk) in_chunk = 0;
+            if (j < leading) {
+              leading_split.put(in_leading_chunk, in_leading_chunk == 0 ? first_bits : delta_bits);
+              if (++in_leading_chunk == leading_chunk) in_leading_chunk = 0;
+            }
+            previous = c;
+          }
+        }
+        add_slice(sizes.split, split.widths, parts * (block_end - block_first));
+        add_slice(sizes.leading_split, leading_split.widths, parts * (block_end - block_first));
+      }
+      add_slice(sizes.whole, whole.widths, end - first);
+      // The leading entries' deltas are the row's first ones, so their widths are the slice's
+      // first min(K, num_col) widths.
+      add_slice(sizes.leading,
+                std::span<const std::uint8_t>(whole.widths)
+                    .first(static_cast<std::size_t>(std::min<std::int64_t>(
+                        leading_width, static_cast<std::int64_t>(whole.widths.size())))),
+                end - first);
+    }
+    return sizes;
+  };
+  return tbb::parallel_reduce(
+      tbb::blocked_range<std::int64_t>(0, slices), BroEllWalkSizes{}, walk,
+      [](const BroEllWalkSizes& a, const BroEllWalkSizes& b) { return a + b; });
+}
+
+BroCooSize bro_coo_size(std::span<const RowOffset> row_offsets, std::uint32_t interval_rounds) {
+  const std::int64_t per_interval = interval_entries(interval_rounds);
+  const auto rows = static_cast<std::int64_t>(row_offsets.size()) - 1;
+  if (rows >= (std::int64_t{1} << 31))
+    throw_invalid("bro-coo: " + std::to_string(rows) + " rows do not fit 32-bit row indices");
+  const std::int64_t nnz = rows > 0 ? row_offsets.back() : 0;
+  const std::int64_t intervals = (nnz + per_interval - 1) / per_interval;
+  const auto walk = [&](const tbb::blocked_range<std::int64_t>& range, BroCooSize size) {
+    for (std::int64_t i = range.begin(); i < range.end(); ++i) {
+      const std::int64_t begin = i * per_interval;
+      const std::int64_t end = std::min(begin + per_interval, nnz);
+      RowCursor row(row_offsets, begin), row_before(row_offsets, begin);
+      const std::int64_t first_row = row.seek(begin);
+      // The first round's deltas are against the interval's first row; rows never decrease in
+      // CSR order, so the round's last entry has the widest (interval_bits).
+      std::uint32_t bits =
+          bits_for(static_cast<std::uint64_t>(row.seek(std::min(begin + 32, end) - 1) - first_row));
+      for (std::int64_t k = begin + 32; k < end; ++k)
+        bits = std::max(
+            bits, bits_for(static_cast<std::uint64_t>(row.seek(k) - row_before.seek(k - 32))));
+      ++size.intervals;
+      size.stream_words += 32 * lane_words(begin, end, bits);
+    }
+    return size;
+  };
+  return tbb::parallel_reduce(
+      tbb::blocked_range<std::int64_t>(0, intervals), BroCooSize{}, walk,
+      [](const BroCooSize& a, const BroCooSize& b) {
+        return BroCooSize{a.intervals + b.intervals, a.stream_words + b.stream_words};
+      });
+}
+
+std::vector<RowOffset> trailing_offsets(const CsrMatrix<double>& m, std::int64_t width) {
+  if (width < 0) throw_invalid("bro-hyb: ELL width " + std::to_string(width) + " is negative");
+  std::vector<RowOffset> offsets(static_cast<std::size_t>(m.rows) + 1, 0);
+  for (std::int64_t r = 0; r < m.rows; ++r)
+    offsets[static_cast<std::size_t>(r + 1)] =
+        offsets[static_cast<std::size_t>(r)] + std::max<std::int64_t>(0, m.row_length(r) - width);
+  return offsets;
 }
 
 CsrMatrix<double> permute_rows(const CsrMatrix<double>& m, std::span<const std::int32_t> order) {

@@ -130,6 +130,34 @@ template <typename Value>
 std::vector<double> multiply_bro_coo(const BroCooLayout<Value>& layout, std::int64_t rows,
                                      std::span<const double> x);
 
+// ---- sizes at feature time (one walk, no transformed copy) --------------------------------
+
+// The BRO-ELL sizes of four layouts of one slice height, from one walk over the rows of `m`
+// (oneTBB, parallel over slices): each entry's delta width is computed once and folded into
+//   whole         - bro_ell_size(m, h, .)
+//   split         - bro_ell_size(split_rows(m, parts), h, .)
+//   leading       - bro_ell_size(leading_entries(m, leading_width), h, .)
+//   leading_split - bro_ell_size(split_rows(leading_entries(m, leading_width), parts), h, .)
+// equal to them exactly (tested), without building the transformed matrices. The sizes do not
+// depend on words_per_symbol (4-word symbols add no padding). Throws Error(invalid_argument) as
+// bro_ell_size does, for parts 0 or not dividing the slice height, a negative leading_width.
+struct BroEllWalkSizes {
+  BroEllSize whole;
+  BroEllSize split;
+  BroEllSize leading;
+  BroEllSize leading_split;
+};
+BroEllWalkSizes bro_ell_walk_sizes(const CsrMatrix<double>& m, std::uint32_t slice_height,
+                                   std::uint32_t parts, std::int64_t leading_width);
+
+// bro_coo_size of a matrix whose rows have the entry ranges [row_offsets[r], row_offsets[r+1])
+// (the BRO-COO row stream depends on the row of every entry only, not on columns): oneTBB,
+// parallel over intervals, no per-entry array. Throws Error(invalid_argument) for
+// interval_rounds 0 or rows >= 2^31.
+BroCooSize bro_coo_size(std::span<const RowOffset> row_offsets, std::uint32_t interval_rounds);
+// The row offsets of trailing_entries(m, width) (rows + 1 entries), without its entries.
+std::vector<RowOffset> trailing_offsets(const CsrMatrix<double>& m, std::int64_t width);
+
 // ---- row transforms ----------------------------------------------------------------------------
 
 // Row i of the result is row order[i] of m. Throws Error(invalid_argument) unless `order` is a

@@ -160,31 +160,41 @@ std::vector<BceBlockShape> bce_block_shapes(const MatrixFeatures& features,
   return shapes;
 }
 
-std::int32_t bce_lanes_per_row(BceVariant variant, std::int64_t width) noexcept {
+std::int64_t bce_resident_threads(const DeviceInfo& device) noexcept {
+  if (!device.is_gpu || device.sm_count <= 0 || device.max_threads_per_sm <= 0) return 0;
+  return std::int64_t{device.sm_count} * device.max_threads_per_sm;
+}
+
+std::int32_t bce_lanes_per_row(BceVariant variant, BceBlockShape shape, std::uint32_t block_size,
+                               std::int64_t resident_threads) noexcept {
   if (variant == BceVariant::paper) return 1;
-  if (width >= 32) return 4;
-  if (width >= 16) return 2;
-  return 1;
+  const std::int32_t base = shape.width >= 32 ? 4 : shape.width >= 16 ? 2 : 1;
+  if (shape.rows * base >= resident_threads) return base;  // the block fills the GPU alone
+  if (shape.width >= kBceBlockPerRowMinWidth && shape.rows < resident_threads / 32)
+    return static_cast<std::int32_t>(block_size);
+  if (shape.width >= kBceWarpPerRowMinWidth) return 32;
+  return base;
 }
 
 std::int64_t bce_tile_count(std::span<const BceBlockShape> shapes, BceVariant variant,
-                            std::uint32_t block_size) {
+                            std::uint32_t block_size, std::int64_t resident_threads) {
   check_block_size(block_size);
   std::int64_t tiles = 0;
   for (const BceBlockShape& shape : shapes) {
-    const std::int64_t rows_per_tile = block_size / bce_lanes_per_row(variant, shape.width);
+    const std::int64_t rows_per_tile =
+        block_size / bce_lanes_per_row(variant, shape, block_size, resident_threads);
     tiles += (shape.rows + rows_per_tile - 1) / rows_per_tile;
   }
   return tiles;
 }
 
 BceTiles make_bce_tiles(std::span<const BceBlockShape> shapes, BceVariant variant,
-                        std::uint32_t block_size) {
+                        std::uint32_t block_size, std::int64_t resident_threads) {
   check_block_size(block_size);
   BceTiles tiles;
   std::int64_t first = 0;
   for (std::size_t b = 0; b < shapes.size(); ++b) {
-    const std::int32_t lanes = bce_lanes_per_row(variant, shapes[b].width);
+    const std::int32_t lanes = bce_lanes_per_row(variant, shapes[b], block_size, resident_threads);
     tiles.block_lanes.push_back(lanes);
     const std::int64_t rows_per_tile = block_size / lanes;
     for (std::int64_t r = 0; r < shapes[b].rows; r += rows_per_tile) {
@@ -195,6 +205,22 @@ BceTiles make_bce_tiles(std::span<const BceBlockShape> shapes, BceVariant varian
   }
   return tiles;
 }
+
+namespace {
+
+// In place: every lane of each run of `width` lanes (a power of two <= 32) holds the run's
+// __shfl_xor_sync butterfly total, added in the kernel's order.
+template <typename Value>
+void xor_butterfly(std::vector<Value>& lanes, std::size_t width) {
+  for (std::size_t offset = width / 2; offset > 0; offset /= 2) {
+    std::vector<Value> next(lanes);
+    for (std::size_t lane = 0; lane < lanes.size(); ++lane)
+      next[lane] = lanes[lane] + lanes[lane ^ offset];
+    lanes = std::move(next);
+  }
+}
+
+}  // namespace
 
 template <typename Value>
 void bce_reference_multiply(const BceLayout<Value>& layout, const BceTiles& tiles,
@@ -237,12 +263,14 @@ void bce_reference_multiply(const BceLayout<Value>& layout, const BceTiles& tile
             lane_sums[lane] += layout.values[idx] * x[layout.offsets[idx]];
           }
         }
-        // __shfl_xor_sync butterfly: after the loop every lane holds the same total.
-        for (std::int32_t offset = lanes / 2; offset > 0; offset /= 2) {
-          std::vector<Value> next(lane_sums);
-          for (std::int32_t lane = 0; lane < lanes; ++lane)
-            next[lane] = lane_sums[lane] + lane_sums[lane ^ offset];
-          lane_sums = std::move(next);
+        // Each warp's (or a narrower row's) __shfl_xor_sync butterfly; a block-wide row then
+        // adds its warps' totals in warp 0: lane w < lanes / 32 holds warp w's, the rest 0.
+        xor_butterfly(lane_sums, static_cast<std::size_t>(std::min(lanes, 32)));
+        if (lanes > 32) {
+          std::vector<Value> warp_totals(32, Value(0));
+          for (std::int32_t w = 0; w < lanes / 32; ++w) warp_totals[w] = lane_sums[w * 32];
+          xor_butterfly(warp_totals, 32);
+          lane_sums = std::move(warp_totals);
         }
         sum = lane_sums[0];
       }

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/csr_matrix.hpp"
+#include "core/device_info.hpp"
 #include "core/matrix_features.hpp"
 
 namespace spmvd {
@@ -31,7 +32,7 @@ enum class BceVariant : std::int64_t {
   // per-element |EData| > 0 test.
   paper = 0,
   // Hopper: each row stops at its own length (no per-slot branch, no padding read), and rows of
-  // wide blocks are shared by bce_lanes_per_row lanes.
+  // wide blocks are shared by bce_lanes_per_row lanes (up to a whole CUDA block).
   hopper = 1,
 };
 
@@ -78,15 +79,41 @@ std::vector<BceBlockShape> bce_block_shapes(const MatrixFeatures& features,
 std::vector<std::vector<RowLengthCount>> bce_block_distributions(
     const MatrixFeatures& features, std::span<const std::int64_t> boundaries);
 
-// Lanes that share one row of a block of this width. paper: 1 (Algorithm 4). hopper: 4 from
-// width 32, 2 from width 16, else 1. Why: a block's rows are few where they are wide (the tail
-// of a skewed DF), and one thread per row then walks W dependent gathers alone; a few lanes
-// shorten that chain. At most 4 so that the warp's loads stay whole sectors: with L lanes a
-// warp reads L runs of 32 / L consecutive rows of a column-major block, and 8 rows of 4-byte
-// column indices (or fp32 values) are one 32-byte sector. Each lane keeps >= 8 slots of a
-// 32-wide row to amortise the shuffle reduction. (GPU to confirm: spmv-bench, variant paper
-// against hopper.)
-std::int32_t bce_lanes_per_row(BceVariant variant, std::int64_t width) noexcept;
+// The threads one GPU keeps resident (sm_count x max_threads_per_sm: 270336 on an H100, 132 x
+// 2048); CudaBceParams::resident_threads, so that the tiling of a stored plan is the one chosen
+// for its device. 0 where the device does not say (the tiling then never widens past 4 lanes).
+std::int64_t bce_resident_threads(const DeviceInfo& device) noexcept;
+
+// The hopper variant's thresholds (bce_lanes_per_row).
+// A warp per row from this width: 8 slots per lane, as the 4 lanes of a 32-wide row, so the
+// 5-step shuffle reduction stays a small share of the row's work.
+inline constexpr std::int64_t kBceWarpPerRowMinWidth = 256;
+// A whole CUDA block per row from this width: at block size 256 each thread keeps >= 4 slots
+// (the cross-warp reduction costs one __syncthreads and a shared-memory round trip, about what
+// 4 dependent gathers cost) and the row's chain is W / block_size gathers.
+inline constexpr std::int64_t kBceBlockPerRowMinWidth = 1024;
+
+// Lanes that share one row of a block of this shape. paper: 1 (Algorithm 4). hopper:
+//  - the base: 4 from width 32, 2 from width 16, else 1. At most 4 so that the warp's loads stay
+//    whole sectors: with L lanes a warp reads L runs of 32 / L consecutive rows of a
+//    column-major block, and 8 rows of 4-byte column indices (or fp32 values) are one 32-byte
+//    sector. Kept wherever rows x base >= resident_threads: the block's rows alone then occupy
+//    every thread the GPU keeps resident, enough bytes are in flight on every SM (Little's law:
+//    ~3.35 TB/s x ~0.6 us is ~2 MB, ~16 KB per SM, which 2048 resident threads with 4 gathers in
+//    flight each exceed several times), and more lanes would only trade coalescing for nothing.
+//  - fewer rows than that (the tail of a skewed DF: circuit-3M's 50 rows of 50000) leave SMs
+//    idle, and the time is the row's dependent chain, W / lanes gathers: then a whole CUDA
+//    block (block_size lanes, block-wide reduction) per row from kBceBlockPerRowMinWidth when
+//    rows < resident_threads / 32 (fewer rows than the GPU has warps: a warp per row could not
+//    fill it either; with as many rows, a warp per row already fills every warp slot and the
+//    block reduction would be pure overhead), else a warp (32 lanes) per row from
+//    kBceWarpPerRowMinWidth; the chain is then at most W / 32, and W / block_size for the
+//    widest blocks. The 32 lanes of a row read 32 slots block-width apart (one sector each);
+//    the neighbouring rows' warps read the rest of those sectors, from L2 for blocks this small.
+// block_size: the launch's (a power of two >= 32). (GPU to confirm: spmv-bench, paper against
+// hopper, on circuit-3M.)
+std::int32_t bce_lanes_per_row(BceVariant variant, BceBlockShape shape, std::uint32_t block_size,
+                               std::int64_t resident_threads) noexcept;
 
 // The kernels' launch: one CUDA block of block_size threads per tile.
 struct BceTiles {
@@ -95,15 +122,17 @@ struct BceTiles {
   std::vector<std::int32_t> tile_first_row;  // tile -> its first BCE position
   std::int64_t size() const noexcept { return static_cast<std::int64_t>(tile_block.size()); }
 };
-// `shapes` as shapes_with_empty_rows gives them; block_size a power of two >= 32.
+// `shapes` as shapes_with_empty_rows gives them; block_size a power of two >= 32; lanes per
+// block from bce_lanes_per_row (resident_threads as there).
 BceTiles make_bce_tiles(std::span<const BceBlockShape> shapes, BceVariant variant,
-                        std::uint32_t block_size);
+                        std::uint32_t block_size, std::int64_t resident_threads);
 // make_bce_tiles(...).size() without building the tables (the candidates' grid_size).
 std::int64_t bce_tile_count(std::span<const BceBlockShape> shapes, BceVariant variant,
-                            std::uint32_t block_size);
+                            std::uint32_t block_size, std::int64_t resident_threads);
 
 // y = alpha A x + beta y (beta == 0: y write-only) over the built arrays, each kernel thread
-// replayed in the order the GPU kernel adds (lanes reduced by xor shuffles): the unit tests'
+// replayed in the order the GPU kernel adds (lanes reduced by xor shuffles within each warp;
+// a block-wide row's warp sums then by one more warp's xor shuffles): the unit tests'
 // check of the layout and of the kernels' index arithmetic. x and y in the caller's order.
 template <typename Value>
 void bce_reference_multiply(const BceLayout<Value>& layout, const BceTiles& tiles,

@@ -50,11 +50,16 @@ __global__ void bce_paper_kernel(BceDeviceArrays a, const Value* __restrict__ va
   catalogue_detail::store_axpby(y + __ldg(a.row_no + position), alpha, sum, beta);
 }
 
+// The largest block size (kBceBlockSizes) over 32: the warps of a block-wide row.
+constexpr int kBceMaxWarpsPerBlock = static_cast<int>(kBceBlockSizes.back() / 32);
+
 // The Hopper variant: each row reads exactly its own length (row_lengths), so no slot is tested
 // and no padding is read; the rows of a wide block are shared by `lanes` consecutive lanes
-// (bce_lanes_per_row: 1, 2 or 4, uniform over the tile), lane l taking slots l, l + lanes, ...,
-// reduced by xor shuffles. Threads past the block's end stay for the shuffles (full warps:
-// blockDim.x is a multiple of 32 and lanes divides 32).
+// (bce_lanes_per_row: 1, 2, 4, 32 or the whole CUDA block, uniform over the tile, so every
+// branch on it is uniform), lane l taking slots l, l + lanes, ..., reduced by xor shuffles
+// within the warp and, for a block-wide row, across the warps through shared memory. Threads
+// past the block's end stay for the shuffles (full warps: blockDim.x is a multiple of 32 and
+// lanes divides 32 or equals blockDim.x).
 template <typename Value>
 __global__ void bce_hopper_kernel(BceDeviceArrays a, const Value* __restrict__ values,
                                   const Value* __restrict__ x, Value* __restrict__ y, Value alpha,
@@ -77,8 +82,22 @@ __global__ void bce_hopper_kernel(BceDeviceArrays a, const Value* __restrict__ v
 #pragma unroll 4
   for (std::int32_t i = lane; i < length; i += lanes, slot += step)
     sum += __ldg(values + slot) * __ldg(x + __ldg(a.offsets + slot));
-  for (std::int32_t offset = lanes / 2; offset > 0; offset /= 2)
+  for (std::int32_t offset = min(lanes, 32) / 2; offset > 0; offset /= 2)
     sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+  if (lanes > 32) {
+    // A block-wide row (lanes == blockDim.x): warp w's total to shared memory, then warp 0
+    // adds them by one more butterfly (lane w < warps holds warp w's, the rest 0), as
+    // bce_reference_multiply replays.
+    __shared__ Value warp_totals[kBceMaxWarpsPerBlock];
+    const int warp = static_cast<int>(threadIdx.x) / 32;
+    const int warp_lane = static_cast<int>(threadIdx.x) & 31;
+    if (warp_lane == 0) warp_totals[warp] = sum;
+    __syncthreads();
+    if (warp != 0) return;
+    sum = warp_lane < lanes / 32 ? warp_totals[warp_lane] : Value(0);
+    for (int offset = 16; offset > 0; offset /= 2)
+      sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+  }
   if (active && lane == 0)
     catalogue_detail::store_axpby(y + __ldg(a.row_no + position), alpha, sum, beta);
 }
@@ -157,8 +176,9 @@ std::unique_ptr<SpmvOperator> build_as(const CsrMatrix<double>& matrix, const Ca
   const CudaBceParams params = CudaBceRules::params_of(candidate);
   const auto variant = static_cast<BceVariant>(params.variant);
   const BceLayout<Value> bce = make_bce_layout<Value>(matrix, params.boundaries);
-  const BceTiles tiles =
-      make_bce_tiles(bce.shapes_with_empty_rows(), variant, candidate.launch.block_size);
+  // The tiling the candidate was chosen with (its resident_threads, checked against grid_size).
+  const BceTiles tiles = make_bce_tiles(bce.shapes_with_empty_rows(), variant,
+                                        candidate.launch.block_size, params.resident_threads);
   return std::make_unique<CudaBceOperator<Value>>(bce, tiles, variant, candidate.launch, device);
 }
 

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <string>
 
 #include "core/error.hpp"
 #include "core/part_features.hpp"
 #include "kernels/formats/common/builder_checks.hpp"
 #include "kernels/formats/common/rules_support.hpp"
+#include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
 #include "kernels/formats/cuda_ell/cuda_ell_rules.hpp"
 #include "partition/opa.hpp"
 #include "partition/row_vector_sets.hpp"
@@ -21,36 +23,63 @@ constexpr std::uint32_t kPredictedBlockSize = 256;
 
 constexpr std::array<BceVariant, 2> kVariants{BceVariant::paper, BceVariant::hopper};
 
-// One block as the cuda_ell part it is predicted as: one CUDA block per block_size rows, as the
-// BCE kernels cover it (no grid-stride).
+// One block (its DF slice `sets`) as the part it runs as, for bce_lanes_per_row's lanes per row
+// (the same function the tiles use, so the model sees the kernel's critical path).
 FormatPart block_part(const MatrixFeatures& whole, std::vector<RowLengthCount> sets,
-                      std::uint32_t block_size) {
+                      BceVariant variant, std::uint32_t block_size,
+                      std::int64_t resident_threads) {
+  BceBlockShape shape{.rows = 0, .width = sets.empty() ? 0 : sets.back().length};
+  for (const RowLengthCount& set : sets) shape.rows += set.rows;
+  const std::int32_t lanes = bce_lanes_per_row(variant, shape, block_size, resident_threads);
   FormatPart part;
   part.runs = FormatPart::Runs::gpu;
-  part.features = part_features(whole, std::move(sets));
+  if (lanes <= 4) {
+    // Column-major ELL, one CUDA block per block_size / lanes rows (the 2-4 lanes of a row are
+    // predicted as ELL's one: cuda_ell's model has no lanes term).
+    part.features = part_features(whole, std::move(sets));
+    part.candidate = Candidate{
+        .format = kCudaEllFormatId,
+        .params = FieldSet::of(
+            CudaEllParams{.ell_width = static_cast<std::uint32_t>(part.features.row_length_max)}),
+        .launch = {.block_size = block_size,
+                   .threads_per_row = 1,
+                   .grid_size = blocks_for(static_cast<std::uint64_t>(part.features.rows),
+                                           block_size)}};
+    return part;
+  }
+  // 32 lanes a row. A block-wide row is block_size / 32 warps each walking a 1 / pieces share of
+  // it: predicted as that many rows of ceil(length / pieces) (equal lengths merged into one set).
+  const std::int64_t pieces = lanes / 32;
+  std::map<std::int64_t, std::int64_t> piece_rows;
+  for (const RowLengthCount& set : sets)
+    piece_rows[(set.length + pieces - 1) / pieces] += set.rows * pieces;
+  std::vector<RowLengthCount> piece_sets;
+  for (const auto& [length, rows] : piece_rows) piece_sets.push_back({length, rows});
+  part.features = part_features(whole, std::move(piece_sets));
   part.candidate = Candidate{
-      .format = kCudaEllFormatId,
-      .params = FieldSet::of(
-          CudaEllParams{.ell_width = static_cast<std::uint32_t>(part.features.row_length_max)}),
+      .format = kCudaCsrVectorFormatId,
+      .params = {},
       .launch = {.block_size = block_size,
-                 .threads_per_row = 1,
-                 .grid_size = blocks_for(static_cast<std::uint64_t>(part.features.rows),
+                 .threads_per_row = 32,
+                 .grid_size = blocks_for(static_cast<std::uint64_t>(part.features.rows) * 32,
                                          block_size)}};
   return part;
 }
 
 std::vector<Candidate> candidates_for(const CudaBceRules& rules, const MatrixFeatures& features,
-                                      const std::vector<std::int64_t>& boundaries) {
+                                      const std::vector<std::int64_t>& boundaries,
+                                      std::int64_t resident_threads) {
   const std::vector<BceBlockShape> shapes = bce_block_shapes(features, boundaries);
   std::vector<Candidate> out;
   for (const BceVariant variant : kVariants) {
     for (const std::uint32_t block : kBceBlockSizes) {
-      const std::int64_t tiles = bce_tile_count(shapes, variant, block);
+      const std::int64_t tiles = bce_tile_count(shapes, variant, block, resident_threads);
       if (tiles > std::numeric_limits<std::int32_t>::max()) continue;
       out.push_back(Candidate{
           .format = rules.id(),
           .params = FieldSet::of(CudaBceParams{.boundaries = boundaries,
-                                               .variant = static_cast<std::int64_t>(variant)}),
+                                               .variant = static_cast<std::int64_t>(variant),
+                                               .resident_threads = resident_threads}),
           .launch = {.block_size = block,
                      .threads_per_row = 1,
                      .grid_size = static_cast<std::uint32_t>(std::max<std::int64_t>(tiles, 1))}});
@@ -72,8 +101,11 @@ std::vector<std::int64_t> boundaries_of(const OptimalPartition& partition) {
 class PredictedGroupCost final : public BlockCost {
  public:
   PredictedGroupCost(const PartTimePredictor& predictor, const MatrixFeatures& features,
-                     std::vector<std::int64_t> group_ends)
-      : predictor_(predictor), features_(features), group_ends_(std::move(group_ends)) {
+                     std::vector<std::int64_t> group_ends, std::int64_t resident_threads)
+      : predictor_(predictor),
+        features_(features),
+        group_ends_(std::move(group_ends)),
+        resident_threads_(resident_threads) {
     prefix_rows_.push_back(0);
     std::int64_t begin = 0;
     for (const std::int64_t end : group_ends_) {
@@ -103,7 +135,8 @@ class PredictedGroupCost final : public BlockCost {
     std::vector<RowLengthCount> sets(features_.distribution.begin() + set_begin,
                                      features_.distribution.begin() + group_ends_[last]);
     const std::optional<double> ms =
-        predictor_.part_ms(block_part(features_, std::move(sets), kPredictedBlockSize));
+        predictor_.part_ms(block_part(features_, std::move(sets), BceVariant::hopper,
+                                      kPredictedBlockSize, resident_threads_));
     if (!ms) {
       unpredictable_ = true;
       return std::numeric_limits<double>::max() / 1e6;  // finite: sums stay ordered
@@ -118,6 +151,7 @@ class PredictedGroupCost final : public BlockCost {
   std::vector<std::int64_t> group_ends_;  // set index one past each group
   std::vector<std::int64_t> prefix_rows_;
   std::vector<std::int64_t> group_widths_;
+  std::int64_t resident_threads_;
   mutable bool unpredictable_ = false;
 };
 
@@ -141,9 +175,14 @@ void CudaBceRules::check_candidate(const Candidate& candidate, const MatrixFeatu
     throw_invalid("cuda_bce: threads_per_row " + std::to_string(candidate.launch.threads_per_row) +
                   " must be 1 (the hopper variant's lanes follow from each block's width)");
   }
+  if (params.resident_threads < 0) {
+    throw_invalid("cuda_bce: resident_threads " + std::to_string(params.resident_threads) +
+                  " is negative");
+  }
   const std::vector<BceBlockShape> shapes = bce_block_shapes(features, params.boundaries);
   const std::int64_t tiles = std::max<std::int64_t>(
-      bce_tile_count(shapes, static_cast<BceVariant>(params.variant), candidate.launch.block_size),
+      bce_tile_count(shapes, static_cast<BceVariant>(params.variant), candidate.launch.block_size,
+                     params.resident_threads),
       1);
   if (candidate.launch.grid_size != tiles) {
     throw_invalid("cuda_bce: grid_size " + std::to_string(candidate.launch.grid_size) +
@@ -171,7 +210,8 @@ std::vector<Candidate> CudaBceRules::candidates(const MatrixFeatures& features,
       .transfer_elements_per_ms = 1.0, .sm_elements_per_ms = 1.0,
       .lower_limit_rows = lower_limit_rows, .sm_count = std::max(device.sm_count, 1)});
   const RowVectorSets sets(features.distribution);
-  return candidates_for(*this, features, boundaries_of(optimal_partition(sets, cost)));
+  return candidates_for(*this, features, boundaries_of(optimal_partition(sets, cost)),
+                        bce_resident_threads(device));
 }
 
 std::vector<Candidate> CudaBceRules::candidates_chosen_by(const PartTimePredictor& predictor,
@@ -182,11 +222,12 @@ std::vector<Candidate> CudaBceRules::candidates_chosen_by(const PartTimePredicto
   const std::int64_t groups = std::min(sets, kBceMaxPredictedGroups);
   std::vector<std::int64_t> group_ends;
   for (std::int64_t g = 1; g <= groups; ++g) group_ends.push_back(g * sets / groups);
-  const PredictedGroupCost cost(predictor, features, std::move(group_ends));
+  const PredictedGroupCost cost(predictor, features, std::move(group_ends),
+                                bce_resident_threads(device));
   const std::vector<RowLengthCount> group_sets = cost.groups();
   const OptimalPartition partition = optimal_partition(RowVectorSets(group_sets), cost);
   if (cost.unpredictable()) return candidates(features, device);
-  return candidates_for(*this, features, boundaries_of(partition));
+  return candidates_for(*this, features, boundaries_of(partition), bce_resident_threads(device));
 }
 
 std::uint64_t CudaBceRules::device_bytes(const MatrixFeatures& features, Precision precision,
@@ -221,7 +262,8 @@ std::vector<FormatPart> CudaBceRules::parts(const MatrixFeatures& features,
   const CudaBceParams params = params_of(candidate);
   std::vector<FormatPart> out;
   for (std::vector<RowLengthCount>& sets : bce_block_distributions(features, params.boundaries))
-    out.push_back(block_part(features, std::move(sets), candidate.launch.block_size));
+    out.push_back(block_part(features, std::move(sets), static_cast<BceVariant>(params.variant),
+                             candidate.launch.block_size, params.resident_threads));
   return out;
 }
 

@@ -5,9 +5,11 @@
 // block by block as column-major ELL (bce_layout.hpp); one kernel launch covers every block
 // (Algorithm 4), y is scattered back through rowNo.
 //
-// A composed format (kernels/format_parts.hpp): each block is predicted as a cuda_ell part of
-// its own width and rows, so BCE needs no model family of its own ("bytes" names the fallback),
-// and candidates_chosen_by runs OPA with T_c(C_i) = the calibrated cuda_ell time of block C_i.
+// A composed format (kernels/format_parts.hpp): each block is predicted as the part it runs as
+// (block_part in cuda_bce_rules.cpp: cuda_ell for the blocks of 1-4 lanes a row,
+// cuda_csr_vector with 32 lanes for the warp- and block-per-row blocks of the hopper variant),
+// so BCE needs no model family of its own ("bytes" names the fallback), and
+// candidates_chosen_by runs OPA with T_c(C_i) = the calibrated time of block C_i's part.
 
 #include <array>
 #include <cstdint>
@@ -38,9 +40,14 @@ struct CudaBceParams {
   // longest row). Each is the length of a non-empty row vector set. Empty: one block.
   std::vector<std::int64_t> boundaries;
   std::int64_t variant = static_cast<std::int64_t>(BceVariant::paper);  // BceVariant
+  // The device's bce_resident_threads when the candidate was chosen: the hopper variant's lanes
+  // per row (bce_lanes_per_row) depend on it, and a stored plan must tile, build and be
+  // predicted (parts) as it was chosen. >= 0; 0 never widens past 4 lanes.
+  std::int64_t resident_threads = 0;
   static constexpr auto kFields =
       std::tuple{declare_field("boundaries", &CudaBceParams::boundaries),
-                 declare_field("variant", &CudaBceParams::variant)};
+                 declare_field("variant", &CudaBceParams::variant),
+                 declare_field("resident_threads", &CudaBceParams::resident_threads)};
   friend bool operator==(const CudaBceParams&, const CudaBceParams&) = default;
 };
 
@@ -64,7 +71,7 @@ class CudaBceRules final : public FormatRules {
   // alone); one candidate per variant and block size.
   std::vector<Candidate> candidates(const MatrixFeatures& features,
                                     const DeviceInfo& device) const override;
-  // OPA with T_c(C_i) = predictor.part_ms of block C_i run as cuda_ell (block size 256), over
+  // OPA with T_c(C_i) = predictor.part_ms of block C_i's hopper part (block size 256), over
   // at most kBceMaxPredictedGroups groups of sets, O(G^2) predictions, no cap on k (one launch
   // covers every block, so k costs only what the parts' predictions say). Falls back to
   // candidates() where the predictor cannot say. Same variants and block sizes.
@@ -79,17 +86,21 @@ class CudaBceRules final : public FormatRules {
   // without being one of candidates().
   bool is_valid(const Candidate& candidate, const MatrixFeatures& features,
                 const DeviceInfo& device) const override;
-  // Each block as a cuda_ell part: its DF slice (part_features), ell_width W(C_i), the
-  // candidate's block size, one CUDA block per block_size rows. The empty rows are no part
-  // (their y writes are a y sweep the parts do not model).
+  // Each block as the part it runs as (bce_lanes_per_row with the candidate's resident_threads):
+  // 1-4 lanes a row (every paper block) a cuda_ell part (its DF slice, ell_width W(C_i), one
+  // CUDA block per block_size rows); a warp per row a cuda_csr_vector part of 32 lanes over the
+  // same DF slice; a CUDA block per row a cuda_csr_vector part of 32 lanes over the block's rows
+  // each cut into block_size / 32 pieces (ceil(length / pieces) long; the chain each lane walks,
+  // W / block_size). The empty rows are no part (their y writes are a y sweep the parts do not
+  // model).
   std::vector<FormatPart> parts(const MatrixFeatures& features,
                                 const Candidate& candidate) const override;
 
   // Throws Error(invalid_argument) saying what is wrong with `candidate` for a matrix of these
   // features: another format, undecodable params, a variant that is neither 0 (paper) nor 1
   // (hopper), a block size not in kBceBlockSizes, threads_per_row other than 1, boundaries that
-  // are not ascending lengths of non-empty row vector sets below the longest row, or a
-  // grid_size other than bce_tile_count.
+  // are not ascending lengths of non-empty row vector sets below the longest row, a negative
+  // resident_threads, or a grid_size other than bce_tile_count.
   static void check_candidate(const Candidate& candidate, const MatrixFeatures& features);
 
   // Builds cuda_bce on a CUDA device: the layout built on the host (make_bce_layout), copied

@@ -9,6 +9,7 @@
 #include "kernels/formats/common/bro_stream.hpp"
 #include "kernels/formats/common/rules_support.hpp"
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
+#include "kernels/formats/cuda_hyb/cuda_hyb_rules.hpp"
 
 namespace spmvd {
 
@@ -35,30 +36,36 @@ CsrMatrix<double> bro_ell_stream_rows(const CsrMatrix<double>& m, const BroEllCh
   return choice.threads_per_row == 1 ? m : bro::split_rows(m, choice.threads_per_row);
 }
 
-BroEllFeatures compute_bro_ell_features(const CsrMatrix<double>& m) {
+BroEllFeatures compute_bro_ell_features(const CsrMatrix<double>& m, std::int64_t hyb_ell_width) {
+  // One walk a slice height gives every layout of it: the paper and hopper variants differ in
+  // the multiplexing only (the same words), the split layouts are the walk's `split` sizes, and
+  // BAR's are bounded by the identity order's (no BAR here: it is the builder's, O(nnz *
+  // kBarWindowSlices), several times a walk).
+  constexpr std::uint32_t kSplitParts = 4;
+  for (const BroEllChoice& choice : kBroEllChoices)
+    if (choice.threads_per_row != 1 && choice.threads_per_row != kSplitParts)
+      throw_invalid("cuda_bro_ell: no size walk for " + std::to_string(choice.threads_per_row) +
+                    " threads per row");
+  std::map<std::uint32_t, bro::BroEllWalkSizes> walks;
+  for (const BroEllChoice& choice : kBroEllChoices)
+    if (!walks.contains(choice.params.slice_height))
+      walks.emplace(
+          choice.params.slice_height,
+          bro::bro_ell_walk_sizes(m, choice.params.slice_height, kSplitParts, hyb_ell_width));
   BroEllFeatures f;
-  // The transformed rows are shared between choices: BAR's order depends on the slice height
-  // only, the split on the threads per row only; the matrix itself is never copied.
-  std::map<std::pair<std::uint32_t, std::uint32_t>, CsrMatrix<double>> transformed;
+  f.hyb_ell_width = hyb_ell_width;
   for (const BroEllChoice& choice : kBroEllChoices) {
-    const bool bar = choice.params.reorder == kBroReorderBar;
-    const CsrMatrix<double>* rows = &m;
-    if (bar || choice.threads_per_row > 1) {
-      const std::pair<std::uint32_t, std::uint32_t> key{bar ? choice.params.slice_height : 0,
-                                                        choice.threads_per_row};
-      auto it = transformed.find(key);
-      if (it == transformed.end()) {
-        std::vector<std::int32_t> order;
-        it = transformed.emplace(key, bro_ell_stream_rows(m, choice, order)).first;
-      }
-      rows = &it->second;
-    }
-    const bro::BroEllSize size = bro::bro_ell_size(*rows, choice.params.slice_height,
-                                                   bro_words_per_symbol(choice.params.variant));
+    const bro::BroEllWalkSizes& walk = walks.at(choice.params.slice_height);
+    const bool split = choice.threads_per_row == kSplitParts;
+    const bro::BroEllSize& size = split ? walk.split : walk.whole;
+    const bro::BroEllSize& leading = split ? walk.leading_split : walk.leading;
     f.slices.push_back(size.slices);
     f.stream_words.push_back(size.stream_words);
     f.columns.push_back(size.columns);
     f.value_slots.push_back(size.value_slots);
+    f.hyb_stream_words.push_back(leading.stream_words);
+    f.hyb_columns.push_back(leading.columns);
+    f.hyb_value_slots.push_back(leading.value_slots);
   }
   return f;
 }
@@ -67,7 +74,8 @@ std::optional<BroEllFeatures> cuda_bro_ell_features(const MatrixFeatures& featur
   const auto it = features.format_features.find("cuda_bro_ell");
   if (it == features.format_features.end()) return std::nullopt;
   BroEllFeatures f = it->second.as<BroEllFeatures>("features of cuda_bro_ell");
-  for (const auto* v : {&f.slices, &f.stream_words, &f.columns, &f.value_slots})
+  for (const auto* v : {&f.slices, &f.stream_words, &f.columns, &f.value_slots, &f.hyb_stream_words,
+                        &f.hyb_columns, &f.hyb_value_slots})
     if (v->size() != kBroEllChoices.size())
       throw_invalid("features of cuda_bro_ell: " + std::to_string(v->size()) +
                     " sizes, expected one per layout (" + std::to_string(kBroEllChoices.size()) +
@@ -121,8 +129,9 @@ std::uint64_t CudaBroEllRules::device_bytes(const MatrixFeatures& features, Prec
 }
 
 std::optional<FieldSet> CudaBroEllRules::own_features(const CsrMatrix<double>& matrix,
-                                                      const MatrixFeatures&) const {
-  return FieldSet::of(compute_bro_ell_features(matrix));
+                                                      const MatrixFeatures& common) const {
+  return FieldSet::of(
+      compute_bro_ell_features(matrix, CudaHybRules::bell_garland_ell_width(common)));
 }
 
 }  // namespace spmvd

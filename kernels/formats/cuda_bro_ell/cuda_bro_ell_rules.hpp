@@ -80,22 +80,48 @@ inline constexpr std::array<BroEllChoice, 10> kBroEllChoices{{
 std::size_t bro_ell_choice_index(std::string_view owner, const CudaBroEllParams& params,
                                  std::uint32_t threads_per_row);
 
-// The exact sizes of every layout of kBroEllChoices for the rows of `m` (one entry each): the
-// stream, bit_alloc and value slots. O(nnz) a layout, plus BAR (O(nnz * kBarWindowSlices)) once
-// per slice height.
+// The sizes of every layout of kBroEllChoices for the rows of `m` (one entry each): the stream,
+// bit_alloc and value slots; and, from the same walk, those of the first hyb_ell_width entries
+// of every row (BRO-HYB's ELL part at its K, so cuda_bro_hyb's hook repeats no walk). One
+// bro_ell_walk_sizes pass a slice height, parallel over slices, no transformed copy of the
+// matrix, no BAR: exact for the layouts without reordering; for BAR the identity order's sizes,
+// an upper bound (bar_order keeps a window's order unless its clustering is no larger,
+// bar_reorder.hpp), the builder running BAR itself.
 struct BroEllFeatures {
   std::vector<std::int64_t> slices;
   std::vector<std::int64_t> stream_words;
   std::vector<std::int64_t> columns;
   std::vector<std::int64_t> value_slots;
+  std::int64_t hyb_ell_width = 0;
+  std::vector<std::int64_t> hyb_stream_words;  // the leading entries' (slices: as above)
+  std::vector<std::int64_t> hyb_columns;
+  std::vector<std::int64_t> hyb_value_slots;
   static constexpr auto kFields =
       std::tuple{declare_field("slices", &BroEllFeatures::slices),
                  declare_field("stream_words", &BroEllFeatures::stream_words),
                  declare_field("columns", &BroEllFeatures::columns),
-                 declare_field("value_slots", &BroEllFeatures::value_slots)};
+                 declare_field("value_slots", &BroEllFeatures::value_slots),
+                 declare_field("hyb_ell_width", &BroEllFeatures::hyb_ell_width),
+                 declare_field("hyb_stream_words", &BroEllFeatures::hyb_stream_words),
+                 declare_field("hyb_columns", &BroEllFeatures::hyb_columns),
+                 declare_field("hyb_value_slots", &BroEllFeatures::hyb_value_slots)};
   friend bool operator==(const BroEllFeatures&, const BroEllFeatures&) = default;
+  // The sizes of the leading hyb_ell_width entries of every row, as a BroEllFeatures of their
+  // own (its hyb_ fields empty).
+  BroEllFeatures leading() const {
+    return {.slices = slices,
+            .stream_words = hyb_stream_words,
+            .columns = hyb_columns,
+            .value_slots = hyb_value_slots,
+            .hyb_ell_width = 0,
+            .hyb_stream_words = {},
+            .hyb_columns = {},
+            .hyb_value_slots = {}};
+  }
 };
-BroEllFeatures compute_bro_ell_features(const CsrMatrix<double>& m);
+// Throws Error(invalid_argument) for a negative hyb_ell_width or a row whose columns are not
+// strictly increasing.
+BroEllFeatures compute_bro_ell_features(const CsrMatrix<double>& m, std::int64_t hyb_ell_width);
 // nullopt where the hook did not run (calibration samples); throws Error(invalid_argument)
 // when the entry does not decode or its vectors are not one entry per kBroEllChoices.
 std::optional<BroEllFeatures> cuda_bro_ell_features(const MatrixFeatures& features);
@@ -126,11 +152,12 @@ class CudaBroEllRules final : public FormatRules {
   // without its features.
   std::vector<Candidate> candidates(const MatrixFeatures& features,
                                     const DeviceInfo& device) const override;
-  // bro_ell_layout_bytes of the candidate's layout (exact). Throws Error(invalid_argument)
+  // bro_ell_layout_bytes of the candidate's layout: exact, an upper bound under BAR (see
+  // BroEllFeatures). Throws Error(invalid_argument)
   // for a layout not in kBroEllChoices or without features.
   std::uint64_t device_bytes(const MatrixFeatures& features, Precision precision,
                              const Candidate& candidate) const override;
-  // BroEllFeatures.
+  // BroEllFeatures, with hyb_ell_width CudaHybRules::bell_garland_ell_width(common).
   std::optional<FieldSet> own_features(const CsrMatrix<double>& matrix,
                                        const MatrixFeatures& common) const override;
 

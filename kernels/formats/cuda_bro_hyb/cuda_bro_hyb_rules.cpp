@@ -11,18 +11,26 @@
 
 namespace spmvd {
 
-BroHybFeatures compute_bro_hyb_features(const CsrMatrix<double>& m, std::int64_t ell_width) {
-  const BroEllFeatures ell = compute_bro_ell_features(bro::leading_entries(m, ell_width));
-  const CsrMatrix<double> rest = bro::trailing_entries(m, ell_width);
-  const BroCooFeatures coo = compute_bro_coo_features(rest);
-  return BroHybFeatures{.ell_width = ell_width,
-                        .coo_entries = rest.nnz(),
-                        .ell_slices = ell.slices,
-                        .ell_stream_words = ell.stream_words,
-                        .ell_columns = ell.columns,
-                        .ell_value_slots = ell.value_slots,
-                        .coo_intervals = coo.intervals,
-                        .coo_stream_words = coo.stream_words};
+BroHybFeatures compute_bro_hyb_features(const CsrMatrix<double>& m, std::int64_t ell_width,
+                                        const std::optional<BroEllFeatures>& ell) {
+  const BroEllFeatures leading = ell && ell->hyb_ell_width == ell_width
+                                     ? ell->leading()
+                                     : compute_bro_ell_features(m, ell_width).leading();
+  const std::vector<RowOffset> rest = bro::trailing_offsets(m, ell_width);
+  BroHybFeatures f{.ell_width = ell_width,
+                   .coo_entries = rest.back(),
+                   .ell_slices = leading.slices,
+                   .ell_stream_words = leading.stream_words,
+                   .ell_columns = leading.columns,
+                   .ell_value_slots = leading.value_slots,
+                   .coo_intervals = {},
+                   .coo_stream_words = {}};
+  for (const std::uint32_t rounds : kBroCooIntervalRounds) {
+    const bro::BroCooSize size = bro::bro_coo_size(rest, rounds);
+    f.coo_intervals.push_back(size.intervals);
+    f.coo_stream_words.push_back(size.stream_words);
+  }
+  return f;
 }
 
 std::optional<BroHybFeatures> cuda_bro_hyb_features(const MatrixFeatures& features) {
@@ -87,8 +95,8 @@ std::uint64_t CudaBroHybRules::device_bytes(const MatrixFeatures& features, Prec
 
 std::optional<FieldSet> CudaBroHybRules::own_features(const CsrMatrix<double>& matrix,
                                                       const MatrixFeatures& common) const {
-  return FieldSet::of(
-      compute_bro_hyb_features(matrix, CudaHybRules::bell_garland_ell_width(common)));
+  return FieldSet::of(compute_bro_hyb_features(matrix, CudaHybRules::bell_garland_ell_width(common),
+                                               cuda_bro_ell_features(common)));
 }
 
 }  // namespace spmvd

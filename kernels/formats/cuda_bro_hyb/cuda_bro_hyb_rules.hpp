@@ -59,11 +59,17 @@ struct BroHybFeatures {
                  declare_field("coo_stream_words", &BroHybFeatures::coo_stream_words)};
   friend bool operator==(const BroHybFeatures&, const BroHybFeatures&) = default;
   BroEllFeatures ell() const {
-    return {ell_slices, ell_stream_words, ell_columns, ell_value_slots};
+    return {ell_slices, ell_stream_words, ell_columns, ell_value_slots, 0, {}, {}, {}};
   }
   BroCooFeatures coo() const { return {coo_intervals, coo_stream_words}; }
 };
-BroHybFeatures compute_bro_hyb_features(const CsrMatrix<double>& m, std::int64_t ell_width);
+// The ELL part's sizes are `ell`'s leading() ones when it was sized at hyb_ell_width ==
+// ell_width (cuda_bro_ell's hook walks the slices once for both formats), else they come from a
+// walk of its own (compute_bro_ell_features); the COO part's from the trailing entries' row
+// offsets (bro_coo_size, no copy of the entries). ELL-part sizes under BAR are an upper bound
+// (BroEllFeatures).
+BroHybFeatures compute_bro_hyb_features(const CsrMatrix<double>& m, std::int64_t ell_width,
+                                        const std::optional<BroEllFeatures>& ell = std::nullopt);
 // nullopt where the hook did not run; throws Error(invalid_argument) when it does not decode.
 std::optional<BroHybFeatures> cuda_bro_hyb_features(const MatrixFeatures& features);
 
@@ -80,11 +86,12 @@ class CudaBroHybRules final : public FormatRules {
   // K of its features x kBroEllChoices x kBroCooIntervalRounds; none without its features.
   std::vector<Candidate> candidates(const MatrixFeatures& features,
                                     const DeviceInfo& device) const override;
-  // Both parts' layout bytes (exact). Throws Error(invalid_argument) without features, for an
-  // ell_width other than the features' K, or for parts not offered.
+  // Both parts' layout bytes (exact; an upper bound under BAR). Throws Error(invalid_argument)
+  // without features, for an ell_width other than the features' K, or for parts not offered.
   std::uint64_t device_bytes(const MatrixFeatures& features, Precision precision,
                              const Candidate& candidate) const override;
-  // BroHybFeatures at CudaHybRules::bell_garland_ell_width(common).
+  // BroHybFeatures at CudaHybRules::bell_garland_ell_width(common), reusing cuda_bro_ell's
+  // features from `common` when feature extraction computed them (it runs hooks in id order).
   std::optional<FieldSet> own_features(const CsrMatrix<double>& matrix,
                                        const MatrixFeatures& common) const override;
 

@@ -1,0 +1,49 @@
+// feature_timing: how long feature extraction (tuner/feature_extraction) takes on this host,
+// in all and per format's own_features hook, for Matrix Market files or generator specs. A
+// benchmark (issue 17 counts the feature pass in SpMV-equivalents), not a test.
+//
+//   feature_timing "random:rows=1000000,cols=1000000,per_row=16" "stencil2d:n=2000,points=5"
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <iostream>
+
+#include "bench/bench_input.hpp"
+#include "core/error.hpp"
+#include "tuner/feature_extraction.hpp"
+
+namespace {
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Time feature extraction and every format's own_features hook"};
+  std::vector<std::string> sources;
+  std::string data_dir;
+  app.add_option("inputs", sources, ".mtx / .mtx.gz paths or generator specs (kind:key=value,...)")
+      ->required();
+  app.add_option("--data-dir", data_dir, "directory that relative paths are read from");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    for (const auto& source : sources) {
+      const auto matrix = spmvd::load_bench_input(spmvd::make_bench_input(source), data_dir);
+      std::cout << source << ": " << matrix.rows << " rows, " << matrix.nnz() << " nonzeros\n";
+      auto start = std::chrono::steady_clock::now();
+      const spmvd::MatrixFeatures features = spmvd::extract_features(matrix);
+      std::cout << "  extract_features total " << seconds_since(start) << " s\n";
+      // Each hook again, alone, given the features computed above (what it is given there).
+      for (const spmvd::FormatEntry& entry : spmvd::format_registry().entries()) {
+        start = std::chrono::steady_clock::now();
+        const bool has = entry.rules->own_features(matrix, features).has_value();
+        const double s = seconds_since(start);
+        if (has) std::cout << "  " << entry.rules->name() << " own_features " << s << " s\n";
+      }
+    }
+  } catch (const spmvd::Error& e) {
+    std::cerr << "feature_timing: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
