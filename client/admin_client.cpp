@@ -37,6 +37,14 @@ v1::ShowModelsReply AdminClient::show_models() {
   return reply;
 }
 
+v1::RefitModelsReply AdminClient::refit_models() {
+  grpc::ClientContext context;
+  authorize(context, connection_);
+  v1::RefitModelsReply reply;
+  throw_if_failed(stub_->RefitModels(&context, {}, &reply));
+  return reply;
+}
+
 std::vector<v1::StoredPlan> AdminClient::list_plans(std::uint32_t limit) {
   grpc::ClientContext context;
   authorize(context, connection_);

@@ -20,6 +20,7 @@ class AdminClient {
   // Blocks until calibration finishes; on_progress sees every streamed message. Throws RpcError.
   void calibrate(const std::function<void(const v1::CalibrateProgress&)>& on_progress);
   v1::ShowModelsReply show_models();
+  v1::RefitModelsReply refit_models();
   std::vector<v1::StoredPlan> list_plans(std::uint32_t limit);
   std::vector<v1::StoredPlan> get_plan(const v1::PlanKey& key);
   std::uint32_t delete_plan(const v1::PlanKey& key);

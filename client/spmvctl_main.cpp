@@ -18,6 +18,7 @@
 #include "client/tuning_lines.hpp"
 #include "client/cli_connection.hpp"
 #include "client/model_table.hpp"
+#include "client/refit_table.hpp"
 #include "client/spmv_client.hpp"
 #include "core/error.hpp"
 #include "models/device_calibration.hpp"
@@ -183,6 +184,18 @@ int import_plans(AdminClient& admin, const std::string& in_path, bool json) {
   return reply.problems().empty() ? 0 : 1;
 }
 
+// Exit status 0 when a precision's refit was installed, 1 when every one was refused.
+int refit_models(AdminClient& admin, bool json) {
+  const auto reply = admin.refit_models();
+  if (json)
+    print_json(reply);
+  else
+    std::cout << refit_tables(reply);
+  for (const auto& p : reply.precisions())
+    if (p.installed()) return 0;
+  return 1;
+}
+
 void list_formats(AdminClient& admin, bool json) {
   const auto reply = admin.list_formats();
   if (json) return print_json(reply);
@@ -259,6 +272,10 @@ int main(int argc, char** argv) {
       "show", "per precision, a table per format family: each fit's coefficients, sample count, "
               "error on its samples (--json: the summaries as JSON)");
   auto* plot = model->add_subcommand("plot", "draw each fit (samples and curve) as SVG");
+  auto* refit = model->add_subcommand(
+      "refit", "refit the per-format measured_refit factors from the tuner's stored samples; "
+               "prints held-out accuracy before and after, installs them unless that is worse "
+               "(exit 1 when every precision's refit is refused)");
   auto* model_export = model->add_subcommand(
       "export", "the daemon's calibration as JSON (what spmv-calibrate --out writes: spmv-bench "
                 "--calibration and model-accuracy read it)");
@@ -292,6 +309,8 @@ int main(int argc, char** argv) {
       admin.calibrate(draw_progress_bar);
     } else if (*show) {
       show_models(admin, json);
+    } else if (*refit) {
+      return refit_models(admin, json);
     } else if (*plot) {
       write_plots(fetch_calibration(admin), out_dir);
     } else if (*model_export) {

@@ -49,6 +49,45 @@ std::string upsert_plan_sql(const SqlDialect& dialect) {
          bytewise + " < plans.plan_json" + bytewise + ")";
 }
 
+namespace {
+
+std::string sample_columns() {
+  std::string sql;
+  for (std::size_t i = 0; i < kSampleColumns.size(); ++i)
+    sql += (i == 0 ? "" : ", ") + std::string(kSampleColumns[i]);
+  return sql;
+}
+
+// "device = P1 AND precision = P2 AND format_id = P3" (the format clause when with_format).
+std::string sample_owner_predicate(const SqlDialect& dialect, bool with_format) {
+  return "device = " + placeholder(dialect, 1) + " AND precision = " + placeholder(dialect, 2) +
+         (with_format ? " AND format_id = " + placeholder(dialect, 3) : "");
+}
+
+}  // namespace
+
+std::string insert_sample_sql(const SqlDialect& dialect) {
+  std::string params;
+  for (std::size_t i = 0; i < kSampleColumns.size(); ++i)
+    params += (i == 0 ? "" : ", ") + placeholder(dialect, i + 1);
+  return "INSERT INTO samples (" + sample_columns() + ") VALUES (" + params + ")";
+}
+
+std::string trim_samples_sql(const SqlDialect& dialect) {
+  const std::string owner = sample_owner_predicate(dialect, true);
+  return "DELETE FROM samples WHERE " + owner + " AND id NOT IN (SELECT id FROM samples WHERE " +
+         owner + " ORDER BY recorded_ms DESC, id DESC LIMIT " + placeholder(dialect, 4) + ")";
+}
+
+std::string list_samples_sql(const SqlDialect& dialect) {
+  return "SELECT id, " + sample_columns() + " FROM samples WHERE " +
+         sample_owner_predicate(dialect, false) + " ORDER BY recorded_ms, id";
+}
+
+std::string erase_sample_sql(const SqlDialect& dialect) {
+  return "DELETE FROM samples WHERE id = " + placeholder(dialect, 1);
+}
+
 std::int64_t now_unix_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())

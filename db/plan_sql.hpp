@@ -40,6 +40,19 @@ std::string plan_key_predicate(const SqlDialect& dialect);
 // concurrent writers of one key converge on the same row whatever order their puts arrive in.
 std::string upsert_plan_sql(const SqlDialect& dialect);
 
+// The samples table (plan_store.hpp MeasurementSample): bound as placeholders 1..10 in this
+// order by insert_sample_sql, and selected after the id in this order by list_samples_sql.
+inline constexpr std::array<std::string_view, 10> kSampleColumns{
+    "device",       "precision",   "format_id",   "fingerprint", "tuned_ms",
+    "model_version", "predicted_ms", "measured_ms", "sample_json", "recorded_ms"};
+std::string insert_sample_sql(const SqlDialect& dialect);
+// Keeps the newest (recorded_ms, then id) $4 samples of device $1, precision $2, format $3.
+std::string trim_samples_sql(const SqlDialect& dialect);
+// "SELECT id, <kSampleColumns> FROM samples" of device $1 and precision $2, oldest first.
+std::string list_samples_sql(const SqlDialect& dialect);
+// Deletes the sample with id $1.
+std::string erase_sample_sql(const SqlDialect& dialect);
+
 // Unix time in milliseconds: the created_ms / updated_ms / applied_ms columns.
 std::int64_t now_unix_ms();
 

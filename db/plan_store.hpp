@@ -36,6 +36,25 @@ struct StoredCalibration {
   std::int64_t created_ms = 0;  // unix time of the latest put of this (device, version)
 };
 
+// One candidate measured during a real tuning (issue 17, "every measurement teaches the
+// models"): what the measured refit (models/measured_refit.hpp) learns from. Stored per
+// device signature, precision and format, at most keep_per_format of each (oldest dropped).
+struct MeasurementSample {
+  std::string device_signature;
+  std::string fingerprint;         // the matrix's (Fingerprint::hex)
+  std::int64_t tuned_ms = 0;       // unix time the tuning started: one tuning's candidates share it
+  std::uint32_t model_version = 0; // of the models that predicted it
+  // The candidate (format, format_name, params, launch), precision, the matrix's features,
+  // predicted_ms (0 where no model predicted it) and measured_ms; the other fields are unused.
+  Plan measured;
+  std::int64_t recorded_ms = 0;  // unix time of the put; set by the store
+};
+
+// How many samples each (device, precision, format) keeps by default: enough for a stable
+// median per format over a few hundred tunings, little enough that reading them all for a
+// refit stays cheap (docs/TUNER.md "Samples").
+inline constexpr std::size_t kDefaultSamplesPerFormat = 2000;
+
 class PlanStore {
  public:
   virtual ~PlanStore() = default;
@@ -62,6 +81,17 @@ class PlanStore {
                                                       std::uint32_t model_version) = 0;
   // Every stored calibration, ordered by device then model version.
   virtual std::vector<StoredCalibration> list_calibrations() = 0;
+
+  // Stores the samples (recorded_ms set to now), then drops the oldest samples (by recorded_ms,
+  // then insertion order) of each (device, precision, format) touched beyond keep_per_format.
+  // Throws Error(invalid_argument) for a sample without a device signature or fingerprint or
+  // with a non-positive measured_ms.
+  virtual void put_samples(const std::vector<MeasurementSample>& samples,
+                           std::size_t keep_per_format) = 0;
+  // The samples of one device and precision, oldest first. A sample whose JSON no longer
+  // decodes (a format's parameters changed) is dropped and not returned.
+  virtual std::vector<MeasurementSample> list_samples(const std::string& device_signature,
+                                                      Precision precision) = 0;
 };
 
 }  // namespace spmvd

@@ -42,6 +42,24 @@ constexpr std::array kMigrations{
         "ALTER TABLE plans ADD COLUMN tuning_ms DOUBLE PRECISION NOT NULL DEFAULT 0;"
         "ALTER TABLE plans ADD COLUMN tuning_spmv_equivalents DOUBLE PRECISION NOT NULL DEFAULT 0;",
     },
+    SchemaMigration{
+        3,
+        "measured samples",
+        // As SQLite's step 5: every candidate a tuning measured, for the measured refit.
+        "CREATE TABLE samples ("
+        "  id BIGSERIAL PRIMARY KEY,"
+        "  device TEXT NOT NULL,"
+        "  precision INTEGER NOT NULL,"
+        "  format_id INTEGER NOT NULL,"
+        "  fingerprint TEXT NOT NULL,"
+        "  tuned_ms BIGINT NOT NULL,"
+        "  model_version BIGINT NOT NULL,"
+        "  predicted_ms DOUBLE PRECISION NOT NULL,"
+        "  measured_ms DOUBLE PRECISION NOT NULL,"
+        "  sample_json TEXT NOT NULL,"
+        "  recorded_ms BIGINT NOT NULL);"
+        "CREATE INDEX samples_by_format ON samples (device, precision, format_id, recorded_ms);",
+    },
 };
 
 }  // namespace

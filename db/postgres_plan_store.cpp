@@ -9,6 +9,8 @@
 #include <condition_variable>
 #include <limits>
 #include <mutex>
+#include <set>
+#include <tuple>
 #include <pqxx/pqxx>
 #include <string_view>
 #include <type_traits>
@@ -18,6 +20,7 @@
 #include "db/plan_row.hpp"
 #include "db/plan_sql.hpp"
 #include "db/postgres_migrations.hpp"
+#include "db/sample_row.hpp"
 
 namespace spmvd {
 namespace {
@@ -26,8 +29,8 @@ namespace {
 // The key columns are bound as $1..$5 in kPlanKeyColumns order (key_params).
 
 // Prepared on every connection of the pool, by name.
-const std::array<std::pair<const char*, std::string>, 8>& prepared_statements() {
-  static const std::array<std::pair<const char*, std::string>, 8> statements{{
+const std::array<std::pair<const char*, std::string>, 12>& prepared_statements() {
+  static const std::array<std::pair<const char*, std::string>, 12> statements{{
       {"find_plan",
        "SELECT plan_json, format_id FROM plans WHERE " + plan_key_predicate(kPostgresDialect)},
       {"upsert_plan", upsert_plan_sql(kPostgresDialect)},
@@ -45,6 +48,10 @@ const std::array<std::pair<const char*, std::string>, 8>& prepared_statements() 
       {"list_calibrations",
        "SELECT device, model_version, model_json, created_ms FROM calibrations"
        " ORDER BY device, model_version"},
+      {"insert_sample", insert_sample_sql(kPostgresDialect)},
+      {"trim_samples", trim_samples_sql(kPostgresDialect)},
+      {"list_samples", list_samples_sql(kPostgresDialect)},
+      {"erase_sample", erase_sample_sql(kPostgresDialect)},
   }};
   return statements;
 }
@@ -274,6 +281,74 @@ class PostgresPlanStore::Impl {
     });
   }
 
+  void put_samples(const std::vector<MeasurementSample>& samples, std::size_t keep_per_format) {
+    if (samples.empty()) return;
+    const std::int64_t now_ms = now_unix_ms();
+    std::vector<SampleRow> rows;
+    rows.reserve(samples.size());
+    for (const MeasurementSample& sample : samples) rows.push_back(sample_row(sample, now_ms));
+    std::set<std::tuple<std::string, std::int64_t, std::int64_t>> owners;
+    for (const SampleRow& row : rows) owners.emplace(row.device, row.precision, row.format_id);
+    const auto max = static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max());
+    const auto keep = static_cast<std::int64_t>(std::min(keep_per_format, max));
+    run("put " + std::to_string(rows.size()) + " samples", [&](pqxx::connection& c) {
+      // One transaction, as SQLite's: no reader sees the samples untrimmed.
+      pqxx::work t(c);
+      for (const SampleRow& row : rows) {
+        t.exec_prepared("insert_sample", row.device, row.precision, row.format_id,
+                        row.fingerprint, row.tuned_ms, row.model_version,
+                        exact_double(row.predicted_ms), exact_double(row.measured_ms),
+                        row.sample_json, row.recorded_ms);
+      }
+      for (const auto& [device, precision, format_id] : owners)
+        t.exec_prepared("trim_samples", device, precision, format_id, keep);
+      t.commit();
+      return true;
+    });
+  }
+
+  std::vector<MeasurementSample> list_samples(const std::string& device_signature,
+                                              Precision precision) {
+    const auto rows = run("list samples of device '" + device_signature + "'",
+                          [&](pqxx::connection& c) {
+                            pqxx::nontransaction t(c);
+                            std::vector<SampleRow> rows;
+                            for (const pqxx::row& f :
+                                 t.exec_prepared("list_samples", device_signature,
+                                                 static_cast<std::int64_t>(precision))) {
+                              rows.push_back(SampleRow{
+                                  .id = f[0].as<std::int64_t>(),
+                                  .device = f[1].as<std::string>(),
+                                  .precision = f[2].as<std::int64_t>(),
+                                  .format_id = f[3].as<std::int64_t>(),
+                                  .fingerprint = f[4].as<std::string>(),
+                                  .tuned_ms = f[5].as<std::int64_t>(),
+                                  .model_version = f[6].as<std::int64_t>(),
+                                  .predicted_ms = f[7].as<double>(),
+                                  .measured_ms = f[8].as<double>(),
+                                  .sample_json = f[9].as<std::string>(),
+                                  .recorded_ms = f[10].as<std::int64_t>()});
+                            }
+                            return rows;
+                          });
+    std::vector<MeasurementSample> samples;
+    for (const SampleRow& row : rows) {
+      auto decoded = decode_sample_row(row);
+      if (auto* sample = std::get_if<MeasurementSample>(&decoded)) {
+        samples.push_back(std::move(*sample));
+        continue;
+      }
+      spdlog::warn("plan store {}: dropping stored sample {}: {}", shown_url_, row.id,
+                   std::get<std::string>(decoded));
+      run("erase sample " + std::to_string(row.id), [&](pqxx::connection& c) {
+        pqxx::nontransaction t(c);
+        t.exec_prepared("erase_sample", row.id);
+        return true;
+      });
+    }
+    return samples;
+  }
+
   int schema_version() {
     return run("read schema version", [&](pqxx::connection& c) {
       pqxx::nontransaction t(c);
@@ -468,6 +543,14 @@ std::optional<std::string> PostgresPlanStore::find_calibration(const std::string
 }
 std::vector<StoredCalibration> PostgresPlanStore::list_calibrations() {
   return impl_->list_calibrations();
+}
+void PostgresPlanStore::put_samples(const std::vector<MeasurementSample>& samples,
+                                    std::size_t keep_per_format) {
+  impl_->put_samples(samples, keep_per_format);
+}
+std::vector<MeasurementSample> PostgresPlanStore::list_samples(const std::string& device_signature,
+                                                               Precision precision) {
+  return impl_->list_samples(device_signature, precision);
 }
 int PostgresPlanStore::schema_version() { return impl_->schema_version(); }
 

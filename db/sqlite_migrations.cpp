@@ -90,6 +90,28 @@ constexpr std::array kMigrations{
         "ALTER TABLE plans ADD COLUMN tuning_ms REAL NOT NULL DEFAULT 0;"
         "ALTER TABLE plans ADD COLUMN tuning_spmv_equivalents REAL NOT NULL DEFAULT 0;",
     },
+    SqliteMigration{
+        5,
+        "measured samples",
+        // Every candidate a tuning measured (plan_store.hpp MeasurementSample), for the
+        // measured refit (docs/TUNER.md "Samples"). sample_json is the candidate, precision,
+        // features and times as a plan JSON; the columns repeat what the trim and people query.
+        "CREATE TABLE samples ("
+        "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+        "  device TEXT NOT NULL,"
+        "  precision INTEGER NOT NULL,"
+        "  format_id INTEGER NOT NULL,"
+        "  fingerprint TEXT NOT NULL,"
+        "  tuned_ms INTEGER NOT NULL,"
+        "  model_version INTEGER NOT NULL,"
+        "  predicted_ms REAL NOT NULL,"
+        "  measured_ms REAL NOT NULL,"
+        "  sample_json TEXT NOT NULL,"
+        "  recorded_ms INTEGER NOT NULL);"
+        // The trim keeps the newest of each (device, precision, format); a refit reads one
+        // (device, precision).
+        "CREATE INDEX samples_by_format ON samples (device, precision, format_id, recorded_ms);",
+    },
 };
 
 }  // namespace

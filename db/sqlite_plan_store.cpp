@@ -8,13 +8,16 @@
 #include <chrono>
 #include <limits>
 #include <mutex>
+#include <set>
 #include <string_view>
 #include <thread>
+#include <tuple>
 #include <variant>
 
 #include "core/error.hpp"
 #include "db/plan_row.hpp"
 #include "db/plan_sql.hpp"
+#include "db/sample_row.hpp"
 #include "db/sqlite_migrations.hpp"
 
 namespace spmvd {
@@ -41,6 +44,10 @@ struct SqlText {
   std::string list_calibrations =
       "SELECT device, model_version, model_json, created_ms FROM calibrations"
       " ORDER BY device, model_version";
+  std::string insert_sample = insert_sample_sql(kSqliteDialect);
+  std::string trim_samples = trim_samples_sql(kSqliteDialect);
+  std::string list_samples = list_samples_sql(kSqliteDialect);
+  std::string erase_sample = erase_sample_sql(kSqliteDialect);
   // Migrations (the DDL itself is in sqlite_migrations.cpp).
   std::string has_version_table =
       "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'";
@@ -276,6 +283,98 @@ class SqlitePlanStore::Impl {
     return calibrations;
   }
 
+  void put_samples(const std::vector<MeasurementSample>& samples, std::size_t keep_per_format) {
+    if (samples.empty()) return;
+    const std::int64_t now_ms = now_unix_ms();
+    std::vector<SampleRow> rows;
+    rows.reserve(samples.size());
+    for (const MeasurementSample& sample : samples) rows.push_back(sample_row(sample, now_ms));
+    std::set<std::tuple<std::string, std::int64_t, std::int64_t>> owners;
+    for (const SampleRow& row : rows) owners.emplace(row.device, row.precision, row.format_id);
+    const auto max = static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max());
+    const auto keep = static_cast<std::int64_t>(std::min(keep_per_format, max));
+
+    std::lock_guard lock(mutex_);
+    // One transaction: one fsync for a tuning's samples, and no reader sees them untrimmed.
+    exec("BEGIN IMMEDIATE", "begin put samples");
+    try {
+      for (const SampleRow& row : rows) {
+        sqlite3_stmt* s = insert_sample_.get();
+        ResetOnExit reset(s);
+        bind_text(s, 1, row.device);
+        bind_int64(s, 2, row.precision);
+        bind_int64(s, 3, row.format_id);
+        bind_text(s, 4, row.fingerprint);
+        bind_int64(s, 5, row.tuned_ms);
+        bind_int64(s, 6, row.model_version);
+        bind_double(s, 7, row.predicted_ms);
+        bind_double(s, 8, row.measured_ms);
+        bind_text(s, 9, row.sample_json);
+        bind_int64(s, 10, row.recorded_ms);
+        const int rc = sqlite3_step(s);
+        if (rc != SQLITE_DONE) fail(rc, "put sample");
+      }
+      for (const auto& [device, precision, format_id] : owners) {
+        sqlite3_stmt* s = trim_samples_.get();
+        ResetOnExit reset(s);
+        bind_text(s, 1, device);
+        bind_int64(s, 2, precision);
+        bind_int64(s, 3, format_id);
+        bind_int64(s, 4, keep);
+        const int rc = sqlite3_step(s);
+        if (rc != SQLITE_DONE) fail(rc, "trim samples");
+      }
+      exec("COMMIT", "commit put samples");
+    } catch (...) {
+      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+      throw;
+    }
+  }
+
+  std::vector<MeasurementSample> list_samples(const std::string& device_signature,
+                                              Precision precision) {
+    std::lock_guard lock(mutex_);
+    std::vector<MeasurementSample> samples;
+    std::vector<std::int64_t> corrupt;
+    {
+      sqlite3_stmt* s = list_samples_.get();
+      ResetOnExit reset(s);
+      bind_text(s, 1, device_signature);
+      bind_int64(s, 2, static_cast<std::int64_t>(precision));
+      int rc = first_step(s, "list samples");
+      for (; rc == SQLITE_ROW; rc = sqlite3_step(s)) {
+        const SampleRow row{.id = sqlite3_column_int64(s, 0),
+                            .device = column_text(s, 1),
+                            .precision = sqlite3_column_int64(s, 2),
+                            .format_id = sqlite3_column_int64(s, 3),
+                            .fingerprint = column_text(s, 4),
+                            .tuned_ms = sqlite3_column_int64(s, 5),
+                            .model_version = sqlite3_column_int64(s, 6),
+                            .predicted_ms = sqlite3_column_double(s, 7),
+                            .measured_ms = sqlite3_column_double(s, 8),
+                            .sample_json = column_text(s, 9),
+                            .recorded_ms = sqlite3_column_int64(s, 10)};
+        auto decoded = decode_sample_row(row);
+        if (auto* problem = std::get_if<std::string>(&decoded)) {
+          spdlog::warn("plan store '{}': dropping stored sample {}: {}", options_.path, row.id,
+                       *problem);
+          corrupt.push_back(row.id);
+          continue;
+        }
+        samples.push_back(std::move(std::get<MeasurementSample>(decoded)));
+      }
+      if (rc != SQLITE_DONE) fail(rc, "list samples");
+    }
+    for (const std::int64_t id : corrupt) {
+      sqlite3_stmt* s = erase_sample_.get();
+      ResetOnExit reset(s);
+      bind_int64(s, 1, id);
+      const int rc = first_step(s, "erase sample");
+      if (rc != SQLITE_DONE) fail(rc, "erase sample " + std::to_string(id));
+    }
+    return samples;
+  }
+
   int schema_version() {
     std::lock_guard lock(mutex_);
     return read_schema_version();
@@ -385,6 +484,10 @@ class SqlitePlanStore::Impl {
     upsert_calibration_ = prepare(sql_.upsert_calibration);
     find_calibration_ = prepare(sql_.find_calibration);
     list_calibrations_ = prepare(sql_.list_calibrations);
+    insert_sample_ = prepare(sql_.insert_sample);
+    trim_samples_ = prepare(sql_.trim_samples);
+    list_samples_ = prepare(sql_.list_samples);
+    erase_sample_ = prepare(sql_.erase_sample);
   }
 
   void close() noexcept {
@@ -396,6 +499,10 @@ class SqlitePlanStore::Impl {
     upsert_calibration_.reset();
     find_calibration_.reset();
     list_calibrations_.reset();
+    insert_sample_.reset();
+    trim_samples_.reset();
+    list_samples_.reset();
+    erase_sample_.reset();
     if (db_ != nullptr) {
       const int rc = sqlite3_close_v2(db_);
       if (rc != SQLITE_OK) {
@@ -520,7 +627,8 @@ class SqlitePlanStore::Impl {
   std::mutex mutex_;  // one connection, one statement at a time
   sqlite3* db_ = nullptr;
   StatementPtr find_plan_, upsert_plan_, erase_plan_, list_plans_, erase_device_,
-      upsert_calibration_, find_calibration_, list_calibrations_;
+      upsert_calibration_, find_calibration_, list_calibrations_, insert_sample_, trim_samples_,
+      list_samples_, erase_sample_;
 };
 
 SqlitePlanStore::SqlitePlanStore(SqlitePlanStoreOptions options)
@@ -544,6 +652,14 @@ std::optional<std::string> SqlitePlanStore::find_calibration(const std::string& 
 }
 std::vector<StoredCalibration> SqlitePlanStore::list_calibrations() {
   return impl_->list_calibrations();
+}
+void SqlitePlanStore::put_samples(const std::vector<MeasurementSample>& samples,
+                                  std::size_t keep_per_format) {
+  impl_->put_samples(samples, keep_per_format);
+}
+std::vector<MeasurementSample> SqlitePlanStore::list_samples(const std::string& device_signature,
+                                                             Precision precision) {
+  return impl_->list_samples(device_signature, precision);
 }
 int SqlitePlanStore::schema_version() { return impl_->schema_version(); }
 

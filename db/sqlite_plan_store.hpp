@@ -45,6 +45,11 @@ class SqlitePlanStore final : public PlanStore {
                                               std::uint32_t model_version) override;
   std::vector<StoredCalibration> list_calibrations() override;
 
+  void put_samples(const std::vector<MeasurementSample>& samples,
+                   std::size_t keep_per_format) override;
+  std::vector<MeasurementSample> list_samples(const std::string& device_signature,
+                                              Precision precision) override;
+
   // The schema version of the open database (sqlite_latest_schema_version() after open).
   int schema_version();
 

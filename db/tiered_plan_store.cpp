@@ -267,6 +267,46 @@ std::vector<StoredCalibration> TieredPlanStore::list_calibrations() {
   return calibrations;
 }
 
+// ---- samples ---------------------------------------------------------------------------------
+// Written to both tiers like plans, but a sample the cluster misses during an outage is not
+// queued in the outbox: samples are statistics, the local tier keeps them, and the next
+// tunings add more (docs/TUNER.md "Samples").
+
+void TieredPlanStore::put_samples(const std::vector<MeasurementSample>& samples,
+                                  std::size_t keep_per_format) {
+  std::optional<Error> local_error;
+  try {
+    local_->put_samples(samples, keep_per_format);
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::invalid_argument) throw;  // the samples', not the store's fault
+    local_error = e;
+    spdlog::warn("local plan store: could not store {} samples: {}", samples.size(), e.what());
+  }
+  if (const auto cluster = open_cluster_ ? usable_cluster() : nullptr) {
+    try {
+      cluster->put_samples(samples, keep_per_format);
+      return;
+    } catch (const std::exception& e) {
+      cluster_failed(e, "put samples");
+    }
+  }
+  if (local_error) throw *local_error;
+}
+
+// The cluster's when it answers (it holds every daemon's samples of this device, this one's
+// included), else the local tier's.
+std::vector<MeasurementSample> TieredPlanStore::list_samples(const std::string& device_signature,
+                                                             Precision precision) {
+  if (const auto cluster = usable_cluster()) {
+    try {
+      return cluster->list_samples(device_signature, precision);
+    } catch (const std::exception& e) {
+      cluster_failed(e, "list samples");
+    }
+  }
+  return local_->list_samples(device_signature, precision);
+}
+
 // ---- the cluster tier's health ---------------------------------------------------------------
 
 std::shared_ptr<PlanStore> TieredPlanStore::usable_cluster() {

@@ -74,6 +74,11 @@ class TieredPlanStore final : public PlanStore {
                                               std::uint32_t model_version) override;
   std::vector<StoredCalibration> list_calibrations() override;
 
+  void put_samples(const std::vector<MeasurementSample>& samples,
+                   std::size_t keep_per_format) override;
+  std::vector<MeasurementSample> list_samples(const std::string& device_signature,
+                                              Precision precision) override;
+
   const StoreStats& stats() const { return stats_; }
 
   // One retry attempt now, as the background thread makes them: open the cluster if needed,

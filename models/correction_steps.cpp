@@ -105,6 +105,15 @@ void long_row_step_apply(StepContext& ctx, Prediction& p) {
                   ctx.floor_ms + step_ms * static_cast<double>(ctx.input.features.row_length_max));
 }
 
+// measured_refit — what the calibration's samples miss about real matrices, learnt from the
+// tuner's own measurements: the format's factor, the median of measured / predicted over the
+// stored samples of this device and precision (models/measured_refit.hpp, `spmvctl model
+// refit`). Last, so it scales the whole prediction it was fitted against; 1 (no change) for a
+// format without enough samples.
+void measured_refit_apply(StepContext& ctx, Prediction& p) {
+  p.ms *= measured_refit_factor(ctx.set.measured_refit, ctx.input.candidate.format);
+}
+
 constexpr CorrectionStep kSteps[] = {
     {"locality", &locality_input, nullptr},
     {"cache_resident", &cache_resident_input, nullptr},
@@ -115,6 +124,7 @@ constexpr CorrectionStep kSteps[] = {
     {"cache_resident", nullptr, &cache_resident_apply},
     {"critical_path", nullptr, &critical_path_apply},
     {"long_row_step", nullptr, &long_row_step_apply},
+    {"measured_refit", nullptr, &measured_refit_apply},
 };
 
 }  // namespace

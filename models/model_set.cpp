@@ -18,7 +18,8 @@ std::string model_set_to_json(const ModelSet& set) {
                       {"coo", set.coo},
                       {"format_bytes", set.format_bytes},
                       {"cache_resident", set.cache_resident},
-                      {"launch_floor_ms", set.launch_floor_ms}};
+                      {"launch_floor_ms", set.launch_floor_ms},
+                      {"measured_refit", set.measured_refit}};
   j["bytes"] = set.bytes ? nlohmann::json(*set.bytes) : nlohmann::json(nullptr);
   j["blocked_ell"] = set.blocked_ell ? nlohmann::json(*set.blocked_ell) : nlohmann::json(nullptr);
   j["cpu_gpu"] = set.cpu_gpu ? nlohmann::json(*set.cpu_gpu) : nlohmann::json(nullptr);
@@ -69,6 +70,7 @@ ModelSet model_set_from_json(const std::string& text, const std::string& expecte
     j.at("format_bytes").get_to(set.format_bytes);
     j.at("cache_resident").get_to(set.cache_resident);
     j.at("launch_floor_ms").get_to(set.launch_floor_ms);
+    j.at("measured_refit").get_to(set.measured_refit);
     set.bytes = optional_field<BytesCalibration>(j, "bytes");
     set.blocked_ell = optional_field<BlockedEllTimeCoefficients>(j, "blocked_ell");
     set.cpu_gpu = optional_field<CpuGpuTimeCoefficients>(j, "cpu_gpu");
@@ -179,6 +181,7 @@ nlohmann::json model_set_summary(const ModelSet& set) {
                             {"device_signature", set.device_signature},
                             {"precision", std::string(to_string(set.precision))},
                             {"fits", std::move(fits)}};
+  if (!set.measured_refit.empty()) summary["measured_refit"] = set.measured_refit;
   if (set.blocked_ell) summary["blocked_ell"] = *set.blocked_ell;
   if (set.cpu_gpu) summary["cpu_gpu"] = *set.cpu_gpu;
   return summary;

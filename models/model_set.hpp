@@ -16,13 +16,15 @@
 #include "models/cpu_gpu_time_model.hpp"
 #include "models/families/csr_vector/csr_vector_model.hpp"
 #include "models/families/ell/ell_model.hpp"
+#include "models/measured_refit.hpp"
 
 namespace spmvd {
 
 // The form of the models: bump on any change of a fit, a calibration record, a field or what a
 // model computes from them. Plans record the version that chose them; a stored model set of
 // another version is refused and recalibrated.
-inline constexpr int kModelVersion = 14;
+// 15: measured_refit, the per-format factors refitted from the tuner's measurements.
+inline constexpr int kModelVersion = 15;
 
 struct ModelSet {
   std::string device_signature;  // DeviceInfo::signature() of the calibrated device
@@ -42,6 +44,9 @@ struct ModelSet {
   // The least time any multiply takes on this device (launch and completion latency), measured
   // on a tiny calibration sample; every prediction is at least this. 0: not calibrated.
   double launch_floor_ms = 0.0;
+  // Per format, the factor refitted from the tuner's measured samples (`spmvctl model refit`,
+  // models/measured_refit.hpp); empty until a refit is accepted.
+  std::vector<MeasuredRefitFactor> measured_refit;
   friend bool operator==(const ModelSet&, const ModelSet&) = default;
 };
 

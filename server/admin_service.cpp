@@ -49,6 +49,42 @@ grpc::Status AdminService::ShowModels(grpc::ServerContext* context, const v1::Sh
   });
 }
 
+grpc::Status AdminService::RefitModels(grpc::ServerContext* context, const v1::RefitModelsRequest*,
+                                       v1::RefitModelsReply* reply) {
+  return run_if_admitted(guard_, *context, [&] {
+    reply->set_device(engine_.device_info().signature());
+    for (const PrecisionRefit& refit : engine_.refit_models()) {
+      v1::PrecisionRefit& out = *reply->add_precisions();
+      const RefitReport& r = refit.report;
+      out.set_precision(to_wire(refit.precision));
+      out.set_stored_samples(refit.stored_samples);
+      out.set_skipped_samples(refit.skipped_samples);
+      out.set_fit_samples(r.fit_samples);
+      out.set_heldout_samples(r.heldout_samples);
+      for (const FormatRefitAccuracy& f : r.formats) {
+        v1::RefitFormatAccuracy& row = *out.add_formats();
+        row.set_format_id(f.format.value);
+        const FormatEntry* entry = registry_.find(f.format);
+        row.set_format_name(entry != nullptr ? std::string(entry->rules->name())
+                                             : "format " + std::to_string(f.format.value));
+        row.set_heldout_samples(f.heldout_samples);
+        row.set_median_relative_error_before(f.median_relative_error_before);
+        row.set_median_relative_error_after(f.median_relative_error_after);
+        row.set_factor_before(f.factor_before);
+        row.set_factor_after(f.factor_after);
+      }
+      out.set_median_relative_error_before(r.median_relative_error_before);
+      out.set_median_relative_error_after(r.median_relative_error_after);
+      out.set_top1_tunings(r.top1_tunings);
+      out.set_top1_agreement_before(r.top1_agreement_before);
+      out.set_top1_agreement_after(r.top1_agreement_after);
+      out.set_accepted(r.accepted);
+      out.set_refusal(r.refusal);
+      out.set_installed(refit.installed);
+    }
+  });
+}
+
 grpc::Status AdminService::ListPlans(grpc::ServerContext* context,
                                      const v1::ListPlansRequest* request,
                                      v1::ListPlansReply* reply) {

@@ -1,6 +1,6 @@
 #pragma once
 // The administrative gRPC service (spmvctl): calibration with streamed progress, the stored
-// performance models, the plan cache (list, show, delete, export, import), the format
+// performance models and their measured refit, the plan cache (list, show, delete, export, import), the format
 // registry, and the daemon's statistics. Every method first checks the admin token
 // (server/token_auth.hpp), then decodes, calls, encodes.
 
@@ -28,6 +28,8 @@ class AdminService final : public v1::Admin::Service {
                          grpc::ServerWriter<v1::CalibrateProgress>* writer) override;
   grpc::Status ShowModels(grpc::ServerContext* context, const v1::ShowModelsRequest* request,
                           v1::ShowModelsReply* reply) override;
+  grpc::Status RefitModels(grpc::ServerContext* context, const v1::RefitModelsRequest* request,
+                           v1::RefitModelsReply* reply) override;
   grpc::Status ListPlans(grpc::ServerContext* context, const v1::ListPlansRequest* request,
                          v1::ListPlansReply* reply) override;
   grpc::Status GetPlan(grpc::ServerContext* context, const v1::GetPlanRequest* request,

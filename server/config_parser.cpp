@@ -83,6 +83,14 @@ std::variant<DaemonConfig, ConfigExit> parse_daemon_config(int argc, char** argv
   app.add_option("--trim-memory-interval-ms", config.trim_memory_interval_ms,
                  "return freed host memory to the OS after releases, at most this often (0: never)")
       ->capture_default_str();
+  app.add_option("--samples-per-format", config.samples_per_format,
+                 "measured samples kept per device, precision and format for `spmvctl model "
+                 "refit` (oldest dropped)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 24));
+  app.add_option("--refit-interval-s", config.refit_interval_s,
+                 "refit the models from the measured samples this often (0: only on request)")
+      ->capture_default_str();
   app.add_option("--malloc-mmap-threshold-bytes", config.malloc_mmap_threshold_bytes,
                  "host buffers of at least this size get their own mapping, returned to the OS "
                  "when freed (0: glibc's default, which moves)")

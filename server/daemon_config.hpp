@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "db/plan_store.hpp"
 #include "tuner/tuner.hpp"
 
 namespace spmvd {
@@ -51,6 +52,10 @@ struct DaemonConfig {
   std::string metrics_port_file;  // if set, the bound metrics port is written here (for tests)
   // After a release, freed host memory goes back to the OS at most this often (0: never).
   std::uint64_t trim_memory_interval_ms = 1000;
+  // Measured samples kept per (device, precision, format) for the refit (docs/TUNER.md).
+  std::uint64_t samples_per_format = kDefaultSamplesPerFormat;
+  // The daemon refits the measured_refit factors this often (0: only on `spmvctl model refit`).
+  std::uint32_t refit_interval_s = 0;
   // Host allocations of at least this many bytes get their own mapping, returned to the OS when
   // freed (server/large_allocations.hpp); 0 leaves glibc's moving threshold.
   std::uint64_t malloc_mmap_threshold_bytes = std::uint64_t{1} << 20;

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "db/plan_sql.hpp"
 #include "kernels/formats/cpu_csr/cpu_csr_rules.hpp"
 #include "kernels/formats/cusparse_csr/cusparse_csr_rules.hpp"
 #include "tuner/feature_extraction.hpp"
@@ -137,6 +138,7 @@ Engine::Engine(EngineConfig config, Device& device, PlanStore& plans,
     trimmer_ = std::make_unique<MemoryTrimmer>(
         std::chrono::milliseconds(config_.trim_memory_interval_ms));
   tuning_thread_ = std::thread([this] { run_tuning_thread(); });
+  if (config_.refit_interval_s > 0) refit_thread_ = std::thread([this] { run_refit_thread(); });
 }
 
 Engine::~Engine() {
@@ -145,6 +147,8 @@ Engine::~Engine() {
     stopping_ = true;
   }
   queue_cv_.notify_all();
+  refit_cv_.notify_all();
+  if (refit_thread_.joinable()) refit_thread_.join();
   tuning_thread_.join();
   // Tunings still queued never ran: their waiters hear why.
   for (TuneJob& job : queue_)
@@ -350,6 +354,7 @@ TuneOutcome Engine::run_tuning(const TuneJob& job) {
     const auto models = predictor_for(m.summary.precision);
     const std::uint64_t expected =
         job.expected_multiplies ? job.expected_multiplies : m.expected_multiplies;
+    const std::int64_t tuned_ms = now_unix_ms();
     TunedPlan tuned = tune_matrix(registry_, device_, m.host, m.features, m.summary.precision,
                                   options, models.get(),
                                   TuneHints{.expected_multiplies = expected,
@@ -362,6 +367,7 @@ TuneOutcome Engine::run_tuning(const TuneJob& job) {
     } catch (const Error& e) {
       spdlog::warn("could not store the plan for {}: {}", m.summary.fingerprint.hex(), e.what());
     }
+    store_samples(m, tuned.measurements, tuned_ms, models != nullptr);
   }
   // The measured build is swapped in as it is; a plan from the cache is built here.
   if (!op) op = build_locked(m, *plan);
@@ -545,6 +551,154 @@ void Engine::calibrate(const CalibrationProgressFn& on_progress) {
   }
   install_calibration(calibration, std::move(json));
   spdlog::info("performance models calibrated in {:.1f} s", elapsed_ms(start) / 1000.0);
+}
+
+void Engine::store_samples(const Resident& m, const std::vector<MeasuredCandidate>& measurements,
+                           std::int64_t tuned_ms, bool predicted) {
+  std::vector<MeasurementSample> samples;
+  samples.reserve(measurements.size());
+  for (const MeasuredCandidate& measured : measurements) {
+    MeasurementSample sample;
+    sample.device_signature = device_.info().signature();
+    sample.fingerprint = m.summary.fingerprint.hex();
+    sample.tuned_ms = tuned_ms;
+    sample.model_version = predicted ? static_cast<std::uint32_t>(kModelVersion) : 0;
+    Plan& p = sample.measured;
+    p.format = measured.candidate.format;
+    const FormatEntry* entry = registry_.find(p.format);
+    p.format_name = entry != nullptr ? std::string(entry->rules->name()) : std::string();
+    p.params = measured.candidate.params;
+    p.launch = measured.candidate.launch;
+    p.precision = m.summary.precision;
+    p.predicted_ms = measured.predicted_ms.value_or(0.0);
+    p.measured_ms = measured.measured_ms;
+    p.tuner_version = kTunerVersion;
+    p.features = m.features;
+    samples.push_back(std::move(sample));
+  }
+  if (samples.empty()) return;
+  try {
+    plans_.put_samples(samples, config_.samples_per_format);
+  } catch (const Error& e) {
+    spdlog::warn("could not store the {} measured samples of {}: {}", samples.size(),
+                 m.summary.fingerprint.hex(), e.what());
+  }
+}
+
+void Engine::run_refit_thread() {
+  const auto interval = std::chrono::seconds(config_.refit_interval_s);
+  std::unique_lock lock(queue_mutex_);
+  while (!refit_cv_.wait_for(lock, interval, [&] { return stopping_; })) {
+    lock.unlock();
+    {
+      std::lock_guard models_lock(models_mutex_);
+      if (!models_) {
+        spdlog::debug("scheduled measured refit skipped: no calibration in use");
+        lock.lock();
+        continue;
+      }
+    }
+    try {
+      refit_models();  // logs each precision's outcome
+    } catch (const std::exception& e) {
+      spdlog::warn("scheduled measured refit failed: {}", e.what());
+    }
+    lock.lock();
+  }
+}
+
+PrecisionRefit Engine::refit_precision(const ModelSet& set) {
+  PrecisionRefit out;
+  out.precision = set.precision;
+  const std::vector<MeasurementSample> stored =
+      plans_.list_samples(device_.info().signature(), set.precision);
+  out.stored_samples = stored.size();
+  // The models in use with the refit's own step off: the base each factor multiplies.
+  const std::string without[] = {"measured_refit"};
+  const ModelPredictor base(set, without);
+  std::vector<RefitSample> samples;
+  samples.reserve(stored.size());
+  for (const MeasurementSample& s : stored) {
+    const Plan& p = s.measured;
+    const Candidate candidate{p.format, p.params, p.launch};
+    const FormatEntry* entry = registry_.find(p.format);
+    // A composed format is predicted as its parts, each with its own factor: it has none. A
+    // sample whose parameters this build's format no longer accepts cannot be re-predicted.
+    bool composed = true;
+    try {
+      composed = entry == nullptr || !entry->rules->parts(p.features, candidate).empty();
+    } catch (const Error& e) {
+      spdlog::debug("measured refit: sample of {} skipped: {}", p.format_name, e.what());
+    }
+    if (composed) {
+      ++out.skipped_samples;
+      continue;
+    }
+    const ModelCandidatePredictor predictor(base, registry_, p.features, device_.info(),
+                                            p.precision);
+    const std::optional<Prediction> prediction = predictor.predict(candidate);
+    if (!prediction || !(prediction->ms > 0.0)) {
+      ++out.skipped_samples;
+      continue;
+    }
+    samples.push_back(RefitSample{.format = p.format,
+                                  .tuning = s.fingerprint,
+                                  .tuned_ms = s.tuned_ms,
+                                  .base_ms = prediction->ms,
+                                  .measured_ms = p.measured_ms});
+  }
+  out.report = refit_measured(samples, set.measured_refit);
+  return out;
+}
+
+std::vector<PrecisionRefit> Engine::refit_models() {
+  std::lock_guard refit_lock(refit_mutex_);
+  std::shared_ptr<const Models> models;
+  {
+    std::lock_guard lock(models_mutex_);
+    models = models_;
+  }
+  if (!models)
+    throw Error(ErrorCode::failed_precondition,
+                "no calibration in use on this daemon: calibrate first (spmvctl calibrate); the "
+                "refit corrects calibrated models");
+  DeviceCalibration calibration =
+      device_calibration_from_json(models->json, device_.info().signature());
+  std::vector<PrecisionRefit> refits;
+  bool changed = false;
+  for (ModelSet* set : {&calibration.fp64, &calibration.fp32}) {
+    PrecisionRefit refit = refit_precision(*set);
+    if (refit.report.accepted) {
+      set->measured_refit = refit.report.factors;
+      changed = true;
+    }
+    spdlog::info(
+        "measured refit {}: {} samples ({} skipped), held-out median relative error {:.3f} -> "
+        "{:.3f}, top-1 {:.2f} -> {:.2f} of {} tunings: {}",
+        to_string(set->precision), refit.stored_samples, refit.skipped_samples,
+        refit.report.median_relative_error_before, refit.report.median_relative_error_after,
+        refit.report.top1_agreement_before, refit.report.top1_agreement_after,
+        refit.report.top1_tunings,
+        refit.report.accepted ? std::string("accepted") : "refused: " + refit.report.refusal);
+    refits.push_back(std::move(refit));
+  }
+  if (!changed) return refits;
+  {
+    // A calibration installed meanwhile is newer than what was refitted: keep it.
+    std::lock_guard lock(models_mutex_);
+    if (models_ != models)
+      throw Error(ErrorCode::failed_precondition,
+                  "the models were recalibrated during the refit: nothing installed; refit again");
+  }
+  std::string json = device_calibration_to_json(calibration);
+  try {
+    plans_.put_calibration(device_.info().signature(), kModelVersion, json);
+  } catch (const Error& e) {
+    spdlog::warn("could not store the refitted calibration (in use until restart): {}", e.what());
+  }
+  install_calibration(calibration, std::move(json));
+  for (PrecisionRefit& refit : refits) refit.installed = refit.report.accepted;
+  return refits;
 }
 
 std::optional<std::string> Engine::calibration_json() const {

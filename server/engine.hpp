@@ -35,6 +35,7 @@
 #include "kernels/format_registry.hpp"
 #include "models/calibration.hpp"
 #include "models/device_calibration.hpp"
+#include "models/measured_refit.hpp"
 #include "models/model_predictor.hpp"
 #include "server/memory_trimmer.hpp"
 #include "tuner/tuner.hpp"
@@ -47,6 +48,19 @@ struct EngineConfig {
   CalibrationOptions calibration;
   // After a release, freed host memory goes back to the OS at most this often (0: never).
   std::uint64_t trim_memory_interval_ms = 1000;
+  // Measured samples kept per (device, precision, format) for the refit (docs/TUNER.md).
+  std::size_t samples_per_format = kDefaultSamplesPerFormat;
+  // The daemon runs refit_models this often on its own (0: only on `spmvctl model refit`).
+  std::uint32_t refit_interval_s = 0;
+};
+
+// The measured refit of one precision (Engine::refit_models).
+struct PrecisionRefit {
+  Precision precision = Precision::fp64;
+  std::size_t stored_samples = 0;   // this device's samples of this precision in the store
+  std::size_t skipped_samples = 0;  // not re-predictable: unknown or composed format, uncalibrated
+  RefitReport report;
+  bool installed = false;  // accepted, stored and in use
 };
 
 
@@ -136,6 +150,11 @@ class Engine {
   bool load_calibration(bool calibrate_when_missing, const CalibrationProgressFn& on_progress);
   // Runs the calibration micro-benchmarks (device held throughout), stores and uses the result.
   void calibrate(const CalibrationProgressFn& on_progress);
+  // Refits the measured_refit correction of each precision from this device's stored samples
+  // (models/measured_refit.hpp); where a precision's refit is accepted, its factors replace
+  // the ones in use and the calibration is stored and installed (one new calibration for both).
+  // Throws Error(failed_precondition) when no calibration is in use. One refit at a time.
+  std::vector<PrecisionRefit> refit_models();
   // The calibration in use as JSON, or nullopt when uncalibrated.
   std::optional<std::string> calibration_json() const;
   const DeviceInfo& device_info() const noexcept { return device_.info(); }
@@ -156,6 +175,7 @@ class Engine {
                                                bool bypass_cache,
                                                std::uint64_t expected_multiplies);
   void run_tuning_thread();
+  void run_refit_thread();  // refit_models every refit_interval_s until stopping_
   TuneOutcome run_tuning(const TuneJob& job);
   PlanKey plan_key(const Resident& m) const;
   std::optional<Plan> cached_plan(const Resident& m);
@@ -165,6 +185,10 @@ class Engine {
   void swap_in(Resident& m, const Plan& plan, std::unique_ptr<SpmvOperator> op, bool tuned);
   std::uint64_t bytes_in_use_by_others(const Resident& m) const;
   void install_calibration(const DeviceCalibration& calibration, std::string json);
+  // The tuning's measurements as samples (best effort: a store failure is logged).
+  void store_samples(const Resident& m, const std::vector<MeasuredCandidate>& measurements,
+                     std::int64_t tuned_ms, bool predicted);
+  PrecisionRefit refit_precision(const ModelSet& set);
   std::shared_ptr<const ModelPredictor> predictor_for(Precision precision) const;
 
   struct Models {
@@ -187,12 +211,15 @@ class Engine {
   mutable std::mutex counters_mutex_;
   EngineCounters counters_;  // guarded by counters_mutex_
   std::atomic<bool> calibrating_{false};
+  std::mutex refit_mutex_;  // one refit (or calibration install after it) at a time
   // The tuning thread and its queue (guarded by queue_mutex_).
   std::mutex queue_mutex_;
   std::condition_variable queue_cv_;
   std::deque<TuneJob> queue_;
   bool stopping_ = false;
-  std::thread tuning_thread_;  // last: started when everything it uses exists
+  std::thread tuning_thread_;  // started when everything it uses exists
+  std::condition_variable refit_cv_;  // wakes the refit thread to stop (with queue_mutex_)
+  std::thread refit_thread_;  // last; only with refit_interval_s
 };
 
 // 128 random bits from the OS as 32 hex digits: a handle nobody can guess.

@@ -64,7 +64,9 @@ std::unique_ptr<Device> open_device(const DaemonConfig& config) {
 }
 
 EngineConfig engine_config_for(const DaemonConfig& config, const DeviceInfo& device) {
-  EngineConfig engine{config.memory_budget_bytes, config.tuner, {}, config.trim_memory_interval_ms};
+  EngineConfig engine{config.memory_budget_bytes, config.tuner, {}, config.trim_memory_interval_ms,
+                      static_cast<std::size_t>(config.samples_per_format),
+                      config.refit_interval_s};
   if (engine.memory_budget_bytes == 0) {
     // 80% of the device leaves room for cuSPARSE workspaces and the tuner's trial builds.
     const std::uint64_t memory = device.memory_bytes ? device.memory_bytes : (std::uint64_t{8} << 30);

@@ -188,6 +188,7 @@ BudgetedSelection select_within_budget(std::span<const Candidate> candidates,
       return false;
     }
     ++out.measured;
+    out.measurements.push_back({order[i].candidate, order[i].predicted_ms, *timing.median_ms});
     if (order[i].predicted_ms && *order[i].predicted_ms > 0.0)
       worst_ratio = std::max(worst_ratio, *timing.median_ms / *order[i].predicted_ms);
     // Strictly faster: a tie keeps the one measured first (the better ranked).
@@ -402,6 +403,7 @@ TunedPlan tune_matrix(const FormatRegistry& registry, Device& device,
   plan.features = features;
   plan.tuning = selection.record;
   out.op = timer.take_kept(selection.best.candidate);
+  out.measurements = selection.measurements;
   return out;
 }
 

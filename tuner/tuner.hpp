@@ -169,8 +169,17 @@ TuningChoice choose_tuning(std::span<const RankedCandidate> order, double refere
                            std::uint64_t expected_multiplies, double spent_ms, std::int64_t nnz,
                            const TunerOptions& options);
 
+// One candidate this tuning measured: a sample for the measured refit (docs/TUNER.md
+// "Samples").
+struct MeasuredCandidate {
+  Candidate candidate;
+  std::optional<double> predicted_ms;  // nullopt where no model predicted it
+  double measured_ms = 0.0;
+};
+
 struct BudgetedSelection {
   Measurement best;
+  std::vector<MeasuredCandidate> measurements;  // every successful measurement, in order
   std::uint32_t measured = 0;  // successfully
   double predicted_ms = 0.0;   // the prediction for best; 0 when it had none
   TuningRecord record;         // mode, k, budget and cost (total included)
@@ -225,6 +234,7 @@ class DeviceCandidateTimer final : public CandidateTimer {
 struct TunedPlan {
   Plan plan;
   std::unique_ptr<SpmvOperator> op;
+  std::vector<MeasuredCandidate> measurements;  // what the tuning measured, winner included
 };
 
 // Enumerates, ranks (with predictor), measures within the budget (select_within_budget), and

@@ -334,6 +334,93 @@ TEST_P(PlanStoreConformance, ThreadsSharingOneStoreKeepEveryPlan) {
   EXPECT_EQ(rows(), "100");
 }
 
+// ---- measured samples ----
+
+MeasurementSample sample_of(std::uint32_t seed, const std::string& device = "gpu|test|cc9.0",
+                            Precision precision = Precision::fp32, std::uint16_t format = 7) {
+  MeasurementSample sample;
+  sample.device_signature = device;
+  sample.fingerprint = key_of(seed).fingerprint.hex();
+  sample.tuned_ms = 1'700'000'000'000LL + seed;
+  sample.model_version = 15;
+  sample.measured = test::full_plan(seed);
+  sample.measured.format = FormatId{format};
+  sample.measured.precision = precision;
+  sample.measured.predicted_ms = 0.25 * seed;
+  sample.measured.measured_ms = 0.5 + seed;
+  return sample;
+}
+
+// What the store adds: recorded_ms, which the caller does not know.
+MeasurementSample as_listed(MeasurementSample sample, const MeasurementSample& listed) {
+  sample.recorded_ms = listed.recorded_ms;
+  return sample;
+}
+
+TEST_P(PlanStoreConformance, ListsTheSamplesItPutOfOneDeviceAndPrecisionOldestFirst) {
+  store_->put_samples({sample_of(1), sample_of(2)}, kDefaultSamplesPerFormat);
+  store_->put_samples({sample_of(3), sample_of(4, "gpu|other|cc8.0"),
+                       sample_of(5, "gpu|test|cc9.0", Precision::fp64)},
+                      kDefaultSamplesPerFormat);
+  const std::vector<MeasurementSample> listed =
+      store_->list_samples("gpu|test|cc9.0", Precision::fp32);
+  ASSERT_EQ(listed.size(), 3u);
+  for (std::size_t i = 0; i < listed.size(); ++i) {
+    const MeasurementSample expected = sample_of(static_cast<std::uint32_t>(i + 1));
+    EXPECT_EQ(listed[i].measured, expected.measured) << "sample " << i;
+    EXPECT_EQ(listed[i].fingerprint, expected.fingerprint);
+    EXPECT_EQ(listed[i].tuned_ms, expected.tuned_ms);
+    EXPECT_EQ(listed[i].model_version, 15u);
+    EXPECT_EQ(listed[i].device_signature, "gpu|test|cc9.0");
+    EXPECT_GT(listed[i].recorded_ms, 0);
+  }
+  EXPECT_LE(listed[0].recorded_ms, listed[2].recorded_ms);
+  ASSERT_EQ(store_->list_samples("gpu|test|cc9.0", Precision::fp64).size(), 1u);
+  EXPECT_EQ(store_->list_samples("gpu|test|cc9.0", Precision::fp64)[0].measured,
+            sample_of(5, "gpu|test|cc9.0", Precision::fp64).measured);
+  EXPECT_EQ(store_->list_samples("gpu|other|cc8.0", Precision::fp32).size(), 1u);
+  EXPECT_TRUE(store_->list_samples("gpu|none", Precision::fp32).empty());
+}
+
+TEST_P(PlanStoreConformance, KeepsTheNewestSamplesOfEachFormatUpToTheBound) {
+  // Format 7 gets 5 samples over two puts, format 8 two: with a bound of 3, format 7 keeps its
+  // 3 newest and format 8 both.
+  store_->put_samples({sample_of(1), sample_of(2), sample_of(3)}, 3);
+  store_->put_samples({sample_of(4), sample_of(5), sample_of(6, "gpu|test|cc9.0",
+                                                              Precision::fp32, 8),
+                       sample_of(7, "gpu|test|cc9.0", Precision::fp32, 8)},
+                      3);
+  std::vector<std::uint32_t> kept_of_7;
+  std::size_t kept_of_8 = 0;
+  for (const MeasurementSample& s : store_->list_samples("gpu|test|cc9.0", Precision::fp32)) {
+    if (s.measured.format == FormatId{7})
+      kept_of_7.push_back(static_cast<std::uint32_t>(s.tuned_ms - 1'700'000'000'000LL));
+    else
+      ++kept_of_8;
+  }
+  EXPECT_EQ(kept_of_7, (std::vector<std::uint32_t>{3, 4, 5}));
+  EXPECT_EQ(kept_of_8, 2u);
+  EXPECT_EQ(backend_->query("SELECT COUNT(*) FROM samples"), "5");
+}
+
+TEST_P(PlanStoreConformance, RefusesASampleWithoutAMeasuredTime) {
+  MeasurementSample bad = sample_of(1);
+  bad.measured.measured_ms = 0.0;
+  EXPECT_THROW(store_->put_samples({sample_of(2), bad}, 10), Error);
+  EXPECT_TRUE(store_->list_samples("gpu|test|cc9.0", Precision::fp32).empty())
+      << "a refused batch stores nothing";
+}
+
+TEST_P(PlanStoreConformance, DropsASampleWhoseJsonDoesNotDecode) {
+  store_->put_samples({sample_of(1), sample_of(2)}, 10);
+  backend_->exec("UPDATE samples SET sample_json = '{\"format\": 1}' WHERE tuned_ms = " +
+                  std::to_string(1'700'000'000'000LL + 1));
+  const auto listed = store_->list_samples("gpu|test|cc9.0", Precision::fp32);
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0].measured, sample_of(2).measured);
+  EXPECT_EQ(store_->list_samples("gpu|test|cc9.0", Precision::fp32).size(), 1u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Sqlite, PlanStoreConformance,
                          ::testing::Values(BackendParam{"SQLite", test::make_sqlite_backend}),
                          [](const auto&) { return std::string("Sqlite"); });

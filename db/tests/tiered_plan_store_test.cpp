@@ -53,6 +53,13 @@ class SwitchableStore final : public PlanStore {
   std::vector<StoredCalibration> list_calibrations() override {
     return check(), inner_->list_calibrations();
   }
+  void put_samples(const std::vector<MeasurementSample>& samples, std::size_t keep) override {
+    check(), inner_->put_samples(samples, keep);
+  }
+  std::vector<MeasurementSample> list_samples(const std::string& device,
+                                              Precision precision) override {
+    return check(), inner_->list_samples(device, precision);
+  }
 
  private:
   void check() const {
@@ -142,6 +149,35 @@ TEST_F(TieredPlanStoreTest, DuringAnOutageTheLocalTierServesAndWritesAreDelivere
   EXPECT_EQ(store->stats().outbox_size, 0u);
   EXPECT_EQ(store->stats().outbox_replayed, 4u);
   EXPECT_EQ(store->stats().cluster_unavailable, 1u);
+}
+
+MeasurementSample sample_of(std::uint32_t seed) {
+  MeasurementSample sample;
+  sample.device_signature = "gpu|test|cc9.0";
+  sample.fingerprint = key_of(seed).fingerprint.hex();
+  sample.tuned_ms = seed;
+  sample.measured = test::full_plan(seed);
+  return sample;
+}
+
+TEST_F(TieredPlanStoreTest, SamplesGoToBothTiersAndDuringAnOutageToTheLocalOneOnly) {
+  auto store = open_tiered();
+  store->put_samples({sample_of(1)}, 100);
+  EXPECT_EQ(local_view().list_samples("gpu|test|cc9.0", Precision::fp32).size(), 1u);
+  EXPECT_EQ(cluster_->list_samples("gpu|test|cc9.0", Precision::fp32).size(), 1u);
+
+  *up_ = false;
+  store->put_samples({sample_of(2)}, 100);
+  EXPECT_EQ(store->stats().outbox_size, 0u) << "samples are not queued";
+  // The cluster is skipped during the outage: the local tier's two samples are listed.
+  EXPECT_EQ(store->list_samples("gpu|test|cc9.0", Precision::fp32).size(), 2u);
+
+  *up_ = true;
+  EXPECT_TRUE(store->sync_with_cluster());
+  EXPECT_EQ(cluster_->list_samples("gpu|test|cc9.0", Precision::fp32).size(), 1u)
+      << "the sample written during the outage stays local";
+  EXPECT_EQ(store->list_samples("gpu|test|cc9.0", Precision::fp32).size(), 1u)
+      << "with the cluster back, its samples (every daemon's) are the ones listed";
 }
 
 TEST_F(TieredPlanStoreTest, TheRetryThreadDeliversWithoutBeingAsked) {

@@ -280,6 +280,32 @@ TEST(ModelPredictor, HoldsAFormatAboveItsOwnFloor) {
   EXPECT_LT(ms, 0.0201);
 }
 
+TEST(ModelPredictor, ScalesAFormatByItsMeasuredRefitFactorLastAndOnlyThatFormat) {
+  ModelSet set;
+  set.launch_floor_ms = 0.005;
+  const FormatId bsr{11};
+  set.format_bytes = {{.format = bsr,
+                       .bytes = {.time_vs_bytes = {.intercept = 0.0, .slope = 1.0 / 1e9, .quality = {}}},
+                       .floor_ms = 0.02}};
+  set.bytes = BytesCalibration{.time_vs_bytes = {.intercept = 0.001, .slope = 1.0 / 2e9,
+                                                 .quality = {}}};
+  set.measured_refit = {{.format = bsr, .factor = 1.5, .sample_count = 9}};
+  const std::string without[] = {"measured_refit"};
+  const ModelPredictor refitted(set);
+  const ModelPredictor base(set, without);
+  const Candidate c = bsr_candidate(4);
+  ASSERT_EQ(c.format, bsr);
+  const MatrixFeatures f = rows_of(100000, 5, 1.0);
+  const double base_ms = base.predict_ms(cusparse_bsr, f, c, h100_like(), 1 << 24).ms;
+  // After the floor (0.02 ms): the factor scales the whole prediction it was fitted against.
+  EXPECT_DOUBLE_EQ(refitted.predict_ms(cusparse_bsr, f, c, h100_like(), 1 << 24).ms,
+                   1.5 * base_ms);
+  // A format without a factor is unchanged.
+  const Candidate sell = sell_candidate(1);
+  EXPECT_DOUBLE_EQ(refitted.predict_ms(cuda_sell, f, sell, h100_like(), 1 << 24).ms,
+                   base.predict_ms(cuda_sell, f, sell, h100_like(), 1 << 24).ms);
+}
+
 TEST(ModelPredictor, HoldsACsrCandidateAboveItsLongestRowUnderTheCacheResidentCorrection) {
   ModelSet set;
   set.precision = Precision::fp64;

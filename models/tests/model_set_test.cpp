@@ -49,6 +49,8 @@ ModelSet full_set() {
   set.blocked_ell = BlockedEllTimeCoefficients{.transfer_elements_per_ms = 3e6,
                                                .sm_elements_per_ms = 1e7,
                                                .lower_limit_rows = 192, .sm_count = 132};
+  set.measured_refit = {{.format = FormatId{3}, .factor = 1.0 / 3.0, .sample_count = 40},
+                        {.format = FormatId{11}, .factor = 1.25, .sample_count = 7}};
   return set;
 }
 

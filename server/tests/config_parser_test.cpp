@@ -69,6 +69,17 @@ TEST(DaemonConfigParser, TuningBudgetFlagsParseAndDefaultToAutoTenPercentOfAThou
   EXPECT_TRUE(std::holds_alternative<ConfigExit>(parse({"--tune-budget-fraction", "2"})));
 }
 
+TEST(DaemonConfigParser, SamplesAndRefitScheduleParseAndDefaultToTwoThousandAndOff) {
+  const auto defaults = std::get<DaemonConfig>(parse({}));
+  EXPECT_EQ(defaults.samples_per_format, 2000u);
+  EXPECT_EQ(defaults.refit_interval_s, 0u);
+  const auto parsed = parse({"--samples-per-format", "300", "--refit-interval-s", "3600"});
+  ASSERT_TRUE(std::holds_alternative<DaemonConfig>(parsed)) << std::get<ConfigExit>(parsed).message;
+  EXPECT_EQ(std::get<DaemonConfig>(parsed).samples_per_format, 300u);
+  EXPECT_EQ(std::get<DaemonConfig>(parsed).refit_interval_s, 3600u);
+  EXPECT_TRUE(std::holds_alternative<ConfigExit>(parse({"--samples-per-format", "0"})));
+}
+
 TEST(DaemonConfigParser, EveryKeyOfTheExampleConfigIsAFlag) {
   std::ifstream example(SPMVD_EXAMPLE_CONFIG);
   ASSERT_TRUE(example) << SPMVD_EXAMPLE_CONFIG;

@@ -95,6 +95,37 @@ TEST_F(EngineTest, SecondMatrixWithTheSameStructureIsACacheHit) {
   EXPECT_FALSE(engine_.tune(second.handle, true).cache_hit) << "force re-tunes";
 }
 
+TEST_F(EngineTest, EachTuningStoresOneSamplePerMeasuredCandidateAndACacheHitNone) {
+  const auto m = random_matrix(200, 200, 5);
+  const auto a = engine_.add_matrix(m, Precision::fp64, "a");
+  const Plan plan = engine_.tune(a.handle, false).plan;
+  const auto signature = device_->info().signature();
+  auto samples = store_.list_samples(signature, Precision::fp64);
+  ASSERT_EQ(samples.size(), plan.candidates_measured);
+  bool winner_seen = false;
+  for (const MeasurementSample& s : samples) {
+    EXPECT_EQ(s.fingerprint, a.fingerprint.hex());
+    EXPECT_EQ(s.tuned_ms, samples.front().tuned_ms) << "one tuning";
+    EXPECT_EQ(s.measured.features, plan.features);
+    EXPECT_GT(s.measured.measured_ms, 0.0);
+    EXPECT_EQ(s.model_version, 0u) << "no models predicted it";
+    if (s.measured.format == plan.format && s.measured.params == plan.params &&
+        s.measured.measured_ms == plan.measured_ms)
+      winner_seen = true;
+  }
+  EXPECT_TRUE(winner_seen) << "the winner's measurement is a sample too";
+  const auto b = engine_.add_matrix(m, Precision::fp64, "b");
+  EXPECT_TRUE(engine_.tune(b.handle, false).cache_hit);
+  EXPECT_EQ(store_.list_samples(signature, Precision::fp64).size(), samples.size())
+      << "a cache hit measures nothing";
+  EXPECT_TRUE(store_.list_samples(signature, Precision::fp32).empty());
+}
+
+TEST_F(EngineTest, ARefitWithoutACalibrationSaysToCalibrateFirst) {
+  expect_error([&] { engine_.refit_models(); }, ErrorCode::failed_precondition,
+               "calibrate first");
+}
+
 TEST_F(EngineTest, CachedPlanForAnUnknownFormatIsReTuned) {
   const auto m = random_matrix(50, 50, 4);
   Plan bogus;

@@ -23,6 +23,9 @@
 
 #include "client/admin_client.hpp"
 #include "client/spmv_client.hpp"
+#include "db/sqlite_plan_store.hpp"
+#include "kernels/device.hpp"
+#include "models/device_calibration.hpp"
 #include "tests/integration/daemon_process.hpp"
 
 namespace spmvd {
@@ -413,6 +416,81 @@ TEST_F(OperatorIntegration, PlansExportedFromOneDaemonSeedAnother) {
     EXPECT_NE(out.find("NOT_FOUND: no stored plan for fingerprint " + fingerprint), std::string::npos)
         << out;
   }
+}
+
+// A calibration for this machine's CPU device in which only the bytes model is calibrated, and
+// at a bandwidth no CPU has: every prediction is off by a large factor, which the measured
+// refit is there to learn.
+std::string rough_cpu_calibration() {
+  DeviceCalibration calibration;
+  calibration.device = make_cpu_device()->info();
+  for (ModelSet* set : {&calibration.fp32, &calibration.fp64}) {
+    set->device_signature = calibration.device.signature();
+    set->bytes = BytesCalibration{
+        .time_vs_bytes = {.intercept = 1e-4, .slope = 1.0 / 1e12, .quality = {}}};  // 1 PB/s
+  }
+  calibration.fp32.precision = Precision::fp32;
+  calibration.fp64.precision = Precision::fp64;
+  return device_calibration_to_json(calibration);
+}
+
+TEST_F(OperatorIntegration, RefitFromTheSamplesOfRealTuningsReportsAccuracyBeforeAndAfter) {
+  const std::string database = (dir_ / "plans.db").string();
+  {
+    SqlitePlanStore store({.path = database});
+    store.put_calibration(make_cpu_device()->info().signature(), kModelVersion,
+                          rough_cpu_calibration());
+  }
+  auto daemon = start({"--tune-mode", "exhaustive"});
+  SpmvClient client(daemon->address());
+  // Twelve tunings, each measuring every admissible CPU candidate: enough that each format has
+  // the refit's 5 samples in the older half.
+  for (int i = 0; i < 12; ++i) {
+    const auto info = client.upload(banded_matrix(1'000 + 700 * i, 100 + i), Precision::fp64);
+    EXPECT_FALSE(client.tune(info.handle()).cache_hit());
+  }
+  int code = -1;
+  const std::string out = spmvctl(*daemon, "--json model refit", code);
+  ASSERT_TRUE(code == 0 || code == 1) << out;
+  const auto reply = nlohmann::json::parse(out);
+  EXPECT_EQ(reply.at("device"), make_cpu_device()->info().signature());
+  const nlohmann::json* fp64 = nullptr;
+  for (const auto& p : reply.at("precisions"))
+    if (p.at("precision") == "FP64") fp64 = &p;
+  ASSERT_NE(fp64, nullptr) << out;
+  // Proto3 JSON writes 64-bit integers as strings and leaves zeros out.
+  const auto count = [&](const char* name) {
+    return fp64->contains(name) ? std::stoull(fp64->at(name).get<std::string>()) : 0ull;
+  };
+  EXPECT_GE(count("stored_samples"), 24u) << "at least two candidates in each of 12 tunings";
+  EXPECT_EQ(count("fit_samples") + count("heldout_samples") + count("skipped_samples"),
+            count("stored_samples"));
+  EXPECT_GT(count("heldout_samples"), 0u);
+  ASSERT_FALSE(fp64->at("formats").empty()) << out;
+  for (const auto& f : fp64->at("formats")) {
+    EXPECT_FALSE(f.at("format_name").get<std::string>().empty());
+    EXPECT_GT(f.at("median_relative_error_before").get<double>(), 0.0);
+    EXPECT_TRUE(f.contains("median_relative_error_after"));
+  }
+  // 1 PB/s predicts far below what a CPU measures: the error before is near 100 %.
+  EXPECT_GT(fp64->at("median_relative_error_before").get<double>(), 0.5) << out;
+  const bool installed = fp64->value("installed", false);
+  EXPECT_EQ(code, installed ? 0 : 1) << out;
+  if (installed) {
+    EXPECT_LT(fp64->at("median_relative_error_after").get<double>(),
+              fp64->at("median_relative_error_before").get<double>());
+    const auto models = AdminClient(daemon->address(), {}).show_models();
+    const auto stored = nlohmann::json::parse(models.calibration_json());
+    EXPECT_FALSE(stored.at("fp64").at("measured_refit").empty()) << "the factors are in use";
+  } else {
+    EXPECT_FALSE(fp64->value("refusal", std::string()).empty()) << out;
+  }
+  // The table for people says the same.
+  const std::string table = spmvctl(*daemon, "model refit", code);
+  EXPECT_NE(table.find("fp64: " + std::to_string(count("stored_samples")) + " stored samples"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("top-1 agreement on"), std::string::npos) << table;
 }
 
 TEST_F(OperatorIntegration, StatsAndMetricsMoveWithRealRequests) {

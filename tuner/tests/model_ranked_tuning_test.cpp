@@ -256,6 +256,25 @@ TEST(BudgetedTuning, CostAccountingAddsUp) {
   EXPECT_LE(c.total_ms, r.record.budget_ms);
 }
 
+TEST(BudgetedTuning, RecordsEveryMeasurementWithItsPredictionAsASample) {
+  const Scenario s;
+  FakeTimer timer(s.times);
+  const BudgetedSelection r = tune(s, timer, 500);
+  // What the timer measured, in its order, each with the prediction it was ranked by.
+  ASSERT_EQ(r.measurements.size(), timer.measured.size());
+  ASSERT_EQ(r.measurements.size(), r.measured);
+  const std::vector<double> predicted{1.0, 5.0, 2.0, 3.0};  // c1, baseline, c2, c3
+  ASSERT_EQ(r.measurements.size(), predicted.size());
+  for (std::size_t i = 0; i < r.measurements.size(); ++i) {
+    const MeasuredCandidate& m = r.measurements[i];
+    EXPECT_EQ(m.candidate, timer.measured[i]);
+    EXPECT_EQ(m.predicted_ms, predicted[i]);
+    const auto time = std::find_if(s.times.begin(), s.times.end(),
+                                   [&](const auto& t) { return t.first == m.candidate; });
+    EXPECT_EQ(m.measured_ms, time->second);
+  }
+}
+
 TEST(BudgetedTuning, TiesGoToTheBetterRankedCandidateWhateverTheInputOrder) {
   // c1 and c2 measure the same; c1 is predicted faster, so it wins, in either input order.
   const FakePredictor predictor({{candidate(1), 1.0}, {candidate(2), 2.0}});
