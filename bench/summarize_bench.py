@@ -2,6 +2,11 @@
 """Turns spmv-bench's JSON into the tables of docs/BENCHMARKS.md.
 
     python3 bench/summarize_bench.py bench.json > tables.md
+    python3 bench/summarize_bench.py --per-format cuda_bce,cuda_ell,... bench.json [more.json]
+
+With --per-format: one table per precision, a row per matrix, each named format's best
+candidate as a speed-up over cuSPARSE CSR ALG1 + preprocess in the same run (> 1: faster), the
+best of all, and each format's geometric mean (inputs may be .json.gz).
 
 Groups: cache-resident (the CSR byte count of the fp64 matrix fits in the GPU's L2: every real
 matrix of ../shared/matrices and the ~1M-nonzero generated ones) and memory-bound (it does not:
@@ -66,5 +71,47 @@ def main(path):
             print(f"\nLowest vs ALG1: {min(vs_alg1):.2f}x\n" if vs_alg1 else "")
 
 
+def load(path):
+    import gzip
+    with (gzip.open if path.endswith(".gz") else open)(path, "rt") as f:
+        return json.load(f)
+
+
+def per_format(formats, paths):
+    matrices = [m for path in paths for m in load(path)["matrices"]]
+    for precision in ("fp64", "fp32"):
+        rows, ratios = [], {f: [] for f in formats}
+        for m in matrices:
+            results = [r for r in m["results"] if r["precision"] == precision and r["correct"]]
+            alg1 = [r for r in results if r["format"] == "cusparse_csr" and r["params"]["library_algorithm"] == 2]
+            if not alg1:
+                continue
+            best = {}
+            for r in results:
+                if r["format"] not in best or r["time_ms"] < best[r["format"]]["time_ms"]:
+                    best[r["format"]] = r
+            overall = min(results, key=lambda r: r["time_ms"])
+            cells = []
+            for f in formats:
+                if f in best:
+                    ratio = alg1[0]["time_ms"] / best[f]["time_ms"]
+                    ratios[f].append(ratio)
+                    cells.append(f"{ratio:.2f}")
+                else:
+                    cells.append("–")
+            rows.append(f"| {m['label']} | {alg1[0]['time_ms']:.4f} | " + " | ".join(cells) +
+                        f" | {overall['format']} {alg1[0]['time_ms'] / overall['time_ms']:.2f} |")
+        if not rows:
+            continue
+        print(f"### {precision}\n")
+        print("| matrix | ALG1 ms | " + " | ".join(formats) + " | best |")
+        print("| --- | ---: | " + " | ".join("---:" for _ in formats) + " | --- |")
+        print("\n".join(rows))
+        print("| **geometric mean** | | " + " | ".join(f"**{geomean(ratios[f]):.2f}**" if ratios[f] else "–" for f in formats) + " | |\n")
+
+
 if __name__ == "__main__":
-    main(sys.argv[1])
+    if len(sys.argv) > 2 and sys.argv[1] == "--per-format":
+        per_format(sys.argv[2].split(","), sys.argv[3:])
+    else:
+        main(sys.argv[1])
