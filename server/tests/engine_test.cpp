@@ -210,10 +210,19 @@ TEST_F(EngineTest, MultipliesDuringRepeatedSwapsAreAllCorrect) {
       ++multiplies;
     }
   });
-  for (int i = 0; i < 3; ++i) engine_.tune(summary.handle, /*force=*/true);  // three swaps
+  // The multiplier is running before the first swap; then three swaps at least, and more (up
+  // to 50) until a multiply has landed among them: on a loaded 2-core machine the three can
+  // finish before the multiplier thread is scheduled again.
+  while (multiplies.load() == 0) std::this_thread::yield();
+  const int before = multiplies.load();
+  int swaps = 0;
+  while (swaps < 3 || (multiplies.load() == before && swaps < 50)) {
+    engine_.tune(summary.handle, /*force=*/true);
+    ++swaps;
+  }
   done = true;
   multiplier.join();
-  EXPECT_GT(multiplies.load(), 0);
+  EXPECT_GT(multiplies.load(), before) << "no multiply ran while " << swaps << " plans were swapped";
 }
 
 TEST_F(EngineTest, ALargerExpectedMultipliesHintWidensTheSearch) {
