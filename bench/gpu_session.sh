@@ -58,6 +58,9 @@ stage_daemon() {
   spmvctl --server 127.0.0.1:$port model show > "$OUT/spmvctl_model_show.txt" 2>&1
   spmvctl --server 127.0.0.1:$port model plot --out /tmp/daemon-plots > /dev/null 2>&1
   spmvctl --server 127.0.0.1:$port plans > "$OUT/spmvctl_plans.txt" 2>&1
+  # The refit from the tunings above (refused with too few samples: the answer is shown).
+  spmvctl --server 127.0.0.1:$port model refit > "$OUT/spmvctl_model_refit.txt" 2>&1
+  summary+=("spmvctl model refit: exit $? ($(tail -n 1 "$OUT/spmvctl_model_refit.txt"))")
   # The daemon's own calibration, for a later suite stage (CALIBRATION) and model-accuracy.
   [ -s "$OUT/calibration.json" ] || spmvctl --server 127.0.0.1:$port model export > "$OUT/calibration.json" 2>/dev/null
   summary+=("spmvctl: model show $(wc -l < "$OUT/spmvctl_model_show.txt") lines, $(ls /tmp/daemon-plots 2>/dev/null | wc -l) plots, $(($(wc -l < "$OUT/spmvctl_plans.txt") - 1)) plans")
