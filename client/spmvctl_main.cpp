@@ -39,12 +39,26 @@ void draw_progress_bar(const v1::CalibrateProgress& p) {
   std::fflush(stderr);
 }
 
-DeviceCalibration fetch_calibration(AdminClient& admin) {
-  const auto reply = admin.show_models();
+// The daemon's models reply; refuses an uncalibrated daemon.
+auto calibrated_models(AdminClient& admin) {
+  auto reply = admin.show_models();
   if (!reply.calibrated())
     throw Error(ErrorCode::failed_precondition,
                 "the daemon on " + reply.device() + " has no calibration; run `spmvctl calibrate`");
+  return reply;
+}
+
+DeviceCalibration fetch_calibration(AdminClient& admin) {
+  const auto reply = calibrated_models(admin);
   return device_calibration_from_json(reply.calibration_json(), reply.device());
+}
+
+// The calibration as the daemon stores it, checked to decode (what spmv-bench --calibration
+// and model-accuracy read).
+std::string fetch_calibration_json(AdminClient& admin) {
+  const auto reply = calibrated_models(admin);
+  device_calibration_from_json(reply.calibration_json(), reply.device());
+  return reply.calibration_json();
 }
 
 // One table per family and precision (client/model_table.hpp); with --json the two summaries
@@ -314,8 +328,7 @@ int main(int argc, char** argv) {
     } else if (*plot) {
       write_plots(fetch_calibration(admin), out_dir);
     } else if (*model_export) {
-      fetch_calibration(admin);  // refuses an uncalibrated daemon, checks the text decodes
-      std::cout << admin.show_models().calibration_json() << "\n";
+      std::cout << fetch_calibration_json(admin) << "\n";
     } else if (*plans_show) {
       show_plan(admin, plan_key(fingerprint, precision, device), json);
     } else if (*plans_delete) {
