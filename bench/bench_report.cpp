@@ -111,6 +111,7 @@ nlohmann::json report_to_json(const BenchReport& report) {
         {"load_s", m.load_s},
         {"sweep_s", m.sweep_s},
         {"inadmissible", m.sweep.inadmissible},
+        {"csr_upload_ms", m.sweep.csr_upload_ms},
         {"results", candidates},
     });
   }

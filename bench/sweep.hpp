@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -77,6 +78,10 @@ struct CandidateResult {
 struct SweepResult {
   std::vector<CandidateResult> candidates;
   std::vector<std::string> inadmissible;  // "fp64 cuda_ell" for formats skipped on this device
+  // Per precision swept ("fp64", "fp32"): the CSR's upload to the device that every candidate's
+  // build then starts from (kernels/build_source.hpp), synchronised, in ms. A candidate's
+  // build_ms excludes it: it is what the tuner pays per candidate once the matrix is resident.
+  std::map<std::string, double> csr_upload_ms;
 };
 
 // Called after each candidate (for progress output).

@@ -2,30 +2,59 @@
 // Every compiled format, registered once (registry.cpp). Append-only ids; duplicate ids or
 // names are refused at start-up. Everything that lists formats iterates this registry.
 
+#include <concepts>
 #include <memory>
 #include <span>
 #include <string_view>
 #include <vector>
 
 #include "core/csr_matrix.hpp"
+#include "kernels/build_source.hpp"
 #include "kernels/device.hpp"
 #include "kernels/format_rules.hpp"
 #include "kernels/spmv_operator.hpp"
 
 namespace spmvd {
 
-// Builds the format from a host CSR on `device`, values converted to `precision`. Throws
+// Builds the format on source.device(), values converted to `precision`, from the source's
+// host CSR or its shared device CSR (kernels/build_source.hpp). Throws
 // Error(resource_exhausted) when device memory runs out, Error(invalid_argument) when the
 // candidate does not fit the matrix.
-using BuildOperatorFn = std::unique_ptr<SpmvOperator> (*)(const CsrMatrix<double>& matrix,
+using BuildOperatorFn = std::unique_ptr<SpmvOperator> (*)(const BuildSource& source,
                                                           Precision precision,
-                                                          const Candidate& candidate,
-                                                          Device& device);
+                                                          const Candidate& candidate);
 
 struct FormatEntry {
   std::unique_ptr<FormatRules> rules;
-  BuildOperatorFn build = nullptr;
+  BuildOperatorFn build_from = nullptr;
+
+  // The build of one candidate among several of the same matrix: shares the source's uploads.
+  std::unique_ptr<SpmvOperator> build(const BuildSource& source, Precision precision,
+                                      const Candidate& candidate) const {
+    return build_from(source, precision, candidate);
+  }
+  // A build on its own: the matrix is uploaded for it (and freed with it where unused).
+  std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
+                                      const Candidate& candidate, Device& device) const {
+    const BuildSource source(matrix, device);
+    return build_from(source, precision, candidate);
+  }
 };
+
+// A format builds either from a BuildSource (`build(const BuildSource&, Precision, const
+// Candidate&)`: it converts on the device) or from the host CSR alone (`build(const
+// CsrMatrix<double>&, Precision, const Candidate&, Device&)`: a host algorithm, METIS or OPA).
+template <typename Format>
+concept BuildsFromSource = requires(const BuildSource& source, Precision precision,
+                                    const Candidate& candidate) {
+  { Format::build(source, precision, candidate) } -> std::convertible_to<std::unique_ptr<SpmvOperator>>;
+};
+
+template <typename Format>
+std::unique_ptr<SpmvOperator> build_from_host(const BuildSource& source, Precision precision,
+                                              const Candidate& candidate) {
+  return Format::build(source.host(), precision, candidate, source.device());
+}
 
 class FormatRegistry {
  public:
@@ -34,7 +63,10 @@ class FormatRegistry {
   // The one line a format adds to registry.cpp.
   template <typename Format>
   void add() {
-    add(std::make_unique<Format>(), &Format::build);
+    if constexpr (BuildsFromSource<Format>)
+      add(std::make_unique<Format>(), &Format::build);
+    else
+      add(std::make_unique<Format>(), &build_from_host<Format>);
   }
   const FormatEntry* find(FormatId id) const noexcept;
   const FormatEntry* find(std::string_view name) const noexcept;

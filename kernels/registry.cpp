@@ -39,8 +39,8 @@ void add_gpu_format(FormatRegistry& registry) {
   registry.add<Format>();
 #else
   registry.add(std::make_unique<Format>(),
-               [](const CsrMatrix<double>&, Precision, const Candidate& candidate,
-                  Device&) -> std::unique_ptr<SpmvOperator> {
+               [](const BuildSource&, Precision,
+                  const Candidate& candidate) -> std::unique_ptr<SpmvOperator> {
                  throw Error(ErrorCode::failed_precondition,
                              "format " + std::to_string(candidate.format.value) +
                                  " needs CUDA, and this build has none (-DSPMVD_WITH_CUDA=OFF)");

@@ -21,6 +21,10 @@ using std::to_string;
 struct Engine::Resident {
   MatrixSummary summary;
   CsrMatrix<double> host;  // kept to (re)build formats; structure also keys the plan cache
+  // What the default plan and the tuning's candidates are built from: the CSR uploaded once
+  // (kernels/build_source.hpp). Dropped when a tuning ends, so the device CSR then lives only
+  // as long as the resident plan uses it; the tuning thread alone touches it after add_matrix.
+  std::unique_ptr<BuildSource> source;
   MatrixFeatures features;
   double features_ms = 0.0;              // the feature pass at upload: part of the tuning cost
   std::uint64_t expected_multiplies = 0;  // the upload's hint (0: the configured default)
@@ -166,6 +170,7 @@ MatrixSummary Engine::add_matrix(CsrMatrix<double> matrix, Precision precision, 
   resident->summary = {new_matrix_handle(), std::move(name), matrix.rows, matrix.cols,
                        matrix.nnz(),        precision,       structural_fingerprint(matrix)};
   resident->host = std::move(matrix);
+  resident->source = std::make_unique<BuildSource>(resident->host, device_);
   resident->reserved_bytes = csr_bytes_estimate(resident->features, precision);
   const Plan first = default_plan(registry_, resident->features, device_.info(), precision);
 
@@ -250,14 +255,15 @@ void Engine::forget_plan(const PlanKey& key) {
   }
 }
 
-std::unique_ptr<SpmvOperator> Engine::build_locked(const Resident& m, const Plan& plan) {
+std::unique_ptr<SpmvOperator> Engine::build_locked(Resident& m, const Plan& plan) {
   const FormatEntry* entry = registry_.find(plan.format);
   if (entry == nullptr)
     throw Error(ErrorCode::internal, "plan names unregistered format id " +
                                          to_string(plan.format.value));
   const Candidate candidate{plan.format, plan.params, plan.launch};
+  if (!m.source) m.source = std::make_unique<BuildSource>(m.host, device_);
   std::lock_guard device_lock(device_mutex_);
-  return entry->build(m.host, m.summary.precision, candidate, device_);
+  return entry->build(*m.source, m.summary.precision, candidate);
 }
 
 void Engine::swap_in(Resident& m, const Plan& plan, std::unique_ptr<SpmvOperator> op, bool tuned) {
@@ -359,7 +365,7 @@ TuneOutcome Engine::run_tuning(const TuneJob& job) {
                                   options, models.get(),
                                   TuneHints{.expected_multiplies = expected,
                                             .features_ms = m.features_ms},
-                                  &device_mutex_);
+                                  &device_mutex_, m.source.get());
     plan = std::move(tuned.plan);
     op = std::move(tuned.op);
     try {
@@ -372,6 +378,8 @@ TuneOutcome Engine::run_tuning(const TuneJob& job) {
   // The measured build is swapped in as it is; a plan from the cache is built here.
   if (!op) op = build_locked(m, *plan);
   swap_in(m, *plan, std::move(op), /*tuned=*/true);
+  // The device CSR and the layouts now live only as long as the resident plan uses them.
+  m.source.reset();
   outcome.plan = *plan;
   outcome.tune_ms = elapsed_ms(start);
   {

@@ -180,7 +180,7 @@ class Engine {
   PlanKey plan_key(const Resident& m) const;
   std::optional<Plan> cached_plan(const Resident& m);
   void forget_plan(const PlanKey& key);  // erase, logging a store failure
-  std::unique_ptr<SpmvOperator> build_locked(const Resident& m, const Plan& plan);
+  std::unique_ptr<SpmvOperator> build_locked(Resident& m, const Plan& plan);
   // Makes (plan, op) the matrix's serving plan, after the multiplies in flight on the old one.
   void swap_in(Resident& m, const Plan& plan, std::unique_ptr<SpmvOperator> op, bool tuned);
   std::uint64_t bytes_in_use_by_others(const Resident& m) const;

@@ -265,20 +265,20 @@ std::vector<Value> random_vector(std::int64_t n, std::uint64_t seed) {
 
 }  // namespace
 
-DeviceCandidateTimer::DeviceCandidateTimer(const FormatRegistry& registry, Device& device,
-                                           const CsrMatrix<double>& matrix, Precision precision,
+DeviceCandidateTimer::DeviceCandidateTimer(const FormatRegistry& registry,
+                                           const BuildSource& source, Precision precision,
                                            std::mutex* device_mutex)
     : registry_(registry),
-      device_(device),
-      matrix_(matrix),
+      source_(source),
+      device_(source.device()),
       precision_(precision),
       device_mutex_(device_mutex),
-      x_host_(random_vector<double>(matrix.cols, 0x5eed)) {
+      x_host_(random_vector<double>(source.host().cols, 0x5eed)) {
   std::unique_lock<std::mutex> lock;
   if (device_mutex_) lock = std::unique_lock(*device_mutex_);
   const std::size_t vb = value_bytes(precision);
-  x_ = DeviceBuffer(device, static_cast<std::size_t>(matrix.cols) * vb);
-  y_ = DeviceBuffer(device, static_cast<std::size_t>(matrix.rows) * vb);
+  x_ = DeviceBuffer(device_, static_cast<std::size_t>(source.host().cols) * vb);
+  y_ = DeviceBuffer(device_, static_cast<std::size_t>(source.host().rows) * vb);
 }
 
 namespace {
@@ -312,7 +312,7 @@ CandidateTiming DeviceCandidateTimer::measure(const Candidate& candidate, RunCou
   const auto build_start = std::chrono::steady_clock::now();
   try {
     const auto lock = hold_device();
-    last_ = entry->build(matrix_, precision_, candidate, device_);
+    last_ = entry->build(source_, precision_, candidate);
     device_.synchronize();  // a build's asynchronous copies and kernels are part of its cost
   } catch (const Error& e) {
     timing.build_ms = elapsed_ms(build_start);
@@ -360,7 +360,7 @@ TunedPlan tune_matrix(const FormatRegistry& registry, Device& device,
                       const CsrMatrix<double>& matrix, const MatrixFeatures& features,
                       Precision precision, const TunerOptions& options,
                       const ModelPredictor* predictor, const TuneHints& hints,
-                      std::mutex* device_mutex) {
+                      std::mutex* device_mutex, const BuildSource* source) {
   if (predictor != nullptr) {
     const ModelSet& set = predictor->model_set();
     if (set.precision != precision)
@@ -382,7 +382,9 @@ TunedPlan tune_matrix(const FormatRegistry& registry, Device& device,
                     " nonzeros) within the memory budget of " +
                     std::to_string(options.memory_budget_bytes) + " bytes");
   }
-  DeviceCandidateTimer timer(registry, device, matrix, precision, device_mutex);
+  std::optional<BuildSource> own_source;
+  if (source == nullptr) source = &own_source.emplace(matrix, device);
+  DeviceCandidateTimer timer(registry, *source, precision, device_mutex);
   std::optional<ModelCandidatePredictor> models;
   if (predictor != nullptr)
     models.emplace(*predictor, registry, features, device.info(), precision);

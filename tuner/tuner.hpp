@@ -207,9 +207,10 @@ BudgetedSelection select_within_budget(std::span<const Candidate> candidates,
 // interleave with a tuning at the granularity of one SpMV.
 class DeviceCandidateTimer final : public CandidateTimer {
  public:
-  DeviceCandidateTimer(const FormatRegistry& registry, Device& device,
-                       const CsrMatrix<double>& matrix, Precision precision,
-                       std::mutex* device_mutex = nullptr);
+  // Builds from `source` (kernels/build_source.hpp): the matrix's CSR is uploaded once and
+  // every candidate converts from it on the device.
+  DeviceCandidateTimer(const FormatRegistry& registry, const BuildSource& source,
+                       Precision precision, std::mutex* device_mutex = nullptr);
   CandidateTiming measure(const Candidate& candidate, RunCounts runs) override;
   void keep_last() override;
   // The kept build, if it is the build of `candidate`; null otherwise.
@@ -217,8 +218,8 @@ class DeviceCandidateTimer final : public CandidateTimer {
 
  private:
   const FormatRegistry& registry_;
+  const BuildSource& source_;
   Device& device_;
-  const CsrMatrix<double>& matrix_;
   Precision precision_;
   std::mutex* device_mutex_;
   std::vector<double> x_host_;
@@ -240,13 +241,14 @@ struct TunedPlan {
 // Enumerates, ranks (with predictor), measures within the budget (select_within_budget), and
 // returns the plan for `matrix` on `device` with the winner's build. Plan.predicted_ms is the
 // winner's prediction (0 without models); Plan.tuning records the mode, k, budget and cost.
-// timer: null measures with a DeviceCandidateTimer holding device_mutex; tests pass a fake.
+// Candidates are built from `source` when given (the caller's, holding the matrix's CSR on the
+// device already, e.g. the default plan's), else from one made for this tuning.
 // Throws Error(invalid_argument) when the predictor's model set is for another precision or
 // device, Error(resource_exhausted) when no format fits the budget, and what selection throws.
 TunedPlan tune_matrix(const FormatRegistry& registry, Device& device,
                       const CsrMatrix<double>& matrix, const MatrixFeatures& features,
                       Precision precision, const TunerOptions& options,
                       const ModelPredictor* predictor = nullptr, const TuneHints& hints = {},
-                      std::mutex* device_mutex = nullptr);
+                      std::mutex* device_mutex = nullptr, const BuildSource* source = nullptr);
 
 }  // namespace spmvd

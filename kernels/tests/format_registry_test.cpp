@@ -37,8 +37,8 @@ class FakeRules final : public FormatRules {
   std::string name_;
 };
 
-std::unique_ptr<SpmvOperator> build_nothing(const CsrMatrix<double>&, Precision, const Candidate&,
-                                            Device&) {
+std::unique_ptr<SpmvOperator> build_nothing(const BuildSource&, Precision,
+                                          const Candidate&) {
   throw Error(ErrorCode::internal, "not built in this test");
 }
 

@@ -136,8 +136,7 @@ class HookRules final : public FormatRules {
   bool computes_;
 };
 
-std::unique_ptr<SpmvOperator> never_built(const CsrMatrix<double>&, Precision, const Candidate&,
-                                          Device&) {
+std::unique_ptr<SpmvOperator> never_built(const BuildSource&, Precision, const Candidate&) {
   throw Error(ErrorCode::internal, "feature extraction must not build formats");
 }
 

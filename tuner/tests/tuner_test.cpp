@@ -46,8 +46,8 @@ class FixedRules final : public FormatRules {
   std::uint64_t bytes_;
 };
 
-std::unique_ptr<SpmvOperator> never_built(const CsrMatrix<double>&, Precision, const Candidate&,
-                                          Device&) {
+std::unique_ptr<SpmvOperator> never_built(const BuildSource&, Precision,
+                                          const Candidate&) {
   throw Error(ErrorCode::internal, "enumeration must not build formats");
 }
 
