@@ -126,8 +126,8 @@ class NamedRules final : public FormatRules {
   std::string family_;
 };
 
-std::unique_ptr<SpmvOperator> never_built(const CsrMatrix<double>&, Precision, const Candidate&,
-                                          Device&) {
+std::unique_ptr<SpmvOperator> never_built(const BuildSource&, Precision,
+                                          const Candidate&) {
   throw Error(ErrorCode::internal, "planning must not build formats");
 }
 
