@@ -67,7 +67,7 @@ stage_daemon() {
   grep -E "calibrat|models" "$log" | head -n 12
   kill -TERM $pid; wait $pid; local rc=$?
   summary+=("daemon: SIGTERM exit $rc; spmv run exits: $(grep -c '^exit 0' "$runs") ok of $(grep -c '^exit' "$runs"); cache hits $(grep -c 'cache:     hit' "$runs")")
-  grep -E "^==|plan:|cache:|check:" "$runs" | paste - - - - | cut -c1-200
+  grep -E "^==|first:|plan:|cache:|check:" "$runs" | paste - - - - - | cut -c1-260
 }
 
 stage_models() {

@@ -25,8 +25,12 @@ struct Engine::Resident {
   // (kernels/build_source.hpp). Dropped when a tuning ends, so the device CSR then lives only
   // as long as the resident plan uses it; the tuning thread alone touches it after add_matrix.
   std::unique_ptr<BuildSource> source;
+  // Until the tuning thread's feature pass: the shape alone (rows, cols, nnz), all the default
+  // plan needs, so that Upload returns without waiting for the pass (tens of ms on large
+  // matrices). The tuning thread alone touches both after add_matrix.
   MatrixFeatures features;
-  double features_ms = 0.0;              // the feature pass at upload: part of the tuning cost
+  bool features_extracted = false;
+  double features_ms = 0.0;  // the feature pass: part of the tuning cost
   std::uint64_t expected_multiplies = 0;  // the upload's hint (0: the configured default)
   std::uint64_t reserved_bytes = 0;  // counted against the budget (guarded by residents_mutex_)
   std::mutex mutex;                  // guards plan, tuned, op and the vectors
@@ -162,10 +166,11 @@ Engine::~Engine() {
 
 MatrixSummary Engine::add_matrix(CsrMatrix<double> matrix, Precision precision, std::string name,
                                  std::uint64_t expected_multiplies) {
+  const auto add_start = std::chrono::steady_clock::now();
   auto resident = std::make_shared<Resident>();
-  const auto features_start = std::chrono::steady_clock::now();
-  resident->features = extract_features(matrix);
-  resident->features_ms = elapsed_ms(features_start);
+  resident->features.rows = matrix.rows;
+  resident->features.cols = matrix.cols;
+  resident->features.nnz = matrix.nnz();
   resident->expected_multiplies = expected_multiplies;
   resident->summary = {new_matrix_handle(), std::move(name), matrix.rows, matrix.cols,
                        matrix.nnz(),        precision,       structural_fingerprint(matrix)};
@@ -185,6 +190,7 @@ MatrixSummary Engine::add_matrix(CsrMatrix<double> matrix, Precision precision, 
                       "--memory-budget-bytes)");
     reserved_bytes_ += resident->reserved_bytes;
   }
+  const auto build_start = std::chrono::steady_clock::now();
   try {
     // Servable before the handle is returned: the first multiply never waits for tuning.
     swap_in(*resident, first, build_locked(*resident, first), /*tuned=*/false);
@@ -197,11 +203,14 @@ MatrixSummary Engine::add_matrix(CsrMatrix<double> matrix, Precision precision, 
     std::unique_lock lock(residents_mutex_);
     residents_[resident->summary.handle] = resident;
   }
+  const double build_ms = elapsed_ms(build_start);
   spdlog::info("matrix {} '{}' resident: {} x {}, {} nonzeros, {}, fingerprint {}; serving {} "
-               "while it is tuned",
+               "while it is tuned (servable {:.2f} ms after the matrix arrived, {:.2f} ms of it "
+               "the device copy and the default plan's build)",
                resident->summary.handle, resident->summary.name, resident->summary.rows,
                resident->summary.cols, resident->summary.nnz, to_string(precision),
-               resident->summary.fingerprint.hex(), first.format_name);
+               resident->summary.fingerprint.hex(), first.format_name, elapsed_ms(add_start),
+               build_ms);
   queue_tuning(resident, false, false, expected_multiplies);
   return resident->summary;
 }
@@ -341,6 +350,12 @@ TuneOutcome Engine::run_tuning(const TuneJob& job) {
   TuneOutcome outcome;
   // A forced re-tune replaces the stored plan even when it measures slower (plan_store.hpp).
   if (job.force) forget_plan(plan_key(m));
+  if (!m.features_extracted) {
+    const auto features_start = std::chrono::steady_clock::now();
+    m.features = extract_features(m.host);
+    m.features_ms = elapsed_ms(features_start);
+    m.features_extracted = true;
+  }
   std::optional<Plan> plan = job.force || job.bypass_cache ? std::nullopt : cached_plan(m);
   outcome.cache_hit = plan.has_value();
   std::unique_ptr<SpmvOperator> op;
