@@ -275,6 +275,12 @@ std::unique_ptr<SpmvOperator> Engine::build_locked(Resident& m, const Plan& plan
   return entry->build(*m.source, m.summary.precision, candidate);
 }
 
+bool Engine::serves(Resident& m, const Plan& plan) {
+  std::lock_guard lock(m.mutex);
+  return m.op && m.plan.format == plan.format && m.plan.params == plan.params &&
+         m.plan.launch == plan.launch && m.plan.precision == plan.precision;
+}
+
 void Engine::swap_in(Resident& m, const Plan& plan, std::unique_ptr<SpmvOperator> op, bool tuned) {
   std::unique_ptr<SpmvOperator> old;
   {
@@ -286,8 +292,10 @@ void Engine::swap_in(Resident& m, const Plan& plan, std::unique_ptr<SpmvOperator
       m.x = DeviceBuffer(device_, static_cast<std::size_t>(m.summary.cols) * vb);
       m.y = DeviceBuffer(device_, static_cast<std::size_t>(m.summary.rows) * vb);
     }
-    old = std::move(m.op);
-    m.op = std::move(op);
+    if (op) {
+      old = std::move(m.op);
+      m.op = std::move(op);
+    }
     m.plan = plan;
     m.tuned = tuned;
     const std::uint64_t bytes = m.op->device_bytes() + m.x.bytes() + m.y.bytes();
@@ -376,11 +384,18 @@ TuneOutcome Engine::run_tuning(const TuneJob& job) {
     const std::uint64_t expected =
         job.expected_multiplies ? job.expected_multiplies : m.expected_multiplies;
     const std::int64_t tuned_ms = now_unix_ms();
+    // The serving build (the default plan's ALG1, or the previous tuning's plan) is measured
+    // where it stands instead of being built again; only this thread swaps it.
+    ServingBuild serving_build;
+    {
+      std::lock_guard lock(m.mutex);
+      serving_build = {Candidate{m.plan.format, m.plan.params, m.plan.launch}, m.op.get()};
+    }
     TunedPlan tuned = tune_matrix(registry_, device_, m.host, m.features, m.summary.precision,
                                   options, models.get(),
                                   TuneHints{.expected_multiplies = expected,
                                             .features_ms = m.features_ms},
-                                  &device_mutex_, m.source.get());
+                                  &device_mutex_, m.source.get(), &serving_build);
     plan = std::move(tuned.plan);
     op = std::move(tuned.op);
     try {
@@ -390,8 +405,9 @@ TuneOutcome Engine::run_tuning(const TuneJob& job) {
     }
     store_samples(m, tuned.measurements, tuned_ms, models != nullptr);
   }
-  // The measured build is swapped in as it is; a plan from the cache is built here.
-  if (!op) op = build_locked(m, *plan);
+  // The measured build is swapped in as it is; so is the serving one if it won (it stays);
+  // a plan from the cache is built here unless it is the serving plan.
+  if (!op && !serves(m, *plan)) op = build_locked(m, *plan);
   swap_in(m, *plan, std::move(op), /*tuned=*/true);
   // The device CSR and the layouts now live only as long as the resident plan uses them.
   m.source.reset();
