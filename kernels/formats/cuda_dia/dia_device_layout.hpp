@@ -31,7 +31,8 @@ struct DeviceDiaLayout {
 // offsets (cub::DeviceSelect::Flagged), zeroes the values and scatters every entry to its
 // diagonal (a kernel, one thread per row, binary search among the offsets). Waits once, for
 // the diagonal count that sizes the values; the values are complete in stream order when it
-// returns. Builds whatever it is given; entries of one (row, column) are summed.
+// returns. Builds whatever it is given; entries of one (row, column) are summed. Temporaries:
+// rows + cols - 1 bytes of flags and as many int32 offsets, freed before it returns.
 // Throws Error(invalid_argument) when rows + cols - 1 exceeds 2^31 - 1 (offsets are int32),
 // Error(resource_exhausted) when device memory runs out, Error(internal) on a CUDA failure.
 std::shared_ptr<const DeviceDiaLayout> build_dia_layout_on_device(Device& device,
