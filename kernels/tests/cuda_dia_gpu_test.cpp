@@ -30,8 +30,9 @@ namespace {
 
 // Row r holds the columns r + o for o in `offsets` (ascending) that lie in [0, cols), each kept
 // with probability `keep`, values uniform in [-1, 1].
-CsrMatrix<double> band(std::int64_t rows, std::int64_t cols, const std::vector<std::int64_t>& offsets,
-                       double keep, std::mt19937_64& rng) {
+CsrMatrix<double> band(std::int64_t rows, std::int64_t cols,
+                       const std::vector<std::int64_t>& offsets, double keep,
+                       std::mt19937_64& rng) {
   std::uniform_real_distribution<double> value(-1.0, 1.0), coin(0.0, 1.0);
   CsrMatrix<double> m{rows, cols, {0}, {}, {}};
   for (std::int64_t r = 0; r < rows; ++r) {
@@ -139,7 +140,8 @@ Candidate dia_candidate(std::uint32_t block_size) {
 }
 
 // The layout cached under `key`, failing if it has to be built: null when none is held.
-std::shared_ptr<const DeviceDiaLayout> held_layout(const BuildSource& source, const std::string& key) {
+std::shared_ptr<const DeviceDiaLayout> held_layout(const BuildSource& source,
+                                                   const std::string& key) {
   return source.shared_layout<DeviceDiaLayout>(key, [&] {
     ADD_FAILURE() << key << " is not held: built again";
     return std::shared_ptr<const DeviceDiaLayout>();

@@ -3,6 +3,8 @@
 // matrices, and a DIA multiply over the built arrays against reference_spmv on the conformance
 // matrices of few diagonals (label unit, no GPU needed).
 
+#include "kernels/formats/cuda_dia/dia_layout.hpp"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -14,7 +16,6 @@
 #include <vector>
 
 #include "kernels/formats/cuda_dia/cuda_dia_rules.hpp"
-#include "kernels/formats/cuda_dia/dia_layout.hpp"
 #include "kernels/tests/test_matrices.hpp"
 
 namespace spmvd {
@@ -39,10 +40,10 @@ TEST(DiaLayout, StoresEachOccupiedDiagonalAsAFullColumnOfRows) {
   const DiaLayout<double> dia = make_dia_layout<double>(five_by_five());
   EXPECT_EQ(dia.rows, 5);
   EXPECT_THAT(dia.offsets, ElementsAre(-2, -1, 0, 1, 2));
-  EXPECT_THAT(dia.values, ElementsAreArray<double>({0, 0, 4, 0, 8,   // offset -2
-                                                    0, 0, 5, 0, 0,   // offset -1
-                                                    1, 3, 0, 0, 9,   // offset 0
-                                                    0, 0, 6, 0, 0,   // offset 1
+  EXPECT_THAT(dia.values, ElementsAreArray<double>({0, 0, 4, 0, 8,     // offset -2
+                                                    0, 0, 5, 0, 0,     // offset -1
+                                                    1, 3, 0, 0, 9,     // offset 0
+                                                    0, 0, 6, 0, 0,     // offset 1
                                                     2, 0, 7, 0, 0}));  // offset 2
 }
 
@@ -53,8 +54,8 @@ TEST(DiaLayout, KeepsOnlyOccupiedOffsetsOfAWideMatrix) {
   const CsrMatrix<double> wide{2, 4, {0, 1, 3}, {3, 0, 2}, {5, 1, 2}};
   const DiaLayout<float> dia = make_dia_layout<float>(wide);
   EXPECT_THAT(dia.offsets, ElementsAre(-1, 1, 3));
-  EXPECT_THAT(dia.values, ElementsAreArray<float>({0, 1,  // offset -1
-                                                   0, 2,  // offset 1
+  EXPECT_THAT(dia.values, ElementsAreArray<float>({0, 1,     // offset -1
+                                                   0, 2,     // offset 1
                                                    5, 0}));  // offset 3
 }
 
@@ -67,7 +68,7 @@ TEST(DiaLayout, ReachesTheLowestOffsetOfATallMatrix) {
   const CsrMatrix<double> tall{4, 2, {0, 1, 1, 1, 2}, {1, 0}, {1, 2}};
   const DiaLayout<double> dia = make_dia_layout<double>(tall);
   EXPECT_THAT(dia.offsets, ElementsAre(-3, 1));
-  EXPECT_THAT(dia.values, ElementsAreArray<double>({0, 0, 0, 2,  // offset -3
+  EXPECT_THAT(dia.values, ElementsAreArray<double>({0, 0, 0, 2,     // offset -3
                                                     1, 0, 0, 0}));  // offset 1
 }
 

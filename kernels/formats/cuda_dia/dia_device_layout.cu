@@ -1,8 +1,8 @@
 #include "kernels/formats/cuda_dia/dia_device_layout.hpp"
 
+#include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
 
-#include <cub/device/device_select.cuh>
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -98,7 +98,8 @@ std::shared_ptr<const DeviceDiaLayout> build_dia_layout_on_device(Device& device
   dia->rows = csr.rows;
   dia->cols = csr.cols;
   dia->precision = csr.precision;
-  if (csr.nnz == 0) return dia;  // no diagonal: nothing to store or multiply
+  // No entry, no diagonal: nothing to store, and the multiply writes beta * y alone.
+  if (csr.nnz == 0) return dia;
   const std::int64_t slots = csr.rows + csr.cols - 1;  // offsets 1 - rows .. cols - 1
   if (slots > std::numeric_limits<std::int32_t>::max())
     throw_invalid("cuda_dia: rows + cols - 1 = " + std::to_string(slots) +
@@ -114,9 +115,8 @@ std::shared_ptr<const DeviceDiaLayout> build_dia_layout_on_device(Device& device
     DeviceBuffer all_offsets(device, static_cast<std::size_t>(slots) * sizeof(std::int32_t));
     DeviceBuffer occupied(device, static_cast<std::size_t>(slots));
     SPMVD_CUDA_CHECK(cudaMemsetAsync(occupied.data(), 0, occupied.bytes(), stream));
-    mark_occupied_diagonals<<<grid, kBuildBlockSize, 0, stream>>>(csr.rows, row_offsets,
-                                                                   col_indices,
-                                                                   occupied.as<std::uint8_t>());
+    mark_occupied_diagonals<<<grid, kBuildBlockSize, 0, stream>>>(
+        csr.rows, row_offsets, col_indices, occupied.as<std::uint8_t>());
     SPMVD_CUDA_CHECK_LAUNCH();
     dia->diagonals = compact_occupied(device, stream, occupied.as<const std::uint8_t>(), slots,
                                       csr.rows, all_offsets.as<std::int32_t>());
@@ -127,8 +127,8 @@ std::shared_ptr<const DeviceDiaLayout> build_dia_layout_on_device(Device& device
   }
 
   const std::size_t value_size = value_bytes(csr.precision);
-  dia->values = DeviceBuffer(
-      device, static_cast<std::size_t>(dia->diagonals) * static_cast<std::size_t>(csr.rows) * value_size);
+  dia->values = DeviceBuffer(device, static_cast<std::size_t>(dia->diagonals) *
+                                         static_cast<std::size_t>(csr.rows) * value_size);
   SPMVD_CUDA_CHECK(cudaMemsetAsync(dia->values.data(), 0, dia->values.bytes(), stream));
   if (csr.precision == Precision::fp32) {
     scatter_to_diagonals<float><<<grid, kBuildBlockSize, 0, stream>>>(

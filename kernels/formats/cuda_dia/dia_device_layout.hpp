@@ -21,7 +21,8 @@ struct DeviceDiaLayout {
   std::int32_t diagonals = 0;
   Precision precision = Precision::fp64;
   DeviceBuffer offsets;  // diagonals int32 offsets (column - row), ascending
-  DeviceBuffer values;   // diagonals * rows values in `precision`, diagonal d of row r at d * rows + r
+  DeviceBuffer
+      values;  // diagonals * rows values in `precision`, diagonal d of row r at d * rows + r
 
   std::size_t bytes() const noexcept { return offsets.bytes() + values.bytes(); }
 };
