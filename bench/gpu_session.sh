@@ -33,6 +33,15 @@ stage_tests() {
   summary+=("tests: calibration_gpu exit $? ($(grep -E '^\[  PASSED|^\[  FAILED|predicted' "$OUT/calibration_gpu.log" | tr '\n' ' '))")
   tail -n 5 "$OUT/tests_gpu.log"
   summary+=("tests: kernels_conformance_gpu exit $rc ($(grep -c '^\[       OK' "$OUT/tests_gpu.log" || true) ok lines; $(grep -E '^\[  PASSED|^\[  FAILED' "$OUT/tests_gpu.log" | tr '\n' ' '))")
+  # Every other GPU test program of the bundle (one log for all).
+  local t
+  for t in $(compgen -c | grep -E '^[a-z0-9_]+_gpu_tests?$' | sort -u); do
+    echo "== $t" >> "$OUT/tests_gpu_more.log"
+    "$t" --gtest_brief=1 > /tmp/one_gpu_test.log 2>&1
+    rc=$?
+    cat /tmp/one_gpu_test.log >> "$OUT/tests_gpu_more.log"
+    summary+=("tests: $t exit $rc ($(grep -E '^\[  PASSED|^\[  FAILED|^\[  SKIPPED' /tmp/one_gpu_test.log | tr '\n' ' '))")
+  done
 }
 
 stage_daemon() {
