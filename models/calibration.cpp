@@ -181,9 +181,23 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
       else
         kept.erase(shape);
       const CsrMatrix<double>& sample = generated->matrix;
-      const MatrixFeatures& features = generated->features;
+      // A bands-only record is timed with its format's own features of this sample, as the
+      // tuner would see it (PlannedVariant::bands_only); the others with the sample's.
+      std::map<FormatId, MatrixFeatures> with_own;
+      const auto features_for = [&](const PlannedVariant& variant) -> const MatrixFeatures& {
+        if (!variant.bands_only) return generated->features;
+        const auto [it, added] = with_own.try_emplace(variant.format, generated->features);
+        if (added) {
+          const FormatEntry* entry = registry.find(variant.format);
+          if (entry != nullptr)
+            if (std::optional<FieldSet> own = entry->rules->own_features(sample, it->second))
+              it->second.format_features[std::string(entry->rules->name())] = std::move(*own);
+        }
+        return it->second;
+      };
       for (const auto& [v, s] : uses) {
         const PlannedVariant& variant = plan.variants[v];
+        const MatrixFeatures& features = features_for(variant);
         const Candidate candidate = spec.candidate(variant, shape, features, registry, info);
         const FormatEntry* entry = registry.find(candidate.format);
         if (entry == nullptr)

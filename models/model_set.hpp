@@ -24,7 +24,7 @@ namespace spmvd {
 // model computes from them. Plans record the version that chose them; a stored model set of
 // another version is refused and recalibrated.
 // 15: measured_refit, the per-format factors refitted from the tuner's measurements.
-inline constexpr int kModelVersion = 15;
+inline constexpr int kModelVersion = 16;
 
 struct ModelSet {
   std::string device_signature;  // DeviceInfo::signature() of the calibrated device

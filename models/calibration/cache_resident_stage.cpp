@@ -20,6 +20,9 @@ void plan_cache_resident(const CalibrationOptions& o, CalibrationPlan& plan) {
     if (base.stage != CalibrationStage::csr_vector && base.stage != CalibrationStage::coo &&
         base.stage != CalibrationStage::format_bytes)
       continue;
+    // A bands-only record's format is offered on no random sample (the grid's samples are
+    // random with banded twins): its bytes fit stands uncorrected inside L2.
+    if (base.bands_only) continue;
     PlannedVariant v = base;
     v.stage = CalibrationStage::cache_resident;
     v.base_stage = base.stage;

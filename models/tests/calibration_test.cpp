@@ -13,6 +13,8 @@
 #include "kernels/formats/cpu_coo/cpu_coo_rules.hpp"
 #include "kernels/formats/cpu_csr/cpu_csr_rules.hpp"
 #include "kernels/formats/cpu_gpu_split/cpu_gpu_split_rules.hpp"
+#include "kernels/formats/cuda_bro_ell/cuda_bro_ell_rules.hpp"
+#include "kernels/formats/cuda_dia/cuda_dia_rules.hpp"
 #include "kernels/formats/cusparse_bsr/cusparse_bsr_rules.hpp"
 #include "kernels/formats/cuda_coo/cuda_coo_rules.hpp"
 #include "kernels/formats/cuda_csr_scalar/cuda_csr_scalar_rules.hpp"
@@ -301,6 +303,34 @@ TEST(PlanCalibration, FitsEachFormatWithoutADedicatedModelOnRandomAndBandedSampl
     ASSERT_TRUE(v.samples.back().banded);
     EXPECT_EQ(v.samples.back().nnz(), v.samples[v.samples.size() - 2].nnz());
   }
+}
+
+TEST(PlanCalibration, FitsAFormatOfferedOnBandsAloneOnBandedSamplesWithItsOwnFeatures) {
+  // DIA offers nothing without its diagonal count, and nothing on random columns (as many
+  // diagonals as rows): it is fitted on the banded sizes and a tiny band. BRO-ELL also needs
+  // its own features but is offered on random columns: it keeps the generic bytes fit.
+  FormatRegistry registry = gpu_catalogue();
+  registry.add(std::make_unique<CudaDiaRules>(), never_built);
+  registry.add(std::make_unique<CudaBroEllRules>(), never_built);
+  const CalibrationPlan plan =
+      plan_calibration(registry, h100_like(), Precision::fp64, {}, fixed_registers(30));
+  std::size_t dia = 0;
+  for (const PlannedVariant& v : plan.variants) {
+    EXPECT_NE(v.format, kCudaBroEllFormatId) << to_string(v.stage);
+    if (v.format != kCudaDiaFormatId) continue;
+    ASSERT_EQ(v.stage, CalibrationStage::format_bytes);  // and no cache_resident repeat
+    ++dia;
+    EXPECT_TRUE(v.bands_only);
+    ASSERT_EQ(v.samples.size(), 3u);
+    EXPECT_NEAR(static_cast<double>(v.samples[1].nnz()), plan.max_sample_nnz, 8.0);
+    for (const SampleShape& s : v.samples) {
+      EXPECT_TRUE(s.banded);
+      EXPECT_EQ(s.long_row, 0);
+    }
+    EXPECT_EQ(v.samples.back(),
+              (SampleShape{.rows = kLatencySampleRows, .row_length = 1, .banded = true}));
+  }
+  EXPECT_EQ(dia, 1u);  // DIA has no parameters: one record
 }
 
 TEST(PlanCalibration, TimesBsrAtMoreBlocksPerBlockRowAtItsLargestSize) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "kernels/formats/cusparse_bsr/cusparse_bsr_rules.hpp"
 #include "kernels/formats/cusparse_csr/cusparse_csr_rules.hpp"
 #include "models/calibration/sample_plan.hpp"
+#include "models/sample_generators.hpp"
 #include "models/families/bytes/bytes_model.hpp"
 
 namespace spmvd {
@@ -30,12 +32,12 @@ void plan_bytes(const FormatRegistry& registry, const DeviceInfo& device,
   plan.variants.push_back(std::move(v));
 }
 
-// The distinct parameters of the format's first candidates on such a sample, at most
-// kFormatBytesVariants of them.
-std::vector<FormatParams> format_bytes_params(const FormatRules& rules, const SampleShape& shape,
+// The distinct parameters of the format's first candidates on a sample of these features, at
+// most kFormatBytesVariants of them.
+std::vector<FormatParams> format_bytes_params(const FormatRules& rules,
+                                              const MatrixFeatures& features,
                                               const DeviceInfo& device) {
   std::vector<FormatParams> out;
-  const MatrixFeatures features = shape_features(shape);
   for (const Candidate& c : rules.candidates(features, device)) {
     if (out.size() == kFormatBytesVariants) break;
     // A composed format is predicted as its parts (kernels/format_parts.hpp): no bytes record
@@ -62,10 +64,45 @@ std::size_t block_row_sample_count(const PlannedVariant& v) noexcept {
              : 0;
 }
 
-// Index of a format_bytes record's first FormatBytesTail sample.
+// Index of a format_bytes record's first FormatBytesTail sample; a bands-only record's tail is
+// the tiny sample alone.
 std::size_t format_bytes_tail_start(const PlannedVariant& v) noexcept {
+  if (v.bands_only) return v.samples.size() - 1;
   return v.samples.size() - static_cast<std::size_t>(FormatBytesTail::count) -
          block_row_sample_count(v);
+}
+
+// A bands-only record (PlannedVariant::bands_only): the sizes banded, then the tiny sample
+// banded (a band of one entry a row is the diagonal) for its launch floor. No long-row samples:
+// a long row on a band adds as many diagonals as it has entries, which such a format refuses.
+PlannedVariant bands_only_variant(FormatId format, const FormatParams& params,
+                                  std::span<const SampleShape> shapes) {
+  PlannedVariant v;
+  v.stage = CalibrationStage::format_bytes;
+  v.format = format;
+  v.kernel = {.resources = {}, .threads_per_row = 0};
+  v.params = params;
+  v.bands_only = true;
+  for (SampleShape shape : shapes) {
+    shape.banded = true;
+    v.samples.push_back(shape);
+  }
+  v.samples.push_back({.rows = kLatencySampleRows, .row_length = 1, .banded = true});
+  return v;
+}
+
+// The features the format's rules see on a small sample of `shape`'s kind, its own features
+// included: how a format that needs them (DIA's diagonal count) says what it would offer.
+MatrixFeatures probe_features(const FormatRules& rules, SampleShape shape, std::uint64_t seed) {
+  shape.rows = std::min<std::int64_t>(shape.rows, kInL2LongRowLength);
+  shape.row_length = std::min(shape.row_length, shape.rows);
+  const CsrMatrix<double> probe =
+      shape.banded ? banded_row_length_sample(shape.rows, shape.row_length, seed)
+                   : uniform_row_length_sample(shape.rows, shape.row_length, seed);
+  MatrixFeatures features = uniform_sample_features(probe);
+  if (std::optional<FieldSet> own = rules.own_features(probe, features))
+    features.format_features[std::string(rules.name())] = std::move(*own);
+  return features;
 }
 
 // One format_bytes record's samples: the two sizes random and banded (BSR: of dense blocks),
@@ -127,11 +164,25 @@ void plan_format_bytes(const FormatRegistry& registry, const DeviceInfo& device,
     if (shapes.empty() || shapes.back() != shape) shapes.push_back(shape);
   }
   for (const FormatEntry& entry : registry.entries()) {
-    const FormatId format = entry.rules->id();
-    if (!has_format_bytes_stage(*entry.rules) || entry.rules->needs_gpu() != device.is_gpu)
-      continue;
-    for (const FormatParams& params : format_bytes_params(*entry.rules, shapes.front(), device))
+    const FormatRules& rules = *entry.rules;
+    const FormatId format = rules.id();
+    if (!has_format_bytes_stage(rules) || rules.needs_gpu() != device.is_gpu) continue;
+    const std::vector<FormatParams> random =
+        format_bytes_params(rules, shape_features(shapes.front()), device);
+    for (const FormatParams& params : random)
       plan.variants.push_back(format_bytes_variant(format, params, shapes));
+    if (!random.empty()) continue;
+    // Nothing on shape features alone: a format that needs its own features to offer a
+    // candidate. If it offers one on random columns it keeps the generic bytes fit (BRO: its
+    // sizes follow the sample's columns); if only on bands (DIA), it is fitted on bands.
+    SampleShape random_probe = shapes.front();
+    if (!format_bytes_params(rules, probe_features(rules, random_probe, o.seed), device).empty())
+      continue;
+    SampleShape band_probe = shapes.front();
+    band_probe.banded = true;
+    for (const FormatParams& params :
+         format_bytes_params(rules, probe_features(rules, band_probe, o.seed), device))
+      plan.variants.push_back(bands_only_variant(format, params, shapes));
   }
 }
 
@@ -215,7 +266,30 @@ void fit_bytes(const VariantMeasurements& m, CalibrationState& state) {
                                      .banded_ratio = m.split.banded_ratio};
 }
 
+// A bands-only record: the line through its banded sizes, no banded ratio (its samples are
+// the local end already, and such a format is offered on structured matrices alone), no long-row
+// steps, the floor from its tiny band.
+void fit_bands_only(const VariantMeasurements& m, CalibrationState& state) {
+  const PlannedVariant& variant = m.variant;
+  const std::size_t tail = format_bytes_tail_start(variant);
+  std::vector<SamplePoint> sizes(m.ms.begin(), m.ms.begin() + static_cast<std::ptrdiff_t>(tail));
+  std::sort(sizes.begin(), sizes.end(),
+            [](const SamplePoint& l, const SamplePoint& r) { return l.x < r.x; });
+  state.set.format_bytes.push_back(
+      {.format = variant.format,
+       .params = variant.params,
+       .bytes = BytesCalibration{.time_vs_bytes = fit_linear(sizes),
+                                 .l2_share_for_x = BytesCalibration{}.l2_share_for_x,
+                                 .samples = sizes,
+                                 .banded_ratio = {}},
+       .long_row_step_ms = 0.0,
+       .long_row_step_beyond_l2_ms = 0.0,
+       .floor_ms = m.ms[tail].y,
+       .block_row_ratio = {}});
+}
+
 void fit_format_bytes(const VariantMeasurements& m, CalibrationState& state) {
+  if (m.variant.bands_only) return fit_bands_only(m, state);
   const PlannedVariant& variant = m.variant;
   const SplitMeasurements& split = m.split;
   const std::size_t tail = format_bytes_tail_start(variant);
