@@ -103,6 +103,10 @@ std::shared_ptr<const DeviceSellLayout> make_device_sell_layout(const BuildSourc
     launch_scatter<float>(device, *csr, *sell, order_on_device);
   else
     launch_scatter<double>(device, *csr, *sell, order_on_device);
+  // The kernel reads the source's CSR, which a one-off build (FormatEntry::build from a matrix)
+  // frees on return: the layout is complete when this returns, so nothing relies on cudaFree's
+  // implicit synchronisation. Callers wait for the build anyway.
+  device.synchronize();
   return sell;
 }
 

@@ -43,8 +43,8 @@ struct DeviceSellLayout {
 };
 
 // Builds SELL-C-sigma of source.host() on source.device() from source.device_csr(precision),
-// equal to make_sell_layout<Value>(source.host(), slice_height, sort_window). The copies are
-// issued on the device's stream; callers synchronise before timing (as after every build).
+// equal to make_sell_layout<Value>(source.host(), slice_height, sort_window), on the device's
+// stream; returns once the copy kernel has finished (the source's CSR may go with the source).
 // Throws Error(invalid_argument) for slice_height < 1 or rows >= 2^31,
 // Error(resource_exhausted) when device memory runs out.
 std::shared_ptr<const DeviceSellLayout> make_device_sell_layout(const BuildSource& source,

@@ -108,8 +108,9 @@ std::shared_ptr<const DeviceHybLayout> make_device_hyb_layout(const BuildSource&
     launch_split<float>(device, *csr, coo_offsets_on_device, *hyb);
   else
     launch_split<double>(device, *csr, coo_offsets_on_device, *hyb);
-  // The kernel reads coo_offsets_on_device, freed on return: wait for it here rather than
-  // rely on cudaFree's implicit synchronisation.
+  // The kernel reads coo_offsets_on_device, freed on return, and the source's CSR, which a
+  // one-off build frees with its source: wait for it here rather than rely on cudaFree's
+  // implicit synchronisation.
   device.synchronize();
   return hyb;
 }

@@ -33,8 +33,9 @@ struct DeviceHybLayout {
 };
 
 // Builds HYB of width ell_width of source.host() on source.device() from
-// source.device_csr(precision), equal to make_hyb_layout<Value>(source.host(), ell_width); waits
-// for the copy kernel (its row prefix sums are freed on return). Throws Error(invalid_argument)
+// source.device_csr(precision), equal to make_hyb_layout<Value>(source.host(), ell_width);
+// returns once the copy kernel has finished (its row prefix sums are freed on return, the
+// source's CSR may go with the source). Throws Error(invalid_argument)
 // for ell_width < 0 or rows >= 2^31, Error(resource_exhausted) when device memory runs out.
 std::shared_ptr<const DeviceHybLayout> make_device_hyb_layout(const BuildSource& source,
                                                               Precision precision,
