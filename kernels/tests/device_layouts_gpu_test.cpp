@@ -118,9 +118,8 @@ void expect_layouts_equal_host(Device& device, const CsrMatrix<double>& matrix) 
   const std::vector<std::pair<std::int64_t, std::int64_t>> heights_and_windows{
       {32, 1}, {64, 1}, {32, 256}, {64, all_rows}, {1, 1}, {5, 3}, {32, 0}};
   for (const auto& [height, window] : heights_and_windows)
-    expect_sell_equals_host<Value>(device, source,
-                                   make_sell_layout<Value>(matrix, height, window), height,
-                                   window);
+    expect_sell_equals_host<Value>(device, source, make_sell_layout<Value>(matrix, height, window),
+                                   height, window);
   {
     SCOPED_TRACE("ELL (one slice of every row)");
     expect_sell_equals_host<Value>(device, source, make_ell_layout<Value>(matrix), all_rows, 1);
@@ -158,7 +157,8 @@ TEST_F(DeviceLayouts, SellEllAndHybEqualTheHostLayoutsElementByElement) {
 }
 
 TEST_F(DeviceLayouts, RefuseWhatTheHostLayoutsRefuse) {
-  const CsrMatrix<double> matrix = testing::conformance_matrices(testing::test_seed()).front().matrix;
+  const CsrMatrix<double> matrix =
+      testing::conformance_matrices(testing::test_seed()).front().matrix;
   const BuildSource source(matrix, *device_);
   const auto code_of = [](const auto& build) {
     try {
@@ -177,8 +177,8 @@ TEST_F(DeviceLayouts, RefuseWhatTheHostLayoutsRefuse) {
 Candidate sell_candidate(std::uint32_t slice_height, std::uint32_t sort_window,
                          std::uint32_t block_size) {
   return Candidate{.format = kCudaSellFormatId,
-                   .params = FieldSet::of(CudaSellParams{.slice_height = slice_height,
-                                                         .sort_window = sort_window}),
+                   .params = FieldSet::of(
+                       CudaSellParams{.slice_height = slice_height, .sort_window = sort_window}),
                    .launch = LaunchConfig{.block_size = block_size, .grid_size = 64}};
 }
 
@@ -233,10 +233,10 @@ TEST_F(DeviceLayouts, CandidatesDifferingInLaunchParametersShareOneBuild) {
   // cuda_ell: one slice of every row, its own key, shared by its block sizes.
   const std::int64_t longest = longest_row(matrix);
   const auto ell_candidate = [&](std::uint32_t block_size) {
-    return Candidate{.format = kCudaEllFormatId,
-                     .params = FieldSet::of(
-                         CudaEllParams{.ell_width = static_cast<std::uint32_t>(longest)}),
-                     .launch = LaunchConfig{.block_size = block_size, .grid_size = 64}};
+    return Candidate{
+        .format = kCudaEllFormatId,
+        .params = FieldSet::of(CudaEllParams{.ell_width = static_cast<std::uint32_t>(longest)}),
+        .launch = LaunchConfig{.block_size = block_size, .grid_size = 64}};
   };
   const auto ell_128 = cuda_ell.build(source, Precision::fp32, ell_candidate(128));
   const auto ell_512 = cuda_ell.build(source, Precision::fp32, ell_candidate(512));

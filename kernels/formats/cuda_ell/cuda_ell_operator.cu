@@ -62,7 +62,8 @@ std::unique_ptr<SpmvOperator> CudaEllRules::build(const BuildSource& source, Pre
     throw_invalid("cuda_ell: candidate ell_width " + std::to_string(width) +
                   " differs from the matrix's longest row, " + std::to_string(longest));
   // ELL is SELL of one slice holding every row, unsorted (ell_layout.hpp).
-  auto ell = shared_device_sell_layout(source, precision, std::max<std::int64_t>(matrix.rows, 1), 1);
+  auto ell =
+      shared_device_sell_layout(source, precision, std::max<std::int64_t>(matrix.rows, 1), 1);
   if (precision == Precision::fp32)
     return std::make_unique<CudaEllOperator<float>>(std::move(ell), candidate.launch, device);
   return std::make_unique<CudaEllOperator<double>>(std::move(ell), candidate.launch, device);

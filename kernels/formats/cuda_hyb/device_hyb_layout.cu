@@ -19,16 +19,13 @@ namespace {
 // coo_offsets[r] = the overflow of the rows before r, in CSR order, as make_hyb_layout. ELL
 // slots past a short row keep the padding the memsets wrote.
 template <typename Value>
-__global__ void split_hyb_kernel(std::int64_t rows, std::int64_t ell_width,
-                                 const std::int64_t* __restrict__ coo_offsets,
-                                 const std::int64_t* __restrict__ csr_row_offsets,
-                                 const std::int32_t* __restrict__ csr_col_indices,
-                                 const Value* __restrict__ csr_values,
-                                 std::int32_t* __restrict__ ell_col_indices,
-                                 Value* __restrict__ ell_values,
-                                 std::int32_t* __restrict__ coo_row_indices,
-                                 std::int32_t* __restrict__ coo_col_indices,
-                                 Value* __restrict__ coo_values) {
+__global__ void split_hyb_kernel(
+    std::int64_t rows, std::int64_t ell_width, const std::int64_t* __restrict__ coo_offsets,
+    const std::int64_t* __restrict__ csr_row_offsets,
+    const std::int32_t* __restrict__ csr_col_indices, const Value* __restrict__ csr_values,
+    std::int32_t* __restrict__ ell_col_indices, Value* __restrict__ ell_values,
+    std::int32_t* __restrict__ coo_row_indices, std::int32_t* __restrict__ coo_col_indices,
+    Value* __restrict__ coo_values) {
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; r < rows;
        r += stride) {
@@ -52,13 +49,13 @@ template <typename Value>
 void launch_split(Device& device, const DeviceCsrArrays& csr, const DeviceBuffer& coo_offsets,
                   DeviceHybLayout& hyb) {
   const auto stream = static_cast<cudaStream_t>(device.native_stream());
-  split_hyb_kernel<Value><<<catalogue_detail::copy_grid_size(hyb.rows),
-                            catalogue_detail::kCopyBlockSize, 0, stream>>>(
-      hyb.rows, hyb.ell_width, coo_offsets.as<const std::int64_t>(),
-      csr.row_offsets.as<const std::int64_t>(), csr.col_indices.as<const std::int32_t>(),
-      csr.values.as<const Value>(), hyb.ell_col_indices.as<std::int32_t>(),
-      hyb.ell_values.as<Value>(), hyb.coo_row_indices.as<std::int32_t>(),
-      hyb.coo_col_indices.as<std::int32_t>(), hyb.coo_values.as<Value>());
+  split_hyb_kernel<Value>
+      <<<catalogue_detail::copy_grid_size(hyb.rows), catalogue_detail::kCopyBlockSize, 0, stream>>>(
+          hyb.rows, hyb.ell_width, coo_offsets.as<const std::int64_t>(),
+          csr.row_offsets.as<const std::int64_t>(), csr.col_indices.as<const std::int32_t>(),
+          csr.values.as<const Value>(), hyb.ell_col_indices.as<std::int32_t>(),
+          hyb.ell_values.as<Value>(), hyb.coo_row_indices.as<std::int32_t>(),
+          hyb.coo_col_indices.as<std::int32_t>(), hyb.coo_values.as<Value>());
   SPMVD_CUDA_CHECK_LAUNCH();
 }
 
@@ -122,9 +119,9 @@ std::string device_hyb_layout_key(Precision precision, std::int64_t ell_width) {
 std::shared_ptr<const DeviceHybLayout> shared_device_hyb_layout(const BuildSource& source,
                                                                 Precision precision,
                                                                 std::int64_t ell_width) {
-  return source.shared_layout<DeviceHybLayout>(
-      device_hyb_layout_key(precision, ell_width),
-      [&] { return make_device_hyb_layout(source, precision, ell_width); });
+  return source.shared_layout<DeviceHybLayout>(device_hyb_layout_key(precision, ell_width), [&] {
+    return make_device_hyb_layout(source, precision, ell_width);
+  });
 }
 
 }  // namespace spmvd

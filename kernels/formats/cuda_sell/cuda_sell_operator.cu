@@ -56,9 +56,9 @@ class CudaSellOperator final : public SpmvOperator {
       case 64:
         return launch<64>(x, y, alpha, beta);
       default:  // build() admits only kSellSliceHeights, each a case above
-        throw Error(
-            ErrorCode::internal,
-            "cuda_sell: slice height " + std::to_string(sell_->slice_height) + " has no compiled kernel");
+        throw Error(ErrorCode::internal, "cuda_sell: slice height " +
+                                             std::to_string(sell_->slice_height) +
+                                             " has no compiled kernel");
     }
   }
 
@@ -74,9 +74,8 @@ class CudaSellOperator final : public SpmvOperator {
     sell_kernel<Value, SliceHeight><<<launch_.grid_size, launch_.block_size, 0, stream_>>>(
         sell_->rows, sell_->slice_offsets.as<const std::int64_t>(),
         sell_->col_indices.as<const std::int32_t>(), sell_->values.as<const Value>(),
-        sell_->permutation.as<const std::int32_t>(),
-        static_cast<const Value*>(x), static_cast<Value*>(y), static_cast<Value>(alpha),
-        static_cast<Value>(beta));
+        sell_->permutation.as<const std::int32_t>(), static_cast<const Value*>(x),
+        static_cast<Value*>(y), static_cast<Value>(alpha), static_cast<Value>(beta));
     SPMVD_CUDA_CHECK_LAUNCH();
   }
 

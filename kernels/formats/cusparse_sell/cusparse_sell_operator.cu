@@ -45,8 +45,8 @@ class CusparseSellOperator final : public catalogue_detail::CusparseOperator<Val
 
   // Its own arrays and workspace, and the shared columns and values it multiplies with.
   std::size_t device_bytes() const noexcept override {
-    return catalogue_detail::CusparseOperator<Value>::device_bytes() +
-           sell_->col_indices.bytes() + sell_->values.bytes();
+    return catalogue_detail::CusparseOperator<Value>::device_bytes() + sell_->col_indices.bytes() +
+           sell_->values.bytes();
   }
 
  private:
