@@ -11,6 +11,11 @@
 #           "--vectors hot"), with --calibration and then model-accuracy if calibrated
 #           (CALIBRATION, default $OUT/calibration.json)
 #   accuracy  model-accuracy of $OUT/calibration.json against BENCH_JSON (an earlier suite)
+#   tuner-live  the tuner's modes live in spmvd (issue 17's evaluation): LIVE_SUITE (bench/suite_tuner_unseen.txt)
+#           written as .mtx, each uploaded with `spmv run --force` to a daemon under
+#           --tune-mode exhaustive (the oracle), auto (LIVE_EXPECTED multiplies, default 100000)
+#           and model-only in turn, on one database (the daemon stage's, for its calibration);
+#           everything in $OUT/tuner-live.tgz for bench/tuner_live.py
 #   memory  the daemon's resident memory across upload/release rounds (spmvd-memory-churn),
 #           under the glibc malloc settings MALLOC_VARIANTS lists (issue 18's retention)
 set -uo pipefail
@@ -28,6 +33,15 @@ stage_tests() {
   summary+=("tests: calibration_gpu exit $? ($(grep -E '^\[  PASSED|^\[  FAILED|predicted' "$OUT/calibration_gpu.log" | tr '\n' ' '))")
   tail -n 5 "$OUT/tests_gpu.log"
   summary+=("tests: kernels_conformance_gpu exit $rc ($(grep -c '^\[       OK' "$OUT/tests_gpu.log" || true) ok lines; $(grep -E '^\[  PASSED|^\[  FAILED' "$OUT/tests_gpu.log" | tr '\n' ' '))")
+  # Every other GPU test program of the bundle (one log for all).
+  local t
+  for t in $(compgen -c | grep -E '^[a-z0-9_]+_gpu_tests?$' | sort -u); do
+    echo "== $t" >> "$OUT/tests_gpu_more.log"
+    "$t" --gtest_brief=1 > /tmp/one_gpu_test.log 2>&1
+    rc=$?
+    cat /tmp/one_gpu_test.log >> "$OUT/tests_gpu_more.log"
+    summary+=("tests: $t exit $rc ($(grep -E '^\[  PASSED|^\[  FAILED|^\[  SKIPPED' /tmp/one_gpu_test.log | tr '\n' ' '))")
+  done
 }
 
 stage_daemon() {
@@ -67,7 +81,7 @@ stage_daemon() {
   grep -E "calibrat|models" "$log" | head -n 12
   kill -TERM $pid; wait $pid; local rc=$?
   summary+=("daemon: SIGTERM exit $rc; spmv run exits: $(grep -c '^exit 0' "$runs") ok of $(grep -c '^exit' "$runs"); cache hits $(grep -c 'cache:     hit' "$runs")")
-  grep -E "^==|plan:|cache:|check:" "$runs" | paste - - - - | cut -c1-200
+  grep -E "^==|first:|plan:|cache:|check:" "$runs" | paste - - - - - | cut -c1-260
 }
 
 stage_models() {
@@ -117,6 +131,49 @@ stage_memory() {
     summary+=("memory $variant: $(grep -E 'phase=released' "$log" | tail -n 3 | awk '{print $3}' | paste -sd' ') (rss after each round's release)")
   done
   grep -vE "^\[" "$log" | tail -n 40
+}
+
+# Starts spmvd with the given flags on a loopback port; sets daemon_pid and daemon_port.
+start_daemon() {
+  local log=$1; shift
+  rm -f /tmp/spmvd-live.port
+  spmvd --listen 127.0.0.1:0 --port-file /tmp/spmvd-live.port "$@" ${SPMVD_EXTRA_FLAGS:-} > "$log" 2>&1 &
+  daemon_pid=$!
+  for _ in $(seq 1 600); do
+    [ -s /tmp/spmvd-live.port ] && break
+    kill -0 $daemon_pid 2>/dev/null || break
+    sleep 0.5
+  done
+  daemon_port=$(cat /tmp/spmvd-live.port 2>/dev/null)
+}
+
+stage_tuner-live() {
+  local dir=/tmp/live db=/tmp/spmvd-plans.db
+  rm -rf $dir && mkdir -p $dir/mtx
+  matrix_stats --suite "${LIVE_SUITE:-bench/suite_tuner_unseen.txt}" --data-dir "$data/matrices" \
+    --write-mtx $dir/mtx --json > $dir/features.json 2> $dir/matrix_stats.err
+  local rc=$?
+  summary+=("tuner-live: $(ls $dir/mtx | wc -l) matrices written (matrix_stats exit $rc)")
+  local mode flags
+  for mode in exhaustive auto model-only; do
+    flags=(--database "$db" --tune-mode "$mode" --samples-per-format 1000000 --refit-interval-s 0)
+    [ "$mode" = auto ] && flags+=(--expected-multiplies "${LIVE_EXPECTED:-100000}")
+    start_daemon "$dir/daemon-$mode.log" "${flags[@]}"
+    if [ -z "$daemon_port" ]; then summary+=("tuner-live $mode: daemon did not start"); continue; fi
+    # The oracle tunes at upload (a cache miss); the other modes find its plan in the cache
+    # at upload and re-tune when `run --force` asks.
+    local force=(); [ "$mode" = exhaustive ] || force=(--force)
+    for f in $dir/mtx/*.mtx; do
+      echo "== $(basename "$f" .mtx)"
+      spmv --server 127.0.0.1:$daemon_port run "${force[@]}" "$f"
+      echo "exit $?"
+    done > "$dir/run-$mode.log" 2>&1
+    kill -TERM $daemon_pid; wait $daemon_pid
+    summary+=("tuner-live $mode: exit $?, runs ok $(grep -c '^exit 0' "$dir/run-$mode.log") of $(grep -c '^exit' "$dir/run-$mode.log"), tuned lines $(grep -c ', tuned ' "$dir/daemon-$mode.log")")
+  done
+  cp "$db" $dir/plans.db
+  tar czf "$OUT/tuner-live.tgz" --exclude live/mtx -C /tmp live
+  python3 bench/tuner_live.py $dir 2>&1 | head -n 8 || true
 }
 
 # Predictions of a fresh calibration against an earlier suite run (BENCH_JSON).

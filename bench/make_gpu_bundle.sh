@@ -8,7 +8,7 @@ programs=()
 for p in "$build"/bin/spmvd "$build"/bin/spmv "$build"/bin/spmvctl "$build"/bin/spmv-bench \
          "$build"/bin/matrix_stats "$build"/bin/spmvd-memory-churn "$build"/bin/spmv-calibrate "$build"/bin/model-accuracy \
          "$build"/tests/kernels_conformance_gpu "$build"/tests/kernels_conformance \
-         "$build"/tests/calibration_gpu "$build"/tests/cuda_strip_gpu_tests; do
+         "$build"/tests/calibration_gpu "$build"/tests/*_gpu_test "$build"/tests/*_gpu_tests; do
   [ -x "$p" ] && programs+=("$p")
 done
 mkdir -p /tmp/gpu-matrices/matrices

@@ -2,6 +2,10 @@
 // for Matrix Market files or generator specs, as text or, with --json, as JSON.
 //
 //   matrix_stats /work/shared/matrices/cage11.mtx.gz "stencil2d:n=2000,points=5" --json
+//
+// With --suite FILE the inputs are a suite file's lines (label=, derived=, renumber= tokens as
+// spmv-bench reads them); with --write-mtx DIR each input is also written to DIR/<label>.mtx,
+// for clients that upload Matrix Market files (bench/gpu_session.sh tuner-live).
 
 #include <CLI/CLI.hpp>
 #include <iostream>
@@ -10,17 +14,19 @@
 #include "bench/feature_report.hpp"
 #include "core/error.hpp"
 #include "core/fingerprint.hpp"
+#include "core/matrix_market.hpp"
 #include "tuner/feature_extraction.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"Print the structural feature vector of sparse matrices"};
   std::vector<std::string> sources;
-  std::string data_dir;
+  std::string data_dir, suite_file, write_dir;
   bool json = false;
   std::size_t top = 5;
   std::int64_t copies = 1;
-  app.add_option("inputs", sources, ".mtx / .mtx.gz paths or generator specs (kind:key=value,...)")
-      ->required();
+  app.add_option("inputs", sources, ".mtx / .mtx.gz paths or generator specs (kind:key=value,...)");
+  app.add_option("--suite", suite_file, "read the inputs from a suite file (spmv-bench's format)");
+  app.add_option("--write-mtx", write_dir, "also write each input to DIR/<label>.mtx");
   app.add_option("--data-dir", data_dir, "directory that relative paths are read from");
   app.add_flag("--json", json, "print one JSON object per input (an array for several)");
   app.add_option("--top", top, "how many of the most common row lengths to list")->check(CLI::PositiveNumber);
@@ -29,20 +35,30 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   try {
-    nlohmann::json all = nlohmann::json::array();
+    std::vector<spmvd::BenchInput> inputs;
     for (const auto& source : sources) {
-      spmvd::BenchInput input = spmvd::make_bench_input(source);
-      input.copies = copies;
+      inputs.push_back(spmvd::make_bench_input(source));
+      inputs.back().copies = copies;
+    }
+    if (!suite_file.empty())
+      for (auto& input : spmvd::read_suite_file(suite_file)) inputs.push_back(std::move(input));
+    if (inputs.empty()) throw spmvd::Error(spmvd::ErrorCode::invalid_argument, "no inputs given");
+    nlohmann::json all = nlohmann::json::array();
+    for (const auto& input : inputs) {
+      const std::string& source = input.source;
       const auto matrix = spmvd::load_bench_input(input, data_dir);
+      if (!write_dir.empty())
+        spmvd::write_matrix_market_file(write_dir + "/" + input.label + ".mtx", matrix);
       const auto features = spmvd::extract_features(matrix);
       const auto fingerprint = spmvd::structural_fingerprint(matrix);
       if (json) {
         auto entry = spmvd::features_to_json(features, fingerprint, top);
         entry["input"] = source;
-        entry["derived_copies"] = copies;
+        entry["label"] = input.label;
+        entry["derived_copies"] = input.copies;
         all.push_back(std::move(entry));
       } else {
-        std::cout << source << (copies > 1 ? " (derived, " + std::to_string(copies) + " block-diagonal copies)" : "")
+        std::cout << input.label << (input.copies > 1 ? " (derived, " + std::to_string(input.copies) + " block-diagonal copies)" : "")
                   << "\n";
         spmvd::print_features(std::cout, features, fingerprint, top);
       }

@@ -25,8 +25,12 @@ struct Engine::Resident {
   // (kernels/build_source.hpp). Dropped when a tuning ends, so the device CSR then lives only
   // as long as the resident plan uses it; the tuning thread alone touches it after add_matrix.
   std::unique_ptr<BuildSource> source;
+  // Until the tuning thread's feature pass: the shape alone (rows, cols, nnz), all the default
+  // plan needs, so that Upload returns without waiting for the pass (tens of ms on large
+  // matrices). The tuning thread alone touches both after add_matrix.
   MatrixFeatures features;
-  double features_ms = 0.0;              // the feature pass at upload: part of the tuning cost
+  bool features_extracted = false;
+  double features_ms = 0.0;  // the feature pass: part of the tuning cost
   std::uint64_t expected_multiplies = 0;  // the upload's hint (0: the configured default)
   std::uint64_t reserved_bytes = 0;  // counted against the budget (guarded by residents_mutex_)
   std::mutex mutex;                  // guards plan, tuned, op and the vectors
@@ -162,10 +166,11 @@ Engine::~Engine() {
 
 MatrixSummary Engine::add_matrix(CsrMatrix<double> matrix, Precision precision, std::string name,
                                  std::uint64_t expected_multiplies) {
+  const auto add_start = std::chrono::steady_clock::now();
   auto resident = std::make_shared<Resident>();
-  const auto features_start = std::chrono::steady_clock::now();
-  resident->features = extract_features(matrix);
-  resident->features_ms = elapsed_ms(features_start);
+  resident->features.rows = matrix.rows;
+  resident->features.cols = matrix.cols;
+  resident->features.nnz = matrix.nnz();
   resident->expected_multiplies = expected_multiplies;
   resident->summary = {new_matrix_handle(), std::move(name), matrix.rows, matrix.cols,
                        matrix.nnz(),        precision,       structural_fingerprint(matrix)};
@@ -185,6 +190,7 @@ MatrixSummary Engine::add_matrix(CsrMatrix<double> matrix, Precision precision, 
                       "--memory-budget-bytes)");
     reserved_bytes_ += resident->reserved_bytes;
   }
+  const auto build_start = std::chrono::steady_clock::now();
   try {
     // Servable before the handle is returned: the first multiply never waits for tuning.
     swap_in(*resident, first, build_locked(*resident, first), /*tuned=*/false);
@@ -197,11 +203,14 @@ MatrixSummary Engine::add_matrix(CsrMatrix<double> matrix, Precision precision, 
     std::unique_lock lock(residents_mutex_);
     residents_[resident->summary.handle] = resident;
   }
+  const double build_ms = elapsed_ms(build_start);
   spdlog::info("matrix {} '{}' resident: {} x {}, {} nonzeros, {}, fingerprint {}; serving {} "
-               "while it is tuned",
+               "while it is tuned (servable {:.2f} ms after the matrix arrived, {:.2f} ms of it "
+               "the device copy and the default plan's build)",
                resident->summary.handle, resident->summary.name, resident->summary.rows,
                resident->summary.cols, resident->summary.nnz, to_string(precision),
-               resident->summary.fingerprint.hex(), first.format_name);
+               resident->summary.fingerprint.hex(), first.format_name, elapsed_ms(add_start),
+               build_ms);
   queue_tuning(resident, false, false, expected_multiplies);
   return resident->summary;
 }
@@ -266,6 +275,12 @@ std::unique_ptr<SpmvOperator> Engine::build_locked(Resident& m, const Plan& plan
   return entry->build(*m.source, m.summary.precision, candidate);
 }
 
+bool Engine::serves(Resident& m, const Plan& plan) {
+  std::lock_guard lock(m.mutex);
+  return m.op && m.plan.format == plan.format && m.plan.params == plan.params &&
+         m.plan.launch == plan.launch && m.plan.precision == plan.precision;
+}
+
 void Engine::swap_in(Resident& m, const Plan& plan, std::unique_ptr<SpmvOperator> op, bool tuned) {
   std::unique_ptr<SpmvOperator> old;
   {
@@ -277,8 +292,10 @@ void Engine::swap_in(Resident& m, const Plan& plan, std::unique_ptr<SpmvOperator
       m.x = DeviceBuffer(device_, static_cast<std::size_t>(m.summary.cols) * vb);
       m.y = DeviceBuffer(device_, static_cast<std::size_t>(m.summary.rows) * vb);
     }
-    old = std::move(m.op);
-    m.op = std::move(op);
+    if (op) {
+      old = std::move(m.op);
+      m.op = std::move(op);
+    }
     m.plan = plan;
     m.tuned = tuned;
     const std::uint64_t bytes = m.op->device_bytes() + m.x.bytes() + m.y.bytes();
@@ -341,6 +358,12 @@ TuneOutcome Engine::run_tuning(const TuneJob& job) {
   TuneOutcome outcome;
   // A forced re-tune replaces the stored plan even when it measures slower (plan_store.hpp).
   if (job.force) forget_plan(plan_key(m));
+  if (!m.features_extracted) {
+    const auto features_start = std::chrono::steady_clock::now();
+    m.features = extract_features(m.host);
+    m.features_ms = elapsed_ms(features_start);
+    m.features_extracted = true;
+  }
   std::optional<Plan> plan = job.force || job.bypass_cache ? std::nullopt : cached_plan(m);
   outcome.cache_hit = plan.has_value();
   std::unique_ptr<SpmvOperator> op;
@@ -361,11 +384,18 @@ TuneOutcome Engine::run_tuning(const TuneJob& job) {
     const std::uint64_t expected =
         job.expected_multiplies ? job.expected_multiplies : m.expected_multiplies;
     const std::int64_t tuned_ms = now_unix_ms();
+    // The serving build (the default plan's ALG1, or the previous tuning's plan) is measured
+    // where it stands instead of being built again; only this thread swaps it.
+    ServingBuild serving_build;
+    {
+      std::lock_guard lock(m.mutex);
+      serving_build = {Candidate{m.plan.format, m.plan.params, m.plan.launch}, m.op.get()};
+    }
     TunedPlan tuned = tune_matrix(registry_, device_, m.host, m.features, m.summary.precision,
                                   options, models.get(),
                                   TuneHints{.expected_multiplies = expected,
                                             .features_ms = m.features_ms},
-                                  &device_mutex_, m.source.get());
+                                  &device_mutex_, m.source.get(), &serving_build);
     plan = std::move(tuned.plan);
     op = std::move(tuned.op);
     try {
@@ -375,8 +405,9 @@ TuneOutcome Engine::run_tuning(const TuneJob& job) {
     }
     store_samples(m, tuned.measurements, tuned_ms, models != nullptr);
   }
-  // The measured build is swapped in as it is; a plan from the cache is built here.
-  if (!op) op = build_locked(m, *plan);
+  // The measured build is swapped in as it is; so is the serving one if it won (it stays);
+  // a plan from the cache is built here unless it is the serving plan.
+  if (!op && !serves(m, *plan)) op = build_locked(m, *plan);
   swap_in(m, *plan, std::move(op), /*tuned=*/true);
   // The device CSR and the layouts now live only as long as the resident plan uses them.
   m.source.reset();

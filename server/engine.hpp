@@ -181,7 +181,10 @@ class Engine {
   std::optional<Plan> cached_plan(const Resident& m);
   void forget_plan(const PlanKey& key);  // erase, logging a store failure
   std::unique_ptr<SpmvOperator> build_locked(Resident& m, const Plan& plan);
-  // Makes (plan, op) the matrix's serving plan, after the multiplies in flight on the old one.
+  // Whether `plan` is the one m serves already (same format, parameters, launch, precision).
+  bool serves(Resident& m, const Plan& plan);
+  // Makes (plan, op) the matrix's serving plan, after the multiplies in flight on the old one;
+  // a null op keeps the serving build (the plan is the one it was built for).
   void swap_in(Resident& m, const Plan& plan, std::unique_ptr<SpmvOperator> op, bool tuned);
   std::uint64_t bytes_in_use_by_others(const Resident& m) const;
   void install_calibration(const DeviceCalibration& calibration, std::string json);

@@ -309,22 +309,28 @@ CandidateTiming DeviceCandidateTimer::measure(const Candidate& candidate, RunCou
   CandidateTiming timing;
   last_.reset();  // the previous candidate's build, unless kept: its memory is needed now
   last_candidate_.reset();
-  const auto build_start = std::chrono::steady_clock::now();
-  try {
-    const auto lock = hold_device();
-    last_ = entry->build(source_, precision_, candidate);
-    device_.synchronize();  // a build's asynchronous copies and kernels are part of its cost
-  } catch (const Error& e) {
+  SpmvOperator* op = nullptr;
+  if (reused_ != nullptr && *reused_candidate_ == candidate) {
+    op = reused_;  // built already: no build cost
+  } else {
+    const auto build_start = std::chrono::steady_clock::now();
+    try {
+      const auto lock = hold_device();
+      last_ = entry->build(source_, precision_, candidate);
+      device_.synchronize();  // a build's asynchronous copies and kernels are part of its cost
+    } catch (const Error& e) {
+      timing.build_ms = elapsed_ms(build_start);
+      timing.failure = e.what();
+      last_.reset();
+      return timing;
+    }
     timing.build_ms = elapsed_ms(build_start);
-    timing.failure = e.what();
-    last_.reset();
-    return timing;
+    op = last_.get();
   }
-  timing.build_ms = elapsed_ms(build_start);
   last_candidate_ = candidate;
 
   const auto measure_start = std::chrono::steady_clock::now();
-  const auto run = [&] { last_->apply(x_.data(), y_.data(), 1.0, 0.0); };
+  const auto run = [&] { op->apply(x_.data(), y_.data(), 1.0, 0.0); };
   for (int i = 0; i < runs.warmup; ++i) {
     const auto lock = hold_device();
     copy_x_in(device_, x_host_, precision_, x_.data());
@@ -344,10 +350,15 @@ CandidateTiming DeviceCandidateTimer::measure(const Candidate& candidate, RunCou
 }
 
 void DeviceCandidateTimer::keep_last() {
-  if (!last_) return;
-  kept_ = std::move(last_);
+  if (!last_candidate_) return;
+  kept_ = std::move(last_);  // null for the reused build
   kept_candidate_ = std::move(last_candidate_);
   last_candidate_.reset();
+}
+
+void DeviceCandidateTimer::reuse_build(const Candidate& candidate, SpmvOperator* op) {
+  reused_candidate_ = candidate;
+  reused_ = op;
 }
 
 std::unique_ptr<SpmvOperator> DeviceCandidateTimer::take_kept(const Candidate& candidate) {
@@ -360,7 +371,8 @@ TunedPlan tune_matrix(const FormatRegistry& registry, Device& device,
                       const CsrMatrix<double>& matrix, const MatrixFeatures& features,
                       Precision precision, const TunerOptions& options,
                       const ModelPredictor* predictor, const TuneHints& hints,
-                      std::mutex* device_mutex, const BuildSource* source) {
+                      std::mutex* device_mutex, const BuildSource* source,
+                      const ServingBuild* serving) {
   if (predictor != nullptr) {
     const ModelSet& set = predictor->model_set();
     if (set.precision != precision)
@@ -385,6 +397,7 @@ TunedPlan tune_matrix(const FormatRegistry& registry, Device& device,
   std::optional<BuildSource> own_source;
   if (source == nullptr) source = &own_source.emplace(matrix, device);
   DeviceCandidateTimer timer(registry, *source, precision, device_mutex);
+  if (serving != nullptr && serving->op != nullptr) timer.reuse_build(serving->candidate, serving->op);
   std::optional<ModelCandidatePredictor> models;
   if (predictor != nullptr)
     models.emplace(*predictor, registry, features, device.info(), precision);

@@ -213,8 +213,13 @@ class DeviceCandidateTimer final : public CandidateTimer {
                        Precision precision, std::mutex* device_mutex = nullptr);
   CandidateTiming measure(const Candidate& candidate, RunCounts runs) override;
   void keep_last() override;
-  // The kept build, if it is the build of `candidate`; null otherwise.
+  // The kept build, if it is the build of `candidate`; null otherwise (also when the kept
+  // candidate is the serving one: its build stays where it is).
   std::unique_ptr<SpmvOperator> take_kept(const Candidate& candidate);
+  // A build that already exists (the plan serving the matrix while it is tuned): measuring
+  // `candidate` runs `op` instead of building it again. Not owned; the caller keeps it alive
+  // and serialises its use by device_mutex, as for every run.
+  void reuse_build(const Candidate& candidate, SpmvOperator* op);
 
  private:
   const FormatRegistry& registry_;
@@ -226,12 +231,22 @@ class DeviceCandidateTimer final : public CandidateTimer {
   DeviceBuffer x_;
   DeviceBuffer y_;
   std::optional<Candidate> last_candidate_;
-  std::unique_ptr<SpmvOperator> last_;
+  std::unique_ptr<SpmvOperator> last_;  // null when the last measured was the reused build
   std::optional<Candidate> kept_candidate_;
   std::unique_ptr<SpmvOperator> kept_;
+  std::optional<Candidate> reused_candidate_;
+  SpmvOperator* reused_ = nullptr;
 };
 
-// A tuned plan and the build that was measured for it (null when the tuning could not keep it).
+// The plan serving a matrix while it is tuned and its build, which the tuning measures in
+// place of building that candidate again (the cuSPARSE ALG1 baseline, measured in every mode).
+struct ServingBuild {
+  Candidate candidate;
+  SpmvOperator* op = nullptr;
+};
+
+// A tuned plan and the build that was measured for it (null when the tuning could not keep it,
+// or when the plan is the serving build's, which stays in place).
 struct TunedPlan {
   Plan plan;
   std::unique_ptr<SpmvOperator> op;
@@ -249,6 +264,7 @@ TunedPlan tune_matrix(const FormatRegistry& registry, Device& device,
                       const CsrMatrix<double>& matrix, const MatrixFeatures& features,
                       Precision precision, const TunerOptions& options,
                       const ModelPredictor* predictor = nullptr, const TuneHints& hints = {},
-                      std::mutex* device_mutex = nullptr, const BuildSource* source = nullptr);
+                      std::mutex* device_mutex = nullptr, const BuildSource* source = nullptr,
+                      const ServingBuild* serving = nullptr);
 
 }  // namespace spmvd

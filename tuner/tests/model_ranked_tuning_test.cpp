@@ -461,6 +461,40 @@ TEST(TuneMatrix, AForcedExhaustiveSearchWithoutModelsMeasuresEveryCandidate) {
   EXPECT_EQ(plan.predicted_ms, 0.0);
 }
 
+// The serving build (ServingBuild) is measured where it stands: run, not built again, and when
+// it wins the tuning hands back no build (the engine keeps serving the one it has).
+class CountingOperator final : public SpmvOperator {
+ public:
+  void apply(const void*, void*, double, double) override { ++applies; }
+  Precision precision() const noexcept override { return Precision::fp64; }
+  std::size_t device_bytes() const noexcept override { return 0; }
+  int applies = 0;
+};
+
+TEST(TuneMatrix, MeasuresTheServingBuildInPlaceAndHandsNoBuildBackWhenItWins) {
+  const auto device = make_cpu_device();
+  const CsrMatrix<double> m = tridiagonal(20000);
+  TunerOptions options;
+  options.warmup_runs = 1;
+  options.timed_runs = 3;
+  options.memory_budget_bytes = 1 << 30;
+  options.mode = TuneMode::exhaustive;
+  const MatrixFeatures f = extract_features(m);
+  const auto admissible =
+      enumerate_candidates(format_registry(), f, device->info(), Precision::fp64, 1 << 30);
+  ASSERT_GE(admissible.size(), 2u);
+  CountingOperator serving_op;  // does nothing: faster than any real multiply
+  const ServingBuild serving{admissible.back(), &serving_op};
+  const TunedPlan tuned = tune_matrix(format_registry(), *device, m, f, Precision::fp64, options,
+                                      nullptr, {}, nullptr, nullptr, &serving);
+  EXPECT_EQ(serving_op.applies, options.warmup_runs + options.timed_runs);
+  EXPECT_EQ(tuned.plan.format, serving.candidate.format);
+  EXPECT_EQ(tuned.plan.params, serving.candidate.params);
+  EXPECT_EQ(tuned.plan.launch, serving.candidate.launch);
+  EXPECT_EQ(tuned.op, nullptr);
+  EXPECT_EQ(tuned.plan.candidates_measured, admissible.size());
+}
+
 TEST(TuneMatrix, RefusesModelsOfAnotherPrecision) {
   const auto device = make_cpu_device();
   const CsrMatrix<double> m = tridiagonal(100);

@@ -1,58 +1,16 @@
-#include <algorithm>
+#include <memory>
 #include <string>
-#include <vector>
+#include <utility>
 
 #include "core/error.hpp"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/formats/common/builder_checks.hpp"
 #include "kernels/formats/common/spmv_device.cuh"
 #include "kernels/formats/cuda_dia/cuda_dia_rules.hpp"
+#include "kernels/formats/cuda_dia/dia_device_layout.hpp"
 
 namespace spmvd {
 namespace {
-
-// The DIA arrays: offsets ascending; values diagonal-major (diagonal d of row r at
-// d * rows + r), zero where the diagonal has no entry in that row.
-template <typename Value>
-struct DiaLayout {
-  std::int64_t rows = 0;
-  std::vector<std::int32_t> offsets;
-  std::vector<Value> values;
-};
-
-template <typename Value>
-DiaLayout<Value> make_dia_layout(const CsrMatrix<double>& m) {
-  DiaLayout<Value> dia{.rows = m.rows, .offsets = {}, .values = {}};
-  // The occupied offsets (column - row, shifted by rows - 1 into [0, rows + cols - 1)): a bit
-  // each, then ascending; an entry finds its diagonal by binary search among them.
-  std::vector<bool> occupied(static_cast<std::size_t>(m.rows + m.cols), false);
-  const auto offset_of = [&](std::int64_t r, RowOffset k) {
-    return static_cast<std::int64_t>(m.col_indices[static_cast<std::size_t>(k)]) - r;
-  };
-  for (std::int64_t r = 0; r < m.rows; ++r)
-    for (RowOffset k = m.row_offsets[static_cast<std::size_t>(r)];
-         k < m.row_offsets[static_cast<std::size_t>(r + 1)]; ++k)
-      occupied[static_cast<std::size_t>(offset_of(r, k) + m.rows - 1)] = true;
-  // The builder builds whatever it is given (the conformance test runs every candidate on every
-  // matrix); the rules keep DIA to matrices of few diagonals.
-  for (std::size_t slot = 0; slot < occupied.size(); ++slot) {
-    if (!occupied[slot]) continue;
-    dia.offsets.push_back(static_cast<std::int32_t>(static_cast<std::int64_t>(slot) - m.rows + 1));
-  }
-  const auto rows = static_cast<std::size_t>(m.rows);
-  dia.values.assign(dia.offsets.size() * rows, Value(0));
-  for (std::int64_t r = 0; r < m.rows; ++r)
-    for (RowOffset k = m.row_offsets[static_cast<std::size_t>(r)];
-         k < m.row_offsets[static_cast<std::size_t>(r + 1)]; ++k) {
-      const auto d = static_cast<std::size_t>(
-          std::lower_bound(dia.offsets.begin(), dia.offsets.end(), offset_of(r, k)) -
-          dia.offsets.begin());
-      // Duplicates were summed on upload; += keeps a sum either way.
-      dia.values[d * rows + static_cast<std::size_t>(r)] +=
-          static_cast<Value>(m.values[static_cast<std::size_t>(k)]);
-    }
-  return dia;
-}
 
 // One thread per row, grid-stride. Every thread of a warp reads the same offset (a broadcast)
 // and consecutive values and x entries of each diagonal (coalesced).
@@ -73,59 +31,51 @@ __global__ void dia_kernel(std::int64_t rows, std::int64_t cols, std::int32_t di
   }
 }
 
+// Holds the layout it shares with the other candidates of this matrix and precision (they
+// differ only in block and grid size).
 template <typename Value>
 class CudaDiaOperator final : public SpmvOperator {
  public:
-  CudaDiaOperator(const DiaLayout<Value>& dia, std::int64_t cols, const LaunchConfig& launch,
+  CudaDiaOperator(std::shared_ptr<const DeviceDiaLayout> dia, const LaunchConfig& launch,
                   Device& device)
-      : rows_(dia.rows),
-        cols_(cols),
-        diagonals_(static_cast<std::int32_t>(dia.offsets.size())),
+      : dia_(std::move(dia)),
         launch_(launch),
-        stream_(static_cast<cudaStream_t>(device.native_stream())),
-        offsets_(upload(device, dia.offsets.data(), dia.offsets.size())),
-        values_(upload(device, dia.values.data(), dia.values.size())) {}
+        stream_(static_cast<cudaStream_t>(device.native_stream())) {}
 
   void apply(const void* x, void* y, double alpha, double beta) override {
-    if (rows_ == 0) return;
+    if (dia_->rows == 0) return;
     dia_kernel<Value><<<launch_.grid_size, launch_.block_size, 0, stream_>>>(
-        rows_, cols_, diagonals_, offsets_.as<const std::int32_t>(), values_.as<const Value>(),
-        static_cast<const Value*>(x), static_cast<Value*>(y), static_cast<Value>(alpha),
-        static_cast<Value>(beta));
+        dia_->rows, dia_->cols, dia_->diagonals, dia_->offsets.as<const std::int32_t>(),
+        dia_->values.as<const Value>(), static_cast<const Value*>(x), static_cast<Value*>(y),
+        static_cast<Value>(alpha), static_cast<Value>(beta));
     SPMVD_CUDA_CHECK_LAUNCH();
   }
 
   Precision precision() const noexcept override { return precision_of<Value>(); }
-  std::size_t device_bytes() const noexcept override { return offsets_.bytes() + values_.bytes(); }
+  std::size_t device_bytes() const noexcept override { return dia_->bytes(); }
 
  private:
-  std::int64_t rows_;
-  std::int64_t cols_;
-  std::int32_t diagonals_;
+  std::shared_ptr<const DeviceDiaLayout> dia_;
   LaunchConfig launch_;
   cudaStream_t stream_;
-  DeviceBuffer offsets_;
-  DeviceBuffer values_;
 };
-
-template <typename Value>
-std::unique_ptr<SpmvOperator> build_as(const CsrMatrix<double>& matrix, const Candidate& candidate,
-                                       Device& device) {
-  return std::make_unique<CudaDiaOperator<Value>>(make_dia_layout<Value>(matrix), matrix.cols,
-                                                  candidate.launch, device);
-}
 
 }  // namespace
 
-std::unique_ptr<SpmvOperator> CudaDiaRules::build(const CsrMatrix<double>& matrix,
-                                                  Precision precision, const Candidate& candidate,
-                                                  Device& device) {
+std::unique_ptr<SpmvOperator> CudaDiaRules::build(const BuildSource& source, Precision precision,
+                                                  const Candidate& candidate) {
   check_candidate_format("cuda_dia", kCudaDiaFormatId, candidate);
   check_one_of("cuda_dia", "block_size", candidate.launch.block_size, kDiaBlockSizes);
   if (candidate.launch.grid_size == 0) throw_invalid("cuda_dia: grid_size is 0");
+  Device& device = source.device();
   check_gpu_device("cuda_dia", device);
-  if (precision == Precision::fp32) return build_as<float>(matrix, candidate, device);
-  return build_as<double>(matrix, candidate, device);
+  // One layout per precision, whatever the launch: built on the device from the shared CSR.
+  std::shared_ptr<const DeviceDiaLayout> dia = source.shared_layout<DeviceDiaLayout>(
+      "dia/" + std::string(to_string(precision)),
+      [&] { return build_dia_layout_on_device(device, *source.device_csr(precision)); });
+  if (precision == Precision::fp32)
+    return std::make_unique<CudaDiaOperator<float>>(std::move(dia), candidate.launch, device);
+  return std::make_unique<CudaDiaOperator<double>>(std::move(dia), candidate.launch, device);
 }
 
 }  // namespace spmvd

@@ -13,6 +13,7 @@
 #include <tuple>
 #include <vector>
 
+#include "kernels/build_source.hpp"
 #include "kernels/format_rules.hpp"
 
 namespace spmvd {
@@ -68,13 +69,15 @@ class CudaDiaRules final : public FormatRules {
   std::optional<FieldSet> own_features(const CsrMatrix<double>& matrix,
                                        const MatrixFeatures& common) const override;
 
-  // Builds cuda_dia on a CUDA device: the offsets and the diagonal-major values built on the
-  // host, copied once; apply() launches one thread per row on the device stream.
+  // Builds cuda_dia on source.device(), a CUDA device: the offsets and the diagonal-major
+  // values built there from the source's device CSR (dia_device_layout.hpp), one layout per
+  // precision shared by every candidate of the source (source.shared_layout, key "dia/fp64" or
+  // "dia/fp32"); apply() launches one thread per row on the device stream.
   // Throws Error(invalid_argument) for a candidate of another format, a block size not in
   // kDiaBlockSizes or grid_size 0; Error(failed_precondition) on a CPU device;
   // Error(resource_exhausted) when memory runs out.
-  static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
-                                             const Candidate& candidate, Device& device);
+  static std::unique_ptr<SpmvOperator> build(const BuildSource& source, Precision precision,
+                                             const Candidate& candidate);
 };
 
 }  // namespace spmvd
