@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <tuple>
 
+#include "kernels/build_source.hpp"
 #include "kernels/format_rules.hpp"
 
 namespace spmvd {
@@ -49,13 +50,15 @@ class CudaEllRules final : public FormatRules {
   std::uint64_t device_bytes(const MatrixFeatures& features, Precision precision,
                              const Candidate& candidate) const override;
 
-  // Builds cuda_ell (cuda_ell_rules.hpp) on a CUDA device: the column-major ELL arrays
-  // (ell_layout.hpp) copied once; apply() launches one thread per row on the device stream.
-  // Throws Error(invalid_argument) for a candidate of another format, a block size not in
-  // kEllBlockSizes, grid_size 0, or an ell_width other than the matrix's longest row;
-  // Error(failed_precondition) on a CPU device; Error(resource_exhausted) when memory runs out.
-  static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
-                                             const Candidate& candidate, Device& device);
+  // Builds cuda_ell (cuda_ell_rules.hpp) on the source's CUDA device: the column-major ELL
+  // arrays (ell_layout.hpp) built on the device from the shared CSR as SELL of one slice
+  // (common/device_sell.hpp), shared by every block size; apply() launches one thread per row
+  // on the device stream. Throws Error(invalid_argument) for a candidate of another format, a
+  // block size not in kEllBlockSizes, grid_size 0, or an ell_width other than the matrix's
+  // longest row; Error(failed_precondition) on a CPU device; Error(resource_exhausted) when
+  // memory runs out.
+  static std::unique_ptr<SpmvOperator> build(const BuildSource& source, Precision precision,
+                                             const Candidate& candidate);
 
   // The candidate's CudaEllParams; throws Error(invalid_argument) naming the field a stored plan
   // lacks.

@@ -11,6 +11,7 @@
 #include <tuple>
 #include <vector>
 
+#include "kernels/build_source.hpp"
 #include "kernels/format_rules.hpp"
 
 namespace spmvd {
@@ -61,14 +62,16 @@ class CudaHybRules final : public FormatRules {
   // [0, longest row], ascending, without duplicates.
   static std::vector<std::int64_t> ell_widths(const MatrixFeatures& features);
 
-  // Builds cuda_hyb (cuda_hyb_rules.hpp) on a CUDA device: the ELL part and COO remainder of
-  // hyb_layout.hpp copied once; apply() runs the ELL kernel (y = alpha*A_ell*x + beta*y on every
-  // row), then the segmented COO kernel adds alpha*A_coo*x, both on the device stream.
+  // Builds cuda_hyb (cuda_hyb_rules.hpp) on the source's CUDA device: the ELL part and COO
+  // remainder of hyb_layout.hpp built on the device from the shared CSR (device_hyb_layout.hpp)
+  // and shared by every launch configuration of one ell_width; apply() runs the ELL kernel
+  // (y = alpha*A_ell*x + beta*y on every row), then the segmented COO kernel adds
+  // alpha*A_coo*x, both on the device stream.
   // Throws Error(invalid_argument) for a candidate of another format, a block size not in
   // kHybBlockSizes, grid_size 0, or an ell_width above the matrix's longest row;
   // Error(failed_precondition) on a CPU device; Error(resource_exhausted) when memory runs out.
-  static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
-                                             const Candidate& candidate, Device& device);
+  static std::unique_ptr<SpmvOperator> build(const BuildSource& source, Precision precision,
+                                             const Candidate& candidate);
 
   // The candidate's CudaHybParams; throws Error(invalid_argument) naming the field a stored plan
   // lacks.

@@ -1,9 +1,11 @@
+#include <memory>
 #include <string>
+#include <utility>
 
 #include "core/error.hpp"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/formats/common/builder_checks.hpp"
-#include "kernels/formats/common/sell_layout.hpp"
+#include "kernels/formats/common/device_sell.hpp"
 #include "kernels/formats/common/spmv_device.cuh"
 #include "kernels/formats/cuda_sell/cuda_sell_rules.hpp"
 
@@ -40,61 +42,55 @@ __global__ void sell_kernel(std::int64_t rows, const std::int64_t* __restrict__ 
 template <typename Value>
 class CudaSellOperator final : public SpmvOperator {
  public:
-  CudaSellOperator(const SellLayout<Value>& sell, const LaunchConfig& launch, Device& device)
-      : rows_(sell.rows),
-        slice_height_(sell.slice_height),
+  CudaSellOperator(std::shared_ptr<const DeviceSellLayout> sell, const LaunchConfig& launch,
+                   Device& device)
+      : sell_(std::move(sell)),
         launch_(launch),
-        stream_(static_cast<cudaStream_t>(device.native_stream())),
-        slice_offsets_(upload(device, sell.slice_offsets.data(), sell.slice_offsets.size())),
-        col_indices_(upload(device, sell.col_indices.data(), sell.col_indices.size())),
-        values_(upload(device, sell.values.data(), sell.values.size())),
-        permutation_(upload(device, sell.permutation.data(), sell.permutation.size())) {}
+        stream_(static_cast<cudaStream_t>(device.native_stream())) {}
 
   void apply(const void* x, void* y, double alpha, double beta) override {
-    if (rows_ == 0) return;
-    switch (slice_height_) {
+    if (sell_->rows == 0) return;
+    switch (sell_->slice_height) {
       case 32:
         return launch<32>(x, y, alpha, beta);
       case 64:
         return launch<64>(x, y, alpha, beta);
       default:  // build() admits only kSellSliceHeights, each a case above
-        throw Error(
-            ErrorCode::internal,
-            "cuda_sell: slice height " + std::to_string(slice_height_) + " has no compiled kernel");
+        throw Error(ErrorCode::internal, "cuda_sell: slice height " +
+                                             std::to_string(sell_->slice_height) +
+                                             " has no compiled kernel");
     }
   }
 
   Precision precision() const noexcept override { return precision_of<Value>(); }
   std::size_t device_bytes() const noexcept override {
-    return slice_offsets_.bytes() + col_indices_.bytes() + values_.bytes() + permutation_.bytes();
+    return sell_->slice_offsets.bytes() + sell_->col_indices.bytes() + sell_->values.bytes() +
+           sell_->permutation.bytes();
   }
 
  private:
   template <int SliceHeight>
   void launch(const void* x, void* y, double alpha, double beta) {
     sell_kernel<Value, SliceHeight><<<launch_.grid_size, launch_.block_size, 0, stream_>>>(
-        rows_, slice_offsets_.as<const std::int64_t>(), col_indices_.as<const std::int32_t>(),
-        values_.as<const Value>(), permutation_.as<const std::int32_t>(),
-        static_cast<const Value*>(x), static_cast<Value*>(y), static_cast<Value>(alpha),
-        static_cast<Value>(beta));
+        sell_->rows, sell_->slice_offsets.as<const std::int64_t>(),
+        sell_->col_indices.as<const std::int32_t>(), sell_->values.as<const Value>(),
+        sell_->permutation.as<const std::int32_t>(), static_cast<const Value*>(x),
+        static_cast<Value*>(y), static_cast<Value>(alpha), static_cast<Value>(beta));
     SPMVD_CUDA_CHECK_LAUNCH();
   }
 
-  std::int64_t rows_;
-  std::int64_t slice_height_;
+  // Shared with every candidate of the same (C, sigma, precision); its permutation is empty
+  // (null) when the rows were not sorted.
+  std::shared_ptr<const DeviceSellLayout> sell_;
   LaunchConfig launch_;
   cudaStream_t stream_;
-  DeviceBuffer slice_offsets_;
-  DeviceBuffer col_indices_;
-  DeviceBuffer values_;
-  DeviceBuffer permutation_;  // empty (null) when the rows were not sorted
 };
 
 }  // namespace
 
-std::unique_ptr<SpmvOperator> CudaSellRules::build(const CsrMatrix<double>& matrix,
-                                                   Precision precision, const Candidate& candidate,
-                                                   Device& device) {
+std::unique_ptr<SpmvOperator> CudaSellRules::build(const BuildSource& source, Precision precision,
+                                                   const Candidate& candidate) {
+  Device& device = source.device();
   check_candidate_format("cuda_sell", kCudaSellFormatId, candidate);
   const CudaSellParams params = params_of(candidate);
   check_one_of("cuda_sell", "slice_height", params.slice_height, kSellSliceHeights);
@@ -103,11 +99,10 @@ std::unique_ptr<SpmvOperator> CudaSellRules::build(const CsrMatrix<double>& matr
   if (candidate.launch.grid_size == 0) throw_invalid("cuda_sell: grid_size is 0");
   check_gpu_device("cuda_sell", device);
   const std::int64_t height = params.slice_height, window = params.sort_window;
+  auto sell = shared_device_sell_layout(source, precision, height, window);
   if (precision == Precision::fp32)
-    return std::make_unique<CudaSellOperator<float>>(
-        make_sell_layout<float>(matrix, height, window), candidate.launch, device);
-  return std::make_unique<CudaSellOperator<double>>(
-      make_sell_layout<double>(matrix, height, window), candidate.launch, device);
+    return std::make_unique<CudaSellOperator<float>>(std::move(sell), candidate.launch, device);
+  return std::make_unique<CudaSellOperator<double>>(std::move(sell), candidate.launch, device);
 }
 
 }  // namespace spmvd

@@ -11,6 +11,7 @@
 #include <tuple>
 #include <vector>
 
+#include "kernels/build_source.hpp"
 #include "kernels/format_rules.hpp"
 
 namespace spmvd {
@@ -74,14 +75,16 @@ class CudaSellRules final : public FormatRules {
   static std::int64_t sell_slot_bound(const MatrixFeatures& features, std::int64_t slice_height,
                                       std::int64_t sort_window);
 
-  // Builds cuda_sell (cuda_sell_rules.hpp) on a CUDA device: the SELL-C-sigma arrays and the row
-  // permutation (common/sell_layout.hpp) copied once; apply() launches one thread per sorted row,
-  // which writes its result to the caller's row (y[permutation[i]]), on the device stream.
-  // Throws Error(invalid_argument) for a candidate of another format, a slice height not in
-  // kSellSliceHeights, a block size not in kSellBlockSizes, sort_window 0 or grid_size 0;
-  // Error(failed_precondition) on a CPU device; Error(resource_exhausted) when memory runs out.
-  static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
-                                             const Candidate& candidate, Device& device);
+  // Builds cuda_sell (cuda_sell_rules.hpp) on the source's CUDA device: the SELL-C-sigma arrays
+  // and the row permutation built on the device from the shared CSR (common/device_sell.hpp),
+  // shared with the other candidates of the same (C, sigma, precision); apply() launches one
+  // thread per sorted row, which writes its result to the caller's row (y[permutation[i]]), on
+  // the device stream. Throws Error(invalid_argument) for a candidate of another format, a slice
+  // height not in kSellSliceHeights, a block size not in kSellBlockSizes, sort_window 0 or
+  // grid_size 0; Error(failed_precondition) on a CPU device; Error(resource_exhausted) when
+  // memory runs out.
+  static std::unique_ptr<SpmvOperator> build(const BuildSource& source, Precision precision,
+                                             const Candidate& candidate);
 
   // The candidate's CudaSellParams; throws Error(invalid_argument) naming the field a stored plan
   // lacks.

@@ -1,11 +1,14 @@
 #include <array>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/formats/common/builder_checks.hpp"
 #include "kernels/formats/common/cusparse_spmv.cuh"
+#include "kernels/formats/common/device_sell.hpp"
 #include "kernels/formats/common/sell_layout.hpp"
 #include "kernels/formats/cusparse_sell/cusparse_sell_rules.hpp"
 
@@ -19,41 +22,54 @@ namespace {
 template <typename Value>
 class CusparseSellOperator final : public catalogue_detail::CusparseOperator<Value> {
  public:
-  CusparseSellOperator(const CsrMatrix<double>& m, std::int64_t slice_height, Device& device)
-      : catalogue_detail::CusparseOperator<Value>(m, device) {
-    // cuSPARSE's SELL has no permutation: sort window 1.
-    const SellLayout<Value> sell = make_sell_layout<Value>(m, slice_height, 1);
-    if (sell.slots() > kMaxDimension)
-      throw_invalid("cusparse_sell: " + std::to_string(sell.slots()) + " padded slots of slice " +
-                    std::to_string(slice_height) + " exceed the 32-bit slice offsets");
-    const std::vector<std::int32_t> offsets(sell.slice_offsets.begin(), sell.slice_offsets.end());
+  // `sell` has sort window 1: cuSPARSE's SELL has no permutation.
+  CusparseSellOperator(const CsrMatrix<double>& m, std::shared_ptr<const DeviceSellLayout> sell,
+                       Device& device)
+      : catalogue_detail::CusparseOperator<Value>(m, device), sell_(std::move(sell)) {
+    if (sell_->slots() > kMaxDimension)
+      throw_invalid("cusparse_sell: " + std::to_string(sell_->slots()) + " padded slots of slice " +
+                    std::to_string(sell_->slice_height) + " exceed the 32-bit slice offsets");
+    // cuSPARSE reads 32-bit slice offsets: its own copy of the shared layout's (one per slice);
+    // the columns and values are the shared arrays.
+    const std::vector<std::int32_t> offsets(sell_->host_slice_offsets.begin(),
+                                            sell_->host_slice_offsets.end());
     void* slice_offsets = this->keep(upload(device, offsets.data(), offsets.size()));
-    void* cols = this->keep(upload(device, sell.col_indices.data(), sell.col_indices.size()));
-    void* values = this->keep(upload(device, sell.values.data(), sell.values.size()));
     if (!this->has_work(m)) return;
     cusparseSpMatDescr_t descr = nullptr;
     SPMVD_CUSPARSE_CHECK(cusparseCreateSlicedEll(
-        &descr, m.rows, m.cols, m.nnz(), sell.slots(), slice_height, slice_offsets, cols, values,
-        CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
-        catalogue_detail::cuda_value_type<Value>()));
+        &descr, m.rows, m.cols, m.nnz(), sell_->slots(), sell_->slice_height, slice_offsets,
+        sell_->col_indices.data(), sell_->values.data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+        CUSPARSE_INDEX_BASE_ZERO, catalogue_detail::cuda_value_type<Value>()));
     this->start(device, descr, CUSPARSE_SPMV_SELL_ALG1);
   }
+
+  // Its own arrays and workspace, and the shared columns and values it multiplies with.
+  std::size_t device_bytes() const noexcept override {
+    return catalogue_detail::CusparseOperator<Value>::device_bytes() + sell_->col_indices.bytes() +
+           sell_->values.bytes();
+  }
+
+ private:
+  std::shared_ptr<const DeviceSellLayout> sell_;
 };
 
 }  // namespace
 
-std::unique_ptr<SpmvOperator> CusparseSellRules::build(const CsrMatrix<double>& matrix,
+std::unique_ptr<SpmvOperator> CusparseSellRules::build(const BuildSource& source,
                                                        Precision precision,
-                                                       const Candidate& candidate, Device& device) {
+                                                       const Candidate& candidate) {
   check_candidate_format("cusparse_sell", kCusparseSellFormatId, candidate);
   const CusparseSellParams params = params_of(candidate);
   check_one_of("cusparse_sell", "slice_height", params.slice_height, kCusparseSellSliceHeights);
   constexpr std::array<std::uint32_t, 1> algorithms{kCusparseSpmvSellAlg1};
   check_one_of("cusparse_sell", "library_algorithm", params.library_algorithm, algorithms);
+  Device& device = source.device();
   check_gpu_device("cusparse_sell", device);
+  // The same arrays as cuda_sell's unsorted candidates of this slice height (shared key).
+  auto sell = shared_device_sell_layout(source, precision, params.slice_height, 1);
   if (precision == Precision::fp32)
-    return std::make_unique<CusparseSellOperator<float>>(matrix, params.slice_height, device);
-  return std::make_unique<CusparseSellOperator<double>>(matrix, params.slice_height, device);
+    return std::make_unique<CusparseSellOperator<float>>(source.host(), std::move(sell), device);
+  return std::make_unique<CusparseSellOperator<double>>(source.host(), std::move(sell), device);
 }
 
 }  // namespace spmvd

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <tuple>
 
+#include "kernels/build_source.hpp"
 #include "kernels/format_rules.hpp"
 
 namespace spmvd {
@@ -48,16 +49,17 @@ class CusparseSellRules final : public FormatRules {
   std::uint64_t device_bytes(const MatrixFeatures& features, Precision precision,
                              const Candidate& candidate) const override;
 
-  // Builds cusparse_sell (cusparse_sell_rules.hpp) on a CUDA device: the unsorted sliced ELL
-  // arrays (common/sell_layout.hpp, cuSPARSE's padding convention) with 32-bit slice offsets
-  // copied once, a cuSPARSE handle on the device stream, the SELL descriptor and the SpMV
-  // workspace created once; apply() is one cusparseSpMV.
+  // Builds cusparse_sell (cusparse_sell_rules.hpp) on the source's CUDA device: the unsorted
+  // sliced ELL arrays (cuSPARSE's padding convention) built on the device from the shared CSR
+  // (common/device_sell.hpp) and shared with cuda_sell's unsorted candidates of the same slice
+  // height, its own 32-bit slice offsets, a cuSPARSE handle on the device stream, the SELL
+  // descriptor and the SpMV workspace created once; apply() is one cusparseSpMV.
   // Throws Error(invalid_argument) for a candidate of another format, a slice height not in
   // kCusparseSellSliceHeights, an algorithm other than SELL ALG1, or more than 2^31 - 1 padded
   // slots; Error(failed_precondition) on a CPU device; Error(resource_exhausted) when memory runs
   // out.
-  static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
-                                             const Candidate& candidate, Device& device);
+  static std::unique_ptr<SpmvOperator> build(const BuildSource& source, Precision precision,
+                                             const Candidate& candidate);
 
   // The candidate's CusparseSellParams; throws Error(invalid_argument) naming the field a stored
   // plan lacks.
