@@ -26,6 +26,8 @@
 #include "kernels/tests/test_matrices.hpp"
 #include "tuner/feature_extraction.hpp"
 
+// The derived arrays are compiled only with CUDA (csr_derived_arrays.cu).
+#if SPMVD_WITH_CUDA
 namespace spmvd {
 namespace {
 
@@ -223,3 +225,4 @@ TEST(CsrSharing, EveryCsrAndCooCandidateBuildsFromTheSourcesOneUpload) {
 
 }  // namespace
 }  // namespace spmvd
+#endif  // SPMVD_WITH_CUDA
