@@ -3,9 +3,11 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "core/error.hpp"
+#include "kernels/build_source.hpp"
 #include "kernels/formats/cpu_csr/cpu_csr_rules.hpp"
 #include "kernels/tests/hand_written.hpp"
 
@@ -46,11 +48,13 @@ CsrMatrix<double> three_by_three() {
   return CsrMatrix<double>{3, 3, {0, 2, 2, 3}, {0, 2, 1}, {1.0, 2.0, 3.0}};
 }
 
+const Candidate kCpuCsr{.format = kCpuCsrFormatId, .params = {}, .launch = {}};
+
 TEST(CpuCsrOperator, MultipliesAHandCheckedMatrix) {
   const auto device = make_cpu_device();
-  const auto op =
-      CpuCsrRules::build(three_by_three(), Precision::fp64,
-                    Candidate{.format = kCpuCsrFormatId, .params = {}, .launch = {}}, *device);
+  const CsrMatrix<double> m = three_by_three();
+  const BuildSource source(m, *device);
+  const auto op = CpuCsrRules::build(source, Precision::fp64, kCpuCsr);
   const std::vector<double> x{1.0, 2.0, 3.0};
   std::vector<double> y{10.0, 20.0, 30.0};
   op->apply(x.data(), y.data(), 2.0, 0.5);  // host memory is device memory on the CPU
@@ -60,9 +64,9 @@ TEST(CpuCsrOperator, MultipliesAHandCheckedMatrix) {
 
 TEST(CpuCsrOperator, IgnoresNanInYWhenBetaIsZero) {
   const auto device = make_cpu_device();
-  const auto op =
-      CpuCsrRules::build(three_by_three(), Precision::fp32,
-                    Candidate{.format = kCpuCsrFormatId, .params = {}, .launch = {}}, *device);
+  const CsrMatrix<double> m = three_by_three();
+  const BuildSource source(m, *device);
+  const auto op = CpuCsrRules::build(source, Precision::fp32, kCpuCsr);
   const std::vector<float> x{1.0F, 2.0F, 3.0F};
   std::vector<float> y(3, std::numeric_limits<float>::quiet_NaN());
   op->apply(x.data(), y.data(), 1.0, 0.0);
@@ -72,14 +76,38 @@ TEST(CpuCsrOperator, IgnoresNanInYWhenBetaIsZero) {
 
 TEST(CpuCsrOperator, RefusesACandidateOfAnotherFormat) {
   const auto device = make_cpu_device();
+  const CsrMatrix<double> m = three_by_three();
+  const BuildSource source(m, *device);
   try {
-    CpuCsrRules::build(three_by_three(), Precision::fp64,
-                  Candidate{.format = FormatId{2}, .params = {}, .launch = {}}, *device);
+    CpuCsrRules::build(source, Precision::fp64,
+                       Candidate{.format = FormatId{2}, .params = {}, .launch = {}});
     FAIL() << "built from another format's candidate";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
     EXPECT_THAT(e.what(), HasSubstr("cpu_csr: candidate of format id 2"));
   }
+  EXPECT_FALSE(source.has_device_csr(Precision::fp64)) << "uploaded for a refused candidate";
+}
+
+TEST(CpuCsrOperator, SharesTheSourcesCsrAndOutlivesTheSource) {
+  const auto device = make_cpu_device();
+  const CsrMatrix<double> m = three_by_three();
+  std::unique_ptr<SpmvOperator> first;
+  std::unique_ptr<SpmvOperator> second;
+  {
+    const BuildSource source(m, *device);
+    first = CpuCsrRules::build(source, Precision::fp32, kCpuCsr);
+    second = CpuCsrRules::build(source, Precision::fp32, kCpuCsr);
+    const auto csr = source.device_csr(Precision::fp32);
+    // Both operators multiply over the source's one copy: 2 holders besides this one and the
+    // source's own.
+    EXPECT_EQ(csr.use_count(), 4);
+    EXPECT_EQ(first->device_bytes(), csr->bytes());
+  }
+  const std::vector<float> x{1.0F, 2.0F, 3.0F};
+  std::vector<float> y(3, 0.0F);
+  second->apply(x.data(), y.data(), 1.0, 0.0);  // the source is gone; its CSR is not
+  EXPECT_THAT(y, ElementsAre(7.0F, 0.0F, 6.0F));
 }
 
 }  // namespace

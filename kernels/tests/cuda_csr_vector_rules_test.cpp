@@ -105,11 +105,12 @@ TEST(CudaCsrVectorRules, RejectsAStoredCandidateItWouldNoLongerPropose) {
 TEST(CudaCsrVectorBuilder, RefusesThreadsPerRowWithoutACompiledKernel) {
   const auto cpu = make_cpu_device();
   const CsrMatrix<double> m{1, 1, {0, 1}, {0}, {1.0}};
+  const BuildSource source(m, *cpu);
   const Candidate bad{.format = kCudaCsrVectorFormatId,
                       .params = {},
                       .launch = {.block_size = 256, .threads_per_row = 3, .grid_size = 1}};
   try {
-    CudaCsrVectorRules::build(m, Precision::fp64, bad, *cpu);
+    CudaCsrVectorRules::build(source, Precision::fp64, bad);
     FAIL() << "built threads_per_row 3";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
@@ -120,11 +121,12 @@ TEST(CudaCsrVectorBuilder, RefusesThreadsPerRowWithoutACompiledKernel) {
 TEST(CudaCsrVectorBuilder, RefusesTheCpuDevice) {
   const auto cpu = make_cpu_device();
   const CsrMatrix<double> m{1, 1, {0, 1}, {0}, {1.0}};
+  const BuildSource source(m, *cpu);
   const Candidate good{.format = kCudaCsrVectorFormatId,
                        .params = {},
                        .launch = {.block_size = 256, .threads_per_row = 2, .grid_size = 1}};
   try {
-    CudaCsrVectorRules::build(m, Precision::fp64, good, *cpu);
+    CudaCsrVectorRules::build(source, Precision::fp64, good);
     FAIL() << "built a GPU format on the CPU device";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::failed_precondition);

@@ -73,10 +73,10 @@ TEST(CusparseCsrRules, RefusesStoredParamsOfAnotherShapeNamingTheField) {
 TEST(CusparseCsrBuilder, RefusesParamsOfAnotherShapeNamingTheField) {
   const auto cpu = make_cpu_device();
   const CsrMatrix<double> m{1, 1, {0, 1}, {0}, {1.0}};
+  const BuildSource source(m, *cpu);
   try {
-    CusparseCsrRules::build(m, Precision::fp64,
-                            Candidate{.format = kCusparseCsrFormatId, .params = {}, .launch = {}},
-                            *cpu);
+    CusparseCsrRules::build(source, Precision::fp64,
+                            Candidate{.format = kCusparseCsrFormatId, .params = {}, .launch = {}});
     FAIL() << "built without an algorithm";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
@@ -87,13 +87,13 @@ TEST(CusparseCsrBuilder, RefusesParamsOfAnotherShapeNamingTheField) {
 TEST(CusparseCsrBuilder, RefusesAnAlgorithmThatIsNotACsrOne) {
   const auto cpu = make_cpu_device();
   const CsrMatrix<double> m{1, 1, {0, 1}, {0}, {1.0}};
+  const BuildSource source(m, *cpu);
   try {
     CusparseCsrRules::build(
-        m, Precision::fp64,
+        source, Precision::fp64,
         Candidate{.format = kCusparseCsrFormatId,
                   .params = FieldSet::of(CusparseCsrParams{.library_algorithm = 1}),
-                  .launch = {}},
-        *cpu);
+                  .launch = {}});
     FAIL() << "built with the COO algorithm";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::invalid_argument);

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/csr_matrix.hpp"
@@ -60,9 +61,9 @@ class CusparseSpmv {
   DeviceBuffer workspace_;
 };
 
-// The operator of a cuSPARSE format whose multiply is one cusparseSpMV over arrays uploaded at
-// build. The derived constructor keeps its arrays (keep) and, where the matrix has work, hands
-// start the descriptor over them; a shape without work is never handed to cuSPARSE: y = beta*y
+// The operator of a cuSPARSE format whose multiply is one cusparseSpMV over arrays made at
+// build. The derived constructor keeps its own arrays (keep) and holds shared ones (hold) and,
+// where the matrix has work, hands start the descriptor over them; a shape without work is never handed to cuSPARSE: y = beta*y
 // is all there is.
 template <typename Value>
 class CusparseOperator : public SpmvOperator {
@@ -75,7 +76,7 @@ class CusparseOperator : public SpmvOperator {
 
   Precision precision() const noexcept override { return precision_of<Value>(); }
   std::size_t device_bytes() const noexcept override {
-    std::size_t bytes = spmv_ ? spmv_->workspace_bytes() : 0;
+    std::size_t bytes = (spmv_ ? spmv_->workspace_bytes() : 0) + shared_bytes_;
     for (const DeviceBuffer& array : arrays_) bytes += array.bytes();
     return bytes;
   }
@@ -92,6 +93,13 @@ class CusparseOperator : public SpmvOperator {
     arrays_.push_back(std::move(array));
     return arrays_.back().data();
   }
+  // Keeps arrays shared with other operators of the matrix (the source's device CSR, a shared
+  // layout: kernels/build_source.hpp) for the operator's lifetime; `bytes` of them are the
+  // operator's own arrays in device_bytes().
+  void hold(std::shared_ptr<const void> shared, std::size_t bytes) {
+    shared_.push_back(std::move(shared));
+    shared_bytes_ += bytes;
+  }
   void start(Device& device, cusparseSpMatDescr_t descr, cusparseSpMVAlg_t algorithm) {
     spmv_.emplace(device, CusparseSpMatPtr(descr), cols_, rows_, cuda_value_type<Value>(),
                   algorithm);
@@ -102,6 +110,8 @@ class CusparseOperator : public SpmvOperator {
   std::int64_t cols_;
   cudaStream_t stream_;
   std::vector<DeviceBuffer> arrays_;
+  std::vector<std::shared_ptr<const void>> shared_;
+  std::size_t shared_bytes_ = 0;
   std::optional<CusparseSpmv> spmv_;  // declared last: destroyed first
 };
 

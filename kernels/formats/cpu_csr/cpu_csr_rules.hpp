@@ -2,6 +2,7 @@
 // CSR on the host, multiplied with oneTBB: the backend when no GPU is present. One candidate
 // (no launch parameters): TBB chooses the row ranges.
 
+#include "kernels/build_source.hpp"
 #include "kernels/format_rules.hpp"
 
 namespace spmvd {
@@ -25,13 +26,14 @@ class CpuCsrRules final : public FormatRules {
   std::uint64_t device_bytes(const MatrixFeatures& features, Precision precision,
                              const Candidate& candidate) const override;
 
-  // Builds cpu_csr (kernels/formats/cpu_csr/cpu_csr_rules.hpp) on a CPU device: the arrays are
-  // copied into the device's (host) memory and apply() runs y = alpha*A*x + beta*y with oneTBB,
+  // Builds cpu_csr (kernels/formats/cpu_csr/cpu_csr_rules.hpp) on source.device(), a CPU device:
+  // its arrays are the source's CSR in the device's (host) memory in `precision`
+  // (source.device_csr), shared, not copied; apply() runs y = alpha*A*x + beta*y with oneTBB,
   // synchronously, on the calling thread and TBB's workers.
   // Throws Error(failed_precondition) on a GPU device, Error(invalid_argument) for a candidate of
   // another format.
-  static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
-                                             const Candidate& candidate, Device& device);
+  static std::unique_ptr<SpmvOperator> build(const BuildSource& source, Precision precision,
+                                             const Candidate& candidate);
 };
 
 }  // namespace spmvd

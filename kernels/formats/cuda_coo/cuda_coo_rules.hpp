@@ -12,6 +12,7 @@
 #include <array>
 #include <cstdint>
 
+#include "kernels/build_source.hpp"
 #include "kernels/format_rules.hpp"
 
 namespace spmvd {
@@ -42,14 +43,16 @@ class CudaCooRules final : public FormatRules {
   static std::uint32_t grid_size(std::int64_t entries, std::uint32_t block_size,
                                  std::uint32_t entries_per_thread);
 
-  // Builds cuda_coo (cuda_coo_rules.hpp) on a CUDA device: the row-sorted COO arrays
-  // (common/coo_layout.hpp) copied once; apply() runs y = beta*y, then the segmented-reduction
+  // Builds cuda_coo (cuda_coo_rules.hpp) on source.device(), a CUDA device: the row-sorted COO
+  // arrays are the source's device CSR columns and values (shared, not copied) and 32-bit row
+  // indices expanded from its offsets on the device, once per source
+  // (common/csr_derived_arrays.hpp); apply() runs y = beta*y, then the segmented-reduction
   // kernel (common/segmented_coo_kernel.cuh) on the device stream.
   // Throws Error(invalid_argument) for a candidate of another format, a block size not in
-  // kCooBlockSizes or grid_size 0; Error(failed_precondition) on a CPU device;
+  // kCooBlockSizes, grid_size 0 or rows >= 2^31; Error(failed_precondition) on a CPU device;
   // Error(resource_exhausted) when device memory runs out.
-  static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
-                                             const Candidate& candidate, Device& device);
+  static std::unique_ptr<SpmvOperator> build(const BuildSource& source, Precision precision,
+                                             const Candidate& candidate);
 };
 
 }  // namespace spmvd

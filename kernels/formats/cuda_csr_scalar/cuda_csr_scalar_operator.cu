@@ -1,9 +1,10 @@
+#include <memory>
 #include <string>
+#include <utility>
 
 #include "core/error.hpp"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/formats/common/builder_checks.hpp"
-#include "kernels/formats/common/device_csr.hpp"
 #include "kernels/formats/common/spmv_device.cuh"
 #include "kernels/formats/cuda_csr_scalar/cuda_csr_scalar_rules.hpp"
 
@@ -30,46 +31,48 @@ __global__ void csr_scalar_kernel(std::int64_t rows, const std::int64_t* __restr
 template <typename Value>
 class CudaCsrScalarOperator final : public SpmvOperator {
  public:
-  CudaCsrScalarOperator(const CsrMatrix<double>& m, const LaunchConfig& launch, Device& device)
-      : rows_(m.rows),
+  CudaCsrScalarOperator(std::shared_ptr<const DeviceCsrArrays> csr, const LaunchConfig& launch,
+                        const Device& device)
+      : rows_(csr->rows),
         launch_(launch),
         stream_(static_cast<cudaStream_t>(device.native_stream())),
-        csr_(device, m) {}
+        csr_(std::move(csr)) {}
 
   void apply(const void* x, void* y, double alpha, double beta) override {
     if (rows_ == 0) return;
     csr_scalar_kernel<Value><<<launch_.grid_size, launch_.block_size, 0, stream_>>>(
-        rows_, csr_.row_offsets.template as<const std::int64_t>(),
-        csr_.col_indices.template as<const std::int32_t>(), csr_.values.template as<const Value>(),
+        rows_, csr_->row_offsets.as<const std::int64_t>(),
+        csr_->col_indices.as<const std::int32_t>(), csr_->values.as<const Value>(),
         static_cast<const Value*>(x), static_cast<Value*>(y), static_cast<Value>(alpha),
         static_cast<Value>(beta));
     SPMVD_CUDA_CHECK_LAUNCH();
   }
 
   Precision precision() const noexcept override { return precision_of<Value>(); }
-  std::size_t device_bytes() const noexcept override { return csr_.bytes(); }
+  std::size_t device_bytes() const noexcept override { return csr_->bytes(); }
 
  private:
   std::int64_t rows_;
   LaunchConfig launch_;
   cudaStream_t stream_;
-  DeviceCsr<Value> csr_;
+  std::shared_ptr<const DeviceCsrArrays> csr_;  // the source's, shared
 };
 
 }  // namespace
 
-std::unique_ptr<SpmvOperator> CudaCsrScalarRules::build(const CsrMatrix<double>& matrix,
+std::unique_ptr<SpmvOperator> CudaCsrScalarRules::build(const BuildSource& source,
                                                         Precision precision,
-                                                        const Candidate& candidate,
-                                                        Device& device) {
+                                                        const Candidate& candidate) {
   const LaunchConfig& launch = candidate.launch;
   check_candidate_format("cuda_csr_scalar", kCudaCsrScalarFormatId, candidate);
   check_one_of("cuda_csr_scalar", "block_size", launch.block_size, kCsrScalarBlockSizes);
   if (launch.grid_size == 0) throw_invalid("cuda_csr_scalar: grid_size is 0");
-  check_gpu_device("cuda_csr_scalar", device);
+  check_gpu_device("cuda_csr_scalar", source.device());
   if (precision == Precision::fp32)
-    return std::make_unique<CudaCsrScalarOperator<float>>(matrix, launch, device);
-  return std::make_unique<CudaCsrScalarOperator<double>>(matrix, launch, device);
+    return std::make_unique<CudaCsrScalarOperator<float>>(source.device_csr(precision), launch,
+                                                          source.device());
+  return std::make_unique<CudaCsrScalarOperator<double>>(source.device_csr(precision), launch,
+                                                         source.device());
 }
 
 }  // namespace spmvd

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 
+#include "kernels/build_source.hpp"
 #include "kernels/format_rules.hpp"
 
 namespace spmvd {
@@ -31,14 +32,15 @@ class CudaCsrScalarRules final : public FormatRules {
   std::uint64_t device_bytes(const MatrixFeatures& features, Precision precision,
                              const Candidate& candidate) const override;
 
-  // Builds cuda_csr_scalar (cuda_csr_scalar_rules.hpp) on a CUDA device: int64 row offsets, int32
-  // column indices and the values (converted to `precision`) copied to the device once; apply()
-  // launches one thread per row on the device stream.
+  // Builds cuda_csr_scalar (cuda_csr_scalar_rules.hpp) on source.device(), a CUDA device: its
+  // arrays are the source's device CSR in `precision` (source.device_csr, int64 row offsets,
+  // int32 column indices, values), shared, not copied: the build uploads only what the source
+  // has not uploaded yet. apply() launches one thread per row on the device stream.
   // Throws Error(invalid_argument) for a candidate of another format, a block size not in
   // kCsrScalarBlockSizes or grid_size 0; Error(failed_precondition) on a CPU device;
   // Error(resource_exhausted) when device memory runs out.
-  static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
-                                             const Candidate& candidate, Device& device);
+  static std::unique_ptr<SpmvOperator> build(const BuildSource& source, Precision precision,
+                                             const Candidate& candidate);
 };
 
 }  // namespace spmvd

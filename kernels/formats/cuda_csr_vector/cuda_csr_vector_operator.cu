@@ -1,10 +1,11 @@
 #include <algorithm>
+#include <memory>
 #include <string>
+#include <utility>
 
 #include "core/error.hpp"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/formats/common/builder_checks.hpp"
-#include "kernels/formats/common/device_csr.hpp"
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_kernel.cuh"
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
 
@@ -14,11 +15,12 @@ namespace {
 template <typename Value>
 class CudaCsrVectorOperator final : public SpmvOperator {
  public:
-  CudaCsrVectorOperator(const CsrMatrix<double>& m, const LaunchConfig& launch, Device& device)
-      : rows_(m.rows),
+  CudaCsrVectorOperator(std::shared_ptr<const DeviceCsrArrays> csr, const LaunchConfig& launch,
+                        const Device& device)
+      : rows_(csr->rows),
         launch_(launch),
         stream_(static_cast<cudaStream_t>(device.native_stream())),
-        csr_(device, m) {}
+        csr_(std::move(csr)) {}
 
   void apply(const void* x, void* y, double alpha, double beta) override {
     if (rows_ == 0) return;
@@ -41,24 +43,24 @@ class CudaCsrVectorOperator final : public SpmvOperator {
   }
 
   Precision precision() const noexcept override { return precision_of<Value>(); }
-  std::size_t device_bytes() const noexcept override { return csr_.bytes(); }
+  std::size_t device_bytes() const noexcept override { return csr_->bytes(); }
 
  private:
   template <int ThreadsPerRow>
   void launch(const void* x, void* y, double alpha, double beta) {
     csr_vector_detail::csr_vector_kernel<Value, ThreadsPerRow>
         <<<launch_.grid_size, launch_.block_size, 0, stream_>>>(
-            rows_, csr_.row_offsets.template as<const std::int64_t>(),
-            csr_.col_indices.template as<const std::int32_t>(),
-            csr_.values.template as<const Value>(), static_cast<const Value*>(x),
-            static_cast<Value*>(y), static_cast<Value>(alpha), static_cast<Value>(beta));
+            rows_, csr_->row_offsets.as<const std::int64_t>(),
+            csr_->col_indices.as<const std::int32_t>(), csr_->values.as<const Value>(),
+            static_cast<const Value*>(x), static_cast<Value*>(y), static_cast<Value>(alpha),
+            static_cast<Value>(beta));
     SPMVD_CUDA_CHECK_LAUNCH();
   }
 
   std::int64_t rows_;
   LaunchConfig launch_;
   cudaStream_t stream_;
-  DeviceCsr<Value> csr_;
+  std::shared_ptr<const DeviceCsrArrays> csr_;  // the source's, shared
 };
 
 bool contains(const auto& list, std::uint32_t value) {
@@ -67,10 +69,9 @@ bool contains(const auto& list, std::uint32_t value) {
 
 }  // namespace
 
-std::unique_ptr<SpmvOperator> CudaCsrVectorRules::build(const CsrMatrix<double>& matrix,
+std::unique_ptr<SpmvOperator> CudaCsrVectorRules::build(const BuildSource& source,
                                                         Precision precision,
-                                                        const Candidate& candidate,
-                                                        Device& device) {
+                                                        const Candidate& candidate) {
   const LaunchConfig& launch = candidate.launch;
   check_candidate_format("cuda_csr_vector", kCudaCsrVectorFormatId, candidate);
   if (!contains(kCsrVectorThreadsPerRow, launch.threads_per_row))
@@ -81,10 +82,12 @@ std::unique_ptr<SpmvOperator> CudaCsrVectorRules::build(const CsrMatrix<double>&
     throw_invalid("cuda_csr_vector: block_size " + std::to_string(launch.block_size) +
                   " is not one of 128, 256, 512");
   if (launch.grid_size == 0) throw_invalid("cuda_csr_vector: grid_size is 0");
-  check_gpu_device("cuda_csr_vector", device);
+  check_gpu_device("cuda_csr_vector", source.device());
   if (precision == Precision::fp32)
-    return std::make_unique<CudaCsrVectorOperator<float>>(matrix, launch, device);
-  return std::make_unique<CudaCsrVectorOperator<double>>(matrix, launch, device);
+    return std::make_unique<CudaCsrVectorOperator<float>>(source.device_csr(precision), launch,
+                                                          source.device());
+  return std::make_unique<CudaCsrVectorOperator<double>>(source.device_csr(precision), launch,
+                                                         source.device());
 }
 
 }  // namespace spmvd

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 
+#include "kernels/build_source.hpp"
 #include "kernels/format_rules.hpp"
 
 namespace spmvd {
@@ -39,14 +40,16 @@ class CudaCsrVectorRules final : public FormatRules {
   static std::uint32_t grid_size(std::int64_t rows, std::uint32_t threads_per_row,
                                  std::uint32_t block_size, const DeviceInfo& device);
 
-  // Builds cuda_csr_vector (cuda_csr_vector_rules.hpp) on a CUDA device: int64 row offsets,
-  // int32 column indices and the values (converted to `precision`) copied to the device once;
-  // apply() launches the kernel variant for the candidate's threads_per_row on the device stream.
+  // Builds cuda_csr_vector (cuda_csr_vector_rules.hpp) on source.device(), a CUDA device: its
+  // arrays are the source's device CSR in `precision` (source.device_csr, int64 row offsets,
+  // int32 column indices, values), shared, not copied: the build uploads only what the source
+  // has not uploaded yet. apply() launches the kernel variant for the candidate's
+  // threads_per_row on the device stream.
   // Throws Error(invalid_argument) when the candidate is not a compiled variant of this format
   // (threads_per_row, block_size) or has grid_size 0, Error(failed_precondition) on a CPU device,
   // Error(resource_exhausted) when device memory runs out.
-  static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
-                                             const Candidate& candidate, Device& device);
+  static std::unique_ptr<SpmvOperator> build(const BuildSource& source, Precision precision,
+                                             const Candidate& candidate);
 };
 
 }  // namespace spmvd

@@ -1,10 +1,12 @@
 #include <array>
+#include <memory>
 #include <string>
+#include <utility>
 
 #include "core/error.hpp"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/formats/common/builder_checks.hpp"
-#include "kernels/formats/common/coo_layout.hpp"
+#include "kernels/formats/common/csr_derived_arrays.hpp"
 #include "kernels/formats/common/cusparse_spmv.cuh"
 #include "kernels/formats/cusparse_coo/cusparse_coo_rules.hpp"
 
@@ -18,12 +20,17 @@ namespace {
 template <typename Value>
 class CusparseCooOperator final : public catalogue_detail::CusparseOperator<Value> {
  public:
-  CusparseCooOperator(const CsrMatrix<double>& m, cusparseSpMVAlg_t algorithm, Device& device)
+  // COO in CSR order: the CSR's own columns and values, and row indices expanded from its
+  // offsets on the device (shared with cuda_coo and the other algorithm's candidate).
+  CusparseCooOperator(const CsrMatrix<double>& m, std::shared_ptr<const DeviceCsrArrays> csr,
+                      std::shared_ptr<const DeviceBuffer> row_indices, cusparseSpMVAlg_t algorithm,
+                      Device& device)
       : catalogue_detail::CusparseOperator<Value>(m, device) {
-    const CooLayout<Value> coo = make_coo_layout<Value>(m);
-    void* rows = this->keep(upload(device, coo.row_indices.data(), coo.row_indices.size()));
-    void* cols = this->keep(upload(device, coo.col_indices.data(), coo.col_indices.size()));
-    void* values = this->keep(upload(device, coo.values.data(), coo.values.size()));
+    void* rows = row_indices->data();
+    void* cols = csr->col_indices.data();
+    void* values = csr->values.data();
+    this->hold(row_indices, row_indices->bytes());
+    this->hold(csr, csr->col_indices.bytes() + csr->values.bytes());
     if (!this->has_work(m)) return;
     cusparseSpMatDescr_t descr = nullptr;
     SPMVD_CUSPARSE_CHECK(cusparseCreateCoo(&descr, m.rows, m.cols, m.nnz(), rows, cols, values,
@@ -35,21 +42,26 @@ class CusparseCooOperator final : public catalogue_detail::CusparseOperator<Valu
 
 }  // namespace
 
-std::unique_ptr<SpmvOperator> CusparseCooRules::build(const CsrMatrix<double>& matrix,
+std::unique_ptr<SpmvOperator> CusparseCooRules::build(const BuildSource& source,
                                                       Precision precision,
-                                                      const Candidate& candidate, Device& device) {
+                                                      const Candidate& candidate) {
   check_candidate_format("cusparse_coo", kCusparseCooFormatId, candidate);
   const CusparseCooParams params = params_of(candidate);
   constexpr std::array<std::uint32_t, 2> algorithms{kCusparseSpmvCooAlg1, kCusparseSpmvCooAlg2};
   check_one_of("cusparse_coo", "library_algorithm", params.library_algorithm, algorithms);
+  const CsrMatrix<double>& matrix = source.host();
   if (matrix.nnz() > kMaxDimension)
     throw_invalid("cusparse_coo: " + std::to_string(matrix.nnz()) +
                   " entries exceed the 32-bit COO indices");
-  check_gpu_device("cusparse_coo", device);
+  check_gpu_device("cusparse_coo", source.device());
   const auto algorithm = static_cast<cusparseSpMVAlg_t>(params.library_algorithm);
+  std::shared_ptr<const DeviceCsrArrays> csr = source.device_csr(precision);
+  std::shared_ptr<const DeviceBuffer> row_indices = shared_row_indices(source, *csr);
   if (precision == Precision::fp32)
-    return std::make_unique<CusparseCooOperator<float>>(matrix, algorithm, device);
-  return std::make_unique<CusparseCooOperator<double>>(matrix, algorithm, device);
+    return std::make_unique<CusparseCooOperator<float>>(
+        matrix, std::move(csr), std::move(row_indices), algorithm, source.device());
+  return std::make_unique<CusparseCooOperator<double>>(
+      matrix, std::move(csr), std::move(row_indices), algorithm, source.device());
 }
 
 }  // namespace spmvd

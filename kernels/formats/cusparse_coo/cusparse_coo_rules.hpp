@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <tuple>
 
+#include "kernels/build_source.hpp"
 #include "kernels/format_rules.hpp"
 
 namespace spmvd {
@@ -42,14 +43,16 @@ class CusparseCooRules final : public FormatRules {
   std::uint64_t device_bytes(const MatrixFeatures& features, Precision precision,
                              const Candidate& candidate) const override;
 
-  // Builds cusparse_coo (cusparse_coo_rules.hpp) on a CUDA device: the COO arrays
-  // (common/coo_layout.hpp) copied once, a cuSPARSE handle on the device stream, the COO
-  // descriptor and the SpMV workspace created once; apply() is one cusparseSpMV.
+  // Builds cusparse_coo (cusparse_coo_rules.hpp) on source.device(), a CUDA device: the COO
+  // arrays are the source's device CSR columns and values (shared, not copied) and 32-bit row
+  // indices expanded from its offsets on the device, once per source
+  // (common/csr_derived_arrays.hpp); a cuSPARSE handle on the device stream, the COO descriptor
+  // and the SpMV workspace are created once; apply() is one cusparseSpMV.
   // Throws Error(invalid_argument) for a candidate of another format or an algorithm other than
   // COO ALG1/ALG2, nnz >= 2^31; Error(failed_precondition) on a CPU device;
   // Error(resource_exhausted) when device memory runs out.
-  static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
-                                             const Candidate& candidate, Device& device);
+  static std::unique_ptr<SpmvOperator> build(const BuildSource& source, Precision precision,
+                                             const Candidate& candidate);
 
   // The candidate's CusparseCooParams; throws Error(invalid_argument) naming the field a stored
   // plan lacks.

@@ -2,12 +2,13 @@
 #include <memory>
 #include <string>
 #include <type_traits>
-#include <vector>
+#include <utility>
 
 #include "core/error.hpp"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/host_log.hpp"
 #include "kernels/formats/common/builder_checks.hpp"
+#include "kernels/formats/common/csr_derived_arrays.hpp"
 #include "kernels/formats/cusparse_csr/cusparse_csr_rules.hpp"
 
 namespace spmvd {
@@ -65,25 +66,30 @@ __global__ void scale_kernel(std::int64_t rows, Value* __restrict__ y, Value bet
 template <typename Value>
 class CusparseCsrOperator final : public SpmvOperator {
  public:
-  CusparseCsrOperator(const CsrMatrix<double>& m, cusparseSpMVAlg_t algorithm, Device& device)
-      : rows_(m.rows),
-        cols_(m.cols),
-        nnz_(m.nnz()),
+  // cuSPARSE wants one index type for offsets and columns. While nnz fits 32 bits: the
+  // source's int64 offsets narrowed on the device (shared by ALG1 and ALG2) with its own
+  // columns and values; otherwise its offsets and values with its columns widened on the device.
+  CusparseCsrOperator(const BuildSource& source, cusparseSpMVAlg_t algorithm)
+      : rows_(source.host().rows),
+        cols_(source.host().cols),
+        nnz_(source.host().nnz()),
         algorithm_(algorithm),
-        stream_(static_cast<cudaStream_t>(device.native_stream())) {
-    const std::vector<Value> values(m.values.begin(), m.values.end());
-    values_ = upload(device, values.data(), values.size());
-    // cuSPARSE wants one index type for offsets and columns: 32-bit while nnz fits.
+        stream_(static_cast<cudaStream_t>(source.device().native_stream())),
+        csr_(source.device_csr(precision_of<Value>())) {
+    Device& device = source.device();
+    void* values = csr_->values.data();
+    void* row_offsets = nullptr;
+    void* col_indices = nullptr;
     cusparseIndexType_t index_type = CUSPARSE_INDEX_32I;
     if (CusparseCsrRules::index_bytes(nnz_) == 4) {
-      const std::vector<std::int32_t> offsets(m.row_offsets.begin(), m.row_offsets.end());
-      row_offsets_ = upload(device, offsets.data(), offsets.size());
-      col_indices_ = upload(device, m.col_indices.data(), m.col_indices.size());
+      converted_ = shared_row_offsets32(source, *csr_);
+      row_offsets = converted_->data();
+      col_indices = csr_->col_indices.data();
     } else {
       index_type = CUSPARSE_INDEX_64I;
-      const std::vector<std::int64_t> columns(m.col_indices.begin(), m.col_indices.end());
-      row_offsets_ = upload(device, m.row_offsets.data(), m.row_offsets.size());
-      col_indices_ = upload(device, columns.data(), columns.size());
+      converted_ = shared_col_indices64(source, *csr_);
+      row_offsets = csr_->row_offsets.data();
+      col_indices = converted_->data();
     }
     // cuSPARSE is not handed shapes without work (no rows, columns or entries): there
     // y = beta*y is all there is, done by scale_kernel.
@@ -94,9 +100,9 @@ class CusparseCsrOperator final : public SpmvOperator {
     handle_.reset(handle);
     SPMVD_CUSPARSE_CHECK(cusparseSetStream(handle, stream_));
     cusparseSpMatDescr_t matrix = nullptr;
-    SPMVD_CUSPARSE_CHECK(cusparseCreateCsr(
-        &matrix, rows_, cols_, nnz_, row_offsets_.data(), col_indices_.data(), values_.data(),
-        index_type, index_type, CUSPARSE_INDEX_BASE_ZERO, value_type<Value>()));
+    SPMVD_CUSPARSE_CHECK(cusparseCreateCsr(&matrix, rows_, cols_, nnz_, row_offsets, col_indices,
+                                           values, index_type, index_type, CUSPARSE_INDEX_BASE_ZERO,
+                                           value_type<Value>()));
     matrix_.reset(matrix);
 
     // Workspace sizing and preprocessing need vector descriptors with real storage; these
@@ -142,7 +148,11 @@ class CusparseCsrOperator final : public SpmvOperator {
 
   Precision precision() const noexcept override { return precision_of<Value>(); }
   std::size_t device_bytes() const noexcept override {
-    return row_offsets_.bytes() + col_indices_.bytes() + values_.bytes() + workspace_.bytes();
+    // The arrays the descriptor names: the converted one and the two of the CSR it shares.
+    const std::size_t shared = CusparseCsrRules::index_bytes(nnz_) == 4
+                                   ? csr_->col_indices.bytes() + csr_->values.bytes()
+                                   : csr_->row_offsets.bytes() + csr_->values.bytes();
+    return converted_->bytes() + shared + workspace_.bytes();
   }
 
  private:
@@ -162,9 +172,8 @@ class CusparseCsrOperator final : public SpmvOperator {
   std::int64_t nnz_;
   cusparseSpMVAlg_t algorithm_;
   cudaStream_t stream_;
-  DeviceBuffer row_offsets_;
-  DeviceBuffer col_indices_;
-  DeviceBuffer values_;
+  std::shared_ptr<const DeviceCsrArrays> csr_;     // the source's, shared
+  std::shared_ptr<const DeviceBuffer> converted_;  // int32 offsets or int64 columns, shared
   DeviceBuffer workspace_;
   // Declared after the buffers so they are destroyed before them.
   HandlePtr handle_;
@@ -173,20 +182,20 @@ class CusparseCsrOperator final : public SpmvOperator {
 
 }  // namespace
 
-std::unique_ptr<SpmvOperator> CusparseCsrRules::build(const CsrMatrix<double>& matrix,
+std::unique_ptr<SpmvOperator> CusparseCsrRules::build(const BuildSource& source,
                                                       Precision precision,
-                                                      const Candidate& candidate, Device& device) {
+                                                      const Candidate& candidate) {
   check_candidate_format("cusparse_csr", kCusparseCsrFormatId, candidate);
   const CusparseCsrParams params = params_of(candidate);
   const std::uint32_t algorithm = params.library_algorithm;
   if (algorithm != kCusparseSpmvCsrAlg1 && algorithm != kCusparseSpmvCsrAlg2)
     throw_invalid("cusparse_csr: library_algorithm " + std::to_string(algorithm) +
                   " is not CUSPARSE_SPMV_CSR_ALG1 (2) or CUSPARSE_SPMV_CSR_ALG2 (3)");
-  check_gpu_device("cusparse_csr", device);
+  check_gpu_device("cusparse_csr", source.device());
   const auto alg = static_cast<cusparseSpMVAlg_t>(algorithm);
   if (precision == Precision::fp32)
-    return std::make_unique<CusparseCsrOperator<float>>(matrix, alg, device);
-  return std::make_unique<CusparseCsrOperator<double>>(matrix, alg, device);
+    return std::make_unique<CusparseCsrOperator<float>>(source, alg);
+  return std::make_unique<CusparseCsrOperator<double>>(source, alg);
 }
 
 }  // namespace spmvd

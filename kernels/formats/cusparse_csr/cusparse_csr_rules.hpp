@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <tuple>
 
+#include "kernels/build_source.hpp"
 #include "kernels/format_rules.hpp"
 
 namespace spmvd {
@@ -48,13 +49,17 @@ class CusparseCsrRules final : public FormatRules {
   // The workspace bound used by device_bytes.
   static std::uint64_t workspace_bound_bytes(std::int64_t rows) noexcept;
 
-  // Builds cusparse_csr (cusparse_csr_rules.hpp) on a CUDA device. Build uploads the CSR arrays,
-  // creates a cuSPARSE handle bound to the device stream and the CSR descriptor, allocates the
-  // SpMV workspace once and runs cusparseSpMV_preprocess once; apply() is one cusparseSpMV.
+  // Builds cusparse_csr (cusparse_csr_rules.hpp) on source.device(), a CUDA device, from the
+  // source's device CSR in `precision` (shared, not copied): while nnz < 2^31 its columns and
+  // values with its offsets narrowed to 32 bits on the device, else its offsets and values with
+  // its columns widened to 64 bits on the device, the converted array made once per source
+  // (common/csr_derived_arrays.hpp: ALG1 and ALG2 share it). Creates a cuSPARSE handle bound to
+  // the device stream and the CSR descriptor, allocates the SpMV workspace once and runs
+  // cusparseSpMV_preprocess once; apply() is one cusparseSpMV.
   // Throws Error(invalid_argument) for an algorithm other than CSR ALG1/ALG2,
   // Error(failed_precondition) on a CPU device, Error(resource_exhausted) when memory runs out.
-  static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
-                                             const Candidate& candidate, Device& device);
+  static std::unique_ptr<SpmvOperator> build(const BuildSource& source, Precision precision,
+                                             const Candidate& candidate);
 
   // The candidate's CusparseCsrParams; throws Error(invalid_argument) naming the field a stored
   // plan lacks.
