@@ -80,6 +80,7 @@ stage_daemon() {
   summary+=("spmvctl: model show $(wc -l < "$OUT/spmvctl_model_show.txt") lines, $(ls /tmp/daemon-plots 2>/dev/null | wc -l) plots, $(($(wc -l < "$OUT/spmvctl_plans.txt") - 1)) plans")
   grep -E "calibrat|models" "$log" | head -n 12
   kill -TERM $pid; wait $pid; local rc=$?
+  cp "$db" "$OUT/plans-calibrated.db"  # its calibration, for a later tuner-live (LIVE_DB)
   summary+=("daemon: SIGTERM exit $rc; spmv run exits: $(grep -c '^exit 0' "$runs") ok of $(grep -c '^exit' "$runs"); cache hits $(grep -c 'cache:     hit' "$runs")")
   grep -E "^==|first:|plan:|cache:|check:" "$runs" | paste - - - - - | cut -c1-260
 }
@@ -148,7 +149,8 @@ start_daemon() {
 }
 
 stage_tuner-live() {
-  local dir=/tmp/live db=/tmp/spmvd-plans.db
+  # The database of an earlier daemon stage (LIVE_DB, e.g. carried in), for its calibration.
+  local dir=/tmp/live db=${LIVE_DB:-/tmp/spmvd-plans.db}
   rm -rf $dir && mkdir -p $dir/mtx
   matrix_stats --suite "${LIVE_SUITE:-bench/suite_tuner_unseen.txt}" --data-dir "$data/matrices" \
     --write-mtx $dir/mtx --json > $dir/features.json 2> $dir/matrix_stats.err
@@ -170,9 +172,10 @@ stage_tuner-live() {
     done > "$dir/run-$mode.log" 2>&1
     kill -TERM $daemon_pid; wait $daemon_pid
     summary+=("tuner-live $mode: exit $?, runs ok $(grep -c '^exit 0' "$dir/run-$mode.log") of $(grep -c '^exit' "$dir/run-$mode.log"), tuned lines $(grep -c ', tuned ' "$dir/daemon-$mode.log")")
+    # After each mode, so that a run cut short still brings back what it measured.
+    cp "$db" $dir/plans.db
+    tar czf "$OUT/tuner-live.tgz" --exclude live/mtx -C /tmp live
   done
-  cp "$db" $dir/plans.db
-  tar czf "$OUT/tuner-live.tgz" --exclude live/mtx -C /tmp live
   python3 bench/tuner_live.py $dir 2>&1 | head -n 8 || true
 }
 
