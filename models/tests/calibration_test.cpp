@@ -15,6 +15,7 @@
 #include "kernels/formats/cpu_gpu_split/cpu_gpu_split_rules.hpp"
 #include "kernels/formats/cuda_bro_ell/cuda_bro_ell_rules.hpp"
 #include "kernels/formats/cuda_dia/cuda_dia_rules.hpp"
+#include "kernels/formats/cuda_ehyb/cuda_ehyb_rules.hpp"
 #include "kernels/formats/cusparse_bsr/cusparse_bsr_rules.hpp"
 #include "kernels/formats/cuda_coo/cuda_coo_rules.hpp"
 #include "kernels/formats/cuda_csr_scalar/cuda_csr_scalar_rules.hpp"
@@ -312,11 +313,15 @@ TEST(PlanCalibration, FitsAFormatOfferedOnBandsAloneOnBandedSamplesWithItsOwnFea
   FormatRegistry registry = gpu_catalogue();
   registry.add(std::make_unique<CudaDiaRules>(), never_built);
   registry.add(std::make_unique<CudaBroEllRules>(), never_built);
+  // EHYB is offered on bands alone too, but its partition count follows the rows: no one
+  // parameter set fits every sample size, so it gets no record.
+  registry.add(std::make_unique<CudaEhybRules>(), never_built);
   const CalibrationPlan plan =
       plan_calibration(registry, h100_like(), Precision::fp64, {}, fixed_registers(30));
   std::size_t dia = 0;
   for (const PlannedVariant& v : plan.variants) {
     EXPECT_NE(v.format, kCudaBroEllFormatId) << to_string(v.stage);
+    EXPECT_NE(v.format, kCudaEhybFormatId) << to_string(v.stage);
     if (v.format != kCudaDiaFormatId) continue;
     ASSERT_EQ(v.stage, CalibrationStage::format_bytes);  // and no cache_resident repeat
     ++dia;
