@@ -156,6 +156,7 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
     StageSamples measured(plan.variants.size());
     // cache_resident: per variant and sample, what the set fitted so far predicts for it.
     std::vector<std::vector<double>> predicted(plan.variants.size());
+    std::vector<Candidate> first_candidate(plan.variants.size());
     for (std::size_t v = 0; v < plan.variants.size(); ++v) {
       if (plan.variants[v].stage != stage) continue;
       measured[v].resize(plan.variants[v].samples.size());
@@ -219,6 +220,7 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
                        .fitted_so_far = fitted_so_far ? &*fitted_so_far : nullptr});
         predicted[v][s] = axis.predicted_ms;
         measured[v][s] = {axis.x, ms};
+        if (s == 0) first_candidate[v] = candidate;
         ++progress.done;
         if (on_progress) {
           char text[160];
@@ -240,7 +242,11 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
           split_banded(variant, measured[v],
                        spec.fitted_samples ? spec.fitted_samples(variant) : variant.samples.size());
       try {
-        spec.fit({.variant = variant, .ms = measured[v], .predicted = predicted[v], .split = split},
+        spec.fit({.variant = variant,
+                  .ms = measured[v],
+                  .predicted = predicted[v],
+                  .split = split,
+                  .first_candidate = first_candidate[v]},
                  state);
       } catch (const Error& e) {
         throw Error(ErrorCode::internal,

@@ -20,9 +20,6 @@ void plan_cache_resident(const CalibrationOptions& o, CalibrationPlan& plan) {
     if (base.stage != CalibrationStage::csr_vector && base.stage != CalibrationStage::coo &&
         base.stage != CalibrationStage::format_bytes)
       continue;
-    // A bands-only record's format is offered on no random sample (the grid's samples are
-    // random with banded twins): its bytes fit stands uncorrected inside L2.
-    if (base.bands_only) continue;
     PlannedVariant v = base;
     v.stage = CalibrationStage::cache_resident;
     v.base_stage = base.stage;
@@ -36,11 +33,14 @@ void plan_cache_resident(const CalibrationOptions& o, CalibrationPlan& plan) {
       for (const std::int64_t n : axis) out.insert((n + b - 1) / b * b);
       return out;
     };
+    // A bands-only record (its format is offered on no random sample): the grid banded alone,
+    // timed with its own features as its base was; kappa from those, no banded ratio.
     for (const std::int64_t rows : whole_blocks(o.cache_resident_rows))
       for (const std::int64_t length : whole_blocks(o.cache_resident_row_lengths))
-        v.samples.push_back({.rows = rows, .row_length = length, .block_dim = b});
+        v.samples.push_back(
+            {.rows = rows, .row_length = length, .banded = base.bands_only, .block_dim = b});
     // Every grid point again banded: the in-L2 banded ratio (models/cache_resident.hpp).
-    add_banded_twins(v, {}, std::nullopt);
+    if (!base.bands_only) add_banded_twins(v, {}, std::nullopt);
     added.push_back(std::move(v));
   }
   plan.variants.insert(plan.variants.end(), added.begin(), added.end());
@@ -76,7 +76,7 @@ void fit(const VariantMeasurements& m, CalibrationState& state) {
   std::vector<GridSample> grid;
   double largest = 0.0;
   for (std::size_t s = 0; s < variant.samples.size(); ++s) {
-    if (variant.samples[s].banded) continue;
+    if (variant.samples[s].banded && !variant.bands_only) continue;
     const double p = m.predicted[s];
     grid.push_back({.width = static_cast<double>(variant.samples[s].row_length),
                     .rows = static_cast<double>(variant.samples[s].rows),
@@ -93,9 +93,13 @@ void fit(const VariantMeasurements& m, CalibrationState& state) {
                                                                : fit_log_grid(split.banded_grid),
                             .largest_footprint_bytes = largest};
   // Keyed as the tuner's candidates are: the launch the base stage times.
+  // (A bands-only record's format offers nothing on shape features: the launch it was timed
+  // with, chosen on its own features.)
   const Candidate launch =
-      candidate(variant, variant.samples.front(), shape_features(variant.samples.front()),
-                state.registry, state.device);
+      variant.bands_only
+          ? m.first_candidate
+          : candidate(variant, variant.samples.front(), shape_features(variant.samples.front()),
+                      state.registry, state.device);
   c.params = launch.params;
   c.block_size = launch.launch.block_size;
   c.threads_per_row = launch.launch.threads_per_row;

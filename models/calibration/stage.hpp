@@ -95,6 +95,9 @@ struct VariantMeasurements {
   const std::vector<SamplePoint>& ms;
   const std::vector<double>& predicted;
   const SplitMeasurements& split;
+  // The candidate the variant's first sample was timed with (its launch, as the rules chose it
+  // on that sample's features, own features included).
+  const Candidate& first_candidate;
 };
 
 struct CalibrationStageSpec {

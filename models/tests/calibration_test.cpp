@@ -318,12 +318,21 @@ TEST(PlanCalibration, FitsAFormatOfferedOnBandsAloneOnBandedSamplesWithItsOwnFea
   registry.add(std::make_unique<CudaEhybRules>(), never_built);
   const CalibrationPlan plan =
       plan_calibration(registry, h100_like(), Precision::fp64, {}, fixed_registers(30));
-  std::size_t dia = 0;
+  std::size_t dia = 0, dia_in_l2 = 0;
   for (const PlannedVariant& v : plan.variants) {
     EXPECT_NE(v.format, kCudaBroEllFormatId) << to_string(v.stage);
     EXPECT_NE(v.format, kCudaEhybFormatId) << to_string(v.stage);
     if (v.format != kCudaDiaFormatId) continue;
-    ASSERT_EQ(v.stage, CalibrationStage::format_bytes);  // and no cache_resident repeat
+    if (v.stage == CalibrationStage::cache_resident) {
+      // Its in-L2 grid: banded alone (no random twin), timed with its own features.
+      ++dia_in_l2;
+      EXPECT_TRUE(v.bands_only);
+      EXPECT_EQ(v.samples.size(), CalibrationOptions{}.cache_resident_rows.size() *
+                                      CalibrationOptions{}.cache_resident_row_lengths.size());
+      for (const SampleShape& s : v.samples) EXPECT_TRUE(s.banded);
+      continue;
+    }
+    ASSERT_EQ(v.stage, CalibrationStage::format_bytes);
     ++dia;
     EXPECT_TRUE(v.bands_only);
     ASSERT_EQ(v.samples.size(), 3u);
@@ -336,6 +345,7 @@ TEST(PlanCalibration, FitsAFormatOfferedOnBandsAloneOnBandedSamplesWithItsOwnFea
               (SampleShape{.rows = kLatencySampleRows, .row_length = 1, .banded = true}));
   }
   EXPECT_EQ(dia, 1u);  // DIA has no parameters: one record
+  EXPECT_EQ(dia_in_l2, 1u);
 }
 
 TEST(PlanCalibration, TimesBsrAtMoreBlocksPerBlockRowAtItsLargestSize) {
