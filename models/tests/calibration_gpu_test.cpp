@@ -11,6 +11,7 @@
 #include "kernels/device.hpp"
 #include "kernels/format_registry.hpp"
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
+#include "kernels/formats/cuda_dia/cuda_dia_rules.hpp"
 #include "kernels/formats/cusparse_bsr/cusparse_bsr_rules.hpp"
 #include "models/calibration.hpp"
 #include "models/device_calibration.hpp"
@@ -64,13 +65,22 @@ TEST(GpuCalibration, RunsEveryStageStoresAndPredicts) {
       for (const SamplePoint& p : own.block_row_ratio) EXPECT_GT(p.y, 0.0);
     }
     EXPECT_EQ(bsr_records, 2u);
-    // Every cache-resident record: kappa and the banded ratio of its twins on the same grid.
+    // Every cache-resident record: kappa and the banded ratio of its twins on the same grid;
+    // cuda_dia's (a bands-only record: its grid is of bands) kappa alone.
     EXPECT_FALSE(set->cache_resident.empty());
+    std::size_t dia_in_l2 = 0;
     for (const CacheResidentCorrection& c : set->cache_resident) {
+      if (c.format == kCudaDiaFormatId) {
+        ++dia_in_l2;
+        EXPECT_FALSE(c.ratio_vs_length_rows.log_ms.empty());
+        EXPECT_TRUE(c.banded_ratio_vs_length_rows.log_ms.empty());
+        continue;
+      }
       EXPECT_EQ(c.banded_ratio_vs_length_rows.widths, c.ratio_vs_length_rows.widths);
       EXPECT_EQ(c.banded_ratio_vs_length_rows.rows, c.ratio_vs_length_rows.rows);
       EXPECT_EQ(c.banded_ratio_vs_length_rows.log_ms.size(), c.ratio_vs_length_rows.log_ms.size());
     }
+    EXPECT_EQ(dia_in_l2, 1u);
   }
 
   // Through the real store and back.
