@@ -53,9 +53,12 @@ struct TunerOptions {
   // nullopt: the budget picks the mode. A forced exhaustive search ignores the budget (it is the
   // oracle, for evaluation); a forced model-only or verify-top-k keeps to it.
   std::optional<TuneMode> mode = std::nullopt;
-  // A build's cost before any build of this tuning is observed, per nonzero: issue 17's H100
-  // run (fp64, 20M nonzeros) built a plain CSR copy in 130-160 ms, i.e. ~7.5 ns per nonzero.
-  // Once a build is observed, the slowest observed rate is used instead.
+  // A build's cost before any build of this tuning is observed, per nonzero. Measured on an
+  // H100 (2026-11-24, spmv-bench over bench/suite_memory_bound.txt, fp64, from the CSR on the
+  // device): 0.02-0.6 ns for the formats converted on the device, 11-174 ns for those built by
+  // host algorithms (BRO, BCE, the strip, the split, EHYB, BSR); 7.5 ns (the plain host CSR
+  // copy of the earlier builder) sits between them. Once a build is observed, the slowest
+  // observed rate is used instead.
   double build_ns_per_nonzero_estimate = 7.5;
 };
 
