@@ -1,5 +1,7 @@
 #include "bench/bench_report.hpp"
 
+#include "kernels/format_registry.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -32,6 +34,12 @@ nlohmann::json optional_json(const std::optional<double>& value) {
   return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
 }
 
+// FormatEntry::builds_on_device of the format (false for one this build does not know).
+bool builds_on_device(FormatId format) {
+  const FormatEntry* entry = format_registry().find(format);
+  return entry != nullptr && entry->builds_on_device;
+}
+
 nlohmann::json candidate_to_json(const CandidateResult& r) {
   return {
       {"precision", to_string(r.precision)},
@@ -44,6 +52,7 @@ nlohmann::json candidate_to_json(const CandidateResult& r) {
       {"message", r.message},
       {"max_error_ratio", r.max_error_ratio},
       {"build_ms", r.build_ms},
+      {"builds_on_device", builds_on_device(r.candidate.format)},
       {"time_ms", r.median_ms},
       {"min_ms", r.min_ms},
       {"p90_ms", r.p90_ms},

@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """The tuner's modes replayed on measured data (docs/TUNER.md "Evaluation").
 
-    python3 bench/tuner_evaluation.py BENCH.json ACCURACY.json [BENCH.json ACCURACY.json ...]
+    python3 bench/tuner_evaluation.py [--expected-multiplies=N] BENCH.json ACCURACY.json [...]
+
+With --expected-multiplies=N the ranking charges each candidate its build over N multiplies as
+the tuner does (rank_candidates with TunerOptions' build rates); without, it ranks by the
+prediction alone.
 
 BENCH is spmv-bench --json (every candidate measured: the oracle, and each candidate's build
 time); ACCURACY is model-accuracy --json of the same run (each candidate's prediction). For
@@ -26,6 +30,14 @@ import sys
 from collections import defaultdict
 
 RUNS = {"model-only": 2, "verify": 23}
+
+# The tuner's ranking charge (tuner/tuner.hpp TunerOptions): ns per nonzero of a build, over
+# the expected multiplies; the ALG1 baseline (the serving build) costs nothing.
+DEVICE_BUILD_NS, HOST_BUILD_NS = 0.3, 28.0
+# Runs made before spmv-bench wrote builds_on_device: the formats this build still builds on
+# the host (FormatEntry::builds_on_device false).
+HOST_BUILT = {"cuda_bce", "cuda_strip", "cpu_gpu_split", "cuda_bro_ell", "cuda_bro_coo",
+              "cuda_bro_hyb", "cuda_ehyb", "cusparse_bsr", "cpu_coo"}
 
 
 def load(path):
@@ -64,7 +76,14 @@ def measurement_order(ranked):
     return order
 
 
-def evaluate(bench, accuracy):
+def build_charge_ms(result, nnz):
+    if is_alg1(result):
+        return 0.0
+    on_device = result.get("builds_on_device", result["format"] not in HOST_BUILT)
+    return (DEVICE_BUILD_NS if on_device else HOST_BUILD_NS) * nnz * 1e-6
+
+
+def evaluate(bench, accuracy, expected_multiplies=None):
     predicted = {}
     for p in accuracy["predictions"]:
         predicted[(p["matrix"], p["precision"], p["format"], p["measured_ms"])] = p["predicted_ms"]
@@ -76,11 +95,14 @@ def evaluate(bench, accuracy):
                 by_precision[r["precision"]].append(r)
         for precision, results in by_precision.items():
             cands = []
+            nnz = m["features"]["nnz"]
             for index, r in enumerate(results):
                 key = (m["label"], precision, r["format"], r["time_ms"])
+                p = predicted.get(key)
+                if p is not None and expected_multiplies:
+                    p = p + build_charge_ms(r, nnz) / expected_multiplies
                 cands.append({"format": r["format"], "alg1": is_alg1(r), "ms": r["time_ms"],
-                              "build_ms": r["build_ms"], "predicted": predicted.get(key),
-                              "index": index})
+                              "build_ms": r["build_ms"], "predicted": p, "index": index})
             if not any(c["alg1"] for c in cands):
                 continue
             ranked = sorted(cands, key=lambda c: (c["predicted"] is None,
@@ -112,12 +134,16 @@ def geomean(values):
 
 
 def main(argv):
+    expected = None
+    if argv and argv[0].startswith("--expected-multiplies="):
+        expected = int(argv[0].split("=", 1)[1])
+        argv = argv[1:]
     if len(argv) < 2 or len(argv) % 2:
         print(__doc__)
         return 2
     rows = []
     for bench_path, accuracy_path in zip(argv[0::2], argv[1::2]):
-        rows += evaluate(load(bench_path), load(accuracy_path))
+        rows += evaluate(load(bench_path), load(accuracy_path), expected)
     modes = ["model-only", "verify-3", "verify-5", "verify-8", "exhaustive"]
     print(f"{len(rows)} matrix-precision pairs\n")
     print("| mode | within 5 % of the oracle | geomean loss vs oracle | worst | vs ALG1 (geomean) | "

@@ -6,7 +6,8 @@
 
 namespace spmvd {
 
-void FormatRegistry::add(std::unique_ptr<FormatRules> rules, BuildOperatorFn build) {
+void FormatRegistry::add(std::unique_ptr<FormatRules> rules, BuildOperatorFn build,
+                         bool builds_on_device) {
   if (!rules || !build)
     throw Error(ErrorCode::internal,
                 "format registry: a format was added without rules or builder");
@@ -24,7 +25,7 @@ void FormatRegistry::add(std::unique_ptr<FormatRules> rules, BuildOperatorFn bui
                   "format registry: format name '" + name + "' is already registered (ids " +
                       std::to_string(entry.rules->id().value) + " and " + std::to_string(id) + ")");
   }
-  entries_.push_back(FormatEntry{std::move(rules), build});
+  entries_.push_back(FormatEntry{std::move(rules), build, builds_on_device});
 }
 
 const FormatEntry* FormatRegistry::find(FormatId id) const noexcept {

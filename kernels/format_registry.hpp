@@ -27,6 +27,10 @@ using BuildOperatorFn = std::unique_ptr<SpmvOperator> (*)(const BuildSource& sou
 struct FormatEntry {
   std::unique_ptr<FormatRules> rules;
   BuildOperatorFn build_from = nullptr;
+  // Whether the builder converts from the source's CSR on the device (milliseconds for tens of
+  // millions of nonzeros), rather than running a host algorithm (BRO's encoders, METIS, OPA)
+  // and uploading its result (hundreds of milliseconds): the tuner's build cost estimate.
+  bool builds_on_device = false;
 
   // The build of one candidate among several of the same matrix: shares the source's uploads.
   std::unique_ptr<SpmvOperator> build(const BuildSource& source, Precision precision,
@@ -59,12 +63,13 @@ std::unique_ptr<SpmvOperator> build_from_host(const BuildSource& source, Precisi
 class FormatRegistry {
  public:
   // Throws Error(internal) on a duplicate id or name.
-  void add(std::unique_ptr<FormatRules> rules, BuildOperatorFn build);
+  void add(std::unique_ptr<FormatRules> rules, BuildOperatorFn build,
+           bool builds_on_device = false);
   // The one line a format adds to registry.cpp.
   template <typename Format>
   void add() {
     if constexpr (BuildsFromSource<Format>)
-      add(std::make_unique<Format>(), &Format::build);
+      add(std::make_unique<Format>(), &Format::build, /*builds_on_device=*/true);
     else
       add(std::make_unique<Format>(), &build_from_host<Format>);
   }

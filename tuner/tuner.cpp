@@ -49,20 +49,40 @@ bool is_baseline_candidate(const Candidate& candidate) noexcept {
          CusparseCsrRules::params_of(candidate).library_algorithm == kCusparseSpmvCsrAlg1;
 }
 
+double RegistryBuildCostEstimate::build_ms(const Candidate& candidate) const {
+  if (serving_ != nullptr && *serving_ == candidate) return 0.0;
+  const FormatEntry* entry = registry_.find(candidate.format);
+  const double ns = entry != nullptr && entry->builds_on_device
+                        ? options_.device_build_ns_per_nonzero
+                        : options_.host_build_ns_per_nonzero;
+  return ns * static_cast<double>(nnz_) * 1e-6;
+}
+
 std::vector<RankedCandidate> rank_candidates(std::span<const Candidate> candidates,
-                                             const CandidatePredictor& predictor) {
-  std::vector<RankedCandidate> ranked;
-  ranked.reserve(candidates.size());
+                                             const CandidatePredictor& predictor,
+                                             const BuildCostEstimate* build_costs,
+                                             std::uint64_t expected_multiplies) {
+  struct Keyed {
+    RankedCandidate ranked;
+    double key = 0.0;  // predicted ms + build ms / expected multiplies
+  };
+  const double multiplies = static_cast<double>(std::max<std::uint64_t>(expected_multiplies, 1));
+  std::vector<Keyed> keyed;
+  keyed.reserve(candidates.size());
   for (const Candidate& c : candidates) {
     const std::optional<Prediction> p = predictor.predict(c);
-    ranked.push_back({c, p ? std::optional<double>(p->ms) : std::nullopt});
+    Keyed k{{c, p ? std::optional<double>(p->ms) : std::nullopt}, 0.0};
+    if (p) k.key = p->ms + (build_costs ? build_costs->build_ms(c) / multiplies : 0.0);
+    keyed.push_back(std::move(k));
   }
-  std::stable_sort(ranked.begin(), ranked.end(),
-                   [](const RankedCandidate& a, const RankedCandidate& b) {
-                     if (a.predicted_ms.has_value() != b.predicted_ms.has_value())
-                       return a.predicted_ms.has_value();
-                     return a.predicted_ms.has_value() && *a.predicted_ms < *b.predicted_ms;
-                   });
+  std::stable_sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
+    if (a.ranked.predicted_ms.has_value() != b.ranked.predicted_ms.has_value())
+      return a.ranked.predicted_ms.has_value();
+    return a.ranked.predicted_ms.has_value() && a.key < b.key;
+  });
+  std::vector<RankedCandidate> ranked;
+  ranked.reserve(keyed.size());
+  for (Keyed& k : keyed) ranked.push_back(std::move(k.ranked));
   return ranked;
 }
 
@@ -147,7 +167,8 @@ TuningChoice choose_tuning(std::span<const RankedCandidate> order, double refere
 BudgetedSelection select_within_budget(std::span<const Candidate> candidates,
                                        const CandidatePredictor* predictor, CandidateTimer& timer,
                                        const TunerOptions& options, const TuneHints& hints,
-                                       std::int64_t nnz) {
+                                       std::int64_t nnz,
+                                       const BuildCostEstimate* build_costs) {
   BudgetedSelection out;
   TuningCost& cost = out.record.cost;
   cost.features_ms = hints.features_ms;
@@ -157,7 +178,8 @@ BudgetedSelection select_within_budget(std::span<const Candidate> candidates,
   const auto ranking_start = std::chrono::steady_clock::now();
   std::vector<RankedCandidate> ranked;
   if (predictor != nullptr) {
-    ranked = rank_candidates(candidates, *predictor);
+    ranked = rank_candidates(candidates, *predictor, build_costs,
+                             out.record.expected_multiplies);
   } else {
     for (const Candidate& c : candidates) ranked.push_back({c, std::nullopt});
   }
@@ -401,8 +423,10 @@ TunedPlan tune_matrix(const FormatRegistry& registry, Device& device,
   std::optional<ModelCandidatePredictor> models;
   if (predictor != nullptr)
     models.emplace(*predictor, registry, features, device.info(), precision);
+  const RegistryBuildCostEstimate build_costs(registry, options, features.nnz,
+                                              serving != nullptr ? &serving->candidate : nullptr);
   const BudgetedSelection selection = select_within_budget(
-      candidates, models ? &*models : nullptr, timer, options, hints, features.nnz);
+      candidates, models ? &*models : nullptr, timer, options, hints, features.nnz, &build_costs);
 
   TunedPlan out;
   Plan& plan = out.plan;

@@ -60,6 +60,14 @@ struct TunerOptions {
   // copy of the earlier builder) sits between them. Once a build is observed, the slowest
   // observed rate is used instead.
   double build_ns_per_nonzero_estimate = 7.5;
+  // What ranking charges a candidate for its build, per nonzero, amortised over the expected
+  // multiplies (rank_candidates): the medians of the same H100 run, 0.3 ns for the formats
+  // converted on the device (FormatEntry::builds_on_device: ELL 0.31, SELL 0.56, cuSPARSE SELL
+  // 0.35, HYB 0.62, DIA 0.08; the CSR and COO formats 0.00-0.03) and 28 ns for those built on
+  // the host (BCE 11, BRO-COO 20, the split 22, the strip 23, BSR 34, BRO-ELL 39, BRO-HYB 56,
+  // EHYB 174). The serving build costs nothing. 0 turns the charge off.
+  double device_build_ns_per_nonzero = 0.3;
+  double host_build_ns_per_nonzero = 28.0;
 };
 
 // What the user expects and what was already spent, for one tuning.
@@ -146,10 +154,38 @@ struct RankedCandidate {
   std::optional<double> predicted_ms;
 };
 
-// Predicted candidates by ascending predicted time (ties keep their order), then the ones
-// without a prediction in their order. O(n log n) plus n predictions.
+// A candidate's estimated build cost (TunerOptions' rates x nnz), which ranking amortises over
+// the expected multiplies: a format that must be built on the host is measured first only
+// where its predicted gain over those multiplies pays for its build.
+class BuildCostEstimate {
+ public:
+  virtual ~BuildCostEstimate() = default;
+  virtual double build_ms(const Candidate& candidate) const = 0;
+};
+
+// From the registry (FormatEntry::builds_on_device) and the options' rates; `serving` (may be
+// null) is the candidate already built, which costs nothing.
+class RegistryBuildCostEstimate final : public BuildCostEstimate {
+ public:
+  RegistryBuildCostEstimate(const FormatRegistry& registry, const TunerOptions& options,
+                            std::int64_t nnz, const Candidate* serving)
+      : registry_(registry), options_(options), nnz_(nnz), serving_(serving) {}
+  double build_ms(const Candidate& candidate) const override;
+
+ private:
+  const FormatRegistry& registry_;
+  const TunerOptions& options_;
+  std::int64_t nnz_;
+  const Candidate* serving_;
+};
+
+// Predicted candidates by ascending predicted time plus, with build_costs, their build cost
+// over expected_multiplies (ties keep their order), then the ones without a prediction in
+// their order. O(n log n) plus n predictions.
 std::vector<RankedCandidate> rank_candidates(std::span<const Candidate> candidates,
-                                             const CandidatePredictor& predictor);
+                                             const CandidatePredictor& predictor,
+                                             const BuildCostEstimate* build_costs = nullptr,
+                                             std::uint64_t expected_multiplies = 1);
 
 // The order in which a budgeted tuning measures ranked candidates: the best predicted first,
 // then the baseline (so that a tuning that measures two is never slower than cuSPARSE CSR
@@ -199,7 +235,8 @@ struct BudgetedSelection {
 BudgetedSelection select_within_budget(std::span<const Candidate> candidates,
                                        const CandidatePredictor* predictor, CandidateTimer& timer,
                                        const TunerOptions& options, const TuneHints& hints,
-                                       std::int64_t nnz);
+                                       std::int64_t nnz,
+                                       const BuildCostEstimate* build_costs = nullptr);
 
 // Builds each candidate on `device` and times it the way Engine::multiply runs a plan: for
 // each run, x is copied in from the host, then apply(x, y, 1, 0) is timed with the device's

@@ -373,6 +373,35 @@ TEST(RankCandidates, OrdersByPredictionKeepingTiesAndPutsUnpredictedLast) {
   EXPECT_FALSE(ranked[3].predicted_ms.has_value());
 }
 
+// A build cost per candidate from a table (0 where absent).
+class FakeBuildCosts final : public BuildCostEstimate {
+ public:
+  explicit FakeBuildCosts(std::vector<std::pair<Candidate, double>> table)
+      : table_(std::move(table)) {}
+  double build_ms(const Candidate& c) const override {
+    for (const auto& [known, ms] : table_)
+      if (known == c) return ms;
+    return 0.0;
+  }
+
+ private:
+  std::vector<std::pair<Candidate, double>> table_;
+};
+
+TEST(RankCandidates, ChargesEachCandidateItsBuildOverTheExpectedMultiplies) {
+  // Candidate 2 is predicted 10 % faster than 3 but costs 500 ms to build (a host algorithm),
+  // 3 costs 5 ms: over 1000 multiplies 2 costs 1.0 + 0.5 a multiply, 3 costs 1.1 + 0.005, so 3
+  // comes first; over a million, 2's gain (0.1 ms each) pays for its build and it leads.
+  const std::vector<Candidate> all{candidate(2), candidate(3)};
+  const FakePredictor predictor({{candidate(2), 1.0}, {candidate(3), 1.1}});
+  const FakeBuildCosts costs({{candidate(2), 500.0}, {candidate(3), 5.0}});
+  EXPECT_EQ(rank_candidates(all, predictor, &costs, 1000)[0].candidate, candidate(3));
+  EXPECT_EQ(rank_candidates(all, predictor, &costs, 1000000)[0].candidate, candidate(2));
+  // The prediction itself is kept (the budget estimates runs from it).
+  EXPECT_EQ(rank_candidates(all, predictor, &costs, 1000)[1].predicted_ms, 1.0);
+  EXPECT_EQ(rank_candidates(all, predictor)[0].candidate, candidate(2));
+}
+
 // ---- tune_matrix with a real ModelPredictor on the CPU device ----
 
 CsrMatrix<double> tridiagonal(std::int64_t n) {

@@ -173,4 +173,20 @@ TEST(ModelFamilies, AreRegisteredOnceEachWithTheBytesModelAmongThem) {
 }
 
 }  // namespace
+TEST(RegistryBuildCostEstimate, ChargesHostBuildsMoreThanDeviceBuildsAndTheServingBuildNothing) {
+  FormatRegistry registry;
+  registry.add(std::make_unique<FixedRules>(7, false, 100), never_built, /*builds_on_device=*/true);
+  registry.add(std::make_unique<FixedRules>(8, true, 100), never_built, /*builds_on_device=*/false);
+  TunerOptions options;
+  options.device_build_ns_per_nonzero = 0.5;
+  options.host_build_ns_per_nonzero = 20.0;
+  const Candidate on_device{.format = FormatId{7}, .params = {}, .launch = {}};
+  const Candidate on_host{.format = FormatId{8}, .params = {}, .launch = {}};
+  const RegistryBuildCostEstimate estimate(registry, options, 2'000'000, &on_device);
+  EXPECT_DOUBLE_EQ(estimate.build_ms(on_host), 40.0);  // 20 ns x 2M nonzeros
+  EXPECT_DOUBLE_EQ(estimate.build_ms(on_device), 0.0);  // it is serving already
+  const RegistryBuildCostEstimate unserved(registry, options, 2'000'000, nullptr);
+  EXPECT_DOUBLE_EQ(unserved.build_ms(on_device), 1.0);
+}
+
 }  // namespace spmvd
