@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 build=${1:-build-gpu}
 programs=()
 for p in "$build"/bin/spmvd "$build"/bin/spmv "$build"/bin/spmvctl "$build"/bin/spmv-bench \
-         "$build"/bin/matrix_stats "$build"/bin/spmvd-memory-churn "$build"/bin/spmv-calibrate "$build"/bin/model-accuracy \
+         "$build"/bin/matrix_stats "$build"/bin/feature_timing "$build"/bin/spmvd-memory-churn "$build"/bin/spmv-calibrate "$build"/bin/model-accuracy \
          "$build"/tests/kernels_conformance_gpu "$build"/tests/kernels_conformance \
          "$build"/tests/calibration_gpu "$build"/tests/*_gpu_test "$build"/tests/*_gpu_tests; do
   [ -x "$p" ] && programs+=("$p")

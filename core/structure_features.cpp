@@ -3,7 +3,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
+#include <functional>
 #include <vector>
+
+#include <tbb/blocked_range.h>
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_reduce.h>
 
 namespace spmvd {
 
@@ -11,35 +16,46 @@ template <typename Value>
 double x_sectors_per_nonzero(const CsrMatrix<Value>& m, std::span<const std::int32_t> order) {
   if (m.nnz() == 0) return 0.0;
   // A bit per sector, set as a group first touches it and cleared after the group: O(nnz),
-  // and the bitmap (cols / 64 bytes) stays in cache.
+  // and the bitmap (cols / 64 bytes) stays in cache. Groups are independent, so ranges of
+  // them are counted in parallel, each task with its own bitmap (the sum does not depend on
+  // how the groups are split).
   const auto sectors_of_x =
       static_cast<std::size_t>((m.cols + kXSectorColumns - 1) / kXSectorColumns);
-  std::vector<std::uint64_t> touched((sectors_of_x + 63) / 64, 0);
-  std::vector<std::size_t> touched_in_group;
-  std::int64_t sectors = 0;
   const auto row_at = [&](std::int64_t i) -> std::int64_t {
     return order.empty() ? i : order[static_cast<std::size_t>(i)];
   };
-  for (std::int64_t first = 0; first < m.rows; first += kXGatherGroupRows) {
-    const std::int64_t last = std::min(first + kXGatherGroupRows, m.rows);
-    for (std::int64_t i = first; i < last; ++i) {
-      const std::int64_t row = row_at(i);
-      for (RowOffset k = m.row_offsets[static_cast<std::size_t>(row)];
-           k < m.row_offsets[static_cast<std::size_t>(row + 1)]; ++k) {
-        const auto sector = static_cast<std::size_t>(
-            m.col_indices[static_cast<std::size_t>(k)] / kXSectorColumns);
-        std::uint64_t& word = touched[sector / 64];
-        const std::uint64_t bit = std::uint64_t{1} << (sector % 64);
-        if ((word & bit) == 0) {
-          word |= bit;
-          touched_in_group.push_back(sector);
+  const std::int64_t groups = (m.rows + kXGatherGroupRows - 1) / kXGatherGroupRows;
+  tbb::enumerable_thread_specific<std::vector<std::uint64_t>> bitmaps(
+      [&] { return std::vector<std::uint64_t>((sectors_of_x + 63) / 64, 0); });
+  const std::int64_t sectors = tbb::parallel_reduce(
+      tbb::blocked_range<std::int64_t>(0, groups, 256), std::int64_t{0},
+      [&](const tbb::blocked_range<std::int64_t>& range, std::int64_t sum) {
+        std::vector<std::uint64_t>& touched = bitmaps.local();
+        std::vector<std::size_t> touched_in_group;
+        for (std::int64_t g = range.begin(); g < range.end(); ++g) {
+          const std::int64_t first = g * kXGatherGroupRows;
+          const std::int64_t last = std::min(first + kXGatherGroupRows, m.rows);
+          for (std::int64_t i = first; i < last; ++i) {
+            const std::int64_t row = row_at(i);
+            for (RowOffset k = m.row_offsets[static_cast<std::size_t>(row)];
+                 k < m.row_offsets[static_cast<std::size_t>(row + 1)]; ++k) {
+              const auto sector = static_cast<std::size_t>(
+                  m.col_indices[static_cast<std::size_t>(k)] / kXSectorColumns);
+              std::uint64_t& word = touched[sector / 64];
+              const std::uint64_t bit = std::uint64_t{1} << (sector % 64);
+              if ((word & bit) == 0) {
+                word |= bit;
+                touched_in_group.push_back(sector);
+              }
+            }
+          }
+          sum += static_cast<std::int64_t>(touched_in_group.size());
+          for (const std::size_t sector : touched_in_group) touched[sector / 64] = 0;
+          touched_in_group.clear();
         }
-      }
-    }
-    sectors += static_cast<std::int64_t>(touched_in_group.size());
-    for (const std::size_t sector : touched_in_group) touched[sector / 64] = 0;
-    touched_in_group.clear();
-  }
+        return sum;
+      },
+      std::plus<>());
   return static_cast<double>(sectors) / static_cast<double>(m.nnz());
 }
 

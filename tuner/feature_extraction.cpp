@@ -2,6 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include <tbb/parallel_for.h>
 
 #include "core/structure_features.hpp"
 #include "kernels/format_registry.hpp"
@@ -40,10 +45,16 @@ MatrixFeatures extract_features(const CsrMatrix<double>& m, const FormatRegistry
       std::sqrt(std::max(0.0, sum_squares / n - f.row_length_mean * f.row_length_mean));
   if (m.cols > 0) f.mean_row_span_fraction = span_sum / n / static_cast<double>(m.cols);
   f.x_sectors_per_nonzero = x_sectors_per_nonzero(m);
-  // Then what each registered format alone needs, given the common features.
-  for (const FormatEntry& entry : registry.entries())
-    if (std::optional<FieldSet> own = entry.rules->own_features(m, f))
-      f.format_features.emplace(std::string(entry.rules->name()), std::move(*own));
+  // Then what each registered format alone needs, given the common features: the hooks are
+  // independent (pure in m and f), so they run side by side; they were most of the pass when
+  // run one after another (bench/feature_timing: ~85 % on a 4.4M-nonzero stencil), each a
+  // single walk of the matrix that one core cannot keep busy for long.
+  const std::span<const FormatEntry> entries = registry.entries();
+  std::vector<std::optional<FieldSet>> own(entries.size());
+  tbb::parallel_for(std::size_t{0}, entries.size(),
+                    [&](std::size_t i) { own[i] = entries[i].rules->own_features(m, f); });
+  for (std::size_t i = 0; i < entries.size(); ++i)
+    if (own[i]) f.format_features.emplace(std::string(entries[i].rules->name()), std::move(*own[i]));
   return f;
 }
 
