@@ -8,6 +8,7 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_for.h>
 #include <tbb/parallel_reduce.h>
 
 namespace spmvd {
@@ -85,13 +86,16 @@ std::vector<std::int32_t> length_sorted_row_order(const CsrMatrix<Value>& m,
   }
   std::iota(order.begin(), order.end(), 0);
   if (sort_window <= 1) return order;
-  for (std::int64_t begin = 0; begin < m.rows; begin += sort_window) {
+  // Windows are sorted independently: in parallel (the same order whatever the split).
+  const std::int64_t windows = (m.rows + sort_window - 1) / sort_window;
+  tbb::parallel_for(std::int64_t{0}, windows, [&](std::int64_t w) {
+    const std::int64_t begin = w * sort_window;
     const std::int64_t end = std::min(m.rows, begin + sort_window);
     std::stable_sort(order.begin() + begin, order.begin() + end,
                      [&](std::int32_t a, std::int32_t b) {
                        return m.row_length(a) > m.row_length(b);
                      });
-  }
+  });
   return order;
 }
 
