@@ -44,18 +44,26 @@ stage_tests() {
   done
 }
 
-stage_daemon() {
-  local db=/tmp/spmvd-plans.db log="$OUT/daemon.log"
-  rm -f "$db" /tmp/spmvd.port
-  spmvd --listen 127.0.0.1:0 --port-file /tmp/spmvd.port --database "$db" \
-        ${SPMVD_EXTRA_FLAGS:-} > "$log" 2>&1 &
-  local pid=$!
+# Starts spmvd with the given flags on a loopback port, logging to $1; sets daemon_pid and
+# daemon_port (empty when it did not start: its log says why).
+start_daemon() {
+  local log=$1; shift
+  rm -f /tmp/spmvd.port
+  spmvd --listen 127.0.0.1:0 --port-file /tmp/spmvd.port "$@" ${SPMVD_EXTRA_FLAGS:-} > "$log" 2>&1 &
+  daemon_pid=$!
   for _ in $(seq 1 600); do
     [ -s /tmp/spmvd.port ] && break
-    kill -0 $pid 2>/dev/null || break  # it exited: its log says why
+    kill -0 $daemon_pid 2>/dev/null || break
     sleep 0.5
   done
-  local port; port=$(cat /tmp/spmvd.port 2>/dev/null)
+  daemon_port=$(cat /tmp/spmvd.port 2>/dev/null)
+}
+
+stage_daemon() {
+  local db=/tmp/spmvd-plans.db log="$OUT/daemon.log"
+  rm -f "$db"
+  start_daemon "$log" --database "$db"
+  local pid=$daemon_pid port=$daemon_port
   if [ -z "$port" ]; then summary+=("daemon: did not start"); tail -n 5 "$log"; return; fi
   local runs="$OUT/spmv_run.log"; : > "$runs"
   for m in cage11 bcsstk16 ego-Twitter_u rajat01 luxembourg_osm_fz; do
@@ -132,20 +140,6 @@ stage_memory() {
     summary+=("memory $variant: $(grep -E 'phase=released' "$log" | tail -n 3 | awk '{print $3}' | paste -sd' ') (rss after each round's release)")
   done
   grep -vE "^\[" "$log" | tail -n 40
-}
-
-# Starts spmvd with the given flags on a loopback port; sets daemon_pid and daemon_port.
-start_daemon() {
-  local log=$1; shift
-  rm -f /tmp/spmvd-live.port
-  spmvd --listen 127.0.0.1:0 --port-file /tmp/spmvd-live.port "$@" ${SPMVD_EXTRA_FLAGS:-} > "$log" 2>&1 &
-  daemon_pid=$!
-  for _ in $(seq 1 600); do
-    [ -s /tmp/spmvd-live.port ] && break
-    kill -0 $daemon_pid 2>/dev/null || break
-    sleep 0.5
-  done
-  daemon_port=$(cat /tmp/spmvd-live.port 2>/dev/null)
 }
 
 stage_tuner-live() {

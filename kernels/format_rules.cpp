@@ -1,6 +1,8 @@
 #include "kernels/format_rules.hpp"
 
 #include <algorithm>
+#include <string>
+#include <utility>
 
 namespace spmvd {
 
@@ -15,6 +17,12 @@ bool FormatRules::is_valid(const Candidate& candidate, const MatrixFeatures& fea
 std::optional<FieldSet> FormatRules::own_features(const CsrMatrix<double>&,
                                                   const MatrixFeatures&) const {
   return std::nullopt;
+}
+
+void add_own_features(const FormatRules& rules, const CsrMatrix<double>& matrix,
+                      MatrixFeatures& features) {
+  if (std::optional<FieldSet> own = rules.own_features(matrix, features))
+    features.format_features[std::string(rules.name())] = std::move(*own);
 }
 
 double FormatRules::gather_sectors_per_nonzero(const MatrixFeatures& features,

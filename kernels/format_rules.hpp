@@ -74,4 +74,10 @@ class FormatRules {
                                                       const DeviceInfo& device) const;
 };
 
+// Files rules.own_features(matrix, features) under the format's name in
+// features.format_features (where the format has any): how feature extraction and calibration
+// give a format what it reads through its own typed accessor.
+void add_own_features(const FormatRules& rules, const CsrMatrix<double>& matrix,
+                      MatrixFeatures& features);
+
 }  // namespace spmvd

@@ -188,12 +188,8 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
       const auto features_for = [&](const PlannedVariant& variant) -> const MatrixFeatures& {
         if (!variant.bands_only) return generated->features;
         const auto [it, added] = with_own.try_emplace(variant.format, generated->features);
-        if (added) {
-          const FormatEntry* entry = registry.find(variant.format);
-          if (entry != nullptr)
-            if (std::optional<FieldSet> own = entry->rules->own_features(sample, it->second))
-              it->second.format_features[std::string(entry->rules->name())] = std::move(*own);
-        }
+        if (const FormatEntry* entry = registry.find(variant.format); added && entry != nullptr)
+          add_own_features(*entry->rules, sample, it->second);
         return it->second;
       };
       for (const auto& [v, s] : uses) {

@@ -100,8 +100,7 @@ MatrixFeatures probe_features(const FormatRules& rules, SampleShape shape, std::
       shape.banded ? banded_row_length_sample(shape.rows, shape.row_length, seed)
                    : uniform_row_length_sample(shape.rows, shape.row_length, seed);
   MatrixFeatures features = uniform_sample_features(probe);
-  if (std::optional<FieldSet> own = rules.own_features(probe, features))
-    features.format_features[std::string(rules.name())] = std::move(*own);
+  add_own_features(rules, probe, features);
   return features;
 }
 
