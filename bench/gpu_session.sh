@@ -152,7 +152,8 @@ stage_tuner-live() {
   summary+=("tuner-live: $(ls $dir/mtx | wc -l) matrices written (matrix_stats exit $rc)")
   local mode flags
   for mode in exhaustive auto model-only; do
-    flags=(--database "$db" --tune-mode "$mode" --samples-per-format 1000000 --refit-interval-s 0)
+    flags=(--database "$db" --tune-mode "$mode" --samples-per-format 1000000 --refit-interval-s 0
+           --log-level debug)
     [ "$mode" = auto ] && flags+=(--expected-multiplies "${LIVE_EXPECTED:-100000}")
     start_daemon "$dir/daemon-$mode.log" "${flags[@]}"
     if [ -z "$daemon_port" ]; then summary+=("tuner-live $mode: daemon did not start"); continue; fi
@@ -161,7 +162,7 @@ stage_tuner-live() {
     local force=(); [ "$mode" = exhaustive ] || force=(--force)
     for f in $dir/mtx/*.mtx; do
       echo "== $(basename "$f" .mtx)"
-      spmv --server 127.0.0.1:$daemon_port run "${force[@]}" "$f"
+      spmv --server 127.0.0.1:$daemon_port run "${force[@]}" --repeat "${LIVE_REPEAT:-11}" "$f"
       echo "exit $?"
     done > "$dir/run-$mode.log" 2>&1
     kill -TERM $daemon_pid; wait $daemon_pid

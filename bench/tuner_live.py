@@ -39,6 +39,7 @@ TUNED = re.compile(r"matrix (\S+): plan (\S+) \[.*?\] \[.*?\] ([\d.]+) ms, tuned
                    r"\((\d+)\), measurements ([\d.]+) ms \((\d+)\), total ([\d.]+) ms = (\d+) "
                    r"SpMV-equivalents")
 FIRST = re.compile(r"first:\s+multiply answered ([\d.]+) ms after the upload returned \(plan (\S+),")
+DELIVERED = re.compile(r"delivered: median ([\d.eE+-]+) ms on the device over (\d+) multiplies")
 HEADER = re.compile(r"^== (.+)$")
 
 
@@ -69,16 +70,22 @@ def parse_daemon_log(path):
 
 
 def parse_run_log(path):
-    """{matrix label: first-multiply ms after the upload returned}."""
+    """{matrix label: {"first_ms": the first multiply after the upload returned, "delivered_ms":
+    the median device time of the tuned plan's multiplies (`run --repeat`)}}."""
     out, label = {}, None
     for line in Path(path).read_text(errors="replace").splitlines():
         m = HEADER.match(line)
         if m:
             label = m.group(1)
             continue
+        if not label:
+            continue
         m = FIRST.search(line)
-        if m and label:
-            out[label] = float(m.group(1))
+        if m:
+            out.setdefault(label, {})["first_ms"] = float(m.group(1))
+        m = DELIVERED.search(line)
+        if m:
+            out.setdefault(label, {})["delivered_ms"] = float(m.group(1))
     return out
 
 
@@ -156,8 +163,8 @@ def main(argv):
     samples = load_samples(root / "plans.db")
     logs = {m: parse_daemon_log(root / f"daemon-{m}.log") for m in MODES
             if (root / f"daemon-{m}.log").exists()}
-    firsts = {m: parse_run_log(root / f"run-{m}.log") for m in MODES
-              if (root / f"run-{m}.log").exists()}
+    runs = {m: parse_run_log(root / f"run-{m}.log") for m in MODES
+            if (root / f"run-{m}.log").exists()}
     if "exhaustive" not in logs:
         print("no exhaustive run: no oracle", file=sys.stderr)
         return 1
@@ -197,7 +204,10 @@ def main(argv):
                       "cost": tuned["spmv_eq"], "cost_nf": tuned["spmv_eq_without_features"],
                       "measured": tuned["measured"], "tuned_mode": tuned["mode"],
                       "total_ms": tuned["total_ms"], "servable_ms": entry.get("servable_ms"),
-                      "first_ms": firsts.get(mode, {}).get(label)}
+                      "first_ms": runs.get(mode, {}).get(label, {}).get("first_ms")}
+            delivered = runs.get(mode, {}).get(label, {}).get("delivered_ms")
+            # What Multiply delivers for the plan over what the tuning measured for it.
+            record["delivered_ratio"] = delivered / tuned["measured_ms"] if delivered else None
             per_mode[mode].append(record)
             rows.append((mode, record))
 
@@ -223,12 +233,27 @@ def main(argv):
               f"| {statistics.median(firsts_ms):.1f} / {max(firsts_ms):.1f} |"
               if firsts_ms else "| - |")
     print()
-    print("| matrix | mode | plan | loss | cost SpMV-eq. | measured | servable ms | first ms |")
-    print("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |")
+    print("Delivered / measured: the median device time of the tuned plan's multiplies (`spmv run "
+          "--repeat`) over the plan's measured_ms.")
+    print()
+    print("| mode | matrices | median | min | max | within ±5 % | within ±10 % |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for mode in logs:
+        ratios = sorted(r["delivered_ratio"] for r in per_mode[mode] if r["delivered_ratio"])
+        if not ratios:
+            continue
+        print(f"| {mode} | {len(ratios)} | {statistics.median(ratios):.3f} | {ratios[0]:.3f} "
+              f"| {ratios[-1]:.3f} | {sum(1 for x in ratios if abs(x - 1) <= 0.05)} "
+              f"| {sum(1 for x in ratios if abs(x - 1) <= 0.10)} |")
+    print()
+    print("| matrix | mode | plan | loss | cost SpMV-eq. | measured | servable ms | first ms "
+          "| delivered / measured |")
+    print("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for mode, r in sorted(rows, key=lambda x: (x[1]["label"], MODES.index(x[0]))):
+        ratio = f"{r['delivered_ratio']:.3f}" if r["delivered_ratio"] else "-"
         print(f"| {r['label']} | {mode} ({r['tuned_mode']}) | {r['format']} | {r['loss']:.1f} % "
               f"| {r['cost']:.0f} | {r['measured']} | {r['servable_ms'] or 0:.1f} "
-              f"| {r['first_ms'] or 0:.1f} |")
+              f"| {r['first_ms'] or 0:.1f} | {ratio} |")
     if svg_dir:
         svg_dir.mkdir(parents=True, exist_ok=True)
         for mode, recs in per_mode.items():

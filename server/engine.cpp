@@ -367,6 +367,7 @@ TuneOutcome Engine::run_tuning(const TuneJob& job) {
   std::optional<Plan> plan = job.force || job.bypass_cache ? std::nullopt : cached_plan(m);
   outcome.cache_hit = plan.has_value();
   std::unique_ptr<SpmvOperator> op;
+  double waited_ms = 0.0;  // device lock waits behind multiplies, outside the tuning cost
   if (!plan) {
     TunerOptions options = config_.tuner;
     const std::uint64_t others = bytes_in_use_by_others(m);
@@ -398,6 +399,16 @@ TuneOutcome Engine::run_tuning(const TuneJob& job) {
                                   &device_mutex_, m.source.get(), &serving_build);
     plan = std::move(tuned.plan);
     op = std::move(tuned.op);
+    for (const MeasuredCandidate& c : tuned.measurements) {
+      const FormatEntry* entry = registry_.find(c.candidate.format);
+      spdlog::debug("matrix {}: measured {} [{}] [{}]: predicted {}, measured {:.4f} ms; build "
+                    "{:.2f} ms, runs {:.2f} ms",
+                    m.summary.handle, entry ? entry->rules->name() : "?",
+                    to_string(c.candidate.params), to_string(c.candidate.launch),
+                    c.predicted_ms ? fmt::format("{:.4f} ms", *c.predicted_ms) : "-",
+                    c.measured_ms, c.build_ms, c.runs_ms);
+    }
+    waited_ms = tuned.waited_ms;
     try {
       plans_.put(plan_key(m), *plan);
     } catch (const Error& e) {
@@ -440,6 +451,10 @@ TuneOutcome Engine::run_tuning(const TuneJob& job) {
         t.expected_multiplies, t.cost.features_ms, eq(t.cost.features_ms), t.cost.ranking_ms,
         eq(t.cost.ranking_ms), t.cost.builds_ms, eq(t.cost.builds_ms), t.cost.measurements_ms,
         eq(t.cost.measurements_ms), t.cost.total_ms, eq(t.cost.total_ms));
+    if (waited_ms > 0.05)
+      spdlog::info("matrix {}: the tuning waited {:.2f} ms for other requests' multiplies (not "
+                   "in its cost)",
+                   m.summary.handle, waited_ms);
   }
   return outcome;
 }

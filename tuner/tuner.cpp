@@ -201,6 +201,7 @@ BudgetedSelection select_within_budget(std::span<const Candidate> candidates,
     const CandidateTiming timing = timer.measure(order[i].candidate, runs);
     cost.builds_ms += timing.build_ms;
     cost.measurements_ms += timing.measure_ms;
+    out.waited_ms += timing.waited_ms;
     ++builds;
     if (nnz > 0)
       slowest_build_ms_per_nnz =
@@ -210,7 +211,8 @@ BudgetedSelection select_within_budget(std::span<const Candidate> candidates,
       return false;
     }
     ++out.measured;
-    out.measurements.push_back({order[i].candidate, order[i].predicted_ms, *timing.median_ms});
+    out.measurements.push_back({order[i].candidate, order[i].predicted_ms, *timing.median_ms,
+                                timing.build_ms, timing.measure_ms});
     if (order[i].predicted_ms && *order[i].predicted_ms > 0.0)
       worst_ratio = std::max(worst_ratio, *timing.median_ms / *order[i].predicted_ms);
     // Strictly faster: a tie keeps the one measured first (the better ranked).
@@ -294,27 +296,39 @@ DeviceCandidateTimer::DeviceCandidateTimer(const FormatRegistry& registry,
       source_(source),
       device_(source.device()),
       precision_(precision),
-      device_mutex_(device_mutex),
-      x_host_(random_vector<double>(source.host().cols, 0x5eed)) {
+      device_mutex_(device_mutex) {
   std::unique_lock<std::mutex> lock;
   if (device_mutex_) lock = std::unique_lock(*device_mutex_);
   const std::size_t vb = value_bytes(precision);
-  x_ = DeviceBuffer(device_, static_cast<std::size_t>(source.host().cols) * vb);
+  const auto cols = static_cast<std::size_t>(source.host().cols);
+  x_pristine_ = DeviceBuffer(device_, cols * vb);
+  x_ = DeviceBuffer(device_, cols * vb);
   y_ = DeviceBuffer(device_, static_cast<std::size_t>(source.host().rows) * vb);
+  const std::vector<double> x = random_vector<double>(source.host().cols, 0x5eed);
+  if (x.empty()) return;
+  if (precision == Precision::fp64) {
+    device_.copy_from_host(x_pristine_.data(), x.data(), x_pristine_.bytes());
+  } else {
+    const std::vector<float> narrow(x.begin(), x.end());
+    device_.copy_from_host(x_pristine_.data(), narrow.data(), x_pristine_.bytes());
+  }
 }
 
 namespace {
 
-// x from the host in the operator's precision, as Engine::multiply copies it.
-void copy_x_in(Device& device, const std::vector<double>& host, Precision p, void* dst) {
-  if (host.empty()) return;
-  if (p == Precision::fp64) {
-    device.copy_from_host(dst, host.data(), host.size() * sizeof(double));
-  } else {
-    const std::vector<float> narrow(host.begin(), host.end());
-    device.copy_from_host(dst, narrow.data(), narrow.size() * sizeof(float));
+// The device lock for one build or one run; adds how long taking it waited to waited_ms.
+class TimedDeviceLock {
+ public:
+  TimedDeviceLock(std::mutex* mutex, double& waited_ms) {
+    if (mutex == nullptr) return;
+    const auto start = std::chrono::steady_clock::now();
+    lock_ = std::unique_lock(*mutex);
+    waited_ms += elapsed_ms(start);
   }
-}
+
+ private:
+  std::unique_lock<std::mutex> lock_;
+};
 
 }  // namespace
 
@@ -324,10 +338,8 @@ CandidateTiming DeviceCandidateTimer::measure(const Candidate& candidate, RunCou
     throw Error(ErrorCode::internal,
                 "candidate names unregistered format id " + std::to_string(candidate.format.value));
   // The device lock is taken per build and per run, not per candidate, so that a multiply of
-  // another matrix waits for one SpMV of the tuning at most, not for a whole measurement.
-  const auto hold_device = [&] {
-    return device_mutex_ ? std::unique_lock(*device_mutex_) : std::unique_lock<std::mutex>();
-  };
+  // another matrix waits for one SpMV of the tuning at most, not for a whole measurement. The
+  // time spent waiting for it is the serving's, not the tuning's: it is kept apart.
   CandidateTiming timing;
   last_.reset();  // the previous candidate's build, unless kept: its memory is needed now
   last_candidate_.reset();
@@ -336,38 +348,46 @@ CandidateTiming DeviceCandidateTimer::measure(const Candidate& candidate, RunCou
     op = reused_;  // built already: no build cost
   } else {
     const auto build_start = std::chrono::steady_clock::now();
+    const auto build_cost = [&] { return elapsed_ms(build_start) - timing.waited_ms; };
     try {
-      const auto lock = hold_device();
+      const TimedDeviceLock lock(device_mutex_, timing.waited_ms);
       last_ = entry->build(source_, precision_, candidate);
       device_.synchronize();  // a build's asynchronous copies and kernels are part of its cost
     } catch (const Error& e) {
-      timing.build_ms = elapsed_ms(build_start);
+      timing.build_ms = build_cost();
       timing.failure = e.what();
       last_.reset();
       return timing;
     }
-    timing.build_ms = elapsed_ms(build_start);
+    timing.build_ms = build_cost();
     op = last_.get();
   }
   last_candidate_ = candidate;
 
   const auto measure_start = std::chrono::steady_clock::now();
+  const double waited_before_runs = timing.waited_ms;
+  // x written afresh before each run, as Multiply's copy-in does (the class comment says why
+  // from the device).
+  const auto refresh_x = [&] {
+    device_.copy_on_device(x_.data(), x_pristine_.data(), x_.bytes());
+  };
   const auto run = [&] { op->apply(x_.data(), y_.data(), 1.0, 0.0); };
   for (int i = 0; i < runs.warmup; ++i) {
-    const auto lock = hold_device();
-    copy_x_in(device_, x_host_, precision_, x_.data());
+    const TimedDeviceLock lock(device_mutex_, timing.waited_ms);
+    refresh_x();
     run();
     device_.synchronize();
   }
   std::vector<double> times(static_cast<std::size_t>(std::max(1, runs.timed)));
   for (auto& t : times) {
-    const auto lock = hold_device();
-    copy_x_in(device_, x_host_, precision_, x_.data());
+    const TimedDeviceLock lock(device_mutex_, timing.waited_ms);
+    refresh_x();
     t = device_.time_ms(run);
   }
   std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
   timing.median_ms = times[times.size() / 2];
-  timing.measure_ms = elapsed_ms(measure_start);
+  timing.measure_ms =
+      elapsed_ms(measure_start) - (timing.waited_ms - waited_before_runs);
   return timing;
 }
 
@@ -443,6 +463,7 @@ TunedPlan tune_matrix(const FormatRegistry& registry, Device& device,
   plan.tuning = selection.record;
   out.op = timer.take_kept(selection.best.candidate);
   out.measurements = selection.measurements;
+  out.waited_ms = selection.waited_ms;
   return out;
 }
 

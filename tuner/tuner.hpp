@@ -89,6 +89,9 @@ struct CandidateTiming {
   std::string failure;
   double build_ms = 0.0;
   double measure_ms = 0.0;
+  // Time spent waiting for the device lock while other requests' multiplies ran: not part of
+  // build_ms or measure_ms (it is the serving's time, not the tuning's).
+  double waited_ms = 0.0;
 };
 
 // Builds and measures candidates. The device timer builds on the GPU; tests substitute fakes.
@@ -214,6 +217,8 @@ struct MeasuredCandidate {
   Candidate candidate;
   std::optional<double> predicted_ms;  // nullopt where no model predicted it
   double measured_ms = 0.0;
+  double build_ms = 0.0;  // what its build and its runs cost this tuning (the daemon's debug log)
+  double runs_ms = 0.0;
 };
 
 struct BudgetedSelection {
@@ -222,6 +227,7 @@ struct BudgetedSelection {
   std::uint32_t measured = 0;  // successfully
   double predicted_ms = 0.0;   // the prediction for best; 0 when it had none
   TuningRecord record;         // mode, k, budget and cost (total included)
+  double waited_ms = 0.0;      // device lock waits behind other requests, not in the cost
 };
 
 // Ranks (predictor may be null: candidates in the given order, unpredicted), chooses the mode
@@ -239,7 +245,9 @@ BudgetedSelection select_within_budget(std::span<const Candidate> candidates,
                                        const BuildCostEstimate* build_costs = nullptr);
 
 // Builds each candidate on `device` and times it the way Engine::multiply runs a plan: for
-// each run, x is copied in from the host, then apply(x, y, 1, 0) is timed with the device's
+// each run, x is written afresh (Multiply copies it in from the host; the timer copies it from
+// a pristine device copy, which leaves x just as recently written in L2 without a PCIe
+// transfer per run), then apply(x, y, 1, 0) is timed with the device's
 // clock on the device's one stream (Multiply's common call; beta = 0 lets a library skip
 // reading y, as it does for Multiply). The warm-up runs are not timed; the median of the timed
 // runs is the candidate's time. The build of the best candidate is kept (keep_last) and handed
@@ -267,7 +275,7 @@ class DeviceCandidateTimer final : public CandidateTimer {
   Device& device_;
   Precision precision_;
   std::mutex* device_mutex_;
-  std::vector<double> x_host_;
+  DeviceBuffer x_pristine_;  // random x in the operator's precision, written once
   DeviceBuffer x_;
   DeviceBuffer y_;
   std::optional<Candidate> last_candidate_;
@@ -291,6 +299,7 @@ struct TunedPlan {
   Plan plan;
   std::unique_ptr<SpmvOperator> op;
   std::vector<MeasuredCandidate> measurements;  // what the tuning measured, winner included
+  double waited_ms = 0.0;  // device lock waits behind other requests, not in the plan's cost
 };
 
 // Enumerates, ranks (with predictor), measures within the budget (select_within_budget), and

@@ -2,12 +2,18 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
+#include <future>
 #include <map>
+#include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 
 #include "core/error.hpp"
+#include "kernels/build_source.hpp"
+#include "kernels/device.hpp"
 #include "kernels/format_registry.hpp"
 #include "models/family_model.hpp"
 
@@ -189,4 +195,44 @@ TEST(RegistryBuildCostEstimate, ChargesHostBuildsMoreThanDeviceBuildsAndTheServi
   EXPECT_DOUBLE_EQ(unserved.build_ms(on_device), 1.0);
 }
 
+}  // namespace spmvd
+
+namespace spmvd {
+namespace {
+
+// A tuning that waits for the device lock while another request holds it (a multiply of
+// another matrix) does not count the wait as its own cost: it is reported apart.
+TEST(DeviceCandidateTimer, KeepsDeviceLockWaitsOutOfTheBuildAndRunCosts) {
+  const auto device = make_cpu_device();
+  const CsrMatrix<double> m{3, 3, {0, 2, 2, 3}, {0, 2, 1}, {1.0, 2.5, -4.0}};
+  const BuildSource source(m, *device);
+  std::mutex device_mutex;
+  DeviceCandidateTimer timer(format_registry(), source, Precision::fp64, &device_mutex);
+  Candidate cpu_csr;
+  cpu_csr.format = FormatId{1};  // cpu_csr: builds and runs on the CPU device
+
+  std::unique_lock held(device_mutex);
+  std::promise<void> started;
+  std::future<CandidateTiming> timing = std::async(std::launch::async, [&] {
+    started.set_value();
+    return timer.measure(cpu_csr, RunCounts{.warmup = 1, .timed = 3});
+  });
+  started.get_future().wait();
+  const auto hold_start = std::chrono::steady_clock::now();
+  std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  held.unlock();
+  const CandidateTiming t = timing.get();
+  const double held_ms = std::chrono::duration<double, std::milli>(
+                             std::chrono::steady_clock::now() - hold_start)
+                             .count();
+
+  ASSERT_TRUE(t.median_ms.has_value()) << t.failure;
+  // The measure call began before the hold's clock started, so it waited about as long.
+  EXPECT_GE(t.waited_ms, 30.0);
+  EXPECT_LE(t.waited_ms, held_ms + 1000.0);
+  // A 3 x 3 CPU build and four runs take microseconds; what is left of the 60 ms is the wait.
+  EXPECT_LT(t.build_ms + t.measure_ms, 30.0);
+}
+
+}  // namespace
 }  // namespace spmvd
