@@ -12,9 +12,10 @@
 #           (CALIBRATION, default $OUT/calibration.json)
 #   accuracy  model-accuracy of $OUT/calibration.json against BENCH_JSON (an earlier suite)
 #   tuner-live  the tuner's modes live in spmvd (issue 17's evaluation): LIVE_SUITE (bench/suite_tuner_unseen.txt)
-#           written as .mtx, each uploaded with `spmv run --force` to a daemon under
-#           --tune-mode exhaustive (the oracle), auto (LIVE_EXPECTED multiplies, default 100000)
-#           and model-only in turn, on one database (the daemon stage's, for its calibration);
+#           written as .mtx, each uploaded with `spmv run --repeat LIVE_REPEAT` to a daemon
+#           under --tune-mode exhaustive (the oracle), auto (LIVE_EXPECTED multiplies, default
+#           100000) and model-only in turn, each on a fresh copy of the daemon stage's database
+#           (for its calibration: every matrix is tuned at upload, as a first contact);
 #           everything in $OUT/tuner-live.tgz for bench/tuner_live.py
 #   memory  the daemon's resident memory across upload/release rounds (spmvd-memory-churn),
 #           under the glibc malloc settings MALLOC_VARIANTS lists (issue 18's retention)
@@ -152,26 +153,27 @@ stage_tuner-live() {
   summary+=("tuner-live: $(ls $dir/mtx | wc -l) matrices written (matrix_stats exit $rc)")
   local mode flags
   for mode in exhaustive auto model-only; do
-    flags=(--database "$db" --tune-mode "$mode" --samples-per-format 1000000 --refit-interval-s 0
-           --log-level debug)
+    # Each mode on a fresh copy of the calibrated database: every matrix is new to it, so it is
+    # tuned at upload while cuSPARSE ALG1 serves, as a user's first upload is.
+    local mode_db=/tmp/live-$mode.db
+    rm -f $mode_db*; [ -f "$db" ] && cp "$db" $mode_db
+    flags=(--database $mode_db --tune-mode "$mode" --samples-per-format 1000000
+           --refit-interval-s 0 --log-level debug)
     [ "$mode" = auto ] && flags+=(--expected-multiplies "${LIVE_EXPECTED:-100000}")
     start_daemon "$dir/daemon-$mode.log" "${flags[@]}"
     if [ -z "$daemon_port" ]; then summary+=("tuner-live $mode: daemon did not start"); continue; fi
-    # The oracle tunes at upload (a cache miss); the other modes find its plan in the cache
-    # at upload and re-tune when `run --force` asks.
-    local force=(); [ "$mode" = exhaustive ] || force=(--force)
     for f in $dir/mtx/*.mtx; do
       echo "== $(basename "$f" .mtx)"
-      spmv --server 127.0.0.1:$daemon_port run "${force[@]}" --repeat "${LIVE_REPEAT:-11}" "$f"
+      spmv --server 127.0.0.1:$daemon_port run --repeat "${LIVE_REPEAT:-11}" "$f"
       echo "exit $?"
     done > "$dir/run-$mode.log" 2>&1
     kill -TERM $daemon_pid; wait $daemon_pid
     summary+=("tuner-live $mode: exit $?, runs ok $(grep -c '^exit 0' "$dir/run-$mode.log") of $(grep -c '^exit' "$dir/run-$mode.log"), tuned lines $(grep -c ', tuned ' "$dir/daemon-$mode.log")")
     # After each mode, so that a run cut short still brings back what it measured.
-    cp "$db" $dir/plans.db
+    cp $mode_db $dir/plans-$mode.db
     tar czf "$OUT/tuner-live.tgz" --exclude live/mtx -C /tmp live
   done
-  python3 bench/tuner_live.py $dir 2>&1 | head -n 8 || true
+  python3 bench/tuner_live.py $dir 2>&1 | head -n 14 || true
 }
 
 # Predictions of a fresh calibration against an earlier suite run (BENCH_JSON).

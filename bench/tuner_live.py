@@ -4,8 +4,9 @@
     python3 bench/tuner_live.py DIR [--svg-dir DIR2]
 
 DIR is what `bench/gpu_session.sh tuner-live` leaves (unpacked from tuner-live.tgz):
-daemon-<mode>.log and run-<mode>.log per mode (exhaustive, auto, model-only) and plans.db, the
-daemon's SQLite database. For each matrix:
+daemon-<mode>.log, run-<mode>.log and plans-<mode>.db (the daemon's SQLite database, a fresh
+copy of the calibrated one per mode, so each matrix was tuned once, at upload) per mode
+(exhaustive, auto, model-only). For each matrix:
 
   oracle   the fastest candidate the exhaustive tuning measured (its `samples`, 3 warm-up and
            20 timed runs each, all kept with --samples-per-format);
@@ -160,9 +161,10 @@ def main(argv):
     features = json.loads((root / "features.json").read_text())
     features = features if isinstance(features, list) else [features]
     fingerprint_of = {f["label"]: f["fingerprint"] for f in features}
-    samples = load_samples(root / "plans.db")
+    samples = {m: load_samples(root / f"plans-{m}.db") for m in MODES
+               if (root / f"plans-{m}.db").exists()}
     logs = {m: parse_daemon_log(root / f"daemon-{m}.log") for m in MODES
-            if (root / f"daemon-{m}.log").exists()}
+            if (root / f"daemon-{m}.log").exists() and m in samples}
     runs = {m: parse_run_log(root / f"run-{m}.log") for m in MODES
             if (root / f"run-{m}.log").exists()}
     if "exhaustive" not in logs:
@@ -171,16 +173,12 @@ def main(argv):
     rows, per_mode = [], {m: [] for m in logs}
     for label in sorted(logs["exhaustive"]):
         fp = fingerprint_of.get(label)
-        if fp is None or fp not in samples:
+        modes_run = [m for m in logs if "tuned" in logs[m].get(label, {}) and fp in samples[m]]
+        if fp is None or "exhaustive" not in modes_run:
+            print(f"{label}: no oracle tuning stored: skipped", file=sys.stderr)
             continue
-        # One tuning's samples share its tuned_ms; the modes ran in MODES order, each tuning
-        # this matrix once (the oracle at upload, the others on `run --force`).
-        tunings = sorted({t for t, _ in samples[fp]})
-        modes_run = [m for m in MODES if m in logs and "tuned" in logs[m].get(label, {})]
-        if len(tunings) != len(modes_run) or modes_run[0] != "exhaustive":
-            print(f"{label}: {len(tunings)} tunings stored for {modes_run}: skipped", file=sys.stderr)
-            continue
-        by_mode = {m: [p for t, p in samples[fp] if t == tunings[i]] for i, m in enumerate(modes_run)}
+        # Each mode's database saw the matrix once: its samples are that one tuning's.
+        by_mode = {m: [p for _, p in samples[m][fp]] for m in modes_run}
         oracle = {}
         for plan in by_mode["exhaustive"]:
             key = candidate_key(plan)
