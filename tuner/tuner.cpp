@@ -135,7 +135,7 @@ double elapsed_ms(std::chrono::steady_clock::time_point since) {
 
 TuningChoice choose_tuning(std::span<const RankedCandidate> order, double reference_ms,
                            std::uint64_t expected_multiplies, double spent_ms, std::int64_t nnz,
-                           const TunerOptions& options) {
+                           const TunerOptions& options, const BuildCostEstimate* build_costs) {
   const std::size_t n = std::min(order.size(), options.max_candidates_measured);
   const auto count = static_cast<std::uint32_t>(std::max<std::size_t>(n, 1));
   if (options.mode == TuneMode::exhaustive)
@@ -144,14 +144,17 @@ TuningChoice choose_tuning(std::span<const RankedCandidate> order, double refere
       expected_multiplies ? expected_multiplies : options.default_expected_multiplies;
   const double budget_ms =
       options.budget_fraction * static_cast<double>(multiplies) * std::max(reference_ms, 0.0);
-  const double build_ms = estimated_build_ms(nnz, options);
-  // How many of the front of the order fit the budget with full verification runs.
+  // How many of the order fit the budget with full verification runs, in order, passing over
+  // one that does not fit (a host build) for cheaper ones behind it.
   const RunCounts full = runs_for(TuneMode::verify_top_k, options);
   double planned_ms = spent_ms;
   std::uint32_t fit = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    planned_ms += estimated_measurement_ms(order[i], reference_ms, build_ms, full);
-    if (planned_ms > budget_ms) break;
+    const double build_ms = build_costs ? build_costs->build_ms(order[i].candidate)
+                                        : estimated_build_ms(nnz, options);
+    const double next_ms = estimated_measurement_ms(order[i], reference_ms, build_ms, full);
+    if (planned_ms + next_ms > budget_ms) continue;
+    planned_ms += next_ms;
     ++fit;
   }
   if (options.mode == TuneMode::model_only)
@@ -193,6 +196,9 @@ BudgetedSelection select_within_budget(std::span<const Candidate> candidates,
   std::string last_failure;
   std::size_t builds = 0;
   double slowest_build_ms_per_nnz = 0.0;
+  // The worst observed / estimated build time (at least 1), with build_costs: an estimate that
+  // proves optimistic makes the next build's estimate pessimistic by as much.
+  double worst_build_ratio = 1.0;
   // The worst measured / predicted ratio seen (at least 1): a model that proves optimistic
   // makes the estimate of the next measurement pessimistic by as much.
   double worst_ratio = 1.0;
@@ -206,6 +212,10 @@ BudgetedSelection select_within_budget(std::span<const Candidate> candidates,
     if (nnz > 0)
       slowest_build_ms_per_nnz =
           std::max(slowest_build_ms_per_nnz, timing.build_ms / static_cast<double>(nnz));
+    if (build_costs) {
+      const double estimate = build_costs->build_ms(order[i].candidate);
+      if (estimate > 0.0) worst_build_ratio = std::max(worst_build_ratio, timing.build_ms / estimate);
+    }
     if (!timing.median_ms) {
       last_failure = timing.failure;
       return false;
@@ -238,7 +248,7 @@ BudgetedSelection select_within_budget(std::span<const Candidate> candidates,
     if (found) reference_ms = out.best.median_ms;
   }
   choice = choose_tuning(order, reference_ms.value_or(0.0), hints.expected_multiplies, spent(),
-                         nnz, options);
+                         nnz, options, build_costs);
   out.record.mode = choice.mode;
   out.record.k = choice.k;
   out.record.budget_ms = choice.budget_ms;
@@ -255,14 +265,18 @@ BudgetedSelection select_within_budget(std::span<const Candidate> candidates,
     const bool baseline_guard = next == 1 && is_baseline_candidate(order[next].candidate);
     if (found && taken >= choice.k && !baseline_guard) break;
     if (found && budgeted && !baseline_guard) {
-      // The next measurement's cost from what this tuning has observed: the slowest build rate
-      // seen (or the estimate before any build) and its runs at its predicted time.
-      const double build_ms = builds ? slowest_build_ms_per_nnz * static_cast<double>(nnz)
-                                     : estimated_build_ms(nnz, options);
+      // The next measurement's cost from what this tuning has observed: its build as the
+      // estimate ranking charged it (device or host rate) scaled by the worst observed /
+      // estimated build so far, or without estimates the slowest build rate seen; its runs at
+      // its predicted time. One that would overrun the budget is passed over for the next.
+      const double build_ms =
+          build_costs ? build_costs->build_ms(order[next].candidate) * worst_build_ratio
+          : builds    ? slowest_build_ms_per_nnz * static_cast<double>(nnz)
+                      : estimated_build_ms(nnz, options);
       RankedCandidate scaled = order[next];
       if (scaled.predicted_ms) *scaled.predicted_ms *= worst_ratio;
       const double next_ms = estimated_measurement_ms(scaled, out.best.median_ms, build_ms, runs);
-      if (spent() + next_ms > choice.budget_ms) break;
+      if (spent() + next_ms > choice.budget_ms) continue;
     }
     if (measure(next, runs)) ++taken;
   }

@@ -34,7 +34,9 @@ namespace spmvd {
 //    plans of version 3 do not decode.
 // 5: a budget from the expected number of multiplies picks the mode (model-only, verify-top-k,
 //    exhaustive) and k; plans record the mode and the tuning cost (docs/TUNER.md).
-inline constexpr std::uint32_t kTunerVersion = 5;
+// 6: the budget estimates each candidate's build at the rate ranking charges it and passes over
+//    a candidate that does not fit for cheaper ones behind it.
+inline constexpr std::uint32_t kTunerVersion = 6;
 
 struct TunerOptions {
   // Runs of a verify-top-k or exhaustive measurement; the median of the timed runs is a
@@ -53,15 +55,15 @@ struct TunerOptions {
   // nullopt: the budget picks the mode. A forced exhaustive search ignores the budget (it is the
   // oracle, for evaluation); a forced model-only or verify-top-k keeps to it.
   std::optional<TuneMode> mode = std::nullopt;
-  // A build's cost before any build of this tuning is observed, per nonzero. Measured on an
-  // H100 (2026-11-24, spmv-bench over bench/suite_memory_bound.txt, fp64, from the CSR on the
-  // device): 0.02-0.6 ns for the formats converted on the device, 11-174 ns for those built by
-  // host algorithms (BRO, BCE, the strip, the split, EHYB, BSR); 7.5 ns (the plain host CSR
-  // copy of the earlier builder) sits between them. Once a build is observed, the slowest
-  // observed rate is used instead.
+  // A build's cost per nonzero for a budget without per-candidate estimates (a selection given
+  // no BuildCostEstimate; tune_matrix always gives one, from the two rates below): 7.5 ns sits
+  // between the device and the host rates. Once a build is observed, the slowest observed rate
+  // is used instead.
   double build_ns_per_nonzero_estimate = 7.5;
   // What ranking charges a candidate for its build, per nonzero, amortised over the expected
-  // multiplies (rank_candidates): the medians of the same H100 run, 0.3 ns for the formats
+  // multiplies (rank_candidates), and what the budget expects a build to cost before it is
+  // observed: the medians of an H100 run (2026-11-24, spmv-bench over
+  // bench/suite_memory_bound.txt, fp64, from the CSR on the device), 0.3 ns for the formats
   // converted on the device (FormatEntry::builds_on_device: ELL 0.31, SELL 0.56, cuSPARSE SELL
   // 0.35, HYB 0.62, DIA 0.08; the CSR and COO formats 0.00-0.03) and 28 ns for those built on
   // the host (BCE 11, BRO-COO 20, the split 22, the strip 23, BSR 34, BRO-ELL 39, BRO-HYB 56,
@@ -205,11 +207,14 @@ struct TuningChoice {
 // reference_ms is the best candidate's predicted time (or, without predictions, the first
 // measured time); order is measurement_order's result. spent_ms is what the tuning has cost so
 // far (the feature pass and the ranking). The k measurements of the choice, each estimated as a
-// build (nnz x the build rate) plus its runs at the candidate's predicted time (reference_ms
-// where it has none), fit budget_ms - spent_ms; model-only's one measurement is the floor.
+// build (build_costs' estimate of the candidate, the rate ranking charges; without it nnz x
+// build_ns_per_nonzero_estimate) plus its runs at the candidate's predicted time (reference_ms
+// where it has none), fit budget_ms - spent_ms, taken in order and passing over any that would
+// not fit; model-only's one measurement is the floor.
 TuningChoice choose_tuning(std::span<const RankedCandidate> order, double reference_ms,
                            std::uint64_t expected_multiplies, double spent_ms, std::int64_t nnz,
-                           const TunerOptions& options);
+                           const TunerOptions& options,
+                           const BuildCostEstimate* build_costs = nullptr);
 
 // One candidate this tuning measured: a sample for the measured refit (docs/TUNER.md
 // "Samples").
@@ -232,8 +237,8 @@ struct BudgetedSelection {
 
 // Ranks (predictor may be null: candidates in the given order, unpredicted), chooses the mode
 // and k from the budget, and measures down measurement_order: before each measurement after
-// the first, the cost of the next is estimated from what was observed so far, and the search
-// stops where it would overrun the budget. Returns the fastest measured; ties go to the
+// the first, the cost of the next is estimated from what was observed so far, and a candidate
+// that would overrun the budget is passed over (a cheaper one behind it may still fit). Returns the fastest measured; ties go to the
 // candidate measured first. A candidate that fails to build is skipped and the next one taken,
 // within the budget; when none has been measured the search goes on (to
 // max_candidates_measured) past the budget, since a plan is needed. Throws

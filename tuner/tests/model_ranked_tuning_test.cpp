@@ -542,3 +542,30 @@ TEST(TuneMatrix, RefusesModelsOfAnotherPrecision) {
 
 }  // namespace
 }  // namespace spmvd
+
+namespace spmvd {
+namespace {
+
+TEST(BudgetedTuning, PassesOverACandidateWhoseBuildOverrunsTheBudgetForCheaperOnesBehindIt) {
+  // Budget 50 ms (500 multiplies of the 1 ms favourite). c2 must be built on the host (100 ms
+  // estimated): it cannot fit, but c3 (1 ms, a device conversion) behind it can, and is the
+  // fastest. Estimates c1 5, baseline 20 (no build: it serves), c2 108, c3 13 ms: k = 3.
+  const Scenario s;
+  FakeTimer timer(s.times);
+  const FakeBuildCosts costs({{candidate(1), 1.0},
+                              {candidate(2), 100.0},
+                              {candidate(3), 1.0},
+                              {candidate(4), 1.0}});
+  const BudgetedSelection r =
+      select_within_budget(s.all, &s.predictor, timer, Scenario::options(),
+                           TuneHints{.expected_multiplies = 500, .features_ms = 0.0},
+                           Scenario::kNnz, &costs);
+  EXPECT_EQ(r.record.mode, TuneMode::verify_top_k);
+  EXPECT_EQ(r.record.k, 3u);
+  EXPECT_EQ(timer.measured, (std::vector<Candidate>{candidate(1), baseline(), candidate(3)}));
+  EXPECT_EQ(r.best.candidate, candidate(3));
+  EXPECT_LE(spent(r.record.cost), r.record.budget_ms);
+}
+
+}  // namespace
+}  // namespace spmvd
