@@ -1,15 +1,19 @@
 #include "kernels/formats/cuda_bro_ell/cuda_bro_ell_rules.hpp"
 
+#include <algorithm>
 #include <map>
 #include <string>
 
 #include "core/csr_matrix.hpp"
 #include "core/error.hpp"
+#include "core/structure_features.hpp"
 #include "kernels/formats/common/bar_reorder.hpp"
 #include "kernels/formats/common/bro_stream.hpp"
 #include "kernels/formats/common/rules_support.hpp"
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
 #include "kernels/formats/cuda_hyb/cuda_hyb_rules.hpp"
+#include "partition/rcm_order.hpp"
+#include "partition/symmetric_permutation.hpp"
 
 namespace spmvd {
 
@@ -24,9 +28,25 @@ std::size_t bro_ell_choice_index(std::string_view owner, const CudaBroEllParams&
                 std::to_string(threads_per_row) + " is not a BRO-ELL layout");
 }
 
+void check_bro_ell_reorder(std::string_view owner, const CudaBroEllParams& params,
+                           std::int64_t rows, std::int64_t cols) {
+  if (params.reorder == kBroReorderRcm && rows != cols)
+    throw_invalid(std::string(owner) +
+                  ": reorder 2 (RCM) renumbers rows and columns alike and needs a square matrix; "
+                  "this one is " +
+                  std::to_string(rows) + " x " + std::to_string(cols));
+}
+
 CsrMatrix<double> bro_ell_stream_rows(const CsrMatrix<double>& m, const BroEllChoice& choice,
                                       std::vector<std::int32_t>& order) {
   order.clear();
+  check_bro_ell_reorder("cuda_bro_ell", choice.params, m.rows, m.cols);
+  if (choice.params.reorder == kBroReorderRcm) {
+    order = rcm_order(m);
+    const CsrMatrix<double> permuted = permute_symmetric(m, order);
+    return choice.threads_per_row == 1 ? permuted
+                                       : bro::split_rows(permuted, choice.threads_per_row);
+  }
   if (choice.params.reorder == kBroReorderBar) {
     order = bro::bar_order(m, choice.params.slice_height / choice.threads_per_row);
     const CsrMatrix<double> permuted = bro::permute_rows(m, order);
@@ -36,7 +56,8 @@ CsrMatrix<double> bro_ell_stream_rows(const CsrMatrix<double>& m, const BroEllCh
   return choice.threads_per_row == 1 ? m : bro::split_rows(m, choice.threads_per_row);
 }
 
-BroEllFeatures compute_bro_ell_features(const CsrMatrix<double>& m, std::int64_t hyb_ell_width) {
+BroEllFeatures compute_bro_ell_features(const CsrMatrix<double>& m, std::int64_t hyb_ell_width,
+                                        bool with_rcm) {
   // One walk a slice height gives every layout of it: the paper and hopper variants differ in
   // the multiplexing only (the same words), the split layouts are the walk's `split` sizes, and
   // BAR's are bounded by the identity order's (no BAR here: it is the builder's, O(nnz *
@@ -54,7 +75,37 @@ BroEllFeatures compute_bro_ell_features(const CsrMatrix<double>& m, std::int64_t
           bro::bro_ell_walk_sizes(m, choice.params.slice_height, kSplitParts, hyb_ell_width));
   BroEllFeatures f;
   f.hyb_ell_width = hyb_ell_width;
+  f.bandwidth = matrix_bandwidth(m);
+  // RCM: the order the builder will compute (deterministic), P A P^T walked once a slice height
+  // (BRO-HYB offers no RCM layout: no leading entries).
+  std::map<std::uint32_t, bro::BroEllWalkSizes> rcm_walks;
+  if (with_rcm && m.rows == m.cols && m.rows > 0) {
+    const CsrMatrix<double> permuted = permute_symmetric(m, rcm_order(m));
+    f.rcm_bandwidth = matrix_bandwidth(permuted);
+    f.rcm_sectors_per_nonzero = x_sectors_per_nonzero(permuted);
+    for (const BroEllChoice& choice : kBroEllChoices)
+      if (choice.params.reorder == kBroReorderRcm && !rcm_walks.contains(choice.params.slice_height))
+        rcm_walks.emplace(choice.params.slice_height,
+                          bro::bro_ell_walk_sizes(permuted, choice.params.slice_height,
+                                                  kSplitParts, 0));
+  }
   for (const BroEllChoice& choice : kBroEllChoices) {
+    if (choice.params.reorder == kBroReorderRcm) {
+      const bool split = choice.threads_per_row == kSplitParts;
+      const auto it = rcm_walks.find(choice.params.slice_height);
+      const bro::BroEllSize size =
+          it == rcm_walks.end() ? bro::BroEllSize{} : (split ? it->second.split : it->second.whole);
+      // The slice count does not depend on the order.
+      const bro::BroEllWalkSizes& walk = walks.at(choice.params.slice_height);
+      f.slices.push_back((split ? walk.split : walk.whole).slices);
+      f.stream_words.push_back(size.stream_words);
+      f.columns.push_back(size.columns);
+      f.value_slots.push_back(size.value_slots);
+      f.hyb_stream_words.push_back(0);
+      f.hyb_columns.push_back(0);
+      f.hyb_value_slots.push_back(0);
+      continue;
+    }
     const bro::BroEllWalkSizes& walk = walks.at(choice.params.slice_height);
     const bool split = choice.threads_per_row == kSplitParts;
     const bro::BroEllSize& size = split ? walk.split : walk.whole;
@@ -88,12 +139,39 @@ std::uint64_t bro_ell_layout_bytes(const BroEllFeatures& sizes, std::size_t inde
   const auto at = [&](const std::vector<std::int64_t>& v) {
     return static_cast<std::uint64_t>(v.at(index));
   };
-  const std::uint64_t order = kBroEllChoices.at(index).params.reorder == kBroReorderBar
-                                  ? static_cast<std::uint64_t>(rows) * sizeof(std::int32_t)
-                                  : 0;
+  const std::uint32_t reorder = kBroEllChoices.at(index).params.reorder;
+  const auto n = static_cast<std::uint64_t>(rows);
+  const std::uint64_t order = reorder != kBroReorderNone ? n * sizeof(std::int32_t) : 0;
+  const std::uint64_t scratch_x = reorder == kBroReorderRcm ? n * value_bytes(precision) : 0;
   return at(sizes.stream_words) * sizeof(std::uint32_t) + at(sizes.columns) +
          at(sizes.value_slots) * value_bytes(precision) +
-         2 * (at(sizes.slices) + 1) * sizeof(std::int64_t) + order;
+         2 * (at(sizes.slices) + 1) * sizeof(std::int64_t) + order + scratch_x;
+}
+
+std::uint64_t bro_rcm_gather_bytes(std::int64_t rows) {
+  constexpr std::uint64_t kSectorBytes = kXSectorColumns * sizeof(float);
+  return static_cast<std::uint64_t>(rows) * (sizeof(std::int32_t) + kSectorBytes);
+}
+
+bool bro_rcm_moves_fewer_bytes(const MatrixFeatures& features, const BroEllFeatures& own,
+                               std::size_t index) {
+  const BroEllChoice& rcm = kBroEllChoices.at(index);
+  if (rcm.params.reorder != kBroReorderRcm || features.rows != features.cols) return false;
+  CudaBroEllParams same = rcm.params;
+  same.reorder = kBroReorderNone;
+  const std::size_t identity = bro_ell_choice_index("cuda_bro_ell", same, rcm.threads_per_row);
+  constexpr double kSectorBytes = kXSectorColumns * sizeof(float);
+  const auto gathers = [&](double sectors_per_nonzero) {
+    return static_cast<double>(features.nnz) * sectors_per_nonzero * kSectorBytes;
+  };
+  const double in_caller_order =
+      static_cast<double>(bro_ell_layout_bytes(own, identity, features.rows, Precision::fp64)) +
+      gathers(features.x_sectors_per_nonzero);
+  const double in_rcm_order =
+      static_cast<double>(bro_ell_layout_bytes(own, index, features.rows, Precision::fp64) +
+                          bro_rcm_gather_bytes(features.rows)) +
+      gathers(own.rcm_sectors_per_nonzero);
+  return in_rcm_order < in_caller_order;
 }
 
 bool bro_ell_critical_path_bounded(const MatrixFeatures& features,
@@ -111,15 +189,25 @@ bool CudaBroEllRules::admissible(const MatrixFeatures& features, const DeviceInf
   return smallest_candidate_bytes(*this, features, device, precision) <= memory_budget_bytes;
 }
 
-std::vector<Candidate> CudaBroEllRules::candidates(const MatrixFeatures& features,
-                                                   const DeviceInfo& device) const {
+namespace {
+
+// The candidates of every layout within the critical-path bound (RCM on square matrices only),
+// those RCM layouts that do not move fewer bytes dropped where `offer_rcm_by_bytes`.
+std::vector<Candidate> bro_ell_candidates(FormatId id, const MatrixFeatures& features,
+                                          const DeviceInfo& device, bool offer_rcm_by_bytes) {
   // Without the sizes nothing bounds the stream (as DIA without its diagonals).
-  if (!cuda_bro_ell_features(features)) return {};
+  const std::optional<BroEllFeatures> own = cuda_bro_ell_features(features);
+  if (!own) return {};
   std::vector<Candidate> out;
-  for (const BroEllChoice& choice : kBroEllChoices) {
+  for (std::size_t i = 0; i < kBroEllChoices.size(); ++i) {
+    const BroEllChoice& choice = kBroEllChoices[i];
     if (!bro_ell_critical_path_bounded(features, choice.threads_per_row)) continue;
+    if (choice.params.reorder == kBroReorderRcm &&
+        (features.rows != features.cols ||
+         (offer_rcm_by_bytes && !bro_rcm_moves_fewer_bytes(features, *own, i))))
+      continue;
     out.push_back(
-        Candidate{.format = id(),
+        Candidate{.format = id,
                   .params = FieldSet::of(choice.params),
                   .launch = {.block_size = kBroBlockSize,
                              .threads_per_row = choice.threads_per_row,
@@ -129,13 +217,38 @@ std::vector<Candidate> CudaBroEllRules::candidates(const MatrixFeatures& feature
   return out;
 }
 
+}  // namespace
+
+std::vector<Candidate> CudaBroEllRules::candidates(const MatrixFeatures& features,
+                                                   const DeviceInfo& device) const {
+  return bro_ell_candidates(id(), features, device, true);
+}
+
+bool CudaBroEllRules::is_valid(const Candidate& candidate, const MatrixFeatures& features,
+                               const DeviceInfo& device) const {
+  const std::vector<Candidate> space = bro_ell_candidates(id(), features, device, false);
+  return std::find(space.begin(), space.end(), candidate) != space.end();
+}
+
+double CudaBroEllRules::gather_sectors_per_nonzero(const MatrixFeatures& features,
+                                                   const Candidate& candidate) const {
+  if (params_of(candidate).reorder == kBroReorderRcm)
+    if (const std::optional<BroEllFeatures> own = cuda_bro_ell_features(features))
+      return own->rcm_sectors_per_nonzero;
+  return features.x_sectors_per_nonzero;
+}
+
 std::uint64_t CudaBroEllRules::device_bytes(const MatrixFeatures& features, Precision precision,
                                             const Candidate& candidate) const {
+  const CudaBroEllParams params = params_of(candidate);
   const std::size_t index =
-      bro_ell_choice_index("cuda_bro_ell", params_of(candidate), candidate.launch.threads_per_row);
+      bro_ell_choice_index("cuda_bro_ell", params, candidate.launch.threads_per_row);
+  check_bro_ell_reorder("cuda_bro_ell", params, features.rows, features.cols);
   const std::optional<BroEllFeatures> own = cuda_bro_ell_features(features);
   if (!own) throw_invalid("cuda_bro_ell: device bytes need its features (none computed)");
-  return bro_ell_layout_bytes(*own, index, features.rows, precision);
+  const std::uint64_t gather =
+      params.reorder == kBroReorderRcm ? bro_rcm_gather_bytes(features.rows) : 0;
+  return bro_ell_layout_bytes(*own, index, features.rows, precision) + gather;
 }
 
 std::optional<FieldSet> CudaBroEllRules::own_features(const CsrMatrix<double>& matrix,
