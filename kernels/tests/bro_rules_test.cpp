@@ -10,6 +10,7 @@
 #include <iostream>
 #include <numeric>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@
 #include "kernels/formats/cuda_bro_ell/cuda_bro_ell_rules.hpp"
 #include "kernels/formats/cuda_bro_hyb/cuda_bro_hyb_rules.hpp"
 #include "kernels/formats/cuda_hyb/cuda_hyb_rules.hpp"
+#include "kernels/tests/conformance.hpp"
 #include "kernels/tests/hand_written.hpp"
 #include "kernels/tests/test_matrices.hpp"
 #include "partition/rcm_order.hpp"
@@ -584,6 +586,34 @@ TEST(CudaBroEllRules, StoredRcmPlanOnANonSquareMatrixIsInvalidAndSaysWhy) {
   EXPECT_EQ(message_of([&] { hyb.device_bytes(features, Precision::fp64, hyb_rcm); }),
             "cuda_bro_hyb: reorder 2 (RCM) is not a BRO-HYB layout (its COO part keeps the "
             "caller's numbering; RCM is cuda_bro_ell's)");
+}
+
+// The GPU conformance test runs the candidates the rules offer, spread over at most
+// kMaxCandidatesPerMatrix: on the renumbered band it must reach RCM layouts of both symbol
+// sizes and both thread counts, so the gather and the scatter run on the device.
+TEST(CudaBroEllRules, ConformanceHasASquareMatrixWhereRcmIsOffered) {
+  const auto& all = testing::conformance_matrices(testing::test_seed());
+  const auto band = std::find_if(all.begin(), all.end(), [](const auto& n) {
+    return n.name == "band_7_2000_renumbered";
+  });
+  ASSERT_NE(band, all.end());
+  const std::vector<Candidate> offered =
+      CudaBroEllRules{}.candidates(extract_features(band->matrix), testing::h100());
+  std::size_t rcm = 0;
+  for (const Candidate& c : offered)
+    rcm += CudaBroEllRules::params_of(c).reorder == kBroReorderRcm ? 1 : 0;
+  EXPECT_EQ(rcm, 6u);
+  ASSERT_EQ(offered.size(), kBroEllChoices.size());  // spread() then takes 0, 2, ..., 12, 15
+  ASSERT_GT(offered.size(), testing::kMaxCandidatesPerMatrix);
+  std::set<std::pair<std::uint32_t, std::uint32_t>> variants_and_threads;
+  for (std::size_t i = 0; i < testing::kMaxCandidatesPerMatrix; ++i) {
+    const Candidate& c =
+        offered[i * (offered.size() - 1) / (testing::kMaxCandidatesPerMatrix - 1)];
+    const CudaBroEllParams p = CudaBroEllRules::params_of(c);
+    if (p.reorder == kBroReorderRcm) variants_and_threads.insert({p.variant, c.launch.threads_per_row});
+  }
+  EXPECT_TRUE(variants_and_threads.contains({kBroVariantPaper, 1u}));
+  EXPECT_TRUE(variants_and_threads.contains({kBroVariantHopper, 4u}));
 }
 
 TEST(BroFormats, AreRegisteredUnderTheirIds) {
