@@ -21,6 +21,7 @@
 #include "kernels/formats/common/bro_stream.hpp"
 #include "kernels/formats/cuda_bro_coo/cuda_bro_coo_rules.hpp"
 #include "kernels/formats/cuda_bro_ell/cuda_bro_ell_rules.hpp"
+#include "kernels/formats/cuda_ehyb/cuda_ehyb_features.hpp"
 #include "kernels/formats/cuda_bro_hyb/cuda_bro_hyb_rules.hpp"
 #include "kernels/formats/cuda_hyb/cuda_hyb_rules.hpp"
 #include "kernels/tests/conformance.hpp"
@@ -525,26 +526,55 @@ TEST(CudaBroEllRules, RcmGivesARenumberedBandItsBandBackAndIsOfferedThere) {
   }
 }
 
-// A band in its own order has nothing for RCM to fix (the same band, plus the gather): not
-// offered, yet a stored RCM plan stays valid on it (square), and its bytes are counted.
-TEST(CudaBroEllRules, RcmIsNotOfferedOnABandInItsOwnOrderButAStoredPlanStaysValid) {
+// A band in its own order has nothing for RCM to fix: all its x sectors and stream words above
+// one a row are fewer bytes than the gather costs, so the hook does not even size RCM; no RCM
+// layout is offered, a stored one is invalid and its bytes say why. Forced (the tests' path),
+// RCM is sized and moves more bytes than the band in its own order.
+TEST(CudaBroEllRules, RcmIsNeitherSizedNorOfferedOnABandInItsOwnOrder) {
   const auto& all = testing::conformance_matrices(testing::test_seed());
   const auto band =
       std::find_if(all.begin(), all.end(), [](const auto& n) { return n.name == "band_7_1000"; });
   ASSERT_NE(band, all.end());
   const MatrixFeatures features = extract_features(band->matrix);
+  const std::optional<BroEllFeatures> own = cuda_bro_ell_features(features);
+  ASSERT_TRUE(own.has_value());
+  EXPECT_EQ(own->rcm_sized, 0);
+  EXPECT_EQ(own->bandwidth, 3);
   const CudaBroEllRules rules;
-  for (const Candidate& c : rules.candidates(features, testing::h100()))
-    EXPECT_NE(CudaBroEllRules::params_of(c).reorder, kBroReorderRcm);
   const std::vector<Candidate> offered = rules.candidates(features, testing::h100());
   ASSERT_FALSE(offered.empty());
+  for (const Candidate& c : offered)
+    EXPECT_NE(CudaBroEllRules::params_of(c).reorder, kBroReorderRcm);
   Candidate stored = offered.front();
   CudaBroEllParams p = CudaBroEllRules::params_of(stored);
   p.reorder = kBroReorderRcm;
   stored.params = FieldSet::of(p);
-  ASSERT_NO_THROW(bro_ell_choice_index("test", p, stored.launch.threads_per_row));
-  EXPECT_TRUE(rules.is_valid(stored, features, testing::h100()));
-  EXPECT_GT(rules.device_bytes(features, Precision::fp64, stored), 0u);
+  const std::size_t index = bro_ell_choice_index("test", p, stored.launch.threads_per_row);
+  EXPECT_FALSE(rules.is_valid(stored, features, testing::h100()));
+  EXPECT_EQ(message_of([&] { rules.device_bytes(features, Precision::fp64, stored); }),
+            "cuda_bro_ell: reorder 2 (RCM) was not sized for this matrix (its features found that "
+            "no order could pay for the gather: bro_rcm_may_pay)");
+  const BroEllFeatures forced = compute_bro_ell_features(band->matrix, 3, true);
+  EXPECT_EQ(forced.rcm_sized, 1);
+  EXPECT_EQ(forced.rcm_bandwidth, 3);
+  EXPECT_FALSE(bro_rcm_moves_fewer_bytes(features, forced, index));
+}
+
+// On a random pattern every breadth-first order is wide (neighbourhoods do not overlap:
+// cuda_ehyb's growth near 1), so the hook does not pay for an RCM order, however scattered
+// the pattern's gathers are.
+TEST(CudaBroEllRules, RcmIsNotSizedOnARandomPattern) {
+  const auto& all = testing::conformance_matrices(testing::test_seed());
+  const auto random = std::find_if(all.begin(), all.end(), [](const auto& n) {
+    return n.name == "many_short_rows_200000";
+  });
+  ASSERT_NE(random, all.end());
+  const MatrixFeatures features = extract_features(random->matrix);
+  EXPECT_GT(compute_cuda_ehyb_features(random->matrix).neighbourhood_growth,
+            kEhybMaxNeighbourhoodGrowth);
+  EXPECT_EQ(cuda_bro_ell_features(features)->rcm_sized, 0);
+  for (const Candidate& c : CudaBroEllRules{}.candidates(features, testing::h100()))
+    EXPECT_NE(CudaBroEllRules::params_of(c).reorder, kBroReorderRcm);
 }
 
 // RCM on a matrix that is not square: not offered, a stored plan invalid, and its bytes and

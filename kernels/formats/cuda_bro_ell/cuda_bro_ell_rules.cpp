@@ -11,6 +11,7 @@
 #include "kernels/formats/common/bro_stream.hpp"
 #include "kernels/formats/common/rules_support.hpp"
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
+#include "kernels/formats/cuda_ehyb/cuda_ehyb_features.hpp"
 #include "kernels/formats/cuda_hyb/cuda_hyb_rules.hpp"
 #include "partition/rcm_order.hpp"
 #include "partition/symmetric_permutation.hpp"
@@ -76,31 +77,15 @@ BroEllFeatures compute_bro_ell_features(const CsrMatrix<double>& m, std::int64_t
   BroEllFeatures f;
   f.hyb_ell_width = hyb_ell_width;
   f.bandwidth = matrix_bandwidth(m);
-  // RCM: the order the builder will compute (deterministic), P A P^T walked once a slice height
-  // (BRO-HYB offers no RCM layout: no leading entries).
-  std::map<std::uint32_t, bro::BroEllWalkSizes> rcm_walks;
-  if (with_rcm && m.rows == m.cols && m.rows > 0) {
-    const CsrMatrix<double> permuted = permute_symmetric(m, rcm_order(m));
-    f.rcm_bandwidth = matrix_bandwidth(permuted);
-    f.rcm_sectors_per_nonzero = x_sectors_per_nonzero(permuted);
-    for (const BroEllChoice& choice : kBroEllChoices)
-      if (choice.params.reorder == kBroReorderRcm && !rcm_walks.contains(choice.params.slice_height))
-        rcm_walks.emplace(choice.params.slice_height,
-                          bro::bro_ell_walk_sizes(permuted, choice.params.slice_height,
-                                                  kSplitParts, 0));
-  }
   for (const BroEllChoice& choice : kBroEllChoices) {
     if (choice.params.reorder == kBroReorderRcm) {
-      const bool split = choice.threads_per_row == kSplitParts;
-      const auto it = rcm_walks.find(choice.params.slice_height);
-      const bro::BroEllSize size =
-          it == rcm_walks.end() ? bro::BroEllSize{} : (split ? it->second.split : it->second.whole);
-      // The slice count does not depend on the order.
+      // Sized by add_bro_rcm_sizes; the slice count does not depend on the order.
       const bro::BroEllWalkSizes& walk = walks.at(choice.params.slice_height);
-      f.slices.push_back((split ? walk.split : walk.whole).slices);
-      f.stream_words.push_back(size.stream_words);
-      f.columns.push_back(size.columns);
-      f.value_slots.push_back(size.value_slots);
+      f.slices.push_back(
+          (choice.threads_per_row == kSplitParts ? walk.split : walk.whole).slices);
+      f.stream_words.push_back(0);
+      f.columns.push_back(0);
+      f.value_slots.push_back(0);
       f.hyb_stream_words.push_back(0);
       f.hyb_columns.push_back(0);
       f.hyb_value_slots.push_back(0);
@@ -118,7 +103,57 @@ BroEllFeatures compute_bro_ell_features(const CsrMatrix<double>& m, std::int64_t
     f.hyb_columns.push_back(leading.columns);
     f.hyb_value_slots.push_back(leading.value_slots);
   }
+  if (with_rcm && m.rows == m.cols && m.rows > 0) add_bro_rcm_sizes(m, f);
   return f;
+}
+
+void add_bro_rcm_sizes(const CsrMatrix<double>& m, BroEllFeatures& f) {
+  constexpr std::uint32_t kSplitParts = 4;  // as compute_bro_ell_features
+  // The order the builder will compute (deterministic), P A P^T walked once a slice height
+  // (BRO-HYB offers no RCM layout: no leading entries).
+  const CsrMatrix<double> permuted = permute_symmetric(m, rcm_order(m));
+  f.rcm_sized = 1;
+  f.rcm_bandwidth = matrix_bandwidth(permuted);
+  f.rcm_sectors_per_nonzero = x_sectors_per_nonzero(permuted);
+  std::map<std::uint32_t, bro::BroEllWalkSizes> walks;
+  for (std::size_t i = 0; i < kBroEllChoices.size(); ++i) {
+    const BroEllChoice& choice = kBroEllChoices[i];
+    if (choice.params.reorder != kBroReorderRcm) continue;
+    auto it = walks.find(choice.params.slice_height);
+    if (it == walks.end())
+      it = walks
+               .emplace(choice.params.slice_height,
+                        bro::bro_ell_walk_sizes(permuted, choice.params.slice_height, kSplitParts,
+                                                0))
+               .first;
+    const bro::BroEllSize& size =
+        choice.threads_per_row == kSplitParts ? it->second.split : it->second.whole;
+    f.slices.at(i) = size.slices;
+    f.stream_words.at(i) = size.stream_words;
+    f.columns.at(i) = size.columns;
+    f.value_slots.at(i) = size.value_slots;
+  }
+}
+
+bool bro_rcm_may_pay(const CsrMatrix<double>& m, const MatrixFeatures& common,
+                     const BroEllFeatures& f) {
+  if (m.rows != m.cols || m.rows == 0 || m.nnz() == 0) return false;
+  if (compute_cuda_ehyb_features(m).neighbourhood_growth > kEhybMaxNeighbourhoodGrowth)
+    return false;
+  // The one-thread-a-row, 32-row-slice layout in the caller's order (the finest widths).
+  const std::size_t identity = bro_ell_choice_index(
+      "cuda_bro_ell", {.slice_height = 32, .variant = kBroVariantPaper, .reorder = kBroReorderNone},
+      1);
+  constexpr double kSectorBytes = kXSectorColumns * sizeof(float);
+  const auto n = static_cast<double>(m.rows);
+  const double most_saved =
+      static_cast<double>(m.nnz()) * common.x_sectors_per_nonzero * kSectorBytes +
+      std::max(0.0, static_cast<double>(f.stream_words.at(identity)) - n) *
+          sizeof(std::uint32_t) +
+      std::max(0.0, static_cast<double>(f.value_slots.at(identity) - m.nnz())) * sizeof(double);
+  const double gather_costs = n * (sizeof(std::int32_t) + sizeof(double)) +
+                              static_cast<double>(bro_rcm_gather_bytes(m.rows));
+  return most_saved > gather_costs;
 }
 
 std::optional<BroEllFeatures> cuda_bro_ell_features(const MatrixFeatures& features) {
@@ -156,7 +191,8 @@ std::uint64_t bro_rcm_gather_bytes(std::int64_t rows) {
 bool bro_rcm_moves_fewer_bytes(const MatrixFeatures& features, const BroEllFeatures& own,
                                std::size_t index) {
   const BroEllChoice& rcm = kBroEllChoices.at(index);
-  if (rcm.params.reorder != kBroReorderRcm || features.rows != features.cols) return false;
+  if (rcm.params.reorder != kBroReorderRcm || features.rows != features.cols || !own.rcm_sized)
+    return false;
   CudaBroEllParams same = rcm.params;
   same.reorder = kBroReorderNone;
   const std::size_t identity = bro_ell_choice_index("cuda_bro_ell", same, rcm.threads_per_row);
@@ -203,7 +239,7 @@ std::vector<Candidate> bro_ell_candidates(FormatId id, const MatrixFeatures& fea
     const BroEllChoice& choice = kBroEllChoices[i];
     if (!bro_ell_critical_path_bounded(features, choice.threads_per_row)) continue;
     if (choice.params.reorder == kBroReorderRcm &&
-        (features.rows != features.cols ||
+        (features.rows != features.cols || !own->rcm_sized ||
          (offer_rcm_by_bytes && !bro_rcm_moves_fewer_bytes(features, *own, i))))
       continue;
     out.push_back(
@@ -246,6 +282,10 @@ std::uint64_t CudaBroEllRules::device_bytes(const MatrixFeatures& features, Prec
   check_bro_ell_reorder("cuda_bro_ell", params, features.rows, features.cols);
   const std::optional<BroEllFeatures> own = cuda_bro_ell_features(features);
   if (!own) throw_invalid("cuda_bro_ell: device bytes need its features (none computed)");
+  if (params.reorder == kBroReorderRcm && !own->rcm_sized)
+    throw_invalid(
+        "cuda_bro_ell: reorder 2 (RCM) was not sized for this matrix (its features found that "
+        "no order could pay for the gather: bro_rcm_may_pay)");
   const std::uint64_t gather =
       params.reorder == kBroReorderRcm ? bro_rcm_gather_bytes(features.rows) : 0;
   return bro_ell_layout_bytes(*own, index, features.rows, precision) + gather;
@@ -253,8 +293,10 @@ std::uint64_t CudaBroEllRules::device_bytes(const MatrixFeatures& features, Prec
 
 std::optional<FieldSet> CudaBroEllRules::own_features(const CsrMatrix<double>& matrix,
                                                       const MatrixFeatures& common) const {
-  return FieldSet::of(
-      compute_bro_ell_features(matrix, CudaHybRules::bell_garland_ell_width(common)));
+  BroEllFeatures f =
+      compute_bro_ell_features(matrix, CudaHybRules::bell_garland_ell_width(common), false);
+  if (bro_rcm_may_pay(matrix, common, f)) add_bro_rcm_sizes(matrix, f);
+  return FieldSet::of(f);
 }
 
 }  // namespace spmvd

@@ -122,12 +122,12 @@ void check_bro_ell_reorder(std::string_view owner, const CudaBroEllParams& param
 // bro_ell_walk_sizes pass a slice height, parallel over slices, no transformed copy of the
 // matrix, no BAR: exact for the layouts without reordering; for BAR the identity order's sizes,
 // an upper bound (bar_order keeps a window's order unless its clustering is no larger,
-// bar_reorder.hpp), the builder running BAR itself. RCM (square matrices): its order is
-// computed here (as the builder will: rcm_order is deterministic), P A P^T built once and
-// walked once a slice height, so the RCM layouts' sizes are exact, with the bandwidth before
-// and after and the x sectors per non-zero of the RCM order (what its gathers touch, for the
-// models' locality and the offer); 0 for every RCM field of a matrix that is not square. The
-// hyb_ sizes of the RCM layouts are 0 (BRO-HYB offers none).
+// bar_reorder.hpp), the builder running BAR itself. RCM, where it is sized (rcm_sized; see
+// add_bro_rcm_sizes): its order computed here as the builder will (rcm_order is deterministic),
+// P A P^T built once and walked once a slice height, so the RCM layouts' sizes are exact, with
+// the bandwidth after and the x sectors per non-zero of the RCM order (what its gathers touch,
+// for the models' locality and the offer); where it is not sized, every RCM size and field is
+// 0 and no RCM layout is offered. The hyb_ sizes of the RCM layouts are 0 (BRO-HYB offers none).
 struct BroEllFeatures {
   std::vector<std::int64_t> slices;
   std::vector<std::int64_t> stream_words;
@@ -138,6 +138,7 @@ struct BroEllFeatures {
   std::vector<std::int64_t> hyb_columns;
   std::vector<std::int64_t> hyb_value_slots;
   std::int64_t bandwidth = 0;      // max |row - column| over the entries, in the caller's order
+  std::int64_t rcm_sized = 0;      // 1 where the RCM layouts were sized, else 0
   std::int64_t rcm_bandwidth = 0;  // the same of P A P^T in RCM order
   double rcm_sectors_per_nonzero = 0.0;  // MatrixFeatures::x_sectors_per_nonzero of P A P^T
   static constexpr auto kFields =
@@ -150,6 +151,7 @@ struct BroEllFeatures {
                  declare_field("hyb_columns", &BroEllFeatures::hyb_columns),
                  declare_field("hyb_value_slots", &BroEllFeatures::hyb_value_slots),
                  declare_field("bandwidth", &BroEllFeatures::bandwidth),
+                 declare_field("rcm_sized", &BroEllFeatures::rcm_sized),
                  declare_field("rcm_bandwidth", &BroEllFeatures::rcm_bandwidth),
                  declare_field("rcm_sectors_per_nonzero",
                                &BroEllFeatures::rcm_sectors_per_nonzero)};
@@ -166,15 +168,38 @@ struct BroEllFeatures {
             .hyb_columns = {},
             .hyb_value_slots = {},
             .bandwidth = bandwidth,
+            .rcm_sized = rcm_sized,
             .rcm_bandwidth = rcm_bandwidth,
             .rcm_sectors_per_nonzero = rcm_sectors_per_nonzero};
   }
 };
 // Throws Error(invalid_argument) for a negative hyb_ell_width or a row whose columns are not
-// strictly increasing. with_rcm false: the RCM fields and sizes left 0 (cuda_bro_hyb's own
-// walk, which needs the leading sizes only).
+// strictly increasing. with_rcm: add_bro_rcm_sizes on a square matrix (unconditionally: the
+// tests'); without, the RCM fields and sizes stay 0 (the hook decides with bro_rcm_may_pay;
+// cuda_bro_hyb's own walk needs the leading sizes only).
 BroEllFeatures compute_bro_ell_features(const CsrMatrix<double>& m, std::int64_t hyb_ell_width,
                                         bool with_rcm = true);
+// Sizes the RCM layouts of `f` (computed by compute_bro_ell_features for `m`, a square matrix
+// with rows): rcm_order, P A P^T, one walk a slice height, its bandwidth and x sectors; sets
+// rcm_sized. Throws Error(invalid_argument) for a matrix that is not square.
+void add_bro_rcm_sizes(const CsrMatrix<double>& m, BroEllFeatures& f);
+// Is RCM worth sizing at feature time (an O(nnz log) order, a permuted copy and two walks,
+// several times the identity's walks)? Only where it could pay, for two physical reasons:
+//  - the graph has small neighbourhoods: RCM's level sets, hence its bandwidth, are narrow
+//    only where neighbourhoods overlap (meshes, bands, stencils, whatever their numbering); on
+//    random and power-law graphs every breadth-first order is wide. Measured by cuda_ehyb's
+//    neighbourhood growth (compute_cuda_ehyb_features, sampled: O(0.3 M) steps), at most
+//    kEhybMaxNeighbourhoodGrowth (2-D grids 0.29 renumbered or not, bands 0.07, random
+//    patterns 0.997, R-MAT 0.91-0.95);
+//  - what the best order could save exceeds what the gather certainly costs: every x sector
+//    of the caller's order (nnz * x_sectors_per_nonzero * 32 bytes), every stream word above
+//    one a stream row and every padding value slot of the identity layouts (the most RCM can
+//    remove) against the order, the scratch x and bro_rcm_gather_bytes (rows * 48 bytes at
+//    fp64). A stencil or band in its own order fails it (the gather costs more than all its
+//    sectors); a renumbered mesh passes.
+// `f`: the identity layouts' sizes of m (compute_bro_ell_features without RCM).
+bool bro_rcm_may_pay(const CsrMatrix<double>& m, const MatrixFeatures& common,
+                     const BroEllFeatures& f);
 // nullopt where the hook did not run (calibration samples); throws Error(invalid_argument)
 // when the entry does not decode or its vectors are not one entry per kBroEllChoices.
 std::optional<BroEllFeatures> cuda_bro_ell_features(const MatrixFeatures& features);
@@ -205,6 +230,7 @@ CsrMatrix<double> bro_ell_stream_rows(const CsrMatrix<double>& m, const BroEllCh
 // x_sectors_per_nonzero; RCM's: rcm_sectors_per_nonzero). The physical case for RCM: shorter
 // deltas and fewer x sectors must pay for the gather. Counted at fp64, since one candidate
 // serves both precisions (the stream and the sectors, what RCM saves, are the same in both).
+// False where RCM was not sized (rcm_sized 0).
 bool bro_rcm_moves_fewer_bytes(const MatrixFeatures& features, const BroEllFeatures& own,
                                std::size_t index);
 
@@ -230,19 +256,21 @@ class CudaBroEllRules final : public FormatRules {
   // bytes as what one multiply streams (models/families/bytes/bytes_model.hpp), so the figure
   // is what the builder allocates plus the gather's per-multiply reads. Throws
   // Error(invalid_argument) for a layout not in kBroEllChoices, RCM on a matrix that is not
-  // square (check_bro_ell_reorder), or without features.
+  // square (check_bro_ell_reorder) or whose features did not size it, or without features.
   std::uint64_t device_bytes(const MatrixFeatures& features, Precision precision,
                              const Candidate& candidate) const override;
   // A stored plan is valid where its layout is one of candidates()' without the RCM offer
   // (bro_rcm_moves_fewer_bytes chooses what to try, not what may run): an RCM plan on any
-  // square matrix, never on another.
+  // square matrix whose features sized RCM (every matrix this build offered RCM on: the
+  // features are a function of the matrix), never on another.
   bool is_valid(const Candidate& candidate, const MatrixFeatures& features,
                 const DeviceInfo& device) const override;
   // The x sectors per non-zero the candidate's kernel gathers: RCM's own order
   // (BroEllFeatures::rcm_sectors_per_nonzero), else the matrix's.
   double gather_sectors_per_nonzero(const MatrixFeatures& features,
                                     const Candidate& candidate) const override;
-  // BroEllFeatures, with hyb_ell_width CudaHybRules::bell_garland_ell_width(common).
+  // BroEllFeatures, with hyb_ell_width CudaHybRules::bell_garland_ell_width(common), the RCM
+  // layouts sized where bro_rcm_may_pay.
   std::optional<FieldSet> own_features(const CsrMatrix<double>& matrix,
                                        const MatrixFeatures& common) const override;
 
