@@ -140,17 +140,24 @@ bool bro_rcm_may_pay(const CsrMatrix<double>& m, const MatrixFeatures& common,
   if (m.rows != m.cols || m.rows == 0 || m.nnz() == 0) return false;
   if (compute_cuda_ehyb_features(m).neighbourhood_growth > kEhybMaxNeighbourhoodGrowth)
     return false;
-  // The one-thread-a-row, 32-row-slice layout in the caller's order (the finest widths).
-  const std::size_t identity = bro_ell_choice_index(
-      "cuda_bro_ell", {.slice_height = 32, .variant = kBroVariantPaper, .reorder = kBroReorderNone},
-      1);
+  // Over the layouts in the caller's order: all its x sectors, its stream words above one a
+  // stream row, its padding value slots.
   constexpr double kSectorBytes = kXSectorColumns * sizeof(float);
   const auto n = static_cast<double>(m.rows);
-  const double most_saved =
-      static_cast<double>(m.nnz()) * common.x_sectors_per_nonzero * kSectorBytes +
-      std::max(0.0, static_cast<double>(f.stream_words.at(identity)) - n) *
-          sizeof(std::uint32_t) +
-      std::max(0.0, static_cast<double>(f.value_slots.at(identity) - m.nnz())) * sizeof(double);
+  const double sectors_bytes =
+      static_cast<double>(m.nnz()) * common.x_sectors_per_nonzero * kSectorBytes;
+  double most_saved = sectors_bytes;
+  for (std::size_t i = 0; i < kBroEllChoices.size(); ++i) {
+    const BroEllChoice& choice = kBroEllChoices[i];
+    if (choice.params.reorder != kBroReorderNone) continue;
+    const double stream_rows = n * choice.threads_per_row;
+    most_saved = std::max(
+        most_saved,
+        sectors_bytes +
+            std::max(0.0, static_cast<double>(f.stream_words.at(i)) - stream_rows) *
+                sizeof(std::uint32_t) +
+            std::max(0.0, static_cast<double>(f.value_slots.at(i) - m.nnz())) * sizeof(double));
+  }
   const double gather_costs = n * (sizeof(std::int32_t) + sizeof(double)) +
                               static_cast<double>(bro_rcm_gather_bytes(m.rows));
   return most_saved > gather_costs;

@@ -193,8 +193,8 @@ void add_bro_rcm_sizes(const CsrMatrix<double>& m, BroEllFeatures& f);
 //    patterns 0.997, R-MAT 0.91-0.95);
 //  - what the best order could save exceeds what the gather certainly costs: every x sector
 //    of the caller's order (nnz * x_sectors_per_nonzero * 32 bytes), every stream word above
-//    one a stream row and every padding value slot of the identity layouts (the most RCM can
-//    remove) against the order, the scratch x and bro_rcm_gather_bytes (rows * 48 bytes at
+//    one a stream row and every padding value slot of an identity layout (the most RCM can
+//    remove, the largest over the layouts) against the order, the scratch x and bro_rcm_gather_bytes (rows * 48 bytes at
 //    fp64). A stencil or band in its own order fails it (the gather costs more than all its
 //    sectors); a renumbered mesh passes.
 // `f`: the identity layouts' sizes of m (compute_bro_ell_features without RCM).
