@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include <tbb/parallel_for.h>
+
 #include "core/error.hpp"
 #include "partition/symmetric_permutation.hpp"
 
@@ -152,6 +154,16 @@ TEST(RcmOrder, IsAFunctionOfThePatternAlone) {
     upper.row_offsets.push_back(static_cast<RowOffset>(upper.col_indices.size()));
   }
   EXPECT_EQ(rcm_order(upper), first);
+}
+
+// Called from several threads at once (feature extraction's hooks and builds run in
+// parallel), every call gives the same order.
+TEST(RcmOrder, GivesTheSameOrderFromConcurrentCalls) {
+  const CsrMatrix<double> m = randomly_renumbered(1600, grid_entries(40), kSeed + 4);
+  const std::vector<std::int32_t> expected = rcm_order(m);
+  std::vector<std::vector<std::int32_t>> orders(8);
+  tbb::parallel_for(std::size_t{0}, orders.size(), [&](std::size_t i) { orders[i] = rcm_order(m); });
+  for (const auto& order : orders) EXPECT_EQ(order, expected);
 }
 
 // A band of half-width 4 (3000 rows) randomly renumbered spans nearly all of x; RCM gives the
