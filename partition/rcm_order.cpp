@@ -1,15 +1,15 @@
 #include "partition/rcm_order.hpp"
 
-#include <algorithm>
-#include <iterator>
-#include <string>
-#include <utility>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
 
+#include <algorithm>
 #include <boost/graph/compressed_sparse_row_graph.hpp>
 #include <boost/graph/cuthill_mckee_ordering.hpp>
 #include <boost/iterator/iterator_facade.hpp>
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
+#include <iterator>
+#include <string>
+#include <utility>
 
 #include "core/error.hpp"
 
@@ -51,23 +51,23 @@ SymmetricPattern symmetric_pattern(const CsrMatrix<double>& m) {
   std::vector<std::int64_t> unique_lengths(n, 0);
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1024),
                     [&](const tbb::blocked_range<std::size_t>& range) {
-    for (std::size_t v = range.begin(); v < range.end(); ++v) {
-      const auto first = both.begin() + bounds[v];
-      const auto last = both.begin() + bounds[v + 1];
-      std::sort(first, last);
-      unique_lengths[v] = std::unique(first, last) - first;
-    }
-  });
+                      for (std::size_t v = range.begin(); v < range.end(); ++v) {
+                        const auto first = both.begin() + bounds[v];
+                        const auto last = both.begin() + bounds[v + 1];
+                        std::sort(first, last);
+                        unique_lengths[v] = std::unique(first, last) - first;
+                      }
+                    });
   SymmetricPattern p;
   p.offsets.assign(n + 1, 0);
   for (std::size_t v = 0; v < n; ++v) p.offsets[v + 1] = p.offsets[v] + unique_lengths[v];
   p.neighbours.resize(static_cast<std::size_t>(p.offsets[n]));
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1024),
                     [&](const tbb::blocked_range<std::size_t>& range) {
-    for (std::size_t v = range.begin(); v < range.end(); ++v)
-      std::copy_n(both.begin() + bounds[v], unique_lengths[v],
-                  p.neighbours.begin() + p.offsets[v]);
-  });
+                      for (std::size_t v = range.begin(); v < range.end(); ++v)
+                        std::copy_n(both.begin() + bounds[v], unique_lengths[v],
+                                    p.neighbours.begin() + p.offsets[v]);
+                    });
   return p;
 }
 

@@ -1,12 +1,12 @@
 #include "partition/symmetric_permutation.hpp"
 
-#include <algorithm>
-#include <numeric>
-#include <string>
-
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_reduce.h>
+
+#include <algorithm>
+#include <numeric>
+#include <string>
 
 #include "core/error.hpp"
 
@@ -55,28 +55,31 @@ CsrMatrix<double> permute_symmetric(const CsrMatrix<double>& m,
   out.row_offsets.assign(static_cast<std::size_t>(m.rows) + 1, 0);
   for (std::int64_t i = 0; i < m.rows; ++i)
     out.row_offsets[static_cast<std::size_t>(i + 1)] =
-        out.row_offsets[static_cast<std::size_t>(i)] + m.row_length(order[static_cast<std::size_t>(i)]);
+        out.row_offsets[static_cast<std::size_t>(i)] +
+        m.row_length(order[static_cast<std::size_t>(i)]);
   out.col_indices.resize(m.col_indices.size());
   out.values.resize(m.values.size());
-  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, m.rows, 1024),
-                    [&](const tbb::blocked_range<std::int64_t>& range) {
-    std::vector<std::pair<ColIndex, double>> row;
-    for (std::int64_t i = range.begin(); i < range.end(); ++i) {
-      const auto old = static_cast<std::size_t>(order[static_cast<std::size_t>(i)]);
-      row.clear();
-      for (RowOffset k = m.row_offsets[old]; k < m.row_offsets[old + 1]; ++k)
-        row.emplace_back(inverse[static_cast<std::size_t>(m.col_indices[static_cast<std::size_t>(k)])],
-                         m.values[static_cast<std::size_t>(k)]);
-      std::sort(row.begin(), row.end(),
-                [](const auto& a, const auto& b) { return a.first < b.first; });
-      auto at = static_cast<std::size_t>(out.row_offsets[static_cast<std::size_t>(i)]);
-      for (const auto& [col, value] : row) {
-        out.col_indices[at] = col;
-        out.values[at] = value;
-        ++at;
-      }
-    }
-  });
+  tbb::parallel_for(
+      tbb::blocked_range<std::int64_t>(0, m.rows, 1024),
+      [&](const tbb::blocked_range<std::int64_t>& range) {
+        std::vector<std::pair<ColIndex, double>> row;
+        for (std::int64_t i = range.begin(); i < range.end(); ++i) {
+          const auto old = static_cast<std::size_t>(order[static_cast<std::size_t>(i)]);
+          row.clear();
+          for (RowOffset k = m.row_offsets[old]; k < m.row_offsets[old + 1]; ++k)
+            row.emplace_back(
+                inverse[static_cast<std::size_t>(m.col_indices[static_cast<std::size_t>(k)])],
+                m.values[static_cast<std::size_t>(k)]);
+          std::sort(row.begin(), row.end(),
+                    [](const auto& a, const auto& b) { return a.first < b.first; });
+          auto at = static_cast<std::size_t>(out.row_offsets[static_cast<std::size_t>(i)]);
+          for (const auto& [col, value] : row) {
+            out.col_indices[at] = col;
+            out.values[at] = value;
+            ++at;
+          }
+        }
+      });
   return out;
 }
 
@@ -111,9 +114,8 @@ std::int64_t matrix_bandwidth(const CsrMatrix<double>& m, std::span<const std::i
   check_square("matrix_bandwidth", m);
   check_order_size("matrix_bandwidth", m, order);
   const std::vector<std::int32_t> inverse = inverse_permutation("matrix_bandwidth", order);
-  return bandwidth_of(m, [&](std::int64_t i) -> std::int64_t {
-    return inverse[static_cast<std::size_t>(i)];
-  });
+  return bandwidth_of(
+      m, [&](std::int64_t i) -> std::int64_t { return inverse[static_cast<std::size_t>(i)]; });
 }
 
 }  // namespace spmvd

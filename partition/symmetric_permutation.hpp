@@ -17,7 +17,8 @@ namespace spmvd {
 // columns of each row ascending again (CsrMatrix's normal form). O(nnz log row length),
 // parallel over rows (oneTBB); thread-safe (reads m only). Throws Error(invalid_argument) for a
 // matrix that is not square or an order that is not a permutation of its rows.
-CsrMatrix<double> permute_symmetric(const CsrMatrix<double>& m, std::span<const std::int32_t> order);
+CsrMatrix<double> permute_symmetric(const CsrMatrix<double>& m,
+                                    std::span<const std::int32_t> order);
 
 // inverse[order[i]] = i. Throws Error(invalid_argument) unless `order` is a permutation of
 // 0 .. order.size()-1 ("<owner>: order entry 7 is 12, outside 0..9" or "... repeats row 3").

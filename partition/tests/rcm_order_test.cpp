@@ -4,6 +4,7 @@
 #include "partition/rcm_order.hpp"
 
 #include <gtest/gtest.h>
+#include <tbb/parallel_for.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -14,8 +15,6 @@
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <tbb/parallel_for.h>
 
 #include "core/error.hpp"
 #include "partition/symmetric_permutation.hpp"
@@ -35,7 +34,8 @@ std::string message_of(const auto& call) {
 }
 
 // A square matrix from (row, column) -> value, rows ascending, columns ascending.
-CsrMatrix<double> from_entries(std::int64_t n, const std::map<std::pair<std::int64_t, std::int64_t>, double>& entries) {
+CsrMatrix<double> from_entries(
+    std::int64_t n, const std::map<std::pair<std::int64_t, std::int64_t>, double>& entries) {
   CsrMatrix<double> m{n, n, {0}, {}, {}};
   std::int64_t row = 0;
   for (const auto& [at, value] : entries) {
@@ -55,7 +55,8 @@ CsrMatrix<double> from_entries(std::int64_t n, const std::map<std::pair<std::int
 }
 
 // Row r holds columns [r - half, r + half] (a band of 2 * half + 1), values r + c / 1000.
-std::map<std::pair<std::int64_t, std::int64_t>, double> band_entries(std::int64_t n, std::int64_t half) {
+std::map<std::pair<std::int64_t, std::int64_t>, double> band_entries(std::int64_t n,
+                                                                     std::int64_t half) {
   std::map<std::pair<std::int64_t, std::int64_t>, double> e;
   for (std::int64_t r = 0; r < n; ++r)
     for (std::int64_t c = std::max<std::int64_t>(0, r - half); c <= std::min(n - 1, r + half); ++c)
@@ -80,16 +81,17 @@ std::map<std::pair<std::int64_t, std::int64_t>, double> grid_entries(std::int64_
 
 // The same entries with rows and columns renumbered by a seeded random permutation: the
 // structure kept, its locality gone (issue 16's "randomly renumbered" suite class).
-CsrMatrix<double> randomly_renumbered(std::int64_t n,
-                                      const std::map<std::pair<std::int64_t, std::int64_t>, double>& entries,
-                                      std::uint64_t seed) {
+CsrMatrix<double> randomly_renumbered(
+    std::int64_t n, const std::map<std::pair<std::int64_t, std::int64_t>, double>& entries,
+    std::uint64_t seed) {
   std::vector<std::int64_t> renumber(static_cast<std::size_t>(n));
   std::iota(renumber.begin(), renumber.end(), 0);
   std::mt19937_64 rng(seed);
   std::shuffle(renumber.begin(), renumber.end(), rng);
   std::map<std::pair<std::int64_t, std::int64_t>, double> out;
   for (const auto& [at, value] : entries)
-    out[{renumber[static_cast<std::size_t>(at.first)], renumber[static_cast<std::size_t>(at.second)]}] = value;
+    out[{renumber[static_cast<std::size_t>(at.first)],
+         renumber[static_cast<std::size_t>(at.second)]}] = value;
   return from_entries(n, out);
 }
 
@@ -114,7 +116,8 @@ TEST(RcmOrder, WalksARenumberedPathFromAnEndToBandwidthOne) {
   expect_permutation(order, 5);
   EXPECT_EQ(matrix_bandwidth(m, order), 1);
   // An end of the path first or last: 2 or 3.
-  EXPECT_TRUE((order.front() == 2 && order.back() == 3) || (order.front() == 3 && order.back() == 2));
+  EXPECT_TRUE((order.front() == 2 && order.back() == 3) ||
+              (order.front() == 3 && order.back() == 2));
 }
 
 TEST(RcmOrder, IsAPermutationOfTheRowsWithEmptyRowsAndSeveralComponents) {
@@ -162,7 +165,8 @@ TEST(RcmOrder, GivesTheSameOrderFromConcurrentCalls) {
   const CsrMatrix<double> m = randomly_renumbered(1600, grid_entries(40), kSeed + 4);
   const std::vector<std::int32_t> expected = rcm_order(m);
   std::vector<std::vector<std::int32_t>> orders(8);
-  tbb::parallel_for(std::size_t{0}, orders.size(), [&](std::size_t i) { orders[i] = rcm_order(m); });
+  tbb::parallel_for(std::size_t{0}, orders.size(),
+                    [&](std::size_t i) { orders[i] = rcm_order(m); });
   for (const auto& order : orders) EXPECT_EQ(order, expected);
 }
 
@@ -199,7 +203,9 @@ TEST(RcmOrder, RefusesANonSquareMatrix) {
   EXPECT_EQ(message_of([&] { rcm_order(m); }),
             "rcm_order: the matrix is 3 x 5; RCM renumbers rows and columns alike and needs a "
             "square matrix");
-  EXPECT_EQ(message_of([&] { permute_symmetric(m, std::vector<std::int32_t>{0, 1, 2}); }),
+  EXPECT_EQ(message_of([&] {
+              permute_symmetric(m, std::vector<std::int32_t>{0, 1, 2});
+            }),
             "permute_symmetric: the matrix is 3 x 5; a symmetric permutation needs a square "
             "matrix");
 }
@@ -223,12 +229,14 @@ TEST(SymmetricPermutation, MovesEveryEntryToItsRenumberedRowAndColumn) {
   for (std::int64_t r = 0; r < m.rows; ++r)
     for (RowOffset k = m.row_offsets[static_cast<std::size_t>(r)];
          k < m.row_offsets[static_cast<std::size_t>(r + 1)]; ++k)
-      original[{r, m.col_indices[static_cast<std::size_t>(k)]}] = m.values[static_cast<std::size_t>(k)];
+      original[{r, m.col_indices[static_cast<std::size_t>(k)]}] =
+          m.values[static_cast<std::size_t>(k)];
   for (std::int64_t i = 0; i < p.rows; ++i)
     for (RowOffset k = p.row_offsets[static_cast<std::size_t>(i)];
          k < p.row_offsets[static_cast<std::size_t>(i + 1)]; ++k) {
       const std::int64_t j = p.col_indices[static_cast<std::size_t>(k)];
-      const auto at = original.find({order[static_cast<std::size_t>(i)], order[static_cast<std::size_t>(j)]});
+      const auto at =
+          original.find({order[static_cast<std::size_t>(i)], order[static_cast<std::size_t>(j)]});
       ASSERT_NE(at, original.end()) << "entry (" << i << ", " << j << ")";
       EXPECT_EQ(at->second, p.values[static_cast<std::size_t>(k)]);
     }
@@ -237,11 +245,17 @@ TEST(SymmetricPermutation, MovesEveryEntryToItsRenumberedRowAndColumn) {
 
 TEST(SymmetricPermutation, RefusesAnOrderThatIsNotAPermutation) {
   const CsrMatrix<double> m = from_entries(3, band_entries(3, 1));
-  EXPECT_EQ(message_of([&] { permute_symmetric(m, std::vector<std::int32_t>{0, 2, 2}); }),
+  EXPECT_EQ(message_of([&] {
+              permute_symmetric(m, std::vector<std::int32_t>{0, 2, 2});
+            }),
             "permute_symmetric: order entry 2 repeats row 2");
-  EXPECT_EQ(message_of([&] { matrix_bandwidth(m, std::vector<std::int32_t>{0, 1, 3}); }),
+  EXPECT_EQ(message_of([&] {
+              matrix_bandwidth(m, std::vector<std::int32_t>{0, 1, 3});
+            }),
             "matrix_bandwidth: order entry 2 is 3, outside 0..2");
-  EXPECT_EQ(message_of([&] { permute_symmetric(m, std::vector<std::int32_t>{0, 1}); }),
+  EXPECT_EQ(message_of([&] {
+              permute_symmetric(m, std::vector<std::int32_t>{0, 1});
+            }),
             "permute_symmetric: the order has 2 entries, the matrix 3 rows");
 }
 
