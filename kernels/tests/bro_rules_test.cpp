@@ -21,8 +21,8 @@
 #include "kernels/formats/common/bro_stream.hpp"
 #include "kernels/formats/cuda_bro_coo/cuda_bro_coo_rules.hpp"
 #include "kernels/formats/cuda_bro_ell/cuda_bro_ell_rules.hpp"
-#include "kernels/formats/cuda_ehyb/cuda_ehyb_features.hpp"
 #include "kernels/formats/cuda_bro_hyb/cuda_bro_hyb_rules.hpp"
+#include "kernels/formats/cuda_ehyb/cuda_ehyb_features.hpp"
 #include "kernels/formats/cuda_hyb/cuda_hyb_rules.hpp"
 #include "kernels/tests/conformance.hpp"
 #include "kernels/tests/hand_written.hpp"
@@ -81,8 +81,7 @@ std::vector<double> emulate_bro_ell(const CsrMatrix<double>& m, const BroEllChoi
                                                   bro_words_per_symbol(choice.params.variant));
   std::vector<double> x = caller_x;
   if (choice.params.reorder == kBroReorderRcm)
-    for (std::size_t i = 0; i < x.size(); ++i)
-      x[i] = caller_x[static_cast<std::size_t>(order[i])];
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = caller_x[static_cast<std::size_t>(order[i])];
   std::vector<double> y(static_cast<std::size_t>(m.rows), 0.0);
   const std::int64_t h = l.slice_height;
   for (std::int64_t g = 0; g < l.rows; ++g) {
@@ -167,10 +166,10 @@ TEST(CudaBroEllRules, DeviceBytesEqualTheBuiltLayoutAndBoundItUnderBar) {
   for (const BroEllChoice& choice : kBroEllChoices)
     if (choice.params.reorder != kBroReorderRcm)  // not on a 2000 x 3000 matrix: below
       candidates.push_back(Candidate{.format = kCudaBroEllFormatId,
-                                   .params = FieldSet::of(choice.params),
-                                   .launch = {.block_size = kBroBlockSize,
-                                              .threads_per_row = choice.threads_per_row,
-                                              .grid_size = 1}});
+                                     .params = FieldSet::of(choice.params),
+                                     .launch = {.block_size = kBroBlockSize,
+                                                .threads_per_row = choice.threads_per_row,
+                                                .grid_size = 1}});
   for (const Candidate& c : candidates) {
     const std::size_t index =
         bro_ell_choice_index("test", CudaBroEllRules::params_of(c), c.launch.threads_per_row);
@@ -452,19 +451,19 @@ CsrMatrix<double> renumbered_band(std::int64_t rows, std::uint64_t seed) {
 }
 
 Candidate bro_ell_candidate(const BroEllChoice& choice) {
-  return Candidate{.format = kCudaBroEllFormatId,
-                   .params = FieldSet::of(choice.params),
-                   .launch = {.block_size = kBroBlockSize,
-                              .threads_per_row = choice.threads_per_row,
-                              .grid_size = 1}};
+  return Candidate{
+      .format = kCudaBroEllFormatId,
+      .params = FieldSet::of(choice.params),
+      .launch = {
+          .block_size = kBroBlockSize, .threads_per_row = choice.threads_per_row, .grid_size = 1}};
 }
 
 // The renumbered band is what RCM is for: its order gives the band back (bandwidth 3 of
-// ~rows), the deltas shrink from ~12 bits to 3 or fewer (a row's stream from three words to one), and x
-// sectors per non-zero fall from ~0.7 to ~0.03; every RCM layout moves fewer bytes than the same layout in the caller's
-// order, gather included, so all are offered; the built layout's bytes are the rules' (plus
-// the gather's per-multiply reads) and its emulated kernel, x gathered and y scattered back,
-// equals CSR.
+// ~rows), the deltas shrink from ~12 bits to 3 or fewer (a row's stream from three words to one),
+// and x sectors per non-zero fall from ~0.7 to ~0.03; every RCM layout moves fewer bytes than the
+// same layout in the caller's order, gather included, so all are offered; the built layout's bytes
+// are the rules' (plus the gather's per-multiply reads) and its emulated kernel, x gathered and y
+// scattered back, equals CSR.
 TEST(CudaBroEllRules, RcmGivesARenumberedBandItsBandBackAndIsOfferedThere) {
   const std::uint64_t seed = testing::test_seed();
   std::cout << "seed " << seed << " (SPMVD_TEST_SEED)\n";
@@ -473,8 +472,8 @@ TEST(CudaBroEllRules, RcmGivesARenumberedBandItsBandBackAndIsOfferedThere) {
   const std::optional<BroEllFeatures> own = cuda_bro_ell_features(features);
   ASSERT_TRUE(own.has_value());
   std::cout << "renumbered band 7 of 3000: bandwidth " << own->bandwidth << " -> "
-            << own->rcm_bandwidth << ", x sectors per non-zero "
-            << features.x_sectors_per_nonzero << " -> " << own->rcm_sectors_per_nonzero << "\n";
+            << own->rcm_bandwidth << ", x sectors per non-zero " << features.x_sectors_per_nonzero
+            << " -> " << own->rcm_sectors_per_nonzero << "\n";
   EXPECT_EQ(own->bandwidth, matrix_bandwidth(m));
   EXPECT_GT(own->bandwidth, 2000);
   EXPECT_EQ(own->rcm_bandwidth, matrix_bandwidth(m, rcm_order(m)));
@@ -565,9 +564,8 @@ TEST(CudaBroEllRules, RcmIsNeitherSizedNorOfferedOnABandInItsOwnOrder) {
 // the pattern's gathers are.
 TEST(CudaBroEllRules, RcmIsNotSizedOnARandomPattern) {
   const auto& all = testing::conformance_matrices(testing::test_seed());
-  const auto random = std::find_if(all.begin(), all.end(), [](const auto& n) {
-    return n.name == "many_short_rows_200000";
-  });
+  const auto random = std::find_if(
+      all.begin(), all.end(), [](const auto& n) { return n.name == "many_short_rows_200000"; });
   ASSERT_NE(random, all.end());
   const MatrixFeatures features = extract_features(random->matrix);
   EXPECT_GT(compute_cuda_ehyb_features(random->matrix).neighbourhood_growth,
@@ -594,9 +592,9 @@ TEST(CudaBroEllRules, StoredRcmPlanOnANonSquareMatrixIsInvalidAndSaysWhy) {
             "matrix; this one is 2000 x 3000");
   std::vector<std::int32_t> order;
   EXPECT_EQ(message_of([&] {
-              bro_ell_stream_rows(m, kBroEllChoices[bro_ell_choice_index(
-                                         "test", p, stored.launch.threads_per_row)],
-                                  order);
+              bro_ell_stream_rows(
+                  m, kBroEllChoices[bro_ell_choice_index("test", p, stored.launch.threads_per_row)],
+                  order);
             }),
             "cuda_bro_ell: reorder 2 (RCM) renumbers rows and columns alike and needs a square "
             "matrix; this one is 2000 x 3000");
@@ -623,9 +621,8 @@ TEST(CudaBroEllRules, StoredRcmPlanOnANonSquareMatrixIsInvalidAndSaysWhy) {
 // sizes and both thread counts, so the gather and the scatter run on the device.
 TEST(CudaBroEllRules, ConformanceHasASquareMatrixWhereRcmIsOffered) {
   const auto& all = testing::conformance_matrices(testing::test_seed());
-  const auto band = std::find_if(all.begin(), all.end(), [](const auto& n) {
-    return n.name == "band_7_2000_renumbered";
-  });
+  const auto band = std::find_if(all.begin(), all.end(),
+                                 [](const auto& n) { return n.name == "band_7_2000_renumbered"; });
   ASSERT_NE(band, all.end());
   const std::vector<Candidate> offered =
       CudaBroEllRules{}.candidates(extract_features(band->matrix), testing::h100());
@@ -637,10 +634,10 @@ TEST(CudaBroEllRules, ConformanceHasASquareMatrixWhereRcmIsOffered) {
   ASSERT_GT(offered.size(), testing::kMaxCandidatesPerMatrix);
   std::set<std::pair<std::uint32_t, std::uint32_t>> variants_and_threads;
   for (std::size_t i = 0; i < testing::kMaxCandidatesPerMatrix; ++i) {
-    const Candidate& c =
-        offered[i * (offered.size() - 1) / (testing::kMaxCandidatesPerMatrix - 1)];
+    const Candidate& c = offered[i * (offered.size() - 1) / (testing::kMaxCandidatesPerMatrix - 1)];
     const CudaBroEllParams p = CudaBroEllRules::params_of(c);
-    if (p.reorder == kBroReorderRcm) variants_and_threads.insert({p.variant, c.launch.threads_per_row});
+    if (p.reorder == kBroReorderRcm)
+      variants_and_threads.insert({p.variant, c.launch.threads_per_row});
   }
   EXPECT_TRUE(variants_and_threads.contains({kBroVariantPaper, 1u}));
   EXPECT_TRUE(variants_and_threads.contains({kBroVariantHopper, 4u}));

@@ -129,8 +129,8 @@ std::vector<NamedMatrix> conformance_matrices(std::uint64_t seed) {
     std::uniform_real_distribution<double> value(-1.0, 1.0);
     std::vector<std::vector<std::pair<ColIndex, double>>> rows(renumber.size());
     for (std::int64_t r = 0; r < 2000; ++r)
-      for (std::int64_t c = std::max<std::int64_t>(r - 3, 0); c <= std::min<std::int64_t>(r + 3, 1999);
-           ++c)
+      for (std::int64_t c = std::max<std::int64_t>(r - 3, 0);
+           c <= std::min<std::int64_t>(r + 3, 1999); ++c)
         rows[static_cast<std::size_t>(renumber[static_cast<std::size_t>(r)])].emplace_back(
             renumber[static_cast<std::size_t>(c)], value(rng));
     CsrMatrix<double> band{2000, 2000, {0}, {}, {}};

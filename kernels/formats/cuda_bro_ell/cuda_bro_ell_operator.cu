@@ -28,8 +28,7 @@ class CudaBroEllOperator final : public SpmvOperator {
     if (rcm_x_.bytes()) {
       // RCM: the kernel runs on P A P^T, so it reads x in RCM order (x_perm[i] = x[order[i]],
       // on the same stream, before it) and writes row i to y[order[i]] itself.
-      catalogue_detail::launch_gather(cols_, part_->order(), x_values, rcm_x_.as<Value>(),
-                                      stream_);
+      catalogue_detail::launch_gather(cols_, part_->order(), x_values, rcm_x_.as<Value>(), stream_);
       x_values = rcm_x_.as<const Value>();
     }
     part_->launch(x_values, static_cast<Value*>(y), static_cast<Value>(alpha),

@@ -81,8 +81,7 @@ BroEllFeatures compute_bro_ell_features(const CsrMatrix<double>& m, std::int64_t
     if (choice.params.reorder == kBroReorderRcm) {
       // Sized by add_bro_rcm_sizes; the slice count does not depend on the order.
       const bro::BroEllWalkSizes& walk = walks.at(choice.params.slice_height);
-      f.slices.push_back(
-          (choice.threads_per_row == kSplitParts ? walk.split : walk.whole).slices);
+      f.slices.push_back((choice.threads_per_row == kSplitParts ? walk.split : walk.whole).slices);
       f.stream_words.push_back(0);
       f.columns.push_back(0);
       f.value_slots.push_back(0);
@@ -122,9 +121,9 @@ void add_bro_rcm_sizes(const CsrMatrix<double>& m, BroEllFeatures& f) {
     auto it = walks.find(choice.params.slice_height);
     if (it == walks.end())
       it = walks
-               .emplace(choice.params.slice_height,
-                        bro::bro_ell_walk_sizes(permuted, choice.params.slice_height, kSplitParts,
-                                                0))
+               .emplace(
+                   choice.params.slice_height,
+                   bro::bro_ell_walk_sizes(permuted, choice.params.slice_height, kSplitParts, 0))
                .first;
     const bro::BroEllSize& size =
         choice.threads_per_row == kSplitParts ? it->second.split : it->second.whole;

@@ -141,20 +141,19 @@ struct BroEllFeatures {
   std::int64_t rcm_sized = 0;      // 1 where the RCM layouts were sized, else 0
   std::int64_t rcm_bandwidth = 0;  // the same of P A P^T in RCM order
   double rcm_sectors_per_nonzero = 0.0;  // MatrixFeatures::x_sectors_per_nonzero of P A P^T
-  static constexpr auto kFields =
-      std::tuple{declare_field("slices", &BroEllFeatures::slices),
-                 declare_field("stream_words", &BroEllFeatures::stream_words),
-                 declare_field("columns", &BroEllFeatures::columns),
-                 declare_field("value_slots", &BroEllFeatures::value_slots),
-                 declare_field("hyb_ell_width", &BroEllFeatures::hyb_ell_width),
-                 declare_field("hyb_stream_words", &BroEllFeatures::hyb_stream_words),
-                 declare_field("hyb_columns", &BroEllFeatures::hyb_columns),
-                 declare_field("hyb_value_slots", &BroEllFeatures::hyb_value_slots),
-                 declare_field("bandwidth", &BroEllFeatures::bandwidth),
-                 declare_field("rcm_sized", &BroEllFeatures::rcm_sized),
-                 declare_field("rcm_bandwidth", &BroEllFeatures::rcm_bandwidth),
-                 declare_field("rcm_sectors_per_nonzero",
-                               &BroEllFeatures::rcm_sectors_per_nonzero)};
+  static constexpr auto kFields = std::tuple{
+      declare_field("slices", &BroEllFeatures::slices),
+      declare_field("stream_words", &BroEllFeatures::stream_words),
+      declare_field("columns", &BroEllFeatures::columns),
+      declare_field("value_slots", &BroEllFeatures::value_slots),
+      declare_field("hyb_ell_width", &BroEllFeatures::hyb_ell_width),
+      declare_field("hyb_stream_words", &BroEllFeatures::hyb_stream_words),
+      declare_field("hyb_columns", &BroEllFeatures::hyb_columns),
+      declare_field("hyb_value_slots", &BroEllFeatures::hyb_value_slots),
+      declare_field("bandwidth", &BroEllFeatures::bandwidth),
+      declare_field("rcm_sized", &BroEllFeatures::rcm_sized),
+      declare_field("rcm_bandwidth", &BroEllFeatures::rcm_bandwidth),
+      declare_field("rcm_sectors_per_nonzero", &BroEllFeatures::rcm_sectors_per_nonzero)};
   friend bool operator==(const BroEllFeatures&, const BroEllFeatures&) = default;
   // The sizes of the leading hyb_ell_width entries of every row, as a BroEllFeatures of their
   // own (its hyb_ fields empty).
@@ -194,9 +193,9 @@ void add_bro_rcm_sizes(const CsrMatrix<double>& m, BroEllFeatures& f);
 //  - what the best order could save exceeds what the gather certainly costs: every x sector
 //    of the caller's order (nnz * x_sectors_per_nonzero * 32 bytes), every stream word above
 //    one a stream row and every padding value slot of an identity layout (the most RCM can
-//    remove, the largest over the layouts) against the order, the scratch x and bro_rcm_gather_bytes (rows * 48 bytes at
-//    fp64). A stencil or band in its own order fails it (the gather costs more than all its
-//    sectors); a renumbered mesh passes.
+//    remove, the largest over the layouts) against the order, the scratch x and
+//    bro_rcm_gather_bytes (rows * 48 bytes at fp64). A stencil or band in its own order fails it
+//    (the gather costs more than all its sectors); a renumbered mesh passes.
 // `f`: the identity layouts' sizes of m (compute_bro_ell_features without RCM).
 bool bro_rcm_may_pay(const CsrMatrix<double>& m, const MatrixFeatures& common,
                      const BroEllFeatures& f);
