@@ -3,6 +3,7 @@
 // benchmark (issue 17 counts the feature pass in SpMV-equivalents), not a test.
 //
 //   feature_timing "random:rows=1000000,cols=1000000,per_row=16" "stencil2d:n=2000,points=5"
+//   feature_timing --renumber 7 "stencil2d:n=1000,points=5"   # the suite's renumber=7
 
 #include <CLI/CLI.hpp>
 #include <chrono>
@@ -25,10 +26,15 @@ int main(int argc, char** argv) {
   app.add_option("inputs", sources, ".mtx / .mtx.gz paths or generator specs (kind:key=value,...)")
       ->required();
   app.add_option("--data-dir", data_dir, "directory that relative paths are read from");
+  std::uint64_t renumber_seed = 0;
+  app.add_option("--renumber", renumber_seed,
+                 "renumber rows and columns at random with this seed (a suite's renumber=SEED)");
   CLI11_PARSE(app, argc, argv);
   try {
     for (const auto& source : sources) {
-      const auto matrix = spmvd::load_bench_input(spmvd::make_bench_input(source), data_dir);
+      spmvd::BenchInput input = spmvd::make_bench_input(source);
+      input.renumber_seed = renumber_seed;
+      const auto matrix = spmvd::load_bench_input(input, data_dir);
       std::cout << source << ": " << matrix.rows << " rows, " << matrix.nnz() << " nonzeros\n";
       auto start = std::chrono::steady_clock::now();
       const spmvd::MatrixFeatures features = spmvd::extract_features(matrix);

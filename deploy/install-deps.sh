@@ -8,7 +8,7 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libsqlite3-dev sqlite3 libspdlog-dev libtbb-dev zlib1g-dev libxxhash-dev
-  libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev libmetis-dev
+  libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev libmetis-dev libboost-graph-dev
   libpqxx-dev postgresql
   prometheus-cpp-dev libssl-dev openssl
 )

@@ -8,7 +8,9 @@
 #include <cmath>
 #include <cstdint>
 #include <iostream>
+#include <numeric>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -20,9 +22,13 @@
 #include "kernels/formats/cuda_bro_coo/cuda_bro_coo_rules.hpp"
 #include "kernels/formats/cuda_bro_ell/cuda_bro_ell_rules.hpp"
 #include "kernels/formats/cuda_bro_hyb/cuda_bro_hyb_rules.hpp"
+#include "kernels/formats/cuda_ehyb/cuda_ehyb_features.hpp"
 #include "kernels/formats/cuda_hyb/cuda_hyb_rules.hpp"
+#include "kernels/tests/conformance.hpp"
 #include "kernels/tests/hand_written.hpp"
 #include "kernels/tests/test_matrices.hpp"
+#include "partition/rcm_order.hpp"
+#include "partition/symmetric_permutation.hpp"
 #include "tuner/feature_extraction.hpp"
 
 namespace spmvd {
@@ -64,14 +70,18 @@ const testing::NamedMatrix& sample_matrix() {
 }
 
 // What cuda_bro_ell's kernel computes for a choice, emulated on the host with its own decode
-// (bro_decode.hpp): stream row g's sum, the sub-rows of a row added, written to y[order[row]]
-// (BAR) or y[row]. Only the launch and the shuffles are left to the GPU.
+// (bro_decode.hpp): under RCM x gathered first (x_perm[i] = x[order[i]], the gather kernel), then
+// stream row g's sum, the sub-rows of a row added, written to y[order[row]] (BAR, RCM) or
+// y[row]. Only the launches and the shuffles are left to the GPU.
 std::vector<double> emulate_bro_ell(const CsrMatrix<double>& m, const BroEllChoice& choice,
-                                    const std::vector<double>& x) {
+                                    const std::vector<double>& caller_x) {
   std::vector<std::int32_t> order;
   const auto l = bro::make_bro_ell_layout<double>(bro_ell_stream_rows(m, choice, order),
                                                   choice.params.slice_height,
                                                   bro_words_per_symbol(choice.params.variant));
+  std::vector<double> x = caller_x;
+  if (choice.params.reorder == kBroReorderRcm)
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = caller_x[static_cast<std::size_t>(order[i])];
   std::vector<double> y(static_cast<std::size_t>(m.rows), 0.0);
   const std::int64_t h = l.slice_height;
   for (std::int64_t g = 0; g < l.rows; ++g) {
@@ -114,8 +124,9 @@ void expect_close(const std::vector<double>& expected, const std::vector<double>
     ASSERT_NEAR(actual[i], expected[i], 1e-12 * (1.0 + std::abs(expected[i]))) << "row " << i;
 }
 
-// Every layout the rules offer (BAR's order undone, sub-rows added), and BRO-HYB's two parts
-// at HYB's K, on every conformance matrix: y in the caller's order equals CSR's.
+// Every layout (BAR's and RCM's orders undone, sub-rows added), and BRO-HYB's two parts at
+// HYB's K, on every conformance matrix: y in the caller's order equals CSR's. RCM on the square
+// ones (it needs a square matrix); BRO-HYB has no RCM layout.
 TEST(BroFormats, EmulatedKernelsOfEveryOfferedLayoutEqualCsrInTheCallersOrder) {
   const std::uint64_t seed = testing::test_seed();
   std::cout << "seed " << seed << " (SPMVD_TEST_SEED)\n";
@@ -128,6 +139,10 @@ TEST(BroFormats, EmulatedKernelsOfEveryOfferedLayoutEqualCsrInTheCallersOrder) {
     const std::int64_t width = CudaHybRules::bell_garland_ell_width(extract_features(m));
     for (std::size_t i = 0; i < kBroEllChoices.size(); ++i) {
       SCOPED_TRACE(name + " layout " + std::to_string(i));
+      if (kBroEllChoices[i].params.reorder == kBroReorderRcm) {
+        if (m.rows == m.cols) expect_close(expected, emulate_bro_ell(m, kBroEllChoices[i], x));
+        continue;
+      }
       expect_close(expected, emulate_bro_ell(m, kBroEllChoices[i], x));
       // BRO-HYB: its ELL part, then its COO part adds.
       std::vector<double> y = emulate_bro_ell(bro::leading_entries(m, width), kBroEllChoices[i], x);
@@ -149,11 +164,12 @@ TEST(CudaBroEllRules, DeviceBytesEqualTheBuiltLayoutAndBoundItUnderBar) {
   const CudaBroEllRules rules;
   std::vector<Candidate> candidates;
   for (const BroEllChoice& choice : kBroEllChoices)
-    candidates.push_back(Candidate{.format = kCudaBroEllFormatId,
-                                   .params = FieldSet::of(choice.params),
-                                   .launch = {.block_size = kBroBlockSize,
-                                              .threads_per_row = choice.threads_per_row,
-                                              .grid_size = 1}});
+    if (choice.params.reorder != kBroReorderRcm)  // not on a 2000 x 3000 matrix: below
+      candidates.push_back(Candidate{.format = kCudaBroEllFormatId,
+                                     .params = FieldSet::of(choice.params),
+                                     .launch = {.block_size = kBroBlockSize,
+                                                .threads_per_row = choice.threads_per_row,
+                                                .grid_size = 1}});
   for (const Candidate& c : candidates) {
     const std::size_t index =
         bro_ell_choice_index("test", CudaBroEllRules::params_of(c), c.launch.threads_per_row);
@@ -176,7 +192,8 @@ TEST(CudaBroEllRules, DeviceBytesEqualTheBuiltLayoutAndBoundItUnderBar) {
   const std::vector<Candidate> offered = rules.candidates(features, testing::h100());
   std::size_t four_thread_layouts = 0;
   for (const BroEllChoice& choice : kBroEllChoices)
-    four_thread_layouts += choice.threads_per_row == 4 ? 1 : 0;
+    four_thread_layouts +=
+        choice.threads_per_row == 4 && choice.params.reorder != kBroReorderRcm ? 1 : 0;
   ASSERT_FALSE(bro_ell_critical_path_bounded(features, 1));
   ASSERT_TRUE(bro_ell_critical_path_bounded(features, 4));
   EXPECT_EQ(offered.size(), four_thread_layouts);
@@ -203,6 +220,7 @@ TEST(CudaBroEllRules, BandStreamIsOneWordARowInThePapersLayout) {
   const BroEllFeatures f = compute_bro_ell_features(band->matrix, 3);
   for (std::size_t i = 0; i < kBroEllChoices.size(); ++i) {
     const BroEllChoice& c = kBroEllChoices[i];
+    if (c.params.reorder == kBroReorderRcm) continue;  // RcmOfABandIsABand
     const std::int64_t words_a_row = c.threads_per_row;
     EXPECT_EQ(f.stream_words[i], 1000 * words_a_row) << "layout " << i;
   }
@@ -313,7 +331,10 @@ TEST(CudaBroHybRules, SplitsAtHybsWidthAndCountsBothParts) {
   const CudaBroHybRules rules;
   const std::int64_t width = CudaHybRules::bell_garland_ell_width(features);
   const std::vector<Candidate> candidates = rules.candidates(features, testing::h100());
-  ASSERT_EQ(candidates.size(), kBroEllChoices.size() * kBroCooIntervalRounds.size());
+  std::size_t hyb_layouts = 0;
+  for (const BroEllChoice& choice : kBroEllChoices)
+    hyb_layouts += choice.params.reorder != kBroReorderRcm ? 1 : 0;
+  ASSERT_EQ(candidates.size(), hyb_layouts * kBroCooIntervalRounds.size());
   for (const Candidate& c : candidates) {
     const CudaBroHybParams p = CudaBroHybRules::params_of(c);
     EXPECT_EQ(p.ell_width, width);
@@ -401,6 +422,225 @@ TEST(CudaBroHybRules, ReusesBroEllsWalkAndGetsTheSameSizes) {
   EXPECT_EQ(ell->hyb_ell_width, width);
   EXPECT_EQ(compute_bro_hyb_features(m, width, ell), compute_bro_hyb_features(m, width));
   EXPECT_EQ(cuda_bro_hyb_features(features), compute_bro_hyb_features(m, width));
+}
+
+// A band of 7 (rows r - 3 .. r + 3) of `rows` rows whose rows and columns are renumbered by a
+// seeded random permutation: a 1-D stencil whose numbering lost its locality (issue 16's
+// renumbered class). Values: a fixed function of the original position.
+CsrMatrix<double> renumbered_band(std::int64_t rows, std::uint64_t seed) {
+  std::vector<std::int32_t> renumber(static_cast<std::size_t>(rows));
+  std::iota(renumber.begin(), renumber.end(), 0);
+  std::mt19937_64 rng(seed);
+  std::shuffle(renumber.begin(), renumber.end(), rng);
+  std::vector<std::vector<std::pair<ColIndex, double>>> by_row(static_cast<std::size_t>(rows));
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t c = std::max<std::int64_t>(0, r - 3); c <= std::min(rows - 1, r + 3); ++c)
+      by_row[static_cast<std::size_t>(renumber[static_cast<std::size_t>(r)])].emplace_back(
+          renumber[static_cast<std::size_t>(c)], 1.0 + static_cast<double>((r * 7 + c) % 13) / 8);
+  CsrMatrix<double> m{rows, rows, {0}, {}, {}};
+  for (auto& row : by_row) {
+    std::sort(row.begin(), row.end());
+    for (const auto& [c, v] : row) {
+      m.col_indices.push_back(c);
+      m.values.push_back(v);
+    }
+    m.row_offsets.push_back(static_cast<RowOffset>(m.col_indices.size()));
+  }
+  validate(m);
+  return m;
+}
+
+Candidate bro_ell_candidate(const BroEllChoice& choice) {
+  return Candidate{
+      .format = kCudaBroEllFormatId,
+      .params = FieldSet::of(choice.params),
+      .launch = {
+          .block_size = kBroBlockSize, .threads_per_row = choice.threads_per_row, .grid_size = 1}};
+}
+
+// The renumbered band is what RCM is for: its order gives the band back (bandwidth 3 of
+// ~rows), the deltas shrink from ~12 bits to 3 or fewer (a row's stream from three words to one),
+// and x sectors per non-zero fall from ~0.7 to ~0.03; every RCM layout moves fewer bytes than the
+// same layout in the caller's order, gather included, so all are offered; the built layout's bytes
+// are the rules' (plus the gather's per-multiply reads) and its emulated kernel, x gathered and y
+// scattered back, equals CSR.
+TEST(CudaBroEllRules, RcmGivesARenumberedBandItsBandBackAndIsOfferedThere) {
+  const std::uint64_t seed = testing::test_seed();
+  std::cout << "seed " << seed << " (SPMVD_TEST_SEED)\n";
+  const CsrMatrix<double> m = renumbered_band(3000, seed);
+  const MatrixFeatures features = extract_features(m);
+  const std::optional<BroEllFeatures> own = cuda_bro_ell_features(features);
+  ASSERT_TRUE(own.has_value());
+  std::cout << "renumbered band 7 of 3000: bandwidth " << own->bandwidth << " -> "
+            << own->rcm_bandwidth << ", x sectors per non-zero " << features.x_sectors_per_nonzero
+            << " -> " << own->rcm_sectors_per_nonzero << "\n";
+  EXPECT_EQ(own->bandwidth, matrix_bandwidth(m));
+  EXPECT_GT(own->bandwidth, 2000);
+  EXPECT_EQ(own->rcm_bandwidth, matrix_bandwidth(m, rcm_order(m)));
+  EXPECT_LE(own->rcm_bandwidth, 6);
+  EXPECT_LT(own->rcm_sectors_per_nonzero, features.x_sectors_per_nonzero / 4);
+
+  const CudaBroEllRules rules;
+  const std::vector<Candidate> offered = rules.candidates(features, testing::h100());
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> value(-1.0, 1.0);
+  std::vector<double> x(static_cast<std::size_t>(m.cols));
+  for (double& v : x) v = value(rng);
+  const std::vector<double> expected = csr_reference(m, x);
+  for (std::size_t i = 0; i < kBroEllChoices.size(); ++i) {
+    const BroEllChoice& choice = kBroEllChoices[i];
+    if (choice.params.reorder != kBroReorderRcm) continue;
+    SCOPED_TRACE("layout " + std::to_string(i));
+    const Candidate c = bro_ell_candidate(choice);
+    EXPECT_TRUE(bro_rcm_moves_fewer_bytes(features, *own, i));
+    EXPECT_NE(std::find_if(offered.begin(), offered.end(),
+                           [&](const Candidate& o) {
+                             return o.params == c.params &&
+                                    o.launch.threads_per_row == c.launch.threads_per_row;
+                           }),
+              offered.end());
+    std::vector<std::int32_t> order;
+    const auto layout = bro::make_bro_ell_layout<double>(
+        bro_ell_stream_rows(m, choice, order), choice.params.slice_height,
+        bro_words_per_symbol(choice.params.variant));
+    EXPECT_EQ(order, rcm_order(m));
+    // What the builder allocates: the layout, the order, the scratch x.
+    EXPECT_EQ(rules.device_bytes(features, Precision::fp64, c),
+              uploaded_bytes(layout, order.size()) + m.cols * sizeof(double) +
+                  bro_rcm_gather_bytes(m.rows));
+    // One word a row in RCM order (a first delta of at most 12 bits, six of at most 3 at
+    // bandwidth 3), at least two in the caller's (seven deltas of up to 12 bits); cut into 4
+    // sub-rows of at most 2 entries, a sub-row is a word in either order.
+    CudaBroEllParams same = choice.params;
+    same.reorder = kBroReorderNone;
+    const std::size_t identity = bro_ell_choice_index("test", same, choice.threads_per_row);
+    if (choice.threads_per_row == 1) {
+      EXPECT_EQ(own->stream_words[i], m.rows);
+      EXPECT_GE(own->stream_words[identity], 2 * m.rows);
+    } else {
+      EXPECT_EQ(own->stream_words[i], own->stream_words[identity]);
+    }
+    EXPECT_EQ(rules.gather_sectors_per_nonzero(features, c), own->rcm_sectors_per_nonzero);
+    expect_close(expected, emulate_bro_ell(m, choice, x));
+  }
+}
+
+// A band in its own order has nothing for RCM to fix: all its x sectors and stream words above
+// one a row are fewer bytes than the gather costs, so the hook does not even size RCM; no RCM
+// layout is offered, a stored one is invalid and its bytes say why. Forced (the tests' path),
+// RCM is sized and moves more bytes than the band in its own order.
+TEST(CudaBroEllRules, RcmIsNeitherSizedNorOfferedOnABandInItsOwnOrder) {
+  const auto& all = testing::conformance_matrices(testing::test_seed());
+  const auto band =
+      std::find_if(all.begin(), all.end(), [](const auto& n) { return n.name == "band_7_1000"; });
+  ASSERT_NE(band, all.end());
+  const MatrixFeatures features = extract_features(band->matrix);
+  const std::optional<BroEllFeatures> own = cuda_bro_ell_features(features);
+  ASSERT_TRUE(own.has_value());
+  EXPECT_EQ(own->rcm_sized, 0);
+  EXPECT_EQ(own->bandwidth, 3);
+  const CudaBroEllRules rules;
+  const std::vector<Candidate> offered = rules.candidates(features, testing::h100());
+  ASSERT_FALSE(offered.empty());
+  for (const Candidate& c : offered)
+    EXPECT_NE(CudaBroEllRules::params_of(c).reorder, kBroReorderRcm);
+  Candidate stored = offered.front();
+  CudaBroEllParams p = CudaBroEllRules::params_of(stored);
+  p.reorder = kBroReorderRcm;
+  stored.params = FieldSet::of(p);
+  const std::size_t index = bro_ell_choice_index("test", p, stored.launch.threads_per_row);
+  EXPECT_FALSE(rules.is_valid(stored, features, testing::h100()));
+  EXPECT_EQ(message_of([&] { rules.device_bytes(features, Precision::fp64, stored); }),
+            "cuda_bro_ell: reorder 2 (RCM) was not sized for this matrix (its features found that "
+            "no order could pay for the gather: bro_rcm_may_pay)");
+  const BroEllFeatures forced = compute_bro_ell_features(band->matrix, 3, true);
+  EXPECT_EQ(forced.rcm_sized, 1);
+  EXPECT_EQ(forced.rcm_bandwidth, 3);
+  EXPECT_FALSE(bro_rcm_moves_fewer_bytes(features, forced, index));
+}
+
+// On a random pattern every breadth-first order is wide (neighbourhoods do not overlap:
+// cuda_ehyb's growth near 1), so the hook does not pay for an RCM order, however scattered
+// the pattern's gathers are.
+TEST(CudaBroEllRules, RcmIsNotSizedOnARandomPattern) {
+  const auto& all = testing::conformance_matrices(testing::test_seed());
+  const auto random = std::find_if(
+      all.begin(), all.end(), [](const auto& n) { return n.name == "many_short_rows_200000"; });
+  ASSERT_NE(random, all.end());
+  const MatrixFeatures features = extract_features(random->matrix);
+  EXPECT_GT(compute_cuda_ehyb_features(random->matrix).neighbourhood_growth,
+            kEhybMaxNeighbourhoodGrowth);
+  EXPECT_EQ(cuda_bro_ell_features(features)->rcm_sized, 0);
+  for (const Candidate& c : CudaBroEllRules{}.candidates(features, testing::h100()))
+    EXPECT_NE(CudaBroEllRules::params_of(c).reorder, kBroReorderRcm);
+}
+
+// RCM on a matrix that is not square: not offered, a stored plan invalid, and its bytes and
+// build say why; BRO-HYB has no RCM layout at all.
+TEST(CudaBroEllRules, StoredRcmPlanOnANonSquareMatrixIsInvalidAndSaysWhy) {
+  const CsrMatrix<double>& m = sample_matrix().matrix;  // 2000 x 3000
+  const MatrixFeatures features = extract_features(m);
+  const CudaBroEllRules rules;
+  const Candidate c = rules.candidates(features, testing::h100()).front();
+  Candidate stored = c;
+  CudaBroEllParams p = CudaBroEllRules::params_of(c);
+  p.reorder = kBroReorderRcm;
+  stored.params = FieldSet::of(p);
+  EXPECT_FALSE(rules.is_valid(stored, features, testing::h100()));
+  EXPECT_EQ(message_of([&] { rules.device_bytes(features, Precision::fp64, stored); }),
+            "cuda_bro_ell: reorder 2 (RCM) renumbers rows and columns alike and needs a square "
+            "matrix; this one is 2000 x 3000");
+  std::vector<std::int32_t> order;
+  EXPECT_EQ(message_of([&] {
+              bro_ell_stream_rows(
+                  m, kBroEllChoices[bro_ell_choice_index("test", p, stored.launch.threads_per_row)],
+                  order);
+            }),
+            "cuda_bro_ell: reorder 2 (RCM) renumbers rows and columns alike and needs a square "
+            "matrix; this one is 2000 x 3000");
+  const std::optional<BroEllFeatures> own = cuda_bro_ell_features(features);
+  ASSERT_TRUE(own.has_value());
+  EXPECT_EQ(own->rcm_bandwidth, 0);
+  EXPECT_EQ(own->rcm_sectors_per_nonzero, 0.0);
+
+  const CudaBroHybRules hyb;
+  for (const Candidate& h : hyb.candidates(features, testing::h100()))
+    EXPECT_NE(CudaBroHybRules::params_of(h).reorder, kBroReorderRcm);
+  Candidate hyb_rcm = hyb.candidates(features, testing::h100()).front();
+  CudaBroHybParams hp = CudaBroHybRules::params_of(hyb_rcm);
+  hp.reorder = kBroReorderRcm;
+  hyb_rcm.params = FieldSet::of(hp);
+  EXPECT_FALSE(hyb.is_valid(hyb_rcm, features, testing::h100()));
+  EXPECT_EQ(message_of([&] { hyb.device_bytes(features, Precision::fp64, hyb_rcm); }),
+            "cuda_bro_hyb: reorder 2 (RCM) is not a BRO-HYB layout (its COO part keeps the "
+            "caller's numbering; RCM is cuda_bro_ell's)");
+}
+
+// The GPU conformance test runs the candidates the rules offer, spread over at most
+// kMaxCandidatesPerMatrix: on the renumbered band it must reach RCM layouts of both symbol
+// sizes and both thread counts, so the gather and the scatter run on the device.
+TEST(CudaBroEllRules, ConformanceHasASquareMatrixWhereRcmIsOffered) {
+  const auto& all = testing::conformance_matrices(testing::test_seed());
+  const auto band = std::find_if(all.begin(), all.end(),
+                                 [](const auto& n) { return n.name == "band_7_2000_renumbered"; });
+  ASSERT_NE(band, all.end());
+  const std::vector<Candidate> offered =
+      CudaBroEllRules{}.candidates(extract_features(band->matrix), testing::h100());
+  std::size_t rcm = 0;
+  for (const Candidate& c : offered)
+    rcm += CudaBroEllRules::params_of(c).reorder == kBroReorderRcm ? 1 : 0;
+  EXPECT_EQ(rcm, 6u);
+  ASSERT_EQ(offered.size(), kBroEllChoices.size());  // spread() then takes 0, 2, ..., 12, 15
+  ASSERT_GT(offered.size(), testing::kMaxCandidatesPerMatrix);
+  std::set<std::pair<std::uint32_t, std::uint32_t>> variants_and_threads;
+  for (std::size_t i = 0; i < testing::kMaxCandidatesPerMatrix; ++i) {
+    const Candidate& c = offered[i * (offered.size() - 1) / (testing::kMaxCandidatesPerMatrix - 1)];
+    const CudaBroEllParams p = CudaBroEllRules::params_of(c);
+    if (p.reorder == kBroReorderRcm)
+      variants_and_threads.insert({p.variant, c.launch.threads_per_row});
+  }
+  EXPECT_TRUE(variants_and_threads.contains({kBroVariantPaper, 1u}));
+  EXPECT_TRUE(variants_and_threads.contains({kBroVariantHopper, 4u}));
 }
 
 TEST(BroFormats, AreRegisteredUnderTheirIds) {

@@ -5,6 +5,8 @@
 #include <functional>
 #include <random>
 #include <unordered_set>
+#include <utility>
+#include <vector>
 
 namespace spmvd::testing {
 namespace {
@@ -117,6 +119,32 @@ std::vector<NamedMatrix> conformance_matrices(std::uint64_t seed) {
   out.push_back({"no_entries_50x60", random_matrix(50, 60, uniform_length(0, 0), rng)});
   out.push_back({"no_rows_0x10", random_matrix(0, 10, uniform_length(0, 0), rng)});
   out.push_back({"no_columns_5x0", random_matrix(5, 0, uniform_length(0, 0), rng)});
+  // The band of 7 on 2000 rows with rows and columns renumbered at random: a structure whose
+  // numbering lost its locality, where cuda_bro_ell offers RCM (issue 16). Last, so that the
+  // matrices above keep their random streams.
+  {
+    std::vector<std::int32_t> renumber(2000);
+    for (std::size_t i = 0; i < renumber.size(); ++i) renumber[i] = static_cast<std::int32_t>(i);
+    std::shuffle(renumber.begin(), renumber.end(), rng);
+    std::uniform_real_distribution<double> value(-1.0, 1.0);
+    std::vector<std::vector<std::pair<ColIndex, double>>> rows(renumber.size());
+    for (std::int64_t r = 0; r < 2000; ++r)
+      for (std::int64_t c = std::max<std::int64_t>(r - 3, 0);
+           c <= std::min<std::int64_t>(r + 3, 1999); ++c)
+        rows[static_cast<std::size_t>(renumber[static_cast<std::size_t>(r)])].emplace_back(
+            renumber[static_cast<std::size_t>(c)], value(rng));
+    CsrMatrix<double> band{2000, 2000, {0}, {}, {}};
+    for (auto& row : rows) {
+      std::sort(row.begin(), row.end());
+      for (const auto& [c, v] : row) {
+        band.col_indices.push_back(c);
+        band.values.push_back(v);
+      }
+      band.row_offsets.push_back(static_cast<RowOffset>(band.col_indices.size()));
+    }
+    validate(band);
+    out.push_back({"band_7_2000_renumbered", std::move(band)});
+  }
   return out;
 }
 

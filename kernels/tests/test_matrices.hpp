@@ -1,7 +1,8 @@
 #pragma once
 // Seeded random CSR matrices for the format conformance tests: the shapes that break SpMV
 // kernels (empty rows, one very long row, non-square both ways, one row, one column, no
-// entries, no rows, no columns, more rows than one grid-stride sweep covers).
+// entries, no rows, no columns, more rows than one grid-stride sweep covers) and a band whose
+// numbering was scrambled (where reorderings such as RCM pay).
 
 #include <cstdint>
 #include <string>

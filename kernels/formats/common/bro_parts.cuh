@@ -57,6 +57,10 @@ class BroEllPart {
     return col_offsets_.bytes() + word_offsets_.bytes() + bit_alloc_.bytes() + stream_.bytes() +
            values_.bytes() + order_.bytes();
   }
+  // The row order on the device (nullptr without one): a symmetric reordering gathers x with it.
+  const std::int32_t* order() const noexcept {
+    return order_.bytes() ? order_.as<const std::int32_t>() : nullptr;
+  }
 
  private:
   template <int kWords, int kLanes>

@@ -5,6 +5,7 @@
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/formats/common/bro_parts.cuh"
 #include "kernels/formats/common/builder_checks.hpp"
+#include "kernels/formats/common/gather_device.cuh"
 #include "kernels/formats/cuda_bro_ell/cuda_bro_ell_rules.hpp"
 
 namespace spmvd {
@@ -16,15 +17,26 @@ class CudaBroEllOperator final : public SpmvOperator {
   CudaBroEllOperator(const CsrMatrix<double>& matrix, const BroEllChoice& choice,
                      const LaunchConfig& launch, Device& device)
       : stream_(static_cast<cudaStream_t>(device.native_stream())),
-        part_(make_part(matrix, choice, launch, device)) {}
+        part_(make_part(matrix, choice, launch, device)),
+        rcm_x_(choice.params.reorder == kBroReorderRcm
+                   ? DeviceBuffer(device, static_cast<std::size_t>(matrix.cols) * sizeof(Value))
+                   : DeviceBuffer()),
+        cols_(matrix.cols) {}
 
   void apply(const void* x, void* y, double alpha, double beta) override {
-    part_->launch(static_cast<const Value*>(x), static_cast<Value*>(y), static_cast<Value>(alpha),
+    const auto* x_values = static_cast<const Value*>(x);
+    if (rcm_x_.bytes()) {
+      // RCM: the kernel runs on P A P^T, so it reads x in RCM order (x_perm[i] = x[order[i]],
+      // on the same stream, before it) and writes row i to y[order[i]] itself.
+      catalogue_detail::launch_gather(cols_, part_->order(), x_values, rcm_x_.as<Value>(), stream_);
+      x_values = rcm_x_.as<const Value>();
+    }
+    part_->launch(x_values, static_cast<Value*>(y), static_cast<Value>(alpha),
                   static_cast<Value>(beta), stream_);
   }
 
   Precision precision() const noexcept override { return precision_of<Value>(); }
-  std::size_t device_bytes() const noexcept override { return part_->bytes(); }
+  std::size_t device_bytes() const noexcept override { return part_->bytes() + rcm_x_.bytes(); }
 
  private:
   static std::unique_ptr<bro_detail::BroEllPart<Value>> make_part(const CsrMatrix<double>& matrix,
@@ -41,6 +53,8 @@ class CudaBroEllOperator final : public SpmvOperator {
 
   cudaStream_t stream_;
   std::unique_ptr<bro_detail::BroEllPart<Value>> part_;
+  DeviceBuffer rcm_x_;  // RCM's x in its order (empty without RCM)
+  std::int64_t cols_;
 };
 
 }  // namespace
@@ -55,6 +69,7 @@ std::unique_ptr<SpmvOperator> CudaBroEllRules::build(const CsrMatrix<double>& ma
   check_one_of("cuda_bro_ell", "block_size", candidate.launch.block_size,
                std::array<std::uint32_t, 1>{kBroBlockSize});
   if (candidate.launch.grid_size == 0) throw_invalid("cuda_bro_ell: grid_size is 0");
+  check_bro_ell_reorder("cuda_bro_ell", params, matrix.rows, matrix.cols);
   check_gpu_device("cuda_bro_ell", device);
   const BroEllChoice& choice = kBroEllChoices[index];
   if (precision == Precision::fp32)

@@ -13,8 +13,15 @@
 //            (the paper's future work, Sec. 6): each row cut into launch.threads_per_row
 //            sub-rows of contiguous entries, each encoded as a stream row of its own, the
 //            sub-rows' sums added with warp shuffles.
-// reorder: none, or BAR (Sec. 3.4, Algorithm 2, common/bar_reorder.hpp): rows clustered into
-// slices; the kernel writes row i's result to y[order[i]], so y is in the caller's order.
+// reorder (a permutation the plan carries, recomputed from the structure by the builder):
+//   none;
+//   BAR (Sec. 3.4, Algorithm 2, common/bar_reorder.hpp): rows clustered into slices; the kernel
+//        writes row i's result to y[order[i]], so y is in the caller's order;
+//   RCM (issue 16, partition/rcm_order.hpp): square matrices only; rows and columns renumbered
+//        alike (P A P^T), which shortens the deltas and localises the x gathers of a matrix
+//        whose numbering scattered its structure. apply() gathers x into a device scratch
+//        vector in RCM order (x_perm[i] = x[order[i]]), runs the kernel on it and writes row
+//        i's result to y[order[i]] as BAR does: x and y stay in the caller's order.
 
 #include <array>
 #include <cstdint>
@@ -32,6 +39,7 @@ inline constexpr std::uint32_t kBroVariantPaper = 0;
 inline constexpr std::uint32_t kBroVariantHopper = 1;
 inline constexpr std::uint32_t kBroReorderNone = 0;
 inline constexpr std::uint32_t kBroReorderBar = 1;
+inline constexpr std::uint32_t kBroReorderRcm = 2;
 // 256: the paper's slice height and thread block (Sec. 4); 32: a slice per warp.
 inline constexpr std::uint32_t kBroBlockSize = 256;
 
@@ -44,7 +52,7 @@ constexpr std::uint32_t bro_words_per_symbol(std::uint32_t variant) {
 struct CudaBroEllParams {
   std::uint32_t slice_height = 0;  // h: stream rows per slice (a multiple of 32)
   std::uint32_t variant = 0;       // kBroVariantPaper or kBroVariantHopper
-  std::uint32_t reorder = 0;       // kBroReorderNone or kBroReorderBar
+  std::uint32_t reorder = 0;       // kBroReorderNone, kBroReorderBar or kBroReorderRcm
   static constexpr auto kFields =
       std::tuple{declare_field("slice_height", &CudaBroEllParams::slice_height),
                  declare_field("variant", &CudaBroEllParams::variant),
@@ -60,8 +68,11 @@ struct BroEllChoice {
 };
 
 // The layouts offered, in the order of BroEllFeatures' vectors. BAR clusters whole rows, so it
-// is offered with one thread per row only; 4 threads a row only in the hopper variant.
-inline constexpr std::array<BroEllChoice, 10> kBroEllChoices{{
+// is offered with one thread per row only; 4 threads a row only in the hopper variant. RCM
+// renumbers whole rows before they are cut, so it takes the same thread counts as no
+// reordering; it is cuda_bro_ell's alone (cuda_bro_hyb, which shares this table, skips it: its
+// COO part would need the permutation too).
+inline constexpr std::array<BroEllChoice, 16> kBroEllChoices{{
     {{256, kBroVariantPaper, kBroReorderNone}, 1},
     {{256, kBroVariantPaper, kBroReorderBar}, 1},
     {{256, kBroVariantHopper, kBroReorderNone}, 1},
@@ -72,6 +83,12 @@ inline constexpr std::array<BroEllChoice, 10> kBroEllChoices{{
     {{32, kBroVariantHopper, kBroReorderNone}, 1},
     {{32, kBroVariantHopper, kBroReorderBar}, 1},
     {{32, kBroVariantHopper, kBroReorderNone}, 4},
+    {{256, kBroVariantPaper, kBroReorderRcm}, 1},
+    {{256, kBroVariantHopper, kBroReorderRcm}, 1},
+    {{256, kBroVariantHopper, kBroReorderRcm}, 4},
+    {{32, kBroVariantPaper, kBroReorderRcm}, 1},
+    {{32, kBroVariantHopper, kBroReorderRcm}, 1},
+    {{32, kBroVariantHopper, kBroReorderRcm}, 4},
 }};
 
 // The bound on the longest row relative to the mean (kBroEllMaxLongestToMean): a layout is
@@ -94,6 +111,10 @@ bool bro_ell_critical_path_bounded(const MatrixFeatures& features, std::uint32_t
 // for any other.
 std::size_t bro_ell_choice_index(std::string_view owner, const CudaBroEllParams& params,
                                  std::uint32_t threads_per_row);
+// Throws Error(invalid_argument) "<owner>: reorder 2 (RCM) renumbers rows and columns alike and
+// needs a square matrix; this one is 300 x 50" for RCM on a matrix that is not square.
+void check_bro_ell_reorder(std::string_view owner, const CudaBroEllParams& params,
+                           std::int64_t rows, std::int64_t cols);
 
 // The sizes of every layout of kBroEllChoices for the rows of `m` (one entry each): the stream,
 // bit_alloc and value slots; and, from the same walk, those of the first hyb_ell_width entries
@@ -101,7 +122,12 @@ std::size_t bro_ell_choice_index(std::string_view owner, const CudaBroEllParams&
 // bro_ell_walk_sizes pass a slice height, parallel over slices, no transformed copy of the
 // matrix, no BAR: exact for the layouts without reordering; for BAR the identity order's sizes,
 // an upper bound (bar_order keeps a window's order unless its clustering is no larger,
-// bar_reorder.hpp), the builder running BAR itself.
+// bar_reorder.hpp), the builder running BAR itself. RCM, where it is sized (rcm_sized; see
+// add_bro_rcm_sizes): its order computed here as the builder will (rcm_order is deterministic),
+// P A P^T built once and walked once a slice height, so the RCM layouts' sizes are exact, with
+// the bandwidth after and the x sectors per non-zero of the RCM order (what its gathers touch,
+// for the models' locality and the offer); where it is not sized, every RCM size and field is
+// 0 and no RCM layout is offered. The hyb_ sizes of the RCM layouts are 0 (BRO-HYB offers none).
 struct BroEllFeatures {
   std::vector<std::int64_t> slices;
   std::vector<std::int64_t> stream_words;
@@ -111,15 +137,23 @@ struct BroEllFeatures {
   std::vector<std::int64_t> hyb_stream_words;  // the leading entries' (slices: as above)
   std::vector<std::int64_t> hyb_columns;
   std::vector<std::int64_t> hyb_value_slots;
-  static constexpr auto kFields =
-      std::tuple{declare_field("slices", &BroEllFeatures::slices),
-                 declare_field("stream_words", &BroEllFeatures::stream_words),
-                 declare_field("columns", &BroEllFeatures::columns),
-                 declare_field("value_slots", &BroEllFeatures::value_slots),
-                 declare_field("hyb_ell_width", &BroEllFeatures::hyb_ell_width),
-                 declare_field("hyb_stream_words", &BroEllFeatures::hyb_stream_words),
-                 declare_field("hyb_columns", &BroEllFeatures::hyb_columns),
-                 declare_field("hyb_value_slots", &BroEllFeatures::hyb_value_slots)};
+  std::int64_t bandwidth = 0;      // max |row - column| over the entries, in the caller's order
+  std::int64_t rcm_sized = 0;      // 1 where the RCM layouts were sized, else 0
+  std::int64_t rcm_bandwidth = 0;  // the same of P A P^T in RCM order
+  double rcm_sectors_per_nonzero = 0.0;  // MatrixFeatures::x_sectors_per_nonzero of P A P^T
+  static constexpr auto kFields = std::tuple{
+      declare_field("slices", &BroEllFeatures::slices),
+      declare_field("stream_words", &BroEllFeatures::stream_words),
+      declare_field("columns", &BroEllFeatures::columns),
+      declare_field("value_slots", &BroEllFeatures::value_slots),
+      declare_field("hyb_ell_width", &BroEllFeatures::hyb_ell_width),
+      declare_field("hyb_stream_words", &BroEllFeatures::hyb_stream_words),
+      declare_field("hyb_columns", &BroEllFeatures::hyb_columns),
+      declare_field("hyb_value_slots", &BroEllFeatures::hyb_value_slots),
+      declare_field("bandwidth", &BroEllFeatures::bandwidth),
+      declare_field("rcm_sized", &BroEllFeatures::rcm_sized),
+      declare_field("rcm_bandwidth", &BroEllFeatures::rcm_bandwidth),
+      declare_field("rcm_sectors_per_nonzero", &BroEllFeatures::rcm_sectors_per_nonzero)};
   friend bool operator==(const BroEllFeatures&, const BroEllFeatures&) = default;
   // The sizes of the leading hyb_ell_width entries of every row, as a BroEllFeatures of their
   // own (its hyb_ fields empty).
@@ -131,26 +165,73 @@ struct BroEllFeatures {
             .hyb_ell_width = 0,
             .hyb_stream_words = {},
             .hyb_columns = {},
-            .hyb_value_slots = {}};
+            .hyb_value_slots = {},
+            .bandwidth = bandwidth,
+            .rcm_sized = rcm_sized,
+            .rcm_bandwidth = rcm_bandwidth,
+            .rcm_sectors_per_nonzero = rcm_sectors_per_nonzero};
   }
 };
 // Throws Error(invalid_argument) for a negative hyb_ell_width or a row whose columns are not
-// strictly increasing.
-BroEllFeatures compute_bro_ell_features(const CsrMatrix<double>& m, std::int64_t hyb_ell_width);
+// strictly increasing. with_rcm: add_bro_rcm_sizes on a square matrix (unconditionally: the
+// tests'); without, the RCM fields and sizes stay 0 (the hook decides with bro_rcm_may_pay;
+// cuda_bro_hyb's own walk needs the leading sizes only).
+BroEllFeatures compute_bro_ell_features(const CsrMatrix<double>& m, std::int64_t hyb_ell_width,
+                                        bool with_rcm = true);
+// Sizes the RCM layouts of `f` (computed by compute_bro_ell_features for `m`, a square matrix
+// with rows): rcm_order, P A P^T, one walk a slice height, its bandwidth and x sectors; sets
+// rcm_sized. Throws Error(invalid_argument) for a matrix that is not square.
+void add_bro_rcm_sizes(const CsrMatrix<double>& m, BroEllFeatures& f);
+// Is RCM worth sizing at feature time (an O(nnz log) order, a permuted copy and two walks,
+// several times the identity's walks)? Only where it could pay, for two physical reasons:
+//  - the graph has small neighbourhoods: RCM's level sets, hence its bandwidth, are narrow
+//    only where neighbourhoods overlap (meshes, bands, stencils, whatever their numbering); on
+//    random and power-law graphs every breadth-first order is wide. Measured by cuda_ehyb's
+//    neighbourhood growth (compute_cuda_ehyb_features, sampled: O(0.3 M) steps), at most
+//    kEhybMaxNeighbourhoodGrowth (2-D grids 0.29 renumbered or not, bands 0.07, random
+//    patterns 0.997, R-MAT 0.91-0.95);
+//  - what the best order could save exceeds what the gather certainly costs: every x sector
+//    of the caller's order (nnz * x_sectors_per_nonzero * 32 bytes), every stream word above
+//    one a stream row and every padding value slot of an identity layout (the most RCM can
+//    remove, the largest over the layouts) against the order, the scratch x and
+//    bro_rcm_gather_bytes (rows * 48 bytes at fp64). A stencil or band in its own order fails it
+//    (the gather costs more than all its sectors); a renumbered mesh passes.
+// `f`: the identity layouts' sizes of m (compute_bro_ell_features without RCM).
+bool bro_rcm_may_pay(const CsrMatrix<double>& m, const MatrixFeatures& common,
+                     const BroEllFeatures& f);
 // nullopt where the hook did not run (calibration samples); throws Error(invalid_argument)
 // when the entry does not decode or its vectors are not one entry per kBroEllChoices.
 std::optional<BroEllFeatures> cuda_bro_ell_features(const MatrixFeatures& features);
 
 // The device bytes of layout `index` of `sizes` for `rows` matrix rows: the stream, one byte of
-// bit_alloc per slice column, the value slots, two 64-bit offsets per slice (+1), and a 32-bit
-// row order under BAR.
+// bit_alloc per slice column, the value slots, two 64-bit offsets per slice (+1), a 32-bit row
+// order under BAR and RCM, and under RCM the scratch x (rows values). What the builder
+// allocates, exactly (except BAR's bound).
 std::uint64_t bro_ell_layout_bytes(const BroEllFeatures& sizes, std::size_t index,
                                    std::int64_t rows, Precision precision);
 
-// The stream rows a choice encodes: the rows in BAR order (when asked), each cut into
-// threads_per_row sub-rows. `order` receives the row order (empty without reordering).
+// What RCM's x gather moves every multiply beyond the arrays it occupies (which the bytes
+// model already counts as streamed once: the order read, the scratch x written): the order
+// read a second time (the kernel's y scatter and the gather both read it) and the caller's x
+// read in RCM order, a 32-byte sector per entry (kXSectorColumns fp32 columns), since the
+// caller's numbering is what RCM undoes and may be random: rows * (4 + 32) bytes.
+std::uint64_t bro_rcm_gather_bytes(std::int64_t rows);
+
+// The stream rows a choice encodes: the rows in BAR order, or P A P^T in RCM order (when
+// asked), each cut into threads_per_row sub-rows. `order` receives the order (empty without
+// reordering). Throws as check_bro_ell_reorder does.
 CsrMatrix<double> bro_ell_stream_rows(const CsrMatrix<double>& m, const BroEllChoice& choice,
                                       std::vector<std::int32_t>& order);
+
+// Does layout `index` (an RCM layout) move fewer bytes than the same layout in the caller's
+// order? Each side: its device bytes at fp64 (RCM's with bro_rcm_gather_bytes) + its x gathers,
+// nnz * sectors per non-zero * 32 bytes (the caller's order: MatrixFeatures'
+// x_sectors_per_nonzero; RCM's: rcm_sectors_per_nonzero). The physical case for RCM: shorter
+// deltas and fewer x sectors must pay for the gather. Counted at fp64, since one candidate
+// serves both precisions (the stream and the sectors, what RCM saves, are the same in both).
+// False where RCM was not sized (rcm_sized 0).
+bool bro_rcm_moves_fewer_bytes(const MatrixFeatures& features, const BroEllFeatures& own,
+                               std::size_t index);
 
 class CudaBroEllRules final : public FormatRules {
  public:
@@ -165,22 +246,38 @@ class CudaBroEllRules final : public FormatRules {
                   std::uint64_t memory_budget_bytes) const override;
   // One candidate per kBroEllChoices entry whose widest stream row is within
   // kBroEllMaxLongestToMean of the mean (bro_ell_critical_path_bounded; block kBroBlockSize,
-  // one wave of blocks); none without its features.
+  // one wave of blocks); the RCM layouts only on square matrices and where
+  // bro_rcm_moves_fewer_bytes; none without its features.
   std::vector<Candidate> candidates(const MatrixFeatures& features,
                                     const DeviceInfo& device) const override;
   // bro_ell_layout_bytes of the candidate's layout: exact, an upper bound under BAR (see
-  // BroEllFeatures). Throws Error(invalid_argument)
-  // for a layout not in kBroEllChoices or without features.
+  // BroEllFeatures); under RCM + bro_rcm_gather_bytes, since the bytes family reads device
+  // bytes as what one multiply streams (models/families/bytes/bytes_model.hpp), so the figure
+  // is what the builder allocates plus the gather's per-multiply reads. Throws
+  // Error(invalid_argument) for a layout not in kBroEllChoices, RCM on a matrix that is not
+  // square (check_bro_ell_reorder) or whose features did not size it, or without features.
   std::uint64_t device_bytes(const MatrixFeatures& features, Precision precision,
                              const Candidate& candidate) const override;
-  // BroEllFeatures, with hyb_ell_width CudaHybRules::bell_garland_ell_width(common).
+  // A stored plan is valid where its layout is one of candidates()' without the RCM offer
+  // (bro_rcm_moves_fewer_bytes chooses what to try, not what may run): an RCM plan on any
+  // square matrix whose features sized RCM (every matrix this build offered RCM on: the
+  // features are a function of the matrix), never on another.
+  bool is_valid(const Candidate& candidate, const MatrixFeatures& features,
+                const DeviceInfo& device) const override;
+  // The x sectors per non-zero the candidate's kernel gathers: RCM's own order
+  // (BroEllFeatures::rcm_sectors_per_nonzero), else the matrix's.
+  double gather_sectors_per_nonzero(const MatrixFeatures& features,
+                                    const Candidate& candidate) const override;
+  // BroEllFeatures, with hyb_ell_width CudaHybRules::bell_garland_ell_width(common), the RCM
+  // layouts sized where bro_rcm_may_pay.
   std::optional<FieldSet> own_features(const CsrMatrix<double>& matrix,
                                        const MatrixFeatures& common) const override;
 
   // Builds cuda_bro_ell on a CUDA device: the stream, bit widths, slice offsets, values and
-  // (BAR) row order built on the host (bro_stream.hpp), copied once; apply() runs one thread per
-  // stream row on the device stream. Throws Error(invalid_argument) for a candidate of another
-  // format, a layout not in kBroEllChoices, block size not kBroBlockSize or grid_size 0;
+  // (BAR, RCM) order built on the host (bro_stream.hpp), copied once; apply() runs one thread per
+  // stream row on the device stream (under RCM after the x gather, on the same stream). Throws
+  // Error(invalid_argument) for a candidate of another format, a layout not in kBroEllChoices,
+  // RCM on a matrix that is not square, block size not kBroBlockSize or grid_size 0;
   // Error(failed_precondition) on a CPU device; Error(resource_exhausted) when memory runs out.
   static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
                                              const Candidate& candidate, Device& device);

@@ -65,6 +65,7 @@ std::unique_ptr<SpmvOperator> CudaBroHybRules::build(const CsrMatrix<double>& ma
   const std::size_t index =
       bro_ell_choice_index("cuda_bro_hyb", params.ell(), candidate.launch.threads_per_row);
   bro_coo_rounds_index("cuda_bro_hyb", params.interval_rounds);
+  check_bro_hyb_reorder(params);
   std::int64_t longest = 0;
   for (std::int64_t r = 0; r < matrix.rows; ++r) longest = std::max(longest, matrix.row_length(r));
   if (params.ell_width > longest)

@@ -15,7 +15,7 @@ BroHybFeatures compute_bro_hyb_features(const CsrMatrix<double>& m, std::int64_t
                                         const std::optional<BroEllFeatures>& ell) {
   const BroEllFeatures leading = ell && ell->hyb_ell_width == ell_width
                                      ? ell->leading()
-                                     : compute_bro_ell_features(m, ell_width).leading();
+                                     : compute_bro_ell_features(m, ell_width, false).leading();
   const std::vector<RowOffset> rest = bro::trailing_offsets(m, ell_width);
   BroHybFeatures f{.ell_width = ell_width,
                    .coo_entries = rest.back(),
@@ -31,6 +31,13 @@ BroHybFeatures compute_bro_hyb_features(const CsrMatrix<double>& m, std::int64_t
     f.coo_stream_words.push_back(size.stream_words);
   }
   return f;
+}
+
+void check_bro_hyb_reorder(const CudaBroHybParams& params) {
+  if (params.reorder == kBroReorderRcm)
+    throw_invalid(
+        "cuda_bro_hyb: reorder 2 (RCM) is not a BRO-HYB layout (its COO part keeps the caller's "
+        "numbering; RCM is cuda_bro_ell's)");
 }
 
 std::optional<BroHybFeatures> cuda_bro_hyb_features(const MatrixFeatures& features) {
@@ -60,7 +67,8 @@ std::vector<Candidate> CudaBroHybRules::candidates(const MatrixFeatures& feature
   const std::optional<BroHybFeatures> own = cuda_bro_hyb_features(features);
   if (!own) return {};
   std::vector<Candidate> out;
-  for (const BroEllChoice& choice : kBroEllChoices)
+  for (const BroEllChoice& choice : kBroEllChoices) {
+    if (choice.params.reorder == kBroReorderRcm) continue;  // check_bro_hyb_reorder
     for (const std::uint32_t rounds : kBroCooIntervalRounds)
       out.push_back(Candidate{
           .format = id(),
@@ -74,6 +82,7 @@ std::vector<Candidate> CudaBroHybRules::candidates(const MatrixFeatures& feature
                      .threads_per_row = choice.threads_per_row,
                      .grid_size = CudaCsrVectorRules::grid_size(
                          features.rows, choice.threads_per_row, kBroBlockSize, device)}});
+  }
   return out;
 }
 
@@ -83,6 +92,7 @@ std::uint64_t CudaBroHybRules::device_bytes(const MatrixFeatures& features, Prec
   const std::size_t ell_index =
       bro_ell_choice_index("cuda_bro_hyb", params.ell(), candidate.launch.threads_per_row);
   const std::size_t coo_index = bro_coo_rounds_index("cuda_bro_hyb", params.interval_rounds);
+  check_bro_hyb_reorder(params);
   const std::optional<BroHybFeatures> own = cuda_bro_hyb_features(features);
   if (!own) throw_invalid("cuda_bro_hyb: device bytes need its features (none computed)");
   if (own->ell_width != params.ell_width)

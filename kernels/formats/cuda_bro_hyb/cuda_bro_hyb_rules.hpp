@@ -70,6 +70,10 @@ struct BroHybFeatures {
 // (BroEllFeatures).
 BroHybFeatures compute_bro_hyb_features(const CsrMatrix<double>& m, std::int64_t ell_width,
                                         const std::optional<BroEllFeatures>& ell = std::nullopt);
+// Throws Error(invalid_argument) "cuda_bro_hyb: reorder 2 (RCM) is not a BRO-HYB layout (...)":
+// RCM renumbers columns too, so the COO part would need the permutation as well; it stays
+// cuda_bro_ell's. BAR and none are BRO-HYB's.
+void check_bro_hyb_reorder(const CudaBroHybParams& params);
 // nullopt where the hook did not run; throws Error(invalid_argument) when it does not decode.
 std::optional<BroHybFeatures> cuda_bro_hyb_features(const MatrixFeatures& features);
 
@@ -83,11 +87,13 @@ class CudaBroHybRules final : public FormatRules {
 
   bool admissible(const MatrixFeatures& features, const DeviceInfo& device, Precision precision,
                   std::uint64_t memory_budget_bytes) const override;
-  // K of its features x kBroEllChoices x kBroCooIntervalRounds; none without its features.
+  // K of its features x kBroEllChoices without RCM x kBroCooIntervalRounds; none without its
+  // features.
   std::vector<Candidate> candidates(const MatrixFeatures& features,
                                     const DeviceInfo& device) const override;
   // Both parts' layout bytes (exact; an upper bound under BAR). Throws Error(invalid_argument)
-  // without features, for an ell_width other than the features' K, or for parts not offered.
+  // without features, for an ell_width other than the features' K, or for parts not offered
+  // (RCM: check_bro_hyb_reorder).
   std::uint64_t device_bytes(const MatrixFeatures& features, Precision precision,
                              const Candidate& candidate) const override;
   // BroHybFeatures at CudaHybRules::bell_garland_ell_width(common), reusing cuda_bro_ell's
