@@ -26,6 +26,10 @@ int main(int argc, char** argv) {
   app.add_option("inputs", sources, ".mtx / .mtx.gz paths or generator specs (kind:key=value,...)")
       ->required();
   app.add_option("--data-dir", data_dir, "directory that relative paths are read from");
+  bool thorough = false;
+  app.add_flag("--thorough", thorough,
+               "a thorough pass (FeatureEffort::thorough: RCM sized), as a tuning expecting very "
+               "many multiplies runs it");
   std::uint64_t renumber_seed = 0;
   app.add_option("--renumber", renumber_seed,
                  "renumber rows and columns at random with this seed (a suite's renumber=SEED)");
@@ -37,12 +41,16 @@ int main(int argc, char** argv) {
       const auto matrix = spmvd::load_bench_input(input, data_dir);
       std::cout << source << ": " << matrix.rows << " rows, " << matrix.nnz() << " nonzeros\n";
       auto start = std::chrono::steady_clock::now();
-      const spmvd::MatrixFeatures features = spmvd::extract_features(matrix);
-      std::cout << "  extract_features total " << seconds_since(start) << " s\n";
+      const spmvd::FeatureEffort effort =
+          thorough ? spmvd::FeatureEffort::thorough : spmvd::FeatureEffort::standard;
+      const spmvd::MatrixFeatures features =
+          spmvd::extract_features(matrix, spmvd::format_registry(), effort);
+      std::cout << "  extract_features (" << (thorough ? "thorough" : "standard") << ") total "
+                << seconds_since(start) << " s\n";
       // Each hook again, alone, given the features computed above (what it is given there).
       for (const spmvd::FormatEntry& entry : spmvd::format_registry().entries()) {
         start = std::chrono::steady_clock::now();
-        const bool has = entry.rules->own_features(matrix, features).has_value();
+        const bool has = spmvd::own_features_at(*entry.rules, matrix, features, effort).has_value();
         const double s = seconds_since(start);
         if (has) std::cout << "  " << entry.rules->name() << " own_features " << s << " s\n";
       }

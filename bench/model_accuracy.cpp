@@ -120,7 +120,9 @@ int run(const Options& options) {
                                   .copies = m.at("derived_copies").get<std::int64_t>(),
                                   .renumber_seed = m.value("renumber_seed", std::uint64_t{0})};
     const auto matrix = spmvd::load_bench_input(input, options.data_dir);
-    const spmvd::MatrixFeatures features = spmvd::extract_features(matrix);
+    // As spmv-bench extracted them (thorough), so that every candidate it ran is predicted.
+    const spmvd::MatrixFeatures features =
+        spmvd::extract_features(matrix, spmvd::format_registry(), spmvd::FeatureEffort::thorough);
     const std::string fingerprint = spmvd::structural_fingerprint(matrix).hex();
     if (fingerprint != m.at("features").at("fingerprint").get<std::string>()) {
       throw spmvd::Error(spmvd::ErrorCode::failed_precondition,

@@ -19,9 +19,21 @@ std::optional<FieldSet> FormatRules::own_features(const CsrMatrix<double>&,
   return std::nullopt;
 }
 
+std::optional<FieldSet> FormatRules::thorough_own_features(const CsrMatrix<double>&,
+                                                           const MatrixFeatures&) const {
+  return std::nullopt;
+}
+
+std::optional<FieldSet> own_features_at(const FormatRules& rules, const CsrMatrix<double>& matrix,
+                                        const MatrixFeatures& common, FeatureEffort effort) {
+  if (effort == FeatureEffort::thorough)
+    if (std::optional<FieldSet> own = rules.thorough_own_features(matrix, common)) return own;
+  return rules.own_features(matrix, common);
+}
+
 void add_own_features(const FormatRules& rules, const CsrMatrix<double>& matrix,
-                      MatrixFeatures& features) {
-  if (std::optional<FieldSet> own = rules.own_features(matrix, features))
+                      MatrixFeatures& features, FeatureEffort effort) {
+  if (std::optional<FieldSet> own = own_features_at(rules, matrix, features, effort))
     features.format_features[std::string(rules.name())] = std::move(*own);
 }
 

@@ -55,6 +55,11 @@ class FormatRules {
   // common ones) and kept in MatrixFeatures::format_features under name(). None by default.
   virtual std::optional<FieldSet> own_features(const CsrMatrix<double>& matrix,
                                                const MatrixFeatures& common) const;
+  // The same with the parts too costly for every tuning (FeatureEffort::thorough: a reordering
+  // sized by computing it), where the format has such parts; nullopt (the default): a thorough
+  // pass files own_features.
+  virtual std::optional<FieldSet> thorough_own_features(const CsrMatrix<double>& matrix,
+                                                        const MatrixFeatures& common) const;
   // x sectors per non-zero in the order the candidate's kernel visits the rows (the models'
   // x locality, models/locality.hpp): the matrix's own order by default; a format that
   // reorders rows says what its order gathers.
@@ -74,10 +79,18 @@ class FormatRules {
                                                       const DeviceInfo& device) const;
 };
 
-// Files rules.own_features(matrix, features) under the format's name in
-// features.format_features (where the format has any): how feature extraction and calibration
-// give a format what it reads through its own typed accessor.
+// How much a feature pass computes. standard: what every tuning can afford (one or a few walks
+// of the matrix per format). thorough: also what only a tuning expecting very many multiplies
+// pays back (FormatRules::thorough_own_features; docs/TUNER.md "Feature effort").
+enum class FeatureEffort { standard, thorough };
+
+// Files rules.own_features(matrix, features) (thorough_own_features where effort is thorough
+// and the format has them) under the format's name in features.format_features (where the
+// format has any): how feature extraction and calibration give a format what it reads through
+// its own typed accessor.
+std::optional<FieldSet> own_features_at(const FormatRules& rules, const CsrMatrix<double>& matrix,
+                                        const MatrixFeatures& common, FeatureEffort effort);
 void add_own_features(const FormatRules& rules, const CsrMatrix<double>& matrix,
-                      MatrixFeatures& features);
+                      MatrixFeatures& features, FeatureEffort effort = FeatureEffort::standard);
 
 }  // namespace spmvd

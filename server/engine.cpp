@@ -30,6 +30,7 @@ struct Engine::Resident {
   // matrices). The tuning thread alone touches both after add_matrix.
   MatrixFeatures features;
   bool features_extracted = false;
+  FeatureEffort features_effort = FeatureEffort::standard;
   double features_ms = 0.0;  // the feature pass: part of the tuning cost
   std::uint64_t expected_multiplies = 0;  // the upload's hint (0: the configured default)
   std::uint64_t reserved_bytes = 0;  // counted against the budget (guarded by residents_mutex_)
@@ -233,7 +234,15 @@ PlanKey Engine::plan_key(const Resident& m) const {
                  kTunerVersion, kModelVersion};
 }
 
-std::optional<Plan> Engine::cached_plan(const Resident& m) {
+void Engine::extract_features_of(Resident& m, FeatureEffort effort) {
+  const auto start = std::chrono::steady_clock::now();
+  m.features = extract_features(m.host, registry_, effort);
+  m.features_ms = elapsed_ms(start);
+  m.features_extracted = true;
+  m.features_effort = effort;
+}
+
+std::optional<Plan> Engine::cached_plan(Resident& m) {
   const PlanKey key = plan_key(m);
   std::optional<Plan> plan;
   try {
@@ -246,6 +255,12 @@ std::optional<Plan> Engine::cached_plan(const Resident& m) {
   if (!plan) return std::nullopt;
   const FormatEntry* entry = registry_.find(plan->format);
   const Candidate candidate{plan->format, plan->params, plan->launch};
+  // A plan made from a thorough pass (an RCM reordering, sized only there) is checked against
+  // one before it is judged invalid: it was made for many multiplies and may be loaded with
+  // a standard pass.
+  if (entry != nullptr && m.features_effort == FeatureEffort::standard &&
+      !entry->rules->is_valid(candidate, m.features, device_.info()))
+    extract_features_of(m, FeatureEffort::thorough);
   if (entry == nullptr || !entry->rules->is_valid(candidate, m.features, device_.info())) {
     spdlog::warn("cached plan for {} names format {} ({}) that this build cannot run; "
                  "dropping it and re-tuning",
@@ -358,12 +373,17 @@ TuneOutcome Engine::run_tuning(const TuneJob& job) {
   TuneOutcome outcome;
   // A forced re-tune replaces the stored plan even when it measures slower (plan_store.hpp).
   if (job.force) forget_plan(plan_key(m));
-  if (!m.features_extracted) {
-    const auto features_start = std::chrono::steady_clock::now();
-    m.features = extract_features(m.host);
-    m.features_ms = elapsed_ms(features_start);
-    m.features_extracted = true;
-  }
+  const std::uint64_t hinted =
+      job.expected_multiplies ? job.expected_multiplies : m.expected_multiplies;
+  const std::uint64_t expected = hinted ? hinted : config_.tuner.default_expected_multiplies;
+  // A thorough pass only where the multiplies expected can pay for it (docs/TUNER.md "Feature
+  // effort"); a later tuning expecting more extends a standard pass.
+  const FeatureEffort effort = expected >= config_.tuner.thorough_features_multiplies
+                                   ? FeatureEffort::thorough
+                                   : FeatureEffort::standard;
+  if (!m.features_extracted || (effort == FeatureEffort::thorough &&
+                                m.features_effort == FeatureEffort::standard))
+    extract_features_of(m, effort);
   std::optional<Plan> plan = job.force || job.bypass_cache ? std::nullopt : cached_plan(m);
   outcome.cache_hit = plan.has_value();
   std::unique_ptr<SpmvOperator> op;
@@ -382,8 +402,6 @@ TuneOutcome Engine::run_tuning(const TuneJob& job) {
                                       ? config_.memory_budget_bytes - others - serving
                                       : 0;
     const auto models = predictor_for(m.summary.precision);
-    const std::uint64_t expected =
-        job.expected_multiplies ? job.expected_multiplies : m.expected_multiplies;
     const std::int64_t tuned_ms = now_unix_ms();
     // The serving build (the default plan's ALG1, or the previous tuning's plan) is measured
     // where it stands instead of being built again; only this thread swaps it.

@@ -178,7 +178,11 @@ class Engine {
   void run_refit_thread();  // refit_models every refit_interval_s until stopping_
   TuneOutcome run_tuning(const TuneJob& job);
   PlanKey plan_key(const Resident& m) const;
-  std::optional<Plan> cached_plan(const Resident& m);
+  // The stored plan for m, if this build can still run it (extends m's features to a thorough
+  // pass where the plan needs one); drops one it cannot.
+  std::optional<Plan> cached_plan(Resident& m);
+  // The feature pass of m at `effort`, timed into m.features_ms (part of the tuning cost).
+  void extract_features_of(Resident& m, FeatureEffort effort);
   void forget_plan(const PlanKey& key);  // erase, logging a store failure
   std::unique_ptr<SpmvOperator> build_locked(Resident& m, const Plan& plan);
   // Whether `plan` is the one m serves already (same format, parameters, launch, precision).

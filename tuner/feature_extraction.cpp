@@ -14,7 +14,8 @@
 
 namespace spmvd {
 
-MatrixFeatures extract_features(const CsrMatrix<double>& m, const FormatRegistry& registry) {
+MatrixFeatures extract_features(const CsrMatrix<double>& m, const FormatRegistry& registry,
+                                FeatureEffort effort) {
   MatrixFeatures f;
   f.rows = m.rows;
   f.cols = m.cols;
@@ -52,7 +53,7 @@ MatrixFeatures extract_features(const CsrMatrix<double>& m, const FormatRegistry
   const std::span<const FormatEntry> entries = registry.entries();
   std::vector<std::optional<FieldSet>> own(entries.size());
   tbb::parallel_for(std::size_t{0}, entries.size(),
-                    [&](std::size_t i) { own[i] = entries[i].rules->own_features(m, f); });
+                    [&](std::size_t i) { own[i] = own_features_at(*entries[i].rules, m, f, effort); });
   for (std::size_t i = 0; i < entries.size(); ++i)
     if (own[i]) f.format_features.emplace(std::string(entries[i].rules->name()), std::move(*own[i]));
   return f;

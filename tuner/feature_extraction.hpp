@@ -10,7 +10,9 @@
 
 namespace spmvd {
 
+// effort: kernels/format_rules.hpp (thorough adds what only many multiplies pay back).
 MatrixFeatures extract_features(const CsrMatrix<double>& m,
-                                const FormatRegistry& registry = format_registry());
+                                const FormatRegistry& registry = format_registry(),
+                                FeatureEffort effort = FeatureEffort::standard);
 
 }  // namespace spmvd

@@ -70,6 +70,12 @@ struct TunerOptions {
   // EHYB 174). The serving build costs nothing. 0 turns the charge off.
   double device_build_ns_per_nonzero = 0.3;
   double host_build_ns_per_nonzero = 28.0;
+  // From this many expected multiplies on, the feature pass is thorough (FeatureEffort: RCM
+  // sized by computing it). A thorough pass costs ~0.3-0.5 us a nonzero more (Boost's RCM, the
+  // permuted copy and its sizes; bench/feature_timing --thorough); the tuning may spend 10 % of
+  // the expected multiplies, and an fp64 multiply moves at least 12 bytes a nonzero, ~4 ps at
+  // an H100's 3.35 TB/s: the pass fits from 0.3 us / (0.1 x 4 ps) ~ 10^6 multiplies.
+  std::uint64_t thorough_features_multiplies = 1'000'000;
 };
 
 // What the user expects and what was already spent, for one tuning.

@@ -468,7 +468,14 @@ TEST(CudaBroEllRules, RcmGivesARenumberedBandItsBandBackAndIsOfferedThere) {
   const std::uint64_t seed = testing::test_seed();
   std::cout << "seed " << seed << " (SPMVD_TEST_SEED)\n";
   const CsrMatrix<double> m = renumbered_band(3000, seed);
-  const MatrixFeatures features = extract_features(m);
+  // A standard pass does not size RCM (too costly for a tuning of few multiplies): no RCM
+  // layout is offered from it.
+  const MatrixFeatures standard = extract_features(m);
+  ASSERT_TRUE(cuda_bro_ell_features(standard).has_value());
+  EXPECT_EQ(cuda_bro_ell_features(standard)->rcm_sized, 0);
+  for (const Candidate& c : CudaBroEllRules{}.candidates(standard, testing::h100()))
+    EXPECT_NE(CudaBroEllRules::params_of(c).reorder, kBroReorderRcm);
+  const MatrixFeatures features = extract_features(m, format_registry(), FeatureEffort::thorough);
   const std::optional<BroEllFeatures> own = cuda_bro_ell_features(features);
   ASSERT_TRUE(own.has_value());
   std::cout << "renumbered band 7 of 3000: bandwidth " << own->bandwidth << " -> "
@@ -625,7 +632,9 @@ TEST(CudaBroEllRules, ConformanceHasASquareMatrixWhereRcmIsOffered) {
                                  [](const auto& n) { return n.name == "band_7_2000_renumbered"; });
   ASSERT_NE(band, all.end());
   const std::vector<Candidate> offered =
-      CudaBroEllRules{}.candidates(extract_features(band->matrix), testing::h100());
+      CudaBroEllRules{}.candidates(
+          extract_features(band->matrix, format_registry(), FeatureEffort::thorough),
+          testing::h100());
   std::size_t rcm = 0;
   for (const Candidate& c : offered)
     rcm += CudaBroEllRules::params_of(c).reorder == kBroReorderRcm ? 1 : 0;

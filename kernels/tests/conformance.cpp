@@ -79,7 +79,9 @@ void check_precision(const FormatEntry& entry, Device& device, const NamedMatrix
   const Precision precision = precision_of<Value>();
   const CsrMatrix<double>& matrix = named.matrix;
   const CsrMatrix<Value> rounded = convert_values<Value>(matrix);
-  const MatrixFeatures features = extract_features(matrix);
+  // Thorough: every candidate a format can offer (RCM sized) is checked.
+  const MatrixFeatures features =
+      extract_features(matrix, format_registry(), FeatureEffort::thorough);
   // Every kernel must be right whatever the rules would choose: the space is enumerated as for
   // a matrix of unknown blocks, so that BSR offers every block size on every test matrix however
   // much it fills (with counted blocks its fill rule drops it on most of them).

@@ -299,6 +299,15 @@ std::uint64_t CudaBroEllRules::device_bytes(const MatrixFeatures& features, Prec
 
 std::optional<FieldSet> CudaBroEllRules::own_features(const CsrMatrix<double>& matrix,
                                                       const MatrixFeatures& common) const {
+  return FieldSet::of(
+      compute_bro_ell_features(matrix, CudaHybRules::bell_garland_ell_width(common), false));
+}
+
+// RCM is sized by computing it: Boost's ordering plus P A P^T and the layout's sizes, 0.3-0.5 us
+// a nonzero on a 2-core host (bench/feature_timing --renumber), some hundred times a standard
+// pass's per-nonzero cost, so only a thorough pass sizes it.
+std::optional<FieldSet> CudaBroEllRules::thorough_own_features(const CsrMatrix<double>& matrix,
+                                                               const MatrixFeatures& common) const {
   BroEllFeatures f =
       compute_bro_ell_features(matrix, CudaHybRules::bell_garland_ell_width(common), false);
   if (bro_rcm_may_pay(matrix, common, f)) add_bro_rcm_sizes(matrix, f);

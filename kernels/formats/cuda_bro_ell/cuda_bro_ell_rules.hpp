@@ -268,10 +268,14 @@ class CudaBroEllRules final : public FormatRules {
   // (BroEllFeatures::rcm_sectors_per_nonzero), else the matrix's.
   double gather_sectors_per_nonzero(const MatrixFeatures& features,
                                     const Candidate& candidate) const override;
-  // BroEllFeatures, with hyb_ell_width CudaHybRules::bell_garland_ell_width(common), the RCM
-  // layouts sized where bro_rcm_may_pay.
+  // BroEllFeatures, with hyb_ell_width CudaHybRules::bell_garland_ell_width(common); RCM is
+  // not sized (no RCM candidate is offered).
   std::optional<FieldSet> own_features(const CsrMatrix<double>& matrix,
                                        const MatrixFeatures& common) const override;
+  // The same with the RCM layouts sized where bro_rcm_may_pay (a feature pass of
+  // FeatureEffort::thorough: computing the order costs hundreds of standard passes).
+  std::optional<FieldSet> thorough_own_features(const CsrMatrix<double>& matrix,
+                                                const MatrixFeatures& common) const override;
 
   // Builds cuda_bro_ell on a CUDA device: the stream, bit widths, slice offsets, values and
   // (BAR, RCM) order built on the host (bro_stream.hpp), copied once; apply() runs one thread per
