@@ -22,7 +22,7 @@
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
 #include "kernels/formats/cuda_ell/cuda_ell_rules.hpp"
 #include "kernels/formats/cusparse_csr/cusparse_csr_rules.hpp"
-#include "models/calibration/cpu_gpu_fit.hpp"
+#include "models/families/cpu_gpu/cpu_gpu_fit.hpp"
 #include "models/device_calibration.hpp"
 #include "models/model_accuracy.hpp"
 #include "models/model_plots.hpp"

@@ -261,11 +261,18 @@ std::vector<SamplePoint> block_row_ratio(const PlannedVariant& v,
   return out;
 }
 
+void add_format_bytes(CalibrationState& state, FormatBytesCalibration own) {
+  state.set.records.update<BytesRecord>(
+      [&](BytesRecord& r) { r.formats.push_back(std::move(own)); });
+}
+
 void fit_bytes(const VariantMeasurements& m, CalibrationState& state) {
-  state.set.bytes = BytesCalibration{.time_vs_bytes = fit_linear(m.split.random),
-                                     .l2_share_for_x = BytesCalibration{}.l2_share_for_x,
-                                     .samples = m.split.random,
-                                     .banded_ratio = m.split.banded_ratio};
+  state.set.records.update<BytesRecord>([&](BytesRecord& r) {
+    r.shared = BytesCalibration{.time_vs_bytes = fit_linear(m.split.random),
+                                .l2_share_for_x = BytesCalibration{}.l2_share_for_x,
+                                .samples = m.split.random,
+                                .banded_ratio = m.split.banded_ratio};
+  });
 }
 
 // A bands-only record: the line through its banded sizes, no banded ratio (its samples are
@@ -277,7 +284,8 @@ void fit_bands_only(const VariantMeasurements& m, CalibrationState& state) {
   std::vector<SamplePoint> sizes(m.ms.begin(), m.ms.begin() + static_cast<std::ptrdiff_t>(tail));
   std::sort(sizes.begin(), sizes.end(),
             [](const SamplePoint& l, const SamplePoint& r) { return l.x < r.x; });
-  state.set.format_bytes.push_back(
+  add_format_bytes(
+      state,
       {.format = variant.format,
        .params = variant.params,
        .bytes = BytesCalibration{.time_vs_bytes = fit_linear(sizes),
@@ -306,7 +314,8 @@ void fit_format_bytes(const VariantMeasurements& m, CalibrationState& state) {
   const std::size_t beyond =
       tail + static_cast<std::size_t>(FormatBytesTail::largest_with_long_row);
   const LinearFit bytes_fit = fit_linear(split.random);
-  state.set.format_bytes.push_back(
+  add_format_bytes(
+      state,
       {.format = variant.format,
        .params = variant.params,
        .bytes = BytesCalibration{.time_vs_bytes = bytes_fit,

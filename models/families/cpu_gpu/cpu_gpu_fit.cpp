@@ -1,4 +1,4 @@
-#include "models/calibration/cpu_gpu_fit.hpp"
+#include "models/families/cpu_gpu/cpu_gpu_fit.hpp"
 
 #include <algorithm>
 #include <memory>

@@ -1,18 +1,17 @@
 #pragma once
-// ModelSet::cpu_gpu (paper 003 Eqs. 6-7), fitted after the stages: the CPU side from cpu_coo,
+// The cpu_gpu family's record (paper 003 Eqs. 6-7, cpu_gpu_record.hpp), fitted after the stages: the CPU side from cpu_coo,
 // the GPU side from the ell stage's fastest launch.
 
 #include <optional>
-#include <vector>
-
 #include <span>
+#include <vector>
 
 #include "kernels/device.hpp"
 #include "kernels/format_registry.hpp"
 #include "models/calibration/calibration_plan.hpp"
 #include "models/calibration/host_copy_timing.hpp"
-#include "models/cpu_gpu_time_model.hpp"
-#include "models/model_set.hpp"
+#include "models/families/coo/coo_model.hpp"
+#include "models/families/cpu_gpu/cpu_gpu_record.hpp"
 
 namespace spmvd {
 

@@ -7,15 +7,19 @@
 // Beside a GPU the host part also pays its copies every multiply (issue 15; Sec. 5.1 leaves them
 // out): x to the host and its rows of y back, at the measured pinned copy bandwidth.
 
-#include <tuple>
 #include <cstdint>
+#include <string_view>
+#include <tuple>
 
 #include "core/field_set.hpp"
 #include "core/matrix_features.hpp"
 
 namespace spmvd {
 
+// The cpu_gpu family's record in a ModelSet (cpu_gpu_record.hpp; fitted by cpu_gpu_fit.hpp):
+// what predicts the host part of a composed format (models/part_time_predictor.hpp).
 struct CpuGpuTimeCoefficients {
+  static constexpr std::string_view kFamily = "cpu_gpu";
   int cpu_cores = 0;                       // nc
   double cpu_operations_per_ms = 0.0;      // fc: per core
   int gpu_streaming_processors = 0;        // C
