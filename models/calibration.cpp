@@ -11,11 +11,11 @@
 #include <utility>
 
 #include "core/error.hpp"
-#include "models/families/coo/coo_record.hpp"
-#include "models/families/cpu_gpu/cpu_gpu_fit.hpp"
 #include "models/calibration/sample_plan.hpp"
 #include "models/calibration/sample_timing.hpp"
 #include "models/calibration/stage.hpp"
+#include "models/families/coo/coo_record.hpp"
+#include "models/families/cpu_gpu/cpu_gpu_fit.hpp"
 #include "models/model_predictor.hpp"
 
 namespace spmvd {
@@ -258,10 +258,9 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
     }
   }
   const CooRecord* coo = set.records.find<CooRecord>();
-  if (const std::optional<CpuGpuTimeCoefficients> cpu_gpu =
-          fit_cpu_gpu(registry, device, plan, options,
-                      coo != nullptr ? coo->variants : std::vector<CooCalibration>{},
-                      state.ell_ms_per_entry))
+  if (const std::optional<CpuGpuTimeCoefficients> cpu_gpu = fit_cpu_gpu(
+          registry, device, plan, options,
+          coo != nullptr ? coo->variants : std::vector<CooCalibration>{}, state.ell_ms_per_entry))
     set.records.put(*cpu_gpu);
   // Paper 000's blocked-ELL time (models/blocked_ell_time_model.hpp, Sec. 5.3) is not
   // calibrated, so no set holds it: its T_t needs TW, the host-device (PCIe) bandwidth, and no

@@ -18,12 +18,11 @@
 
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/precision.hpp"
 #include "models/fit_json.hpp"
@@ -90,9 +89,7 @@ class FamilyRecords {
   // Puts (replaces) R's record.
   template <typename R>
   requires requires { R::kFamily; }
-  void put(R record) {
-    put_record(std::make_shared<const RecordOf<R>>(std::move(record)));
-  }
+  void put(R record) { put_record(std::make_shared<const RecordOf<R>>(std::move(record))); }
   // Puts (replaces) the record of its family() (a registry's read_record).
   void put_record(std::shared_ptr<const FamilyRecord> record) {
     const std::string family(record->family());

@@ -2,9 +2,8 @@
 // JSON of fits and calibration records (nlohmann ADL hooks), derived from each type's one field
 // list.
 
-#include <optional>
-
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "core/field_set.hpp"
 #include "core/format_id.hpp"

@@ -5,10 +5,9 @@
 // the family's folder declares it, models/families/registry.cpp reads it back); the set holds
 // beside them only what spans families.
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/precision.hpp"
 #include "models/cache_resident.hpp"

@@ -1,9 +1,8 @@
 #include "models/record_presentation.hpp"
 
 #include <cmath>
-#include <utility>
-
 #include <string>
+#include <utility>
 
 namespace spmvd {
 

@@ -2,9 +2,8 @@
 // What the family records share for their rows in `spmvctl model show` (model_set_summary) and
 // their pictures (model_set_plots): a calibrated kernel's variant, a fit row, a ratio grid.
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "models/fitting.hpp"
 #include "models/performance_model.hpp"

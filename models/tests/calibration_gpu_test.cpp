@@ -14,8 +14,8 @@
 #include "kernels/formats/cuda_dia/cuda_dia_rules.hpp"
 #include "kernels/formats/cusparse_bsr/cusparse_bsr_rules.hpp"
 #include "models/calibration.hpp"
-#include "models/families/coo/coo_record.hpp"
 #include "models/device_calibration.hpp"
+#include "models/families/coo/coo_record.hpp"
 #include "models/model_predictor.hpp"
 
 namespace spmvd {

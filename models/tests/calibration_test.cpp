@@ -6,21 +6,21 @@
 #include <cmath>
 #include <map>
 #include <set>
-#include <tuple>
 #include <string>
+#include <tuple>
 
 #include "core/error.hpp"
 #include "kernels/formats/cpu_coo/cpu_coo_rules.hpp"
 #include "kernels/formats/cpu_csr/cpu_csr_rules.hpp"
 #include "kernels/formats/cpu_gpu_split/cpu_gpu_split_rules.hpp"
 #include "kernels/formats/cuda_bro_ell/cuda_bro_ell_rules.hpp"
-#include "kernels/formats/cuda_dia/cuda_dia_rules.hpp"
-#include "kernels/formats/cuda_ehyb/cuda_ehyb_rules.hpp"
-#include "kernels/formats/cusparse_bsr/cusparse_bsr_rules.hpp"
 #include "kernels/formats/cuda_coo/cuda_coo_rules.hpp"
 #include "kernels/formats/cuda_csr_scalar/cuda_csr_scalar_rules.hpp"
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
+#include "kernels/formats/cuda_dia/cuda_dia_rules.hpp"
+#include "kernels/formats/cuda_ehyb/cuda_ehyb_rules.hpp"
 #include "kernels/formats/cuda_ell/cuda_ell_rules.hpp"
+#include "kernels/formats/cusparse_bsr/cusparse_bsr_rules.hpp"
 #include "kernels/formats/cusparse_csr/cusparse_csr_rules.hpp"
 #include "models/device_calibration.hpp"
 #include "models/families/coo/coo_record.hpp"

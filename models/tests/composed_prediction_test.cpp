@@ -73,10 +73,12 @@ class TwoPartRules final : public FormatRules {
 
 ModelSet bytes_only_set() {
   ModelSet set;
-  set.records.update<BytesRecord>([&](BytesRecord& r) { r.shared = BytesCalibration{
-      .time_vs_bytes = {.intercept = 0.005,
-                        .slope = 1.0 / 3e9,
-                        .quality = {.sample_count = 10, .x_min = 1e6, .x_max = 1e10}}}; });
+  set.records.update<BytesRecord>([&](BytesRecord& r) {
+    r.shared = BytesCalibration{
+        .time_vs_bytes = {.intercept = 0.005,
+                          .slope = 1.0 / 3e9,
+                          .quality = {.sample_count = 10, .x_min = 1e6, .x_max = 1e10}}};
+  });
   return set;
 }
 
@@ -121,9 +123,9 @@ TEST(ComposedPrediction, AHostPartPaysItsCopiesAtTheCalibratedBandwidth) {
   ModelSet set = bytes_only_set();
   set.precision = Precision::fp32;
   set.records.put(CpuGpuTimeCoefficients{.cpu_cores = 16,
-                                       .cpu_operations_per_ms = 1e5,
-                                       .host_device_bytes_per_ms = 2e7,
-                                       .host_device_copy_latency_ms = 0.01});
+                                         .cpu_operations_per_ms = 1e5,
+                                         .host_device_bytes_per_ms = 2e7,
+                                         .host_device_copy_latency_ms = 0.01});
   const ModelPredictor predictor(set);
   const DeviceInfo device = h100_like();
   const ModelPartTimePredictor parts(predictor, format_registry(), device);

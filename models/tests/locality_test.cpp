@@ -216,12 +216,18 @@ TEST(EllModel, ScalesABandedMatrixByTheBandedRatioAtItsWidthAndRows) {
 
 TEST(ModelPredictor, PricesAFormatWithItsOwnBytesFitWhereCalibrated) {
   ModelSet set;
-  set.records.update<BytesRecord>([&](BytesRecord& r) { r.shared = BytesCalibration{.time_vs_bytes = {.intercept = 0.005, .slope = 1.0 / 3e9, .quality = {}}}; });
+  set.records.update<BytesRecord>([&](BytesRecord& r) {
+    r.shared =
+        BytesCalibration{.time_vs_bytes = {.intercept = 0.005, .slope = 1.0 / 3e9, .quality = {}}};
+  });
   const FormatId sell{10};
   const FormatId other{11};
-  set.records.update<BytesRecord>([&](BytesRecord& r) { r.formats = {{.format = sell,
-                       .bytes = {.time_vs_bytes = {.intercept = 0.002, .slope = 1.0 / 1e9, .quality = {}},
-                                 .banded_ratio = {{1e3, 0.5}}}}}; });
+  set.records.update<BytesRecord>([&](BytesRecord& r) {
+    r.formats = {
+        {.format = sell,
+         .bytes = {.time_vs_bytes = {.intercept = 0.002, .slope = 1.0 / 1e9, .quality = {}},
+                   .banded_ratio = {{1e3, 0.5}}}}};
+  });
   const ModelPredictor predictor(set);
   MatrixFeatures f = rows_of(1000, 5, 1.0);
   Candidate c;
@@ -244,11 +250,14 @@ TEST(ModelPredictor, BoundsAFormatByItsFloorPlusTheCriticalPathOfItsLongestRow) 
   ModelSet set;
   set.launch_floor_ms = 0.001;
   const FormatId sell{8};
-  set.records.update<BytesRecord>([&](BytesRecord& r) { r.formats = {{.format = sell,
-                       .bytes = {.time_vs_bytes = {.intercept = 0.002, .slope = 1.0 / 1e9, .quality = {}}},
-                       .long_row_step_ms = 1e-4,
-                       .long_row_step_beyond_l2_ms = 3e-4,
-                       .floor_ms = 0.0012}}; });
+  set.records.update<BytesRecord>([&](BytesRecord& r) {
+    r.formats = {
+        {.format = sell,
+         .bytes = {.time_vs_bytes = {.intercept = 0.002, .slope = 1.0 / 1e9, .quality = {}}},
+         .long_row_step_ms = 1e-4,
+         .long_row_step_beyond_l2_ms = 3e-4,
+         .floor_ms = 0.0012}};
+  });
   const ModelPredictor predictor(set);
   const Candidate c = sell_candidate(1);
   ASSERT_EQ(c.format, sell);
@@ -269,9 +278,11 @@ TEST(ModelPredictor, HoldsAFormatAboveItsOwnFloor) {
   ModelSet set;
   set.launch_floor_ms = 0.005;
   const FormatId bsr{11};
-  set.records.update<BytesRecord>([&](BytesRecord& r) { r.formats = {{.format = bsr,
-                       .bytes = {.time_vs_bytes = {.intercept = 0.0, .slope = 1.0 / 1e9, .quality = {}}},
-                       .floor_ms = 0.02}}; });
+  set.records.update<BytesRecord>([&](BytesRecord& r) {
+    r.formats = {{.format = bsr,
+                  .bytes = {.time_vs_bytes = {.intercept = 0.0, .slope = 1.0 / 1e9, .quality = {}}},
+                  .floor_ms = 0.02}};
+  });
   const ModelPredictor predictor(set);
   const Candidate c = bsr_candidate(4);
   ASSERT_EQ(c.format, bsr);
@@ -284,11 +295,15 @@ TEST(ModelPredictor, ScalesAFormatByItsMeasuredRefitFactorLastAndOnlyThatFormat)
   ModelSet set;
   set.launch_floor_ms = 0.005;
   const FormatId bsr{11};
-  set.records.update<BytesRecord>([&](BytesRecord& r) { r.formats = {{.format = bsr,
-                       .bytes = {.time_vs_bytes = {.intercept = 0.0, .slope = 1.0 / 1e9, .quality = {}}},
-                       .floor_ms = 0.02}}; });
-  set.records.update<BytesRecord>([&](BytesRecord& r) { r.shared = BytesCalibration{.time_vs_bytes = {.intercept = 0.001, .slope = 1.0 / 2e9,
-                                                 .quality = {}}}; });
+  set.records.update<BytesRecord>([&](BytesRecord& r) {
+    r.formats = {{.format = bsr,
+                  .bytes = {.time_vs_bytes = {.intercept = 0.0, .slope = 1.0 / 1e9, .quality = {}}},
+                  .floor_ms = 0.02}};
+  });
+  set.records.update<BytesRecord>([&](BytesRecord& r) {
+    r.shared =
+        BytesCalibration{.time_vs_bytes = {.intercept = 0.001, .slope = 1.0 / 2e9, .quality = {}}};
+  });
   set.measured_refit = {{.format = bsr, .factor = 1.5, .sample_count = 9}};
   const std::string without[] = {"measured_refit"};
   const ModelPredictor refitted(set);
@@ -378,10 +393,12 @@ TEST(BlockRowFactor, RefusesACandidateThatIsNotBsrsNamingTheField) {
 TEST(ModelPredictor, ScalesBsrByItsBlockRowRatio) {
   ModelSet set;
   const FormatId bsr{11};
-  set.records.update<BytesRecord>([&](BytesRecord& r) { r.formats = {{.format = bsr,
-                       .params = bsr_params(4),
-                       .bytes = {.time_vs_bytes = {.intercept = 0.0, .slope = 1e-9, .quality = {}}},
-                       .block_row_ratio = {{2, 1.0}, {32, 0.5}}}}; });
+  set.records.update<BytesRecord>([&](BytesRecord& r) {
+    r.formats = {{.format = bsr,
+                  .params = bsr_params(4),
+                  .bytes = {.time_vs_bytes = {.intercept = 0.0, .slope = 1e-9, .quality = {}}},
+                  .block_row_ratio = {{2, 1.0}, {32, 0.5}}}};
+  });
   const ModelPredictor predictor(set);
   const Candidate c = bsr_candidate(4);
   MatrixFeatures f = rows_of(1 << 20, 128, 1.0);
@@ -393,8 +410,11 @@ TEST(ModelPredictor, ScalesBsrByItsBlockRowRatio) {
 
 TEST(ModelPredictor, NeedsNoSharedBytesFitForAFormatWithItsOwn) {
   ModelSet set;
-  set.records.update<BytesRecord>([&](BytesRecord& r) { r.formats = {{.format = FormatId{10},
-                       .bytes = {.time_vs_bytes = {.intercept = 0.002, .slope = 1.0 / 1e9, .quality = {}}}}}; });
+  set.records.update<BytesRecord>([&](BytesRecord& r) {
+    r.formats = {
+        {.format = FormatId{10},
+         .bytes = {.time_vs_bytes = {.intercept = 0.002, .slope = 1.0 / 1e9, .quality = {}}}}};
+  });
   const ModelPredictor predictor(set);
   Candidate c;
   c.format = FormatId{10};

@@ -99,7 +99,8 @@ TEST(ModelSet, JsonRoundTripKeepsTheRecordOfEveryRegisteredFamily) {
   for (const FamilyEntry& entry : model_families()) {
     if (entry.read_record == nullptr) continue;
     EXPECT_NE(set.records.find(entry.name), nullptr)
-        << "the test set lacks family " << entry.name << "'s record: add it to set_with_every_family";
+        << "the test set lacks family " << entry.name
+        << "'s record: add it to set_with_every_family";
   }
   const std::string text = model_set_to_json(set);
   const nlohmann::json j = nlohmann::json::parse(text);
@@ -141,8 +142,7 @@ TEST(ModelSet, RefusesARecordForAFamilyThatKeepsNone) {
     FAIL() << "read a record for hyb";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
-    EXPECT_NE(std::string(e.what()).find("\"hyb\" keeps no record"), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("\"hyb\" keeps no record"), std::string::npos) << e.what();
   }
 }
 

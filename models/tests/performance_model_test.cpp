@@ -235,8 +235,10 @@ TEST(ModelPredictor, AddsCooRowWritesBeyondTheSamplesAtTheBytesRate) {
   ModelSet set;  // fp64
   set.records.put(EllRecord{.variants = {ell_256()}});
   set.records.put(CooRecord{.variants = {coo_256()}});
-  set.records.update<BytesRecord>([&](BytesRecord& r) { r.shared = BytesCalibration{.time_vs_bytes = {.intercept = 0.005, .slope = 1.0 / 3e9,
-                                                 .quality = perfect(1e6, 1e10)}}; });
+  set.records.update<BytesRecord>([&](BytesRecord& r) {
+    r.shared = BytesCalibration{
+        .time_vs_bytes = {.intercept = 0.005, .slope = 1.0 / 3e9, .quality = perfect(1e6, 1e10)}};
+  });
   const ModelPredictor predictor(set);
   const EllModel ell(set.records.find<EllRecord>()->variants);
   const CooModel coo(set.records.find<CooRecord>()->variants);
@@ -421,8 +423,10 @@ TEST(BytesModel, ScalesTheGatherExcessByRowSpanWhenXMissesL2) {
 
 TEST(ModelPredictor, FallsBackToTheBytesModelForUncalibratedFamilies) {
   ModelSet set;
-  set.records.update<BytesRecord>([&](BytesRecord& r) { r.shared = BytesCalibration{.time_vs_bytes = {.intercept = 0.005, .slope = 1.0 / 3e9,
-                                                 .quality = perfect(1e6, 1e10)}}; });
+  set.records.update<BytesRecord>([&](BytesRecord& r) {
+    r.shared = BytesCalibration{
+        .time_vs_bytes = {.intercept = 0.005, .slope = 1.0 / 3e9, .quality = perfect(1e6, 1e10)}};
+  });
   const ModelPredictor predictor(set);
   MatrixFeatures f;
   f.rows = 1000;
@@ -454,8 +458,10 @@ class UnknownFamilyRules final : public FormatRules {
 
 TEST(ModelPredictor, FallsBackToTheBytesModelForAFamilyNobodyRegistered) {
   ModelSet set;
-  set.records.update<BytesRecord>([&](BytesRecord& r) { r.shared = BytesCalibration{
-      .time_vs_bytes = {.intercept = 0.005, .slope = 1.0 / 3e9, .quality = perfect(1e6, 1e10)}}; });
+  set.records.update<BytesRecord>([&](BytesRecord& r) {
+    r.shared = BytesCalibration{
+        .time_vs_bytes = {.intercept = 0.005, .slope = 1.0 / 3e9, .quality = perfect(1e6, 1e10)}};
+  });
   const ModelPredictor predictor(set);
   MatrixFeatures f;
   f.rows = 1000;

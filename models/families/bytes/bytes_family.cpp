@@ -16,8 +16,7 @@ namespace {
 
 class BytesFamily final : public FamilyModel {
  public:
-  explicit BytesFamily(const ModelSet& set)
-      : set_(set), record_(set.records.find<BytesRecord>()) {}
+  explicit BytesFamily(const ModelSet& set) : set_(set), record_(set.records.find<BytesRecord>()) {}
   std::string_view name() const noexcept override { return kBytesFamily; }
   bool calibrated() const noexcept override {
     return record_ != nullptr && (record_->shared.has_value() || !record_->formats.empty());

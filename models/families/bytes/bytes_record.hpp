@@ -3,12 +3,11 @@
 // CPU; the bytes stage) and the per-format fits (the format_bytes stage), both from
 // bytes_calibration.hpp. Either may be absent; the family is calibrated where one is.
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string_view>
 #include <tuple>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/field_set.hpp"
 #include "core/precision.hpp"
@@ -23,9 +22,8 @@ struct BytesRecord {
   std::optional<BytesCalibration> shared;
   // Per format and parameters (FormatBytesCalibration): used in place of `shared`.
   std::vector<FormatBytesCalibration> formats;
-  static constexpr auto kFields =
-      std::tuple{declare_field("shared", &BytesRecord::shared),
-                 declare_field("formats", &BytesRecord::formats)};
+  static constexpr auto kFields = std::tuple{declare_field("shared", &BytesRecord::shared),
+                                             declare_field("formats", &BytesRecord::formats)};
   friend bool operator==(const BytesRecord&, const BytesRecord&) = default;
 };
 

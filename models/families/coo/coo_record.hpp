@@ -3,11 +3,10 @@
 // size, as the coo stage fits them (coo_calibration.hpp). The hyb family reads it too (HYB's
 // COO part), and calibration's paper 003 fit its cpu_coo line (cpu_gpu_fit.hpp).
 
+#include <nlohmann/json.hpp>
 #include <string_view>
 #include <tuple>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/field_set.hpp"
 #include "core/precision.hpp"

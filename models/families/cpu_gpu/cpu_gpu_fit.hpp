@@ -1,6 +1,6 @@
 #pragma once
-// The cpu_gpu family's record (paper 003 Eqs. 6-7, cpu_gpu_record.hpp), fitted after the stages: the CPU side from cpu_coo,
-// the GPU side from the ell stage's fastest launch.
+// The cpu_gpu family's record (paper 003 Eqs. 6-7, cpu_gpu_record.hpp), fitted after the stages:
+// the CPU side from cpu_coo, the GPU side from the ell stage's fastest launch.
 
 #include <optional>
 #include <span>

@@ -4,9 +4,8 @@
 // family: the host parts of composed formats are predicted with it
 // (models/part_time_predictor.hpp).
 
-#include <vector>
-
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "core/precision.hpp"
 #include "models/families/cpu_gpu/cpu_gpu_time_model.hpp"

@@ -16,7 +16,8 @@ std::vector<CsrVectorCalibration> variants_of(const ModelSet& set) {
 
 class CsrVectorFamily final : public FamilyModel {
  public:
-  explicit CsrVectorFamily(const ModelSet& set) : CsrVectorFamily(variants_of(set), set.precision) {}
+  explicit CsrVectorFamily(const ModelSet& set)
+      : CsrVectorFamily(variants_of(set), set.precision) {}
   CsrVectorFamily(std::vector<CsrVectorCalibration> variants, Precision precision)
       : calibrated_(!variants.empty()), model_(std::move(variants), precision) {}
   std::string_view name() const noexcept override { return CsrVectorRecord::kFamily; }

@@ -19,8 +19,8 @@ void add_to_summary(const CsrVectorRecord& record, nlohmann::json& summary) {
     fig3["banded_ratio"] = c.banded_ratio;  // models/locality.hpp
     add_fit_row(summary, "csr_vector", kernel_variant_json(c.kernel), "ms_vs_row_length",
                 "piecewise_conic_linear", std::move(fig3));
-    add_fit_row(summary, "csr_vector", kernel_variant_json(c.kernel), "ms_vs_sample_nnz",
-                "linear", c.time_vs_sample_nnz);
+    add_fit_row(summary, "csr_vector", kernel_variant_json(c.kernel), "ms_vs_sample_nnz", "linear",
+                c.time_vs_sample_nnz);
   }
 }
 

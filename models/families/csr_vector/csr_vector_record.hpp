@@ -2,11 +2,10 @@
 // The csr_vector family's record in a ModelSet: one calibration per variant (lanes per row,
 // block size), as the csr_vector stage fits them (csr_vector_calibration.hpp).
 
+#include <nlohmann/json.hpp>
 #include <string_view>
 #include <tuple>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/field_set.hpp"
 #include "core/precision.hpp"

@@ -79,9 +79,8 @@ void fit(const VariantMeasurements& m, CalibrationState& state) {
                    .time_vs_width_rows = fit_log_grid(grid),
                    // The ELL stage's twins cover kBandedEllWidths at every rows (on one block
                    // size; share_ell_banded_ratio gives it to the others).
-                   .banded_ratio_vs_width_rows = split.banded_grid.empty()
-                                                     ? LogGridFit{}
-                                                     : fit_log_grid(split.banded_grid)};
+                   .banded_ratio_vs_width_rows =
+                       split.banded_grid.empty() ? LogGridFit{} : fit_log_grid(split.banded_grid)};
   state.set.records.update<EllRecord>([&](EllRecord& r) { r.variants.push_back(std::move(c)); });
 }
 

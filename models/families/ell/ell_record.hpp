@@ -2,11 +2,10 @@
 // The ell family's record in a ModelSet: one calibration per block size, as the ell stage fits
 // them (ell_calibration.hpp). The hyb family reads it too (HYB's ELL part).
 
+#include <nlohmann/json.hpp>
 #include <string_view>
 #include <tuple>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/field_set.hpp"
 #include "core/precision.hpp"
