@@ -14,8 +14,6 @@
 #include "models/calibration/sample_plan.hpp"
 #include "models/calibration/sample_timing.hpp"
 #include "models/calibration/stage.hpp"
-#include "models/families/coo/coo_record.hpp"
-#include "models/families/cpu_gpu/cpu_gpu_fit.hpp"
 #include "models/model_predictor.hpp"
 
 namespace spmvd {
@@ -257,11 +255,8 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
       on_progress(progress);
     }
   }
-  const CooRecord* coo = set.records.find<CooRecord>();
-  if (const std::optional<CpuGpuTimeCoefficients> cpu_gpu = fit_cpu_gpu(
-          registry, device, plan, options,
-          coo != nullptr ? coo->variants : std::vector<CooCalibration>{}, state.ell_ms_per_entry))
-    set.records.put(*cpu_gpu);
+  for (const FinishingFit& finishing : calibration_finishing_fits())
+    finishing.fit({.state = state, .device = device, .plan = plan, .options = options});
   // Paper 000's blocked-ELL time (models/blocked_ell_time_model.hpp, Sec. 5.3) is not
   // calibrated, so no set holds it: its T_t needs TW, the host-device (PCIe) bandwidth, and no
   // stage times a transfer (every sample is resident on the device, as the daemon's matrices

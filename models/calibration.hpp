@@ -34,8 +34,8 @@
 //               cache_resident_row_lengths), measured / predicted by the finished set, and
 //               the banded twin of each (T_banded / T_random on the same grid):
 //               ModelSet::cache_resident (models/cache_resident.hpp).
-// After the stages, the cpu_gpu record (paper 003 Eqs. 6-7,
-// models/families/cpu_gpu/cpu_gpu_fit.hpp): the GPU side from the ell stage's
+// After the stages, the finishing fits (calibration_finishing_fits): the cpu_gpu record (paper
+// 003 Eqs. 6-7, models/families/cpu_gpu/cpu_gpu_fit.hpp): the GPU side from the ell stage's
 // samples (ms against rows * width), the CPU side from cpu_coo at doubling non-zero counts
 // (the coo stage on the CPU device; beside a GPU, 4 small samples on make_cpu_device(), not in
 // the plan). Paper 000's blocked-ELL time is not calibrated: see run_calibration_plan.
