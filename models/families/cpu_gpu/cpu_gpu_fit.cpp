@@ -33,10 +33,10 @@ std::vector<std::uint64_t> host_copy_sizes() {
 void fit_cpu_gpu_record(const FinishingFitInput& in) {
   ModelSet& set = in.state.set;
   const CooRecord* coo = set.records.find<CooRecord>();
-  if (const std::optional<CpuGpuTimeCoefficients> cpu_gpu = fit_cpu_gpu(
-          in.state.registry, in.device, in.plan, in.options,
-          coo != nullptr ? coo->variants : std::vector<CooCalibration>{},
-          in.state.ell_ms_per_entry))
+  if (const std::optional<CpuGpuTimeCoefficients> cpu_gpu =
+          fit_cpu_gpu(in.state.registry, in.device, in.plan, in.options,
+                      coo != nullptr ? coo->variants : std::vector<CooCalibration>{},
+                      in.state.ell_ms_per_entry))
     set.records.put(*cpu_gpu);
 }
 

@@ -9,8 +9,8 @@
 #include "kernels/device.hpp"
 #include "kernels/format_registry.hpp"
 #include "models/calibration/calibration_plan.hpp"
-#include "models/calibration/stage.hpp"
 #include "models/calibration/host_copy_timing.hpp"
+#include "models/calibration/stage.hpp"
 #include "models/families/coo/coo_model.hpp"
 #include "models/families/cpu_gpu/cpu_gpu_record.hpp"
 
