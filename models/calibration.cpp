@@ -11,7 +11,6 @@
 #include <utility>
 
 #include "core/error.hpp"
-#include "models/calibration/cpu_gpu_fit.hpp"
 #include "models/calibration/sample_plan.hpp"
 #include "models/calibration/sample_timing.hpp"
 #include "models/calibration/stage.hpp"
@@ -256,14 +255,15 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
       on_progress(progress);
     }
   }
-  set.cpu_gpu = fit_cpu_gpu(registry, device, plan, options, set.coo, state.ell_ms_per_entry);
-  // set.blocked_ell (paper 000 Sec. 5.3) stays unset: its T_t needs TW, the host-device
-  // (PCIe) bandwidth, and no stage times a transfer (every sample is resident on the device, as
-  // the daemon's matrices are). L, the rows below which an SM idles, would be the knee where
-  // ELL time stops being flat in rows, but the grid steps rows by 4x from kEllMinRows and its
-  // flat end is the launch latency, which the model has no term for: no honest L either. f_p
-  // alone (the ELL slope per SM) does not make the model usable, and a guessed TW or L would
-  // make its times fiction.
+  for (const FinishingFit& finishing : calibration_finishing_fits())
+    finishing.fit({.state = state, .device = device, .plan = plan, .options = options});
+  // Paper 000's blocked-ELL time (models/blocked_ell_time_model.hpp, Sec. 5.3) is not
+  // calibrated, so no set holds it: its T_t needs TW, the host-device (PCIe) bandwidth, and no
+  // stage times a transfer (every sample is resident on the device, as the daemon's matrices
+  // are). L, the rows below which an SM idles, would be the knee where ELL time stops being
+  // flat in rows, but the grid steps rows by 4x from kEllMinRows and its flat end is the launch
+  // latency, which the model has no term for: no honest L either. f_p alone (the ELL slope per
+  // SM) does not make the model usable, and a guessed TW or L would make its times fiction.
   return set;
 }
 

@@ -28,16 +28,17 @@
 //               blocks of its block size), then the format's critical-path step twice (a
 //               kInL2LongRowLength row in a sample that stays in L2, a kLongRowLength row in
 //               the largest sample), the latency stage's tiny sample, and for BSR the largest
-//               size at kBsrBlockRowLengths: ModelSet::format_bytes.
+//               size at kBsrBlockRowLengths: BytesRecord::formats.
 //   cache_resident  last: every csr_vector, coo and format_bytes variant again on a grid of
 //               random samples inside L2 (CalibrationOptions::cache_resident_rows x
 //               cache_resident_row_lengths), measured / predicted by the finished set, and
 //               the banded twin of each (T_banded / T_random on the same grid):
 //               ModelSet::cache_resident (models/cache_resident.hpp).
-// After the stages, ModelSet::cpu_gpu (paper 003 Eqs. 6-7): the GPU side from the ell stage's
+// After the stages, the finishing fits (calibration_finishing_fits): the cpu_gpu record (paper
+// 003 Eqs. 6-7, models/families/cpu_gpu/cpu_gpu_fit.hpp): the GPU side from the ell stage's
 // samples (ms against rows * width), the CPU side from cpu_coo at doubling non-zero counts
 // (the coo stage on the CPU device; beside a GPU, 4 small samples on make_cpu_device(), not in
-// the plan). ModelSet::blocked_ell (paper 000) stays unset: see run_calibration_plan.
+// the plan). Paper 000's blocked-ELL time is not calibrated: see run_calibration_plan.
 // x locality (models/locality.hpp): csr_vector (row lengths kBandedCsrRowLengths), ell (widths
 // kBandedEllWidths at every rows of its grid), coo (the largest size) and format_bytes also
 // time a banded twin of some random samples (banded_row_length_sample); each banded / random

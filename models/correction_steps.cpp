@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include "core/precision.hpp"
-#include "models/families/bytes/bytes_model.hpp"
+#include "models/families/bytes/bytes_record.hpp"
 #include "models/families/coo/coo_model.hpp"
 #include "models/families/coo/row_writes.hpp"
 #include "models/locality.hpp"
@@ -52,14 +52,15 @@ void cache_resident_apply(StepContext& ctx, Prediction& p) {
 // (models/row_writes.hpp) at the shared bytes fit's DRAM rate. road-6M HYB went from 0.76 to
 // 1.00-1.05 of measured on the H100 (2026-11-22, model-accuracy on the v10 suite run).
 void coo_row_writes_apply(StepContext& ctx, Prediction& p) {
-  if (!ctx.set.bytes) return;
+  const BytesRecord* bytes = ctx.set.records.find<BytesRecord>();
+  if (bytes == nullptr || !bytes->shared) return;
   const std::optional<FamilyModel::CooPart> part =
       ctx.family.coo_part(ctx.input.features, ctx.input.candidate);
   if (!part) return;
   p.ms += coo_row_write_excess_bytes(ctx.input.features.rows, part->written_rows, part->nnz,
                                      static_cast<std::int64_t>(value_bytes(ctx.set.precision)),
                                      kCooSampleRowLength) *
-          ctx.set.bytes->time_vs_bytes.slope;
+          bytes->shared->time_vs_bytes.slope;
 }
 
 // bsr_block_rows — cuSPARSE BSR streams more bytes per ms the more blocks a block row holds:

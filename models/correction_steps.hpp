@@ -10,6 +10,7 @@
 
 #include "kernels/format_rules.hpp"
 #include "models/cache_resident.hpp"
+#include "models/families/bytes/bytes_model.hpp"
 #include "models/family_model.hpp"
 #include "models/model_set.hpp"
 

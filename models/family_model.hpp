@@ -64,13 +64,20 @@ class FamilyModel {
                                           const Candidate& candidate) const;
 };
 
-// One family as the registry holds it (models/families/registry.cpp, one line each).
+// One family as the registry holds it (models/families/registry.cpp, one line each): its
+// name, how its model is made from a set, and how its record is read back from the set's JSON
+// (read_record<R>, models/family_record.hpp).
 struct FamilyEntry {
   std::string_view name;
+  // nullptr for a family no format names (cpu_gpu: composed formats' host parts read its
+  // record through models/part_time_predictor.hpp).
   std::unique_ptr<FamilyModel> (*make)(const ModelSet& set);
+  // nullptr for a family that keeps no record of its own (hyb reads ell's and coo's).
+  std::shared_ptr<const FamilyRecord> (*read_record)(const nlohmann::json& j);
 };
 
-// Every family, in registration order; names unique (a test checks it).
+// Every family, in registration order (the order of `spmvctl model show`'s tables); names
+// unique (a test checks it).
 std::span<const FamilyEntry> model_families() noexcept;
 // The entry of `name`, nullptr for an unknown one.
 const FamilyEntry* find_model_family(std::string_view name) noexcept;

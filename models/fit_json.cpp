@@ -37,10 +37,4 @@ void check_record(const LogGridFit& v) {
   }
 }
 
-void check_record(CsrVectorCalibration& v) {
-  // The throughput term interpolates the samples in order of row length.
-  std::stable_sort(v.samples.begin(), v.samples.end(),
-                   [](const SamplePoint& l, const SamplePoint& r) { return l.x < r.x; });
-}
-
 }  // namespace spmvd

@@ -3,16 +3,10 @@
 // list.
 
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "core/field_set.hpp"
 #include "core/format_id.hpp"
-#include "models/blocked_ell_time_model.hpp"
-#include "models/cache_resident.hpp"
-#include "models/cpu_gpu_time_model.hpp"
-#include "models/families/bytes/bytes_model.hpp"
-#include "models/families/coo/coo_model.hpp"
-#include "models/families/csr_vector/csr_vector_model.hpp"
-#include "models/families/ell/ell_model.hpp"
 #include "models/fitting.hpp"
 #include "models/occupancy.hpp"
 #include "models/performance_model.hpp"
@@ -36,6 +30,22 @@ void from_json(const nlohmann::json& j, Record& record) {
   if constexpr (requires { check_record(record); }) check_record(record);
 }
 
+// An optional record: null where it is absent.
+template <typename T>
+void to_json(nlohmann::json& j, const std::optional<T>& v) {
+  if (v)
+    j = *v;
+  else
+    j = nullptr;
+}
+template <typename T>
+void from_json(const nlohmann::json& j, std::optional<T>& v) {
+  if (j.is_null())
+    v.reset();
+  else
+    v = j.get<T>();
+}
+
 // The types without a field list of their own.
 void to_json(nlohmann::json& j, const SamplePoint& v);  // [x, y]
 void from_json(const nlohmann::json& j, SamplePoint& v);
@@ -47,7 +57,5 @@ void from_json(const nlohmann::json& j, FieldSet& v);
 // After reading: a grid's axes ascend and log_ms has widths x rows entries, or all three are
 // empty (no grid: no term); throws std::invalid_argument otherwise.
 void check_record(const LogGridFit& v);
-// After reading: the samples in ascending row length.
-void check_record(CsrVectorCalibration& v);
 
 }  // namespace spmvd

@@ -7,17 +7,14 @@
 #include <vector>
 
 #include "models/model_set.hpp"
+#include "models/svg_plot.hpp"
 
 namespace spmvd {
 
-struct NamedSvg {
-  std::string file_name;  // "fp64_csr_vector_t8_b256.svg": unique within one model set
-  std::string svg;
-};
-
-// One picture per record: csr_vector ms against row length c (Fig. 3, piecewise fit), ell the
-// log grid (Fig. 5), coo ms against non-zeros (Fig. 6), bytes ms against bytes moved. A record
-// without samples (the ELL grid always has them) is left out. O(samples + curve points).
+// Each family record's pictures (its plots_of), families in registry order: csr_vector ms
+// against row length c (Fig. 3, piecewise fit), ell the log grid (Fig. 5), coo ms against
+// non-zeros (Fig. 6), bytes ms against bytes moved. A variant without samples (the ELL grid
+// always has them) is left out. O(samples + curve points).
 std::vector<NamedSvg> model_set_plots(const ModelSet& set);
 
 }  // namespace spmvd

@@ -23,7 +23,8 @@ double smooth_floor_ms(double ms, double floor_ms) noexcept {
 
 ModelPredictor::ModelPredictor(ModelSet set, std::span<const std::string> without)
     : set_(std::make_unique<const ModelSet>(std::move(set))) {
-  for (const FamilyEntry& entry : model_families()) families_.push_back(entry.make(*set_));
+  for (const FamilyEntry& entry : model_families())
+    if (entry.make != nullptr) families_.push_back(entry.make(*set_));
   const std::span<const CorrectionStep> steps = correction_steps();
   step_enabled_.assign(steps.size(), true);
   for (const std::string& name : without) {

@@ -45,7 +45,8 @@ class ModelPredictor {
   const FamilyModel* family_named(std::string_view name) const noexcept;
   // Owned through a pointer so that the families' references to it survive a move.
   std::unique_ptr<const ModelSet> set_;
-  std::vector<std::unique_ptr<FamilyModel>> families_;  // one per model_families() entry
+  std::vector<std::unique_ptr<FamilyModel>>
+      families_;  // one per model_families() entry with a model
   std::vector<bool> step_enabled_;                      // one per correction_steps() entry
   bool cache_resident_enabled_ = true;  // its kappa also stays unfound where it is off
 };

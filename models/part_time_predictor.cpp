@@ -3,13 +3,14 @@
 #include <algorithm>
 
 #include "core/error.hpp"
-#include "models/cpu_gpu_time_model.hpp"
+#include "models/families/cpu_gpu/cpu_gpu_record.hpp"
 
 namespace spmvd {
 
 std::optional<double> ModelPartTimePredictor::part_ms(const FormatPart& part) const {
   if (part.runs == FormatPart::Runs::host) {
-    const auto& cpu_gpu = predictor_.model_set().cpu_gpu;
+    const CpuGpuTimeCoefficients* cpu_gpu =
+        predictor_.model_set().records.find<CpuGpuTimeCoefficients>();
     if (!cpu_gpu || cpu_gpu->cpu_cores < 2 || !(cpu_gpu->cpu_operations_per_ms > 0.0))
       return std::nullopt;
     // Eq. 6, plus the part's copies (issue 15; paper 003 Sec. 5.1 leaves them out): a host

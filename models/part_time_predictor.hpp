@@ -1,7 +1,7 @@
 #pragma once
 // The calibrated time of the parts of a composed format (kernels/format_parts.hpp): a GPU part
 // by the ModelPredictor, as the format it runs as, at that format's own device bytes; a host
-// part by the paper 003 CPU side of the set (ModelSet::cpu_gpu, Eq. 6) plus its PCIe bytes at
+// part by the paper 003 CPU side of the set (its cpu_gpu record, Eq. 6) plus its PCIe bytes at
 // the calibrated pinned copy bandwidth and kHostPartCopies per-copy latencies.
 // ModelPredictor predicts a composed format through it, and the tuner hands it to the formats
 // that choose their partition against the models (FormatRules::candidates_chosen_by).

@@ -12,6 +12,12 @@
 
 namespace spmvd {
 
+// One picture and the file it is written to.
+struct NamedSvg {
+  std::string file_name;  // "fp64_csr_vector_t8_b256.svg": unique within one model set
+  std::string svg;
+};
+
 struct SvgSeries {
   std::string label;                   // legend text; empty: no legend entry
   std::vector<SamplePoint> samples;    // drawn as <circle class="sample">

@@ -23,7 +23,7 @@
 #include <functional>
 
 #include "core/matrix_features.hpp"
-#include "models/cpu_gpu_time_model.hpp"
+#include "models/families/cpu_gpu/cpu_gpu_time_model.hpp"
 #include "models/df_split.hpp"
 
 namespace spmvd {
@@ -60,7 +60,7 @@ CpuGpuSplitTime cpu_gpu_split_time(const MatrixFeatures& features, std::int64_t 
 CpuGpuSplitTime balanced_cpu_gpu_threshold(const MatrixFeatures& features,
                                            const CpuGpuSplitCosts& costs);
 
-// Eqs. 6-7 of paper 003 as the compute callables (models/cpu_gpu_time_model.hpp):
+// Eqs. 6-7 of paper 003 as the compute callables (models/families/cpu_gpu/cpu_gpu_time_model.hpp):
 // T_C = 2 NNZ(CPU) / fc / (nc - 1), T_G = NNZ(GPU) / (C F). The copies as given.
 CpuGpuSplitCosts paper_003_split_costs(const CpuGpuTimeCoefficients& coefficients,
                                        double host_device_bytes_per_ms, std::int64_t value_bytes);

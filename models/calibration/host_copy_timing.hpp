@@ -2,8 +2,8 @@
 // The copies paper 003's host part makes every multiply (x to the host, its rows of y back;
 // kernels/formats/cpu_gpu_split/): pinned host memory <-> this GPU, timed in both directions,
 // so that CpuGpuTimeCoefficients carries the bus's bandwidth and per-copy latency
-// (models/cpu_gpu_time_model.hpp). The timing needs CUDA (host_copy_timing.cu); the fit is
-// plain C++ (cpu_gpu_fit.cpp).
+// (models/families/cpu_gpu/cpu_gpu_time_model.hpp). The timing needs CUDA
+// (host_copy_timing.cu); the fit is plain C++ (models/families/cpu_gpu/cpu_gpu_fit.cpp).
 
 #include <cstdint>
 #include <span>

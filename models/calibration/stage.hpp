@@ -15,6 +15,7 @@
 
 #include "core/device_info.hpp"
 #include "core/matrix_features.hpp"
+#include "kernels/device.hpp"
 #include "kernels/format_registry.hpp"
 #include "models/calibration/calibration_plan.hpp"
 #include "models/fitting.hpp"
@@ -121,8 +122,27 @@ struct CalibrationStageSpec {
   bool compares_with_fitted_set = false;
 };
 
+// What a fit made after every stage sees: the state the stages fitted, the device (such a fit
+// may time samples of its own, outside the plan), the plan and the options.
+struct FinishingFitInput {
+  CalibrationState& state;
+  Device& device;
+  const CalibrationPlan& plan;
+  const CalibrationOptions& options;
+};
+
+// A family's fit from what the stages measured, made once they have all run (cpu_gpu: paper
+// 003's coefficients from the coo and ell stages).
+struct FinishingFit {
+  std::string_view name;  // the family it fits
+  // Puts the family's record into in.state.set, or nothing where it cannot be fitted.
+  void (*fit)(const FinishingFitInput& in);
+};
+
 // Every stage, in the order they run.
 std::span<const CalibrationStageSpec> calibration_stages();
+// The finishing fits, in the order they run after the stages.
+std::span<const FinishingFit> calibration_finishing_fits();
 // The order plan_calibration plans them in, which is the order of plan.variants: latency and
 // cache_resident after the variants whose launches they repeat.
 std::span<const CalibrationStage> calibration_plan_order();

@@ -8,6 +8,7 @@
 #include "models/calibration/stage.hpp"
 #include "models/families/bytes/bytes_calibration.hpp"
 #include "models/families/coo/coo_calibration.hpp"
+#include "models/families/cpu_gpu/cpu_gpu_fit.hpp"
 #include "models/families/csr_vector/csr_vector_calibration.hpp"
 #include "models/families/ell/ell_calibration.hpp"
 
@@ -31,9 +32,15 @@ constexpr CalibrationStage kPlanOrder[] = {
     CalibrationStage::bytes,         CalibrationStage::format_bytes, CalibrationStage::latency,
     CalibrationStage::cache_resident};
 
+constexpr FinishingFit kFinishingFits[] = {
+    {CpuGpuTimeCoefficients::kFamily, &fit_cpu_gpu_record},
+};
+
 }  // namespace
 
 std::span<const CalibrationStageSpec> calibration_stages() { return stage_table(); }
+
+std::span<const FinishingFit> calibration_finishing_fits() { return kFinishingFits; }
 
 std::span<const CalibrationStage> calibration_plan_order() { return kPlanOrder; }
 

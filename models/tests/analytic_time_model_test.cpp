@@ -4,7 +4,7 @@
 
 #include "core/error.hpp"
 #include "models/blocked_ell_time_model.hpp"
-#include "models/cpu_gpu_time_model.hpp"
+#include "models/families/cpu_gpu/cpu_gpu_time_model.hpp"
 
 namespace spmvd {
 namespace {

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "kernels/formats/cusparse_sell/cusparse_sell_rules.hpp"
+#include "models/families/bytes/bytes_record.hpp"
 #include "models/locality.hpp"
 #include "models/model_predictor.hpp"
 #include "models/tests/test_device.hpp"
@@ -165,9 +166,11 @@ TEST(CacheResident, FootprintIsTheFormatsArraysAndBothVectors) {
 
 TEST(ModelPredictor, MultipliesByTheCacheResidentCorrectionBelowL2NeverBelowTheFloor) {
   ModelSet set;
-  set.format_bytes = {{.format = FormatId{10},
-                       .bytes = {.time_vs_bytes = {.intercept = 0.005, .slope = 1e-9, .quality = {}}},
-                       .floor_ms = 0.004}};
+  set.records.update<BytesRecord>([&](BytesRecord& r) {
+    r.formats = {{.format = FormatId{10},
+                  .bytes = {.time_vs_bytes = {.intercept = 0.005, .slope = 1e-9, .quality = {}}},
+                  .floor_ms = 0.004}};
+  });
   const ModelPredictor plain(set);
   set.cache_resident = {kappa()};
   const ModelPredictor corrected(set);
@@ -193,10 +196,12 @@ TEST(ModelPredictor, MultipliesByTheCacheResidentCorrectionBelowL2NeverBelowTheF
 
 TEST(ModelPredictor, PredictsABandInsideTheCorrectionAsTheRandomSamplesKappaWasMeasuredOn) {
   ModelSet set;
-  set.format_bytes = {{.format = FormatId{10},
-                       .bytes = {.time_vs_bytes = {.intercept = 0.005, .slope = 1e-9, .quality = {}},
-                                 .banded_ratio = {{1e3, 0.5}, {1e9, 0.5}}},
-                       .floor_ms = 0.0}};
+  set.records.update<BytesRecord>([&](BytesRecord& r) {
+    r.formats = {{.format = FormatId{10},
+                  .bytes = {.time_vs_bytes = {.intercept = 0.005, .slope = 1e-9, .quality = {}},
+                            .banded_ratio = {{1e3, 0.5}, {1e9, 0.5}}},
+                  .floor_ms = 0.0}};
+  });
   const DeviceInfo device = testing_support::h100_like();
   const Candidate candidate{.format = FormatId{10}, .params = {}, .launch = {}};
   MatrixFeatures band = rows_of(100'000, 8);

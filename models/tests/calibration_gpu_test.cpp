@@ -15,6 +15,7 @@
 #include "kernels/formats/cusparse_bsr/cusparse_bsr_rules.hpp"
 #include "models/calibration.hpp"
 #include "models/device_calibration.hpp"
+#include "models/families/coo/coo_record.hpp"
 #include "models/model_predictor.hpp"
 
 namespace spmvd {
@@ -42,22 +43,29 @@ TEST(GpuCalibration, RunsEveryStageStoresAndPredicts) {
       });
   for (const auto& s : stages) std::printf("calibrated stage: %s\n", s.c_str());
   for (const ModelSet* set : {&calibration.fp32, &calibration.fp64}) {
-    EXPECT_FALSE(set->csr_vector.empty());
-    EXPECT_FALSE(set->ell.empty());
-    EXPECT_FALSE(set->coo.empty());
-    EXPECT_FALSE(set->format_bytes.empty());
+    const CsrVectorRecord* csr_vector = set->records.find<CsrVectorRecord>();
+    const EllRecord* ell_record = set->records.find<EllRecord>();
+    const CooRecord* coo = set->records.find<CooRecord>();
+    const BytesRecord* bytes = set->records.find<BytesRecord>();
+    ASSERT_TRUE(csr_vector != nullptr && ell_record != nullptr && coo != nullptr &&
+                bytes != nullptr);
+    EXPECT_FALSE(csr_vector->variants.empty());
+    EXPECT_FALSE(ell_record->variants.empty());
+    EXPECT_FALSE(coo->variants.empty());
+    EXPECT_FALSE(bytes->formats.empty());
     EXPECT_GT(set->launch_floor_ms, 0.0);
     EXPECT_LT(set->launch_floor_ms, 0.1) << "a launch is microseconds, not a tenth of a ms";
     // Every ELL record has a banded ratio over width x rows (measured on one block size).
-    ASSERT_EQ(set->ell.size(), 2u);
-    for (const EllCalibration& ell : set->ell) {
+    ASSERT_EQ(ell_record->variants.size(), 2u);
+    for (const EllCalibration& ell : ell_record->variants) {
       EXPECT_EQ(ell.banded_ratio_vs_width_rows.widths, (std::vector<double>{2, 8, 32}));
       EXPECT_GE(ell.banded_ratio_vs_width_rows.rows.size(), 2u);
     }
-    EXPECT_EQ(set->ell[0].banded_ratio_vs_width_rows, set->ell[1].banded_ratio_vs_width_rows);
+    EXPECT_EQ(ell_record->variants[0].banded_ratio_vs_width_rows,
+              ell_record->variants[1].banded_ratio_vs_width_rows);
     // BSR: the base blocks per block row and one point per kBsrBlockRowLengths.
     std::size_t bsr_records = 0;
-    for (const FormatBytesCalibration& own : set->format_bytes) {
+    for (const FormatBytesCalibration& own : bytes->formats) {
       if (own.format != kCusparseBsrFormatId) continue;
       ++bsr_records;
       ASSERT_EQ(own.block_row_ratio.size(), 1 + std::size(kBsrBlockRowLengths));

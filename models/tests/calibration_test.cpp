@@ -6,24 +6,25 @@
 #include <cmath>
 #include <map>
 #include <set>
-#include <tuple>
 #include <string>
+#include <tuple>
 
 #include "core/error.hpp"
 #include "kernels/formats/cpu_coo/cpu_coo_rules.hpp"
 #include "kernels/formats/cpu_csr/cpu_csr_rules.hpp"
 #include "kernels/formats/cpu_gpu_split/cpu_gpu_split_rules.hpp"
 #include "kernels/formats/cuda_bro_ell/cuda_bro_ell_rules.hpp"
-#include "kernels/formats/cuda_dia/cuda_dia_rules.hpp"
-#include "kernels/formats/cuda_ehyb/cuda_ehyb_rules.hpp"
-#include "kernels/formats/cusparse_bsr/cusparse_bsr_rules.hpp"
 #include "kernels/formats/cuda_coo/cuda_coo_rules.hpp"
 #include "kernels/formats/cuda_csr_scalar/cuda_csr_scalar_rules.hpp"
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
+#include "kernels/formats/cuda_dia/cuda_dia_rules.hpp"
+#include "kernels/formats/cuda_ehyb/cuda_ehyb_rules.hpp"
 #include "kernels/formats/cuda_ell/cuda_ell_rules.hpp"
+#include "kernels/formats/cusparse_bsr/cusparse_bsr_rules.hpp"
 #include "kernels/formats/cusparse_csr/cusparse_csr_rules.hpp"
-#include "models/calibration/cpu_gpu_fit.hpp"
 #include "models/device_calibration.hpp"
+#include "models/families/coo/coo_record.hpp"
+#include "models/families/cpu_gpu/cpu_gpu_fit.hpp"
 #include "models/model_accuracy.hpp"
 #include "models/model_plots.hpp"
 #include "models/model_predictor.hpp"
@@ -691,21 +692,24 @@ TEST_F(CpuCalibration, FitsTheBytesModelAndCpuCooForBothPrecisions) {
     const ModelSet& set = calibration_->for_precision(precision);
     EXPECT_EQ(set.precision, precision);
     EXPECT_EQ(set.device_signature, device_->info().signature());
-    EXPECT_TRUE(set.csr_vector.empty());  // GPU-only families
-    EXPECT_TRUE(set.ell.empty());
-    ASSERT_TRUE(set.bytes.has_value());
-    EXPECT_GT(set.bytes->time_vs_bytes.slope, 0.0) << "time must grow with bytes";
-    EXPECT_EQ(set.bytes->samples.size(), 4u);  // size_steps
-    EXPECT_EQ(set.bytes->time_vs_bytes.quality.sample_count, 4u);
+    EXPECT_EQ(set.records.find<CsrVectorRecord>(), nullptr);  // GPU-only families
+    EXPECT_EQ(set.records.find<EllRecord>(), nullptr);
+    const BytesRecord* bytes = set.records.find<BytesRecord>();
+    ASSERT_NE(bytes, nullptr);
+    ASSERT_TRUE(bytes->shared.has_value());
+    EXPECT_GT(bytes->shared->time_vs_bytes.slope, 0.0) << "time must grow with bytes";
+    EXPECT_EQ(bytes->shared->samples.size(), 4u);  // size_steps
+    EXPECT_EQ(bytes->shared->time_vs_bytes.quality.sample_count, 4u);
     // format_bytes: cpu_csr's own line and its banded / random ratios at both sizes.
-    ASSERT_EQ(set.format_bytes.size(), 1u);
-    EXPECT_EQ(set.format_bytes[0].format, kCpuCsrFormatId);
-    EXPECT_EQ(set.format_bytes[0].bytes.samples.size(), 2u);
-    EXPECT_GT(set.format_bytes[0].bytes.time_vs_bytes.slope, 0.0);
-    ASSERT_EQ(set.format_bytes[0].bytes.banded_ratio.size(), 2u);
-    EXPECT_EQ(set.format_bytes[0].bytes.banded_ratio[0].x, set.format_bytes[0].bytes.samples[0].x);
-    for (const SamplePoint& r : set.format_bytes[0].bytes.banded_ratio) EXPECT_GT(r.y, 0.0);
-    EXPECT_TRUE(set.bytes->banded_ratio.empty());  // the shared fallback times random only
+    ASSERT_EQ(bytes->formats.size(), 1u);
+    const FormatBytesCalibration& own = bytes->formats[0];
+    EXPECT_EQ(own.format, kCpuCsrFormatId);
+    EXPECT_EQ(own.bytes.samples.size(), 2u);
+    EXPECT_GT(own.bytes.time_vs_bytes.slope, 0.0);
+    ASSERT_EQ(own.bytes.banded_ratio.size(), 2u);
+    EXPECT_EQ(own.bytes.banded_ratio[0].x, own.bytes.samples[0].x);
+    for (const SamplePoint& r : own.bytes.banded_ratio) EXPECT_GT(r.y, 0.0);
+    EXPECT_TRUE(bytes->shared->banded_ratio.empty());  // the shared fallback times random only
     // cache_resident: cpu_csr's record (and cpu_coo's), measured / predicted on the 2 x 2 grid.
     ASSERT_EQ(set.cache_resident.size(), has_cpu_coo ? 2u : 1u);
     for (const CacheResidentCorrection& c : set.cache_resident) {
@@ -722,12 +726,14 @@ TEST_F(CpuCalibration, FitsTheBytesModelAndCpuCooForBothPrecisions) {
       for (const double log_ratio : c.banded_ratio_vs_length_rows.log_ms)
         EXPECT_TRUE(std::isfinite(log_ratio));
     }
-    ASSERT_EQ(set.coo.size(), has_cpu_coo ? 1u : 0u);
+    const CooRecord* coo = set.records.find<CooRecord>();
+    ASSERT_EQ(coo != nullptr, has_cpu_coo);
     if (has_cpu_coo) {
-      EXPECT_EQ(set.coo[0].samples.size(), 4u);  // the random ones: the fit's
-      EXPECT_EQ(set.coo[0].banded_ratio.size(), 1u);
-      EXPECT_EQ(set.coo[0].samples.back().x, 32768.0);  // max_sample_nnz
-      EXPECT_GT(set.coo[0].time_vs_nnz.slope, 0.0);
+      ASSERT_EQ(coo->variants.size(), 1u);
+      EXPECT_EQ(coo->variants[0].samples.size(), 4u);  // the random ones: the fit's
+      EXPECT_EQ(coo->variants[0].banded_ratio.size(), 1u);
+      EXPECT_EQ(coo->variants[0].samples.back().x, 32768.0);  // max_sample_nnz
+      EXPECT_GT(coo->variants[0].time_vs_nnz.slope, 0.0);
     }
   }
 }
@@ -738,18 +744,20 @@ TEST_F(CpuCalibration, FillsTheCpuSideOfThePaper003ModelFromCpuCoo) {
   const bool has_cpu_coo = format_registry().find(kCpuCooFormatId) != nullptr;
   for (const Precision precision : {Precision::fp32, Precision::fp64}) {
     const ModelSet& set = calibration_->for_precision(precision);
-    EXPECT_FALSE(set.blocked_ell.has_value());
+    EXPECT_EQ(set.records.find("blocked_ell"), nullptr);
+    const CpuGpuTimeCoefficients* cpu_gpu = set.records.find<CpuGpuTimeCoefficients>();
     if (!has_cpu_coo) {
-      EXPECT_FALSE(set.cpu_gpu.has_value());
+      EXPECT_EQ(cpu_gpu, nullptr);
       continue;
     }
-    ASSERT_TRUE(set.cpu_gpu.has_value());
-    const CpuGpuTimeCoefficients& c = *set.cpu_gpu;
+    ASSERT_NE(cpu_gpu, nullptr);
+    const CpuGpuTimeCoefficients& c = *cpu_gpu;
     const int cores = device_->info().sm_count;
     EXPECT_EQ(c.cpu_cores, cores);
     EXPECT_GT(c.cpu_operations_per_ms, 0.0) << "the CPU side's slope must be positive";
-    ASSERT_EQ(set.coo.size(), 1u);
-    const double slope_ms_per_nnz = set.coo[0].time_vs_nnz.slope;
+    ASSERT_NE(set.records.find<CooRecord>(), nullptr);
+    ASSERT_EQ(set.records.find<CooRecord>()->variants.size(), 1u);
+    const double slope_ms_per_nnz = set.records.find<CooRecord>()->variants[0].time_vs_nnz.slope;
     EXPECT_DOUBLE_EQ(c.cpu_operations_per_ms, 2.0 / (slope_ms_per_nnz * cores));
     if (cores >= 2) {
       // Eq. 6 runs the COO part on nc - 1 cores: the measured slope scaled by nc / (nc - 1).
@@ -873,14 +881,16 @@ TEST_F(CpuCalibration, PredictsCpuCsrThroughTheBytesModel) {
 
 TEST_F(CpuCalibration, DrawsOnePlotPerRecordWithItsSamples) {
   const std::vector<NamedSvg> plots = model_set_plots(calibration_->fp32);
-  const std::size_t records = calibration_->fp32.coo.size() + 1;  // + bytes
+  const ModelSet& set = calibration_->fp32;
+  const CooRecord* coo = set.records.find<CooRecord>();
+  const std::size_t records = (coo != nullptr ? coo->variants.size() : 0) + 1;  // + bytes
   ASSERT_EQ(plots.size(), records);
   const NamedSvg& bytes = plots.back();
   EXPECT_EQ(bytes.file_name, "fp32_bytes.svg");
   std::size_t circles = 0;
   for (std::size_t at = 0; (at = bytes.svg.find("class=\"sample\"", at)) != std::string::npos; ++at)
     ++circles;
-  EXPECT_EQ(circles, calibration_->fp32.bytes->samples.size());
+  EXPECT_EQ(circles, set.records.find<BytesRecord>()->shared->samples.size());
   EXPECT_NE(bytes.svg.find("class=\"fit\""), std::string::npos);
 }
 

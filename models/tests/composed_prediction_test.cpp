@@ -8,6 +8,8 @@
 #include "kernels/format_registry.hpp"
 #include "kernels/formats/cpu_coo/cpu_coo_rules.hpp"
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
+#include "models/families/bytes/bytes_record.hpp"
+#include "models/families/cpu_gpu/cpu_gpu_record.hpp"
 #include "models/model_predictor.hpp"
 #include "models/part_time_predictor.hpp"
 #include "models/tests/test_device.hpp"
@@ -71,10 +73,12 @@ class TwoPartRules final : public FormatRules {
 
 ModelSet bytes_only_set() {
   ModelSet set;
-  set.bytes = BytesCalibration{
-      .time_vs_bytes = {.intercept = 0.005,
-                        .slope = 1.0 / 3e9,
-                        .quality = {.sample_count = 10, .x_min = 1e6, .x_max = 1e10}}};
+  set.records.update<BytesRecord>([&](BytesRecord& r) {
+    r.shared = BytesCalibration{
+        .time_vs_bytes = {.intercept = 0.005,
+                          .slope = 1.0 / 3e9,
+                          .quality = {.sample_count = 10, .x_min = 1e6, .x_max = 1e10}}};
+  });
   return set;
 }
 
@@ -100,7 +104,7 @@ TEST(ComposedPrediction, SumsTheGpuPartsEachPredictedAsItsOwnFormat) {
 TEST(ComposedPrediction, AHostPartRunsBesideTheGpuParts) {
   ModelSet set = bytes_only_set();
   // 1000 * 1000 non-zeros at 2 operations each over 15 working cores of 1e5 operations/ms.
-  set.cpu_gpu = CpuGpuTimeCoefficients{.cpu_cores = 16, .cpu_operations_per_ms = 1e5};
+  set.records.put(CpuGpuTimeCoefficients{.cpu_cores = 16, .cpu_operations_per_ms = 1e5});
   const ModelPredictor predictor(set);
   const DeviceInfo device = h100_like();
   const MatrixFeatures f = whole_matrix();
@@ -118,10 +122,10 @@ TEST(ComposedPrediction, AHostPartRunsBesideTheGpuParts) {
 TEST(ComposedPrediction, AHostPartPaysItsCopiesAtTheCalibratedBandwidth) {
   ModelSet set = bytes_only_set();
   set.precision = Precision::fp32;
-  set.cpu_gpu = CpuGpuTimeCoefficients{.cpu_cores = 16,
-                                       .cpu_operations_per_ms = 1e5,
-                                       .host_device_bytes_per_ms = 2e7,
-                                       .host_device_copy_latency_ms = 0.01};
+  set.records.put(CpuGpuTimeCoefficients{.cpu_cores = 16,
+                                         .cpu_operations_per_ms = 1e5,
+                                         .host_device_bytes_per_ms = 2e7,
+                                         .host_device_copy_latency_ms = 0.01});
   const ModelPredictor predictor(set);
   const DeviceInfo device = h100_like();
   const ModelPartTimePredictor parts(predictor, format_registry(), device);
@@ -134,7 +138,8 @@ TEST(ComposedPrediction, AHostPartPaysItsCopiesAtTheCalibratedBandwidth) {
   ASSERT_TRUE(parts.part_ms(host).has_value());
   EXPECT_DOUBLE_EQ(*parts.part_ms(host), compute_ms + copies_ms);
   // Without a measured bandwidth the copies cannot be priced: no prediction, not a free copy.
-  set.cpu_gpu->host_device_bytes_per_ms = 0.0;
+  set.records.update<CpuGpuTimeCoefficients>(
+      [](CpuGpuTimeCoefficients& c) { c.host_device_bytes_per_ms = 0.0; });
   const ModelPredictor uncalibrated(set);
   const ModelPartTimePredictor no_bandwidth(uncalibrated, format_registry(), device);
   EXPECT_FALSE(no_bandwidth.part_ms(host).has_value());

@@ -11,10 +11,10 @@
 #include "kernels/formats/cusparse_bsr/cusparse_bsr_features.hpp"
 #include "kernels/formats/cusparse_bsr/cusparse_bsr_rules.hpp"
 #include "kernels/formats/cusparse_sell/cusparse_sell_rules.hpp"
-#include "models/families/bytes/bytes_model.hpp"
-#include "models/families/coo/coo_model.hpp"
-#include "models/families/csr_vector/csr_vector_model.hpp"
-#include "models/families/ell/ell_model.hpp"
+#include "models/families/bytes/bytes_record.hpp"
+#include "models/families/coo/coo_record.hpp"
+#include "models/families/csr_vector/csr_vector_record.hpp"
+#include "models/families/ell/ell_record.hpp"
 #include "models/model_predictor.hpp"
 #include "models/tests/test_device.hpp"
 
@@ -216,12 +216,18 @@ TEST(EllModel, ScalesABandedMatrixByTheBandedRatioAtItsWidthAndRows) {
 
 TEST(ModelPredictor, PricesAFormatWithItsOwnBytesFitWhereCalibrated) {
   ModelSet set;
-  set.bytes = BytesCalibration{.time_vs_bytes = {.intercept = 0.005, .slope = 1.0 / 3e9, .quality = {}}};
+  set.records.update<BytesRecord>([&](BytesRecord& r) {
+    r.shared =
+        BytesCalibration{.time_vs_bytes = {.intercept = 0.005, .slope = 1.0 / 3e9, .quality = {}}};
+  });
   const FormatId sell{10};
   const FormatId other{11};
-  set.format_bytes = {{.format = sell,
-                       .bytes = {.time_vs_bytes = {.intercept = 0.002, .slope = 1.0 / 1e9, .quality = {}},
-                                 .banded_ratio = {{1e3, 0.5}}}}};
+  set.records.update<BytesRecord>([&](BytesRecord& r) {
+    r.formats = {
+        {.format = sell,
+         .bytes = {.time_vs_bytes = {.intercept = 0.002, .slope = 1.0 / 1e9, .quality = {}},
+                   .banded_ratio = {{1e3, 0.5}}}}};
+  });
   const ModelPredictor predictor(set);
   MatrixFeatures f = rows_of(1000, 5, 1.0);
   Candidate c;
@@ -244,11 +250,14 @@ TEST(ModelPredictor, BoundsAFormatByItsFloorPlusTheCriticalPathOfItsLongestRow) 
   ModelSet set;
   set.launch_floor_ms = 0.001;
   const FormatId sell{8};
-  set.format_bytes = {{.format = sell,
-                       .bytes = {.time_vs_bytes = {.intercept = 0.002, .slope = 1.0 / 1e9, .quality = {}}},
-                       .long_row_step_ms = 1e-4,
-                       .long_row_step_beyond_l2_ms = 3e-4,
-                       .floor_ms = 0.0012}};
+  set.records.update<BytesRecord>([&](BytesRecord& r) {
+    r.formats = {
+        {.format = sell,
+         .bytes = {.time_vs_bytes = {.intercept = 0.002, .slope = 1.0 / 1e9, .quality = {}}},
+         .long_row_step_ms = 1e-4,
+         .long_row_step_beyond_l2_ms = 3e-4,
+         .floor_ms = 0.0012}};
+  });
   const ModelPredictor predictor(set);
   const Candidate c = sell_candidate(1);
   ASSERT_EQ(c.format, sell);
@@ -269,9 +278,11 @@ TEST(ModelPredictor, HoldsAFormatAboveItsOwnFloor) {
   ModelSet set;
   set.launch_floor_ms = 0.005;
   const FormatId bsr{11};
-  set.format_bytes = {{.format = bsr,
-                       .bytes = {.time_vs_bytes = {.intercept = 0.0, .slope = 1.0 / 1e9, .quality = {}}},
-                       .floor_ms = 0.02}};
+  set.records.update<BytesRecord>([&](BytesRecord& r) {
+    r.formats = {{.format = bsr,
+                  .bytes = {.time_vs_bytes = {.intercept = 0.0, .slope = 1.0 / 1e9, .quality = {}}},
+                  .floor_ms = 0.02}};
+  });
   const ModelPredictor predictor(set);
   const Candidate c = bsr_candidate(4);
   ASSERT_EQ(c.format, bsr);
@@ -284,11 +295,15 @@ TEST(ModelPredictor, ScalesAFormatByItsMeasuredRefitFactorLastAndOnlyThatFormat)
   ModelSet set;
   set.launch_floor_ms = 0.005;
   const FormatId bsr{11};
-  set.format_bytes = {{.format = bsr,
-                       .bytes = {.time_vs_bytes = {.intercept = 0.0, .slope = 1.0 / 1e9, .quality = {}}},
-                       .floor_ms = 0.02}};
-  set.bytes = BytesCalibration{.time_vs_bytes = {.intercept = 0.001, .slope = 1.0 / 2e9,
-                                                 .quality = {}}};
+  set.records.update<BytesRecord>([&](BytesRecord& r) {
+    r.formats = {{.format = bsr,
+                  .bytes = {.time_vs_bytes = {.intercept = 0.0, .slope = 1.0 / 1e9, .quality = {}}},
+                  .floor_ms = 0.02}};
+  });
+  set.records.update<BytesRecord>([&](BytesRecord& r) {
+    r.shared =
+        BytesCalibration{.time_vs_bytes = {.intercept = 0.001, .slope = 1.0 / 2e9, .quality = {}}};
+  });
   set.measured_refit = {{.format = bsr, .factor = 1.5, .sample_count = 9}};
   const std::string without[] = {"measured_refit"};
   const ModelPredictor refitted(set);
@@ -313,7 +328,7 @@ TEST(ModelPredictor, HoldsACsrCandidateAboveItsLongestRowUnderTheCacheResidentCo
   csr.kernel.threads_per_row = 1;
   csr.fixed_ms = 0.004;
   csr.long_row_step_ms = 1e-4;  // 0.1 us a step: a 50-long row takes 5 us after the launch
-  set.csr_vector = {csr};
+  set.records.put(CsrVectorRecord{.variants = {csr}});
   Candidate c{.format = kCudaCsrScalarFormatId,
               .params = {},
               .launch = {.block_size = 256, .threads_per_row = 1, .grid_size = 0}};
@@ -378,10 +393,12 @@ TEST(BlockRowFactor, RefusesACandidateThatIsNotBsrsNamingTheField) {
 TEST(ModelPredictor, ScalesBsrByItsBlockRowRatio) {
   ModelSet set;
   const FormatId bsr{11};
-  set.format_bytes = {{.format = bsr,
-                       .params = bsr_params(4),
-                       .bytes = {.time_vs_bytes = {.intercept = 0.0, .slope = 1e-9, .quality = {}}},
-                       .block_row_ratio = {{2, 1.0}, {32, 0.5}}}};
+  set.records.update<BytesRecord>([&](BytesRecord& r) {
+    r.formats = {{.format = bsr,
+                  .params = bsr_params(4),
+                  .bytes = {.time_vs_bytes = {.intercept = 0.0, .slope = 1e-9, .quality = {}}},
+                  .block_row_ratio = {{2, 1.0}, {32, 0.5}}}};
+  });
   const ModelPredictor predictor(set);
   const Candidate c = bsr_candidate(4);
   MatrixFeatures f = rows_of(1 << 20, 128, 1.0);
@@ -393,8 +410,11 @@ TEST(ModelPredictor, ScalesBsrByItsBlockRowRatio) {
 
 TEST(ModelPredictor, NeedsNoSharedBytesFitForAFormatWithItsOwn) {
   ModelSet set;
-  set.format_bytes = {{.format = FormatId{10},
-                       .bytes = {.time_vs_bytes = {.intercept = 0.002, .slope = 1.0 / 1e9, .quality = {}}}}};
+  set.records.update<BytesRecord>([&](BytesRecord& r) {
+    r.formats = {
+        {.format = FormatId{10},
+         .bytes = {.time_vs_bytes = {.intercept = 0.002, .slope = 1.0 / 1e9, .quality = {}}}}};
+  });
   const ModelPredictor predictor(set);
   Candidate c;
   c.format = FormatId{10};

@@ -9,11 +9,11 @@
 #include "kernels/formats/cuda_ell/cuda_ell_rules.hpp"
 #include "kernels/formats/cuda_hyb/cuda_hyb_rules.hpp"
 #include "models/df_split.hpp"
-#include "models/families/bytes/bytes_model.hpp"
-#include "models/families/coo/coo_model.hpp"
+#include "models/families/bytes/bytes_record.hpp"
+#include "models/families/coo/coo_record.hpp"
 #include "models/families/coo/row_writes.hpp"
-#include "models/families/csr_vector/csr_vector_model.hpp"
-#include "models/families/ell/ell_model.hpp"
+#include "models/families/csr_vector/csr_vector_record.hpp"
+#include "models/families/ell/ell_record.hpp"
 #include "models/families/hyb/hyb_model.hpp"
 #include "models/model_predictor.hpp"
 #include "models/tests/test_device.hpp"
@@ -233,13 +233,15 @@ TEST(CooRowWriteExcessBytes, CountsTheRowWritesTheSamplesDidNotHave) {
 
 TEST(ModelPredictor, AddsCooRowWritesBeyondTheSamplesAtTheBytesRate) {
   ModelSet set;  // fp64
-  set.ell = {ell_256()};
-  set.coo = {coo_256()};
-  set.bytes = BytesCalibration{.time_vs_bytes = {.intercept = 0.005, .slope = 1.0 / 3e9,
-                                                 .quality = perfect(1e6, 1e10)}};
+  set.records.put(EllRecord{.variants = {ell_256()}});
+  set.records.put(CooRecord{.variants = {coo_256()}});
+  set.records.update<BytesRecord>([&](BytesRecord& r) {
+    r.shared = BytesCalibration{
+        .time_vs_bytes = {.intercept = 0.005, .slope = 1.0 / 3e9, .quality = perfect(1e6, 1e10)}};
+  });
   const ModelPredictor predictor(set);
-  const EllModel ell(set.ell);
-  const CooModel coo(set.coo);
+  const EllModel ell(set.records.find<EllRecord>()->variants);
+  const CooModel coo(set.records.find<CooRecord>()->variants);
   // HYB of width 3: 10 of 160 rows go to COO with 70 entries, scattered among the 160.
   const MatrixFeatures f = features_with({{1, 100}, {3, 50}, {10, 10}}, 1000);
   const double hyb = HybModel(ell, coo).predict_ms(f, hyb_launch(256, 3), h100_like()).ms;
@@ -421,8 +423,10 @@ TEST(BytesModel, ScalesTheGatherExcessByRowSpanWhenXMissesL2) {
 
 TEST(ModelPredictor, FallsBackToTheBytesModelForUncalibratedFamilies) {
   ModelSet set;
-  set.bytes = BytesCalibration{.time_vs_bytes = {.intercept = 0.005, .slope = 1.0 / 3e9,
-                                                 .quality = perfect(1e6, 1e10)}};
+  set.records.update<BytesRecord>([&](BytesRecord& r) {
+    r.shared = BytesCalibration{
+        .time_vs_bytes = {.intercept = 0.005, .slope = 1.0 / 3e9, .quality = perfect(1e6, 1e10)}};
+  });
   const ModelPredictor predictor(set);
   MatrixFeatures f;
   f.rows = 1000;
@@ -454,8 +458,10 @@ class UnknownFamilyRules final : public FormatRules {
 
 TEST(ModelPredictor, FallsBackToTheBytesModelForAFamilyNobodyRegistered) {
   ModelSet set;
-  set.bytes = BytesCalibration{
-      .time_vs_bytes = {.intercept = 0.005, .slope = 1.0 / 3e9, .quality = perfect(1e6, 1e10)}};
+  set.records.update<BytesRecord>([&](BytesRecord& r) {
+    r.shared = BytesCalibration{
+        .time_vs_bytes = {.intercept = 0.005, .slope = 1.0 / 3e9, .quality = perfect(1e6, 1e10)}};
+  });
   const ModelPredictor predictor(set);
   MatrixFeatures f;
   f.rows = 1000;
@@ -477,7 +483,7 @@ TEST(ModelPredictor, FallsBackToTheBytesModelForAFamilyNobodyRegistered) {
 
 TEST(ModelPredictor, UsesTheDedicatedModelWhereCalibrated) {
   ModelSet set;
-  set.coo = {coo_256()};
+  set.records.put(CooRecord{.variants = {coo_256()}});
   const ModelPredictor predictor(set);
   MatrixFeatures f;
   f.nnz = 2'000'000;
@@ -486,7 +492,7 @@ TEST(ModelPredictor, UsesTheDedicatedModelWhereCalibrated) {
 
 TEST(ModelPredictor, HoldsEveryPredictionAboveTheLaunchFloor) {
   ModelSet set;
-  set.coo = {coo_256()};
+  set.records.put(CooRecord{.variants = {coo_256()}});
   set.launch_floor_ms = 0.02;
   const ModelPredictor predictor(set);
   MatrixFeatures f;

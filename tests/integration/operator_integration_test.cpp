@@ -6,7 +6,6 @@
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
-#include <nlohmann/json.hpp>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -17,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -26,6 +26,7 @@
 #include "db/sqlite_plan_store.hpp"
 #include "kernels/device.hpp"
 #include "models/device_calibration.hpp"
+#include "models/families/bytes/bytes_record.hpp"
 #include "tests/integration/daemon_process.hpp"
 
 namespace spmvd {
@@ -426,8 +427,10 @@ std::string rough_cpu_calibration() {
   calibration.device = make_cpu_device()->info();
   for (ModelSet* set : {&calibration.fp32, &calibration.fp64}) {
     set->device_signature = calibration.device.signature();
-    set->bytes = BytesCalibration{
-        .time_vs_bytes = {.intercept = 1e-4, .slope = 1.0 / 1e12, .quality = {}}};  // 1 PB/s
+    set->records.update<BytesRecord>([&](BytesRecord& r) {
+      r.shared = BytesCalibration{
+          .time_vs_bytes = {.intercept = 1e-4, .slope = 1.0 / 1e12, .quality = {}}};
+    });  // 1 PB/s
   }
   calibration.fp32.precision = Precision::fp32;
   calibration.fp64.precision = Precision::fp64;

@@ -8,6 +8,8 @@
 #include "kernels/formats/cpu_coo/cpu_coo_rules.hpp"
 #include "kernels/formats/cpu_csr/cpu_csr_rules.hpp"
 #include "kernels/formats/cusparse_csr/cusparse_csr_rules.hpp"
+#include "models/families/bytes/bytes_record.hpp"
+#include "models/families/coo/coo_record.hpp"
 #include "tuner/feature_extraction.hpp"
 #include "tuner/tuner.hpp"
 
@@ -424,8 +426,13 @@ ModelSet cpu_models(const DeviceInfo& device, Precision precision) {
   set.device_signature = device.signature();
   set.precision = precision;
   // 1 us + 1 ns per byte for CSR; COO predicted far slower, so CSR ranks first.
-  set.bytes = BytesCalibration{.time_vs_bytes = {.intercept = 0.001, .slope = 1e-6, .quality = {}}};
-  set.coo = {{.kernel = {}, .time_vs_nnz = {.intercept = 5.0, .slope = 1e-3, .quality = {}}}};
+  set.records.update<BytesRecord>([&](BytesRecord& r) {
+    r.shared =
+        BytesCalibration{.time_vs_bytes = {.intercept = 0.001, .slope = 1e-6, .quality = {}}};
+  });
+  set.records.put(
+      CooRecord{.variants = {{.kernel = {},
+                              .time_vs_nnz = {.intercept = 5.0, .slope = 1e-3, .quality = {}}}}});
   return set;
 }
 

@@ -261,11 +261,18 @@ std::vector<SamplePoint> block_row_ratio(const PlannedVariant& v,
   return out;
 }
 
+void add_format_bytes(CalibrationState& state, FormatBytesCalibration own) {
+  state.set.records.update<BytesRecord>(
+      [&](BytesRecord& r) { r.formats.push_back(std::move(own)); });
+}
+
 void fit_bytes(const VariantMeasurements& m, CalibrationState& state) {
-  state.set.bytes = BytesCalibration{.time_vs_bytes = fit_linear(m.split.random),
-                                     .l2_share_for_x = BytesCalibration{}.l2_share_for_x,
-                                     .samples = m.split.random,
-                                     .banded_ratio = m.split.banded_ratio};
+  state.set.records.update<BytesRecord>([&](BytesRecord& r) {
+    r.shared = BytesCalibration{.time_vs_bytes = fit_linear(m.split.random),
+                                .l2_share_for_x = BytesCalibration{}.l2_share_for_x,
+                                .samples = m.split.random,
+                                .banded_ratio = m.split.banded_ratio};
+  });
 }
 
 // A bands-only record: the line through its banded sizes, no banded ratio (its samples are
@@ -277,17 +284,17 @@ void fit_bands_only(const VariantMeasurements& m, CalibrationState& state) {
   std::vector<SamplePoint> sizes(m.ms.begin(), m.ms.begin() + static_cast<std::ptrdiff_t>(tail));
   std::sort(sizes.begin(), sizes.end(),
             [](const SamplePoint& l, const SamplePoint& r) { return l.x < r.x; });
-  state.set.format_bytes.push_back(
-      {.format = variant.format,
-       .params = variant.params,
-       .bytes = BytesCalibration{.time_vs_bytes = fit_linear(sizes),
-                                 .l2_share_for_x = BytesCalibration{}.l2_share_for_x,
-                                 .samples = sizes,
-                                 .banded_ratio = {}},
-       .long_row_step_ms = 0.0,
-       .long_row_step_beyond_l2_ms = 0.0,
-       .floor_ms = m.ms[tail].y,
-       .block_row_ratio = {}});
+  add_format_bytes(state,
+                   {.format = variant.format,
+                    .params = variant.params,
+                    .bytes = BytesCalibration{.time_vs_bytes = fit_linear(sizes),
+                                              .l2_share_for_x = BytesCalibration{}.l2_share_for_x,
+                                              .samples = sizes,
+                                              .banded_ratio = {}},
+                    .long_row_step_ms = 0.0,
+                    .long_row_step_beyond_l2_ms = 0.0,
+                    .floor_ms = m.ms[tail].y,
+                    .block_row_ratio = {}});
 }
 
 void fit_format_bytes(const VariantMeasurements& m, CalibrationState& state) {
@@ -306,20 +313,20 @@ void fit_format_bytes(const VariantMeasurements& m, CalibrationState& state) {
   const std::size_t beyond =
       tail + static_cast<std::size_t>(FormatBytesTail::largest_with_long_row);
   const LinearFit bytes_fit = fit_linear(split.random);
-  state.set.format_bytes.push_back(
-      {.format = variant.format,
-       .params = variant.params,
-       .bytes = BytesCalibration{.time_vs_bytes = bytes_fit,
-                                 .l2_share_for_x = BytesCalibration{}.l2_share_for_x,
-                                 .samples = split.random,
-                                 .banded_ratio = split.banded_ratio},
-       .long_row_step_ms =
-           step(at(FormatBytesTail::in_l2_with_long_row),
-                at(FormatBytesTail::in_l2_without_long_row), variant.samples[in_l2]),
-       .long_row_step_beyond_l2_ms = step(at(FormatBytesTail::largest_with_long_row),
-                                          split.random.back().y, variant.samples[beyond]),
-       .floor_ms = at(FormatBytesTail::tiny),
-       .block_row_ratio = block_row_ratio(variant, m.ms, split, bytes_fit)});
+  add_format_bytes(
+      state, {.format = variant.format,
+              .params = variant.params,
+              .bytes = BytesCalibration{.time_vs_bytes = bytes_fit,
+                                        .l2_share_for_x = BytesCalibration{}.l2_share_for_x,
+                                        .samples = split.random,
+                                        .banded_ratio = split.banded_ratio},
+              .long_row_step_ms =
+                  step(at(FormatBytesTail::in_l2_with_long_row),
+                       at(FormatBytesTail::in_l2_without_long_row), variant.samples[in_l2]),
+              .long_row_step_beyond_l2_ms = step(at(FormatBytesTail::largest_with_long_row),
+                                                 split.random.back().y, variant.samples[beyond]),
+              .floor_ms = at(FormatBytesTail::tiny),
+              .block_row_ratio = block_row_ratio(variant, m.ms, split, bytes_fit)});
 }
 
 }  // namespace

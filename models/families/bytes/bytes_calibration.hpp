@@ -12,6 +12,7 @@
 
 #include "kernels/format_rules.hpp"
 #include "models/calibration/stage.hpp"
+#include "models/families/bytes/bytes_record.hpp"
 #include "models/fitting.hpp"
 
 namespace spmvd {

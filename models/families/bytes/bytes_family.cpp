@@ -9,24 +9,26 @@
 
 #include "core/error.hpp"
 #include "models/families/bytes/bytes_model.hpp"
+#include "models/families/bytes/bytes_record.hpp"
 
 namespace spmvd {
 namespace {
 
 class BytesFamily final : public FamilyModel {
  public:
-  explicit BytesFamily(const ModelSet& set) : set_(set) {}
+  explicit BytesFamily(const ModelSet& set) : set_(set), record_(set.records.find<BytesRecord>()) {}
   std::string_view name() const noexcept override { return kBytesFamily; }
   bool calibrated() const noexcept override {
-    return set_.bytes.has_value() || !set_.format_bytes.empty();
+    return record_ != nullptr && (record_->shared.has_value() || !record_->formats.empty());
   }
   Prediction predict_ms(const PredictionInput& in) const override {
     const FormatBytesCalibration* own = own_bytes_calibration(set_, in.candidate);
-    if (!set_.bytes && own == nullptr)
+    const bool shared = record_ != nullptr && record_->shared.has_value();
+    if (!shared && own == nullptr)
       throw Error(ErrorCode::failed_precondition, "no bytes model calibrated for format " +
                                                       std::to_string(in.candidate.format.value) +
                                                       " and no shared one");
-    const BytesCalibration& bytes = own != nullptr ? own->bytes : *set_.bytes;
+    const BytesCalibration& bytes = own != nullptr ? own->bytes : *record_->shared;
     StorageBytesFn storage;
     if (in.matrix_bytes) {
       storage = [b = *in.matrix_bytes](const MatrixFeatures&, const Candidate&) { return b; };
@@ -37,14 +39,17 @@ class BytesFamily final : public FamilyModel {
 
  private:
   const ModelSet& set_;
+  const BytesRecord* record_;  // in set_, which holds it immutable
 };
 
 }  // namespace
 
 const FormatBytesCalibration* own_bytes_calibration(const ModelSet& set,
                                                     const Candidate& candidate) noexcept {
+  const BytesRecord* record = set.records.find<BytesRecord>();
+  if (record == nullptr) return nullptr;
   const FormatBytesCalibration* first = nullptr;
-  for (const FormatBytesCalibration& own : set.format_bytes) {
+  for (const FormatBytesCalibration& own : record->formats) {
     if (own.format != candidate.format) continue;
     if (own.params == candidate.params) return &own;
     if (first == nullptr) first = &own;

@@ -1,12 +1,13 @@
 #pragma once
 #include <memory>
 
+#include "models/families/bytes/bytes_record.hpp"
 #include "models/family_model.hpp"
 
 namespace spmvd {
 
-// ModelSet::bytes and ::format_bytes; calibrated where either is. Keeps a reference: the set
-// must outlive the family (ModelPredictor owns both).
+// The set's BytesRecord (bytes_record.hpp); calibrated where it has the shared fit or a
+// format's. Keeps a reference: the set must outlive the family (ModelPredictor owns both).
 std::unique_ptr<FamilyModel> make_bytes_family(const ModelSet& set);
 
 // The format_bytes record of the candidate's format calibrated with its very parameters (a

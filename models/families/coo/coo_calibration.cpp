@@ -61,11 +61,13 @@ SampleAxis axis(const TimedSample& sample) {
 }
 
 void fit(const VariantMeasurements& m, CalibrationState& state) {
-  state.set.coo.push_back({.kernel = m.variant.kernel,
-                           .entries_per_thread = m.variant.entries_per_thread,
-                           .time_vs_nnz = fit_linear(m.split.random),
-                           .samples = m.split.random,
-                           .banded_ratio = m.split.banded_ratio});
+  state.set.records.update<CooRecord>([&](CooRecord& r) {
+    r.variants.push_back({.kernel = m.variant.kernel,
+                          .entries_per_thread = m.variant.entries_per_thread,
+                          .time_vs_nnz = fit_linear(m.split.random),
+                          .samples = m.split.random,
+                          .banded_ratio = m.split.banded_ratio});
+  });
 }
 
 }  // namespace

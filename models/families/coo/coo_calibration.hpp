@@ -4,6 +4,7 @@
 // the fit of its records (CooCalibration: ms against non-zeros).
 
 #include "models/calibration/stage.hpp"
+#include "models/families/coo/coo_record.hpp"
 
 namespace spmvd {
 

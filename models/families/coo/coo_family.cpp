@@ -4,14 +4,17 @@
 #include "models/families/coo/coo_family.hpp"
 
 #include "models/families/coo/coo_model.hpp"
+#include "models/families/coo/coo_record.hpp"
 
 namespace spmvd {
 namespace {
 
 class CooFamily final : public FamilyModel {
  public:
-  explicit CooFamily(const ModelSet& set) : model_(set.coo), calibrated_(!set.coo.empty()) {}
-  std::string_view name() const noexcept override { return "coo"; }
+  explicit CooFamily(const CooRecord* record)
+      : model_(record != nullptr ? record->variants : std::vector<CooCalibration>{}),
+        calibrated_(record != nullptr && !record->variants.empty()) {}
+  std::string_view name() const noexcept override { return CooRecord::kFamily; }
   bool calibrated() const noexcept override { return calibrated_; }
   Prediction predict_ms(const PredictionInput& in) const override {
     return model_.predict_nnz_ms(in.features.nnz, in.candidate.launch, in.gather_randomness);
@@ -32,7 +35,7 @@ class CooFamily final : public FamilyModel {
 }  // namespace
 
 std::unique_ptr<FamilyModel> make_coo_family(const ModelSet& set) {
-  return std::make_unique<CooFamily>(set);
+  return std::make_unique<CooFamily>(set.records.find<CooRecord>());
 }
 
 }  // namespace spmvd

@@ -5,7 +5,7 @@
 
 namespace spmvd {
 
-// ModelSet::coo's records; calibrated where there is one.
+// The set's CooRecord (coo_record.hpp); calibrated where it has a variant.
 std::unique_ptr<FamilyModel> make_coo_family(const ModelSet& set);
 
 }  // namespace spmvd

@@ -128,7 +128,8 @@ void fit(const VariantMeasurements& m, CalibrationState& state) {
   c.fixed_ms = lane.fixed_ms;
   c.long_row_step_ms = lane.long_row_step_ms;
   c.long_row_step_beyond_l2_ms = lane.long_row_step_beyond_l2_ms;
-  state.set.csr_vector.push_back(std::move(c));
+  state.set.records.update<CsrVectorRecord>(
+      [&](CsrVectorRecord& r) { r.variants.push_back(std::move(c)); });
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "models/calibration/stage.hpp"
+#include "models/families/csr_vector/csr_vector_record.hpp"
 
 namespace spmvd {
 

@@ -4,16 +4,23 @@
 #include "models/families/csr_vector/csr_vector_family.hpp"
 
 #include "models/families/csr_vector/csr_vector_model.hpp"
+#include "models/families/csr_vector/csr_vector_record.hpp"
 
 namespace spmvd {
 namespace {
 
+std::vector<CsrVectorCalibration> variants_of(const ModelSet& set) {
+  const CsrVectorRecord* record = set.records.find<CsrVectorRecord>();
+  return record != nullptr ? record->variants : std::vector<CsrVectorCalibration>{};
+}
+
 class CsrVectorFamily final : public FamilyModel {
  public:
-  explicit CsrVectorFamily(const ModelSet& set) : model_(set.csr_vector, set.precision) {
-    calibrated_ = !set.csr_vector.empty();
-  }
-  std::string_view name() const noexcept override { return "csr_vector"; }
+  explicit CsrVectorFamily(const ModelSet& set)
+      : CsrVectorFamily(variants_of(set), set.precision) {}
+  CsrVectorFamily(std::vector<CsrVectorCalibration> variants, Precision precision)
+      : calibrated_(!variants.empty()), model_(std::move(variants), precision) {}
+  std::string_view name() const noexcept override { return CsrVectorRecord::kFamily; }
   bool calibrated() const noexcept override { return calibrated_; }
   Prediction predict_ms(const PredictionInput& in) const override {
     return model_.predict_ms(in.features, in.candidate, in.device, in.gather_randomness);
@@ -24,8 +31,8 @@ class CsrVectorFamily final : public FamilyModel {
   }
 
  private:
-  CsrVectorModel model_;
   bool calibrated_ = false;
+  CsrVectorModel model_;
 };
 
 }  // namespace

@@ -5,7 +5,7 @@
 
 namespace spmvd {
 
-// ModelSet::csr_vector's records; calibrated where there is one.
+// The set's CsrVectorRecord (csr_vector_record.hpp); calibrated where it has a variant.
 std::unique_ptr<FamilyModel> make_csr_vector_family(const ModelSet& set);
 
 }  // namespace spmvd

@@ -51,6 +51,9 @@ struct CsrVectorCalibration {
       declare_field("banded_ratio", &CsrVectorCalibration::banded_ratio)};
   friend bool operator==(const CsrVectorCalibration&, const CsrVectorCalibration&) = default;
 };
+// After reading (models/fit_json.hpp): the samples in ascending row length, the order the
+// throughput term interpolates them in.
+void check_record(CsrVectorCalibration& v);
 
 // Prediction (see csr_vector_model.cpp): the fixed cost plus the sum over row groups of
 // (T(c) - fixed) / sample rows, at least the critical path of the longest row. Fits both

@@ -75,13 +75,13 @@ void fit(const VariantMeasurements& m, CalibrationState& state) {
   const double slope = fit_linear(per_entry).slope;
   if (slope > 0.0 && (!state.ell_ms_per_entry || slope < *state.ell_ms_per_entry))
     state.ell_ms_per_entry = slope;
-  state.set.ell.push_back({.kernel = variant.kernel,
-                           .time_vs_width_rows = fit_log_grid(grid),
-                           // The ELL stage's twins cover kBandedEllWidths at every rows (on one
-                           // block size; share_ell_banded_ratio gives it to the others).
-                           .banded_ratio_vs_width_rows = split.banded_grid.empty()
-                                                             ? LogGridFit{}
-                                                             : fit_log_grid(split.banded_grid)});
+  EllCalibration c{.kernel = variant.kernel,
+                   .time_vs_width_rows = fit_log_grid(grid),
+                   // The ELL stage's twins cover kBandedEllWidths at every rows (on one block
+                   // size; share_ell_banded_ratio gives it to the others).
+                   .banded_ratio_vs_width_rows =
+                       split.banded_grid.empty() ? LogGridFit{} : fit_log_grid(split.banded_grid)};
+  state.set.records.update<EllRecord>([&](EllRecord& r) { r.variants.push_back(std::move(c)); });
 }
 
 // Every ELL record without banded samples of its own takes the grid of the one with them
@@ -96,7 +96,10 @@ void share_ell_banded_ratio(std::vector<EllCalibration>& ell) {
     if (c.banded_ratio_vs_width_rows.log_ms.empty()) c.banded_ratio_vs_width_rows = grid;
 }
 
-void after_fits(CalibrationState& state) { share_ell_banded_ratio(state.set.ell); }
+void after_fits(CalibrationState& state) {
+  if (state.set.records.find<EllRecord>() == nullptr) return;
+  state.set.records.update<EllRecord>([](EllRecord& r) { share_ell_banded_ratio(r.variants); });
+}
 
 }  // namespace
 

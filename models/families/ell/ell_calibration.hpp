@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "models/calibration/stage.hpp"
+#include "models/families/ell/ell_record.hpp"
 
 namespace spmvd {
 

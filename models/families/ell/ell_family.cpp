@@ -4,14 +4,17 @@
 
 #include "kernels/formats/cuda_ell/cuda_ell_rules.hpp"
 #include "models/families/ell/ell_model.hpp"
+#include "models/families/ell/ell_record.hpp"
 
 namespace spmvd {
 namespace {
 
 class EllFamily final : public FamilyModel {
  public:
-  explicit EllFamily(const ModelSet& set) : model_(set.ell), calibrated_(!set.ell.empty()) {}
-  std::string_view name() const noexcept override { return "ell"; }
+  explicit EllFamily(const EllRecord* record)
+      : model_(record != nullptr ? record->variants : std::vector<EllCalibration>{}),
+        calibrated_(record != nullptr && !record->variants.empty()) {}
+  std::string_view name() const noexcept override { return EllRecord::kFamily; }
   bool calibrated() const noexcept override { return calibrated_; }
   // Width: cuda_ell's ell_width, or the longest row for a candidate without parameters (the
   // paper pads every row to the longest).
@@ -38,7 +41,7 @@ class EllFamily final : public FamilyModel {
 }  // namespace
 
 std::unique_ptr<FamilyModel> make_ell_family(const ModelSet& set) {
-  return std::make_unique<EllFamily>(set);
+  return std::make_unique<EllFamily>(set.records.find<EllRecord>());
 }
 
 }  // namespace spmvd

@@ -5,7 +5,7 @@
 
 namespace spmvd {
 
-// ModelSet::ell's records; calibrated where there is one.
+// The set's EllRecord (ell_record.hpp); calibrated where it has a variant.
 std::unique_ptr<FamilyModel> make_ell_family(const ModelSet& set);
 
 }  // namespace spmvd

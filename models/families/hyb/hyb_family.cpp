@@ -5,6 +5,8 @@
 
 #include "kernels/formats/cuda_hyb/cuda_hyb_rules.hpp"
 #include "models/df_split.hpp"
+#include "models/families/coo/coo_record.hpp"
+#include "models/families/ell/ell_record.hpp"
 #include "models/families/hyb/hyb_model.hpp"
 
 namespace spmvd {
@@ -12,8 +14,11 @@ namespace {
 
 class HybFamily final : public FamilyModel {
  public:
-  explicit HybFamily(const ModelSet& set)
-      : ell_(set.ell), coo_(set.coo), calibrated_(!set.ell.empty() && !set.coo.empty()) {}
+  HybFamily(const EllRecord* ell, const CooRecord* coo)
+      : ell_(ell != nullptr ? ell->variants : std::vector<EllCalibration>{}),
+        coo_(coo != nullptr ? coo->variants : std::vector<CooCalibration>{}),
+        calibrated_(ell != nullptr && !ell->variants.empty() && coo != nullptr &&
+                    !coo->variants.empty()) {}
   std::string_view name() const noexcept override { return "hyb"; }
   bool calibrated() const noexcept override { return calibrated_; }
   Prediction predict_ms(const PredictionInput& in) const override {
@@ -37,7 +42,7 @@ class HybFamily final : public FamilyModel {
 }  // namespace
 
 std::unique_ptr<FamilyModel> make_hyb_family(const ModelSet& set) {
-  return std::make_unique<HybFamily>(set);
+  return std::make_unique<HybFamily>(set.records.find<EllRecord>(), set.records.find<CooRecord>());
 }
 
 }  // namespace spmvd

@@ -5,7 +5,8 @@
 
 namespace spmvd {
 
-// ModelSet::ell's and ::coo's records; calibrated where both are.
+// The set's EllRecord and CooRecord; calibrated where both have a variant. Keeps no record
+// of its own.
 std::unique_ptr<FamilyModel> make_hyb_family(const ModelSet& set);
 
 }  // namespace spmvd

@@ -7,18 +7,22 @@
 // Beside a GPU the host part also pays its copies every multiply (issue 15; Sec. 5.1 leaves them
 // out): x to the host and its rows of y back, at the measured pinned copy bandwidth.
 
-#include <tuple>
 #include <cstdint>
+#include <string_view>
+#include <tuple>
 
 #include "core/field_set.hpp"
 #include "core/matrix_features.hpp"
 
 namespace spmvd {
 
+// The cpu_gpu family's record in a ModelSet (cpu_gpu_record.hpp; fitted by cpu_gpu_fit.hpp):
+// what predicts the host part of a composed format (models/part_time_predictor.hpp).
 struct CpuGpuTimeCoefficients {
-  int cpu_cores = 0;                       // nc
-  double cpu_operations_per_ms = 0.0;      // fc: per core
-  int gpu_streaming_processors = 0;        // C
+  static constexpr std::string_view kFamily = "cpu_gpu";
+  int cpu_cores = 0;                          // nc
+  double cpu_operations_per_ms = 0.0;         // fc: per core
+  int gpu_streaming_processors = 0;           // C
   double gpu_operations_per_ms_per_sp = 0.0;  // F
   // Pinned host<->device copies (models/calibration/host_copy_timing.hpp): the slower of the
   // two directions' fitted bandwidths, and the larger of their fitted per-copy latencies. 0 on
@@ -29,7 +33,8 @@ struct CpuGpuTimeCoefficients {
       declare_field("cpu_cores", &CpuGpuTimeCoefficients::cpu_cores),
       declare_field("cpu_operations_per_ms", &CpuGpuTimeCoefficients::cpu_operations_per_ms),
       declare_field("gpu_streaming_processors", &CpuGpuTimeCoefficients::gpu_streaming_processors),
-      declare_field("gpu_operations_per_ms_per_sp", &CpuGpuTimeCoefficients::gpu_operations_per_ms_per_sp),
+      declare_field("gpu_operations_per_ms_per_sp",
+                    &CpuGpuTimeCoefficients::gpu_operations_per_ms_per_sp),
       declare_field("host_device_bytes_per_ms", &CpuGpuTimeCoefficients::host_device_bytes_per_ms),
       declare_field("host_device_copy_latency_ms",
                     &CpuGpuTimeCoefficients::host_device_copy_latency_ms)};

@@ -1,18 +1,18 @@
 #pragma once
-// ModelSet::cpu_gpu (paper 003 Eqs. 6-7), fitted after the stages: the CPU side from cpu_coo,
-// the GPU side from the ell stage's fastest launch.
+// The cpu_gpu family's record (paper 003 Eqs. 6-7, cpu_gpu_record.hpp), fitted after the stages:
+// the CPU side from cpu_coo, the GPU side from the ell stage's fastest launch.
 
 #include <optional>
-#include <vector>
-
 #include <span>
+#include <vector>
 
 #include "kernels/device.hpp"
 #include "kernels/format_registry.hpp"
 #include "models/calibration/calibration_plan.hpp"
 #include "models/calibration/host_copy_timing.hpp"
-#include "models/cpu_gpu_time_model.hpp"
-#include "models/model_set.hpp"
+#include "models/calibration/stage.hpp"
+#include "models/families/coo/coo_model.hpp"
+#include "models/families/cpu_gpu/cpu_gpu_record.hpp"
 
 namespace spmvd {
 
@@ -34,6 +34,10 @@ std::optional<CpuGpuTimeCoefficients> fit_cpu_gpu(const FormatRegistry& registry
                                                   const CalibrationOptions& o,
                                                   const std::vector<CooCalibration>& coo,
                                                   std::optional<double> ell_ms_per_entry);
+
+// fit_cpu_gpu on the coo record and the ell stage's rate of the finished stages: puts the
+// cpu_gpu record into the set where there is one (calibration_finishing_fits).
+void fit_cpu_gpu_record(const FinishingFitInput& in);
 
 // ms = latency + bytes / bandwidth fitted per direction (least squares, relative errors) on
 // `samples` (>= 2 distinct sizes); sets c.host_device_bytes_per_ms to the slower direction's

@@ -1,4 +1,4 @@
-#include "models/calibration/cpu_gpu_fit.hpp"
+#include "models/families/cpu_gpu/cpu_gpu_fit.hpp"
 
 #include <algorithm>
 #include <memory>
@@ -7,6 +7,7 @@
 #include "kernels/formats/cpu_coo/cpu_coo_rules.hpp"
 #include "models/calibration/sample_plan.hpp"
 #include "models/calibration/sample_timing.hpp"
+#include "models/families/coo/coo_record.hpp"
 #include "models/fitting.hpp"
 #include "models/sample_generators.hpp"
 
@@ -28,6 +29,16 @@ std::vector<std::uint64_t> host_copy_sizes() {
 }
 
 }  // namespace
+
+void fit_cpu_gpu_record(const FinishingFitInput& in) {
+  ModelSet& set = in.state.set;
+  const CooRecord* coo = set.records.find<CooRecord>();
+  if (const std::optional<CpuGpuTimeCoefficients> cpu_gpu =
+          fit_cpu_gpu(in.state.registry, in.device, in.plan, in.options,
+                      coo != nullptr ? coo->variants : std::vector<CooCalibration>{},
+                      in.state.ell_ms_per_entry))
+    set.records.put(*cpu_gpu);
+}
 
 std::optional<CpuGpuTimeCoefficients> fit_cpu_gpu(const FormatRegistry& registry, Device& device,
                                                   const CalibrationPlan& plan,

@@ -1,4 +1,4 @@
-#include "models/cpu_gpu_time_model.hpp"
+#include "models/families/cpu_gpu/cpu_gpu_time_model.hpp"
 
 #include <algorithm>
 

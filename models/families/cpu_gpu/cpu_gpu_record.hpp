@@ -1,0 +1,22 @@
+#pragma once
+// The cpu_gpu family's record in a ModelSet: paper 003's coefficients (CpuGpuTimeCoefficients,
+// cpu_gpu_time_model.hpp), fitted after the stages (cpu_gpu_fit.hpp). No format names the
+// family: the host parts of composed formats are predicted with it
+// (models/part_time_predictor.hpp).
+
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "core/precision.hpp"
+#include "models/families/cpu_gpu/cpu_gpu_time_model.hpp"
+#include "models/svg_plot.hpp"
+
+namespace spmvd {
+
+// No fit rows: the coefficients as summary["cpu_gpu"] (`spmvctl model show` prints them on one
+// line).
+void add_to_summary(const CpuGpuTimeCoefficients& record, nlohmann::json& summary);
+// None: coefficients without samples.
+std::vector<NamedSvg> plots_of(const CpuGpuTimeCoefficients& record, Precision precision);
+
+}  // namespace spmvd
