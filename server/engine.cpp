@@ -255,12 +255,14 @@ std::optional<Plan> Engine::cached_plan(Resident& m) {
   if (!plan) return std::nullopt;
   const FormatEntry* entry = registry_.find(plan->format);
   const Candidate candidate{plan->format, plan->params, plan->launch};
-  // A plan made from a thorough pass (an RCM reordering, sized only there) is checked against
-  // one before it is judged invalid: it was made for many multiplies and may be loaded with
-  // a standard pass.
+  // A plan made from a thorough pass (an RCM reordering, sized only there) may be loaded with
+  // a standard one: before it is judged invalid, its format's thorough features (only that
+  // format's, and only where it has any) are computed.
   if (entry != nullptr && m.features_effort == FeatureEffort::standard &&
-      !entry->rules->is_valid(candidate, m.features, device_.info()))
-    extract_features_of(m, FeatureEffort::thorough);
+      !entry->rules->is_valid(candidate, m.features, device_.info())) {
+    if (std::optional<FieldSet> own = entry->rules->thorough_own_features(m.host, m.features))
+      m.features.format_features[std::string(entry->rules->name())] = std::move(*own);
+  }
   if (entry == nullptr || !entry->rules->is_valid(candidate, m.features, device_.info())) {
     spdlog::warn("cached plan for {} names format {} ({}) that this build cannot run; "
                  "dropping it and re-tuning",

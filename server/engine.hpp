@@ -178,8 +178,8 @@ class Engine {
   void run_refit_thread();  // refit_models every refit_interval_s until stopping_
   TuneOutcome run_tuning(const TuneJob& job);
   PlanKey plan_key(const Resident& m) const;
-  // The stored plan for m, if this build can still run it (extends m's features to a thorough
-  // pass where the plan needs one); drops one it cannot.
+  // The stored plan for m, if this build can still run it (computing its format's thorough
+  // features where the plan needs them); drops one it cannot.
   std::optional<Plan> cached_plan(Resident& m);
   // The feature pass of m at `effort`, timed into m.features_ms (part of the tuning cost).
   void extract_features_of(Resident& m, FeatureEffort effort);
