@@ -191,7 +191,8 @@ std::uint64_t bro_ell_layout_bytes(const BroEllFeatures& sizes, std::size_t inde
 
 std::uint64_t bro_rcm_gather_bytes(std::int64_t rows) {
   constexpr std::uint64_t kSectorBytes = kXSectorColumns * sizeof(float);
-  return static_cast<std::uint64_t>(rows) * (sizeof(std::int32_t) + kSectorBytes);
+  // The x gather's sector and the y scatter's: each a random 32-byte sector a row.
+  return static_cast<std::uint64_t>(rows) * (sizeof(std::int32_t) + 2 * kSectorBytes);
 }
 
 bool bro_rcm_moves_fewer_bytes(const MatrixFeatures& features, const BroEllFeatures& own,

@@ -194,7 +194,7 @@ void add_bro_rcm_sizes(const CsrMatrix<double>& m, BroEllFeatures& f);
 //    of the caller's order (nnz * x_sectors_per_nonzero * 32 bytes), every stream word above
 //    one a stream row and every padding value slot of an identity layout (the most RCM can
 //    remove, the largest over the layouts) against the order, the scratch x and
-//    bro_rcm_gather_bytes (rows * 48 bytes at fp64). A stencil or band in its own order fails it
+//    bro_rcm_gather_bytes (rows * 80 bytes at fp64). A stencil or band in its own order fails it
 //    (the gather costs more than all its sectors); a renumbered mesh passes.
 // `f`: the identity layouts' sizes of m (compute_bro_ell_features without RCM).
 bool bro_rcm_may_pay(const CsrMatrix<double>& m, const MatrixFeatures& common,
@@ -210,11 +210,13 @@ std::optional<BroEllFeatures> cuda_bro_ell_features(const MatrixFeatures& featur
 std::uint64_t bro_ell_layout_bytes(const BroEllFeatures& sizes, std::size_t index,
                                    std::int64_t rows, Precision precision);
 
-// What RCM's x gather moves every multiply beyond the arrays it occupies (which the bytes
-// model already counts as streamed once: the order read, the scratch x written): the order
-// read a second time (the kernel's y scatter and the gather both read it) and the caller's x
-// read in RCM order, a 32-byte sector per entry (kXSectorColumns fp32 columns), since the
-// caller's numbering is what RCM undoes and may be random: rows * (4 + 32) bytes.
+// What RCM's x gather and y scatter move every multiply beyond the arrays it occupies (which
+// the bytes model already counts as streamed once: the order read, the scratch x written): the
+// order read a second time (the kernel's y scatter and the gather both read it), the caller's x
+// read in RCM order and y written through the order, a 32-byte sector per row each
+// (kXSectorColumns fp32 columns), since the caller's numbering is what RCM undoes and may be
+// random: rows * (4 + 2 * 32) bytes. (The y sector was added after the H200 measured the
+// renumbered 5-point stencil's RCM layout at 0.67x ALG1: docs/BENCHMARKS.md.)
 std::uint64_t bro_rcm_gather_bytes(std::int64_t rows);
 
 // The stream rows a choice encodes: the rows in BAR order, or P A P^T in RCM order (when
