@@ -29,7 +29,8 @@ std::string text(const Json& object, const char* key) {
 Row cells_of(const Json& row) {
   Row cells;
   if (!row.is_array()) return cells;
-  for (const Json& cell : row) cells.push_back(cell.is_string() ? cell.get<std::string>() : cell.dump());
+  for (const Json& cell : row)
+    cells.push_back(cell.is_string() ? cell.get<std::string>() : cell.dump());
   return cells;
 }
 
@@ -38,8 +39,10 @@ std::vector<Table> tables_of(const Json& summary) {
   if (!summary.contains("tables") || !summary["tables"].is_array()) return tables;
   for (const Json& entry : summary["tables"]) {
     if (!entry.is_object()) continue;
-    Table table{text(entry, "name"), entry.contains("title") ? text(entry, "title") : "",
-                entry.contains("headers") ? cells_of(entry["headers"]) : Row{}, {}};
+    Table table{text(entry, "name"),
+                entry.contains("title") ? text(entry, "title") : "",
+                entry.contains("headers") ? cells_of(entry["headers"]) : Row{},
+                {}};
     if (entry.contains("rows") && entry["rows"].is_array())
       for (const Json& row : entry["rows"]) table.rows.push_back(cells_of(row));
     if (!table.rows.empty()) tables.push_back(std::move(table));

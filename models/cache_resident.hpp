@@ -20,9 +20,9 @@
 // banded twin, and rho = T_banded / T_random on the same grid scales kappa
 // by the matrix's x randomness w as the DRAM locality factor does: kappa * (rho + (1 - rho) w).
 
-#include <tuple>
 #include <cstdint>
 #include <span>
+#include <tuple>
 #include <vector>
 
 #include "core/field_set.hpp"

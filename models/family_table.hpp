@@ -16,7 +16,7 @@ struct FamilyTable {
   std::string title;
   std::vector<std::string> headers;
   // One per fit, each with a cell per header; "-" where a fit has no value.
-  std::vector<std::vector<std::string>> rows;
+  std::vector<std::vector<std::string>> rows{};
   friend bool operator==(const FamilyTable&, const FamilyTable&) = default;
 };
 

@@ -80,12 +80,11 @@ std::string range_of_cell(std::span<const double> values, const char* spec) {
 
 std::string axis_cell(std::span<const double> values) {
   if (values.empty()) return kNoValue;
-  const bool whole = std::all_of(values.begin(), values.end(), [](double v) {
-    return v == std::floor(v) && std::fabs(v) < 1e7;
-  });
+  const bool whole = std::all_of(values.begin(), values.end(),
+                                 [](double v) { return v == std::floor(v) && std::fabs(v) < 1e7; });
   const auto [low, high] = std::minmax_element(values.begin(), values.end());
-  return range_cell(*low, *high, whole ? "%.0f" : "%.3g") + " (" +
-         std::to_string(values.size()) + ")";
+  return range_cell(*low, *high, whole ? "%.0f" : "%.3g") + " (" + std::to_string(values.size()) +
+         ")";
 }
 
 std::string ratio_range_cell(std::span<const SamplePoint> ratios) {

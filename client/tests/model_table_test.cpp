@@ -166,8 +166,8 @@ TEST(ModelTables, CsrVectorRowsShowVariantMicrosecondsSamplesAndErrorPercent) {
   EXPECT_EQ(words_of(lines[heading + 2]), (Words{"128", "4", "ms_vs_row_length", "4.00", "0.002",
                                                  "16", "0.70–0.90", "12", "3.1", "12.5"}))
       << lines[heading + 2];
-  EXPECT_EQ(words_of(lines[heading + 3]), (Words{"128", "4", "ms_vs_sample_nnz", "4.00", "2e-06",
-                                                 "-", "-", "6", "2.0", "5.0"}))
+  EXPECT_EQ(words_of(lines[heading + 3]),
+            (Words{"128", "4", "ms_vs_sample_nnz", "4.00", "2e-06", "-", "-", "6", "2.0", "5.0"}))
       << lines[heading + 3];
 }
 

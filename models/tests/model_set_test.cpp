@@ -256,9 +256,8 @@ TEST(ModelSet, CsrVectorTableShowsBothCurvesOfEachVariant) {
   const nlohmann::json table = summary_table(model_set_summary(full_set()), "csr_vector");
   ASSERT_EQ(table.at("rows").size(), 2u);
   // Fig. 4's line: 1/3 * 1e-7 ms per non-zero = 3.33e-5 µs; no threshold, no banded ratio.
-  EXPECT_EQ(table["rows"][1].get<Cells>(),
-            (Cells{"256", "8", "ms_vs_sample_nnz", "4.00", "3.33e-05", "-", "-", "70", "0.4",
-                   "1.2"}));
+  EXPECT_EQ(table["rows"][1].get<Cells>(), (Cells{"256", "8", "ms_vs_sample_nnz", "4.00",
+                                                  "3.33e-05", "-", "-", "70", "0.4", "1.2"}));
 }
 
 TEST(ModelSet, SummaryTablesTheCrossFamilyParts) {

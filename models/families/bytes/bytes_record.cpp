@@ -46,7 +46,8 @@ std::vector<FamilyTable> tables_of(const BytesRecord& record) {
     TableRow cells = bytes_line_cells(*record.shared);
     cells.insert(cells.end(), {number_cell(record.shared->l2_share_for_x, "%.2f"),
                                ratio_range_cell(record.shared->banded_ratio)});
-    shared.rows.push_back(with_quality_cells(std::move(cells), record.shared->time_vs_bytes.quality));
+    shared.rows.push_back(
+        with_quality_cells(std::move(cells), record.shared->time_vs_bytes.quality));
   }
   FamilyTable own{.name = "format_bytes",
                   .title = "a bytes fit per format and parameters",
@@ -55,9 +56,9 @@ std::vector<FamilyTable> tables_of(const BytesRecord& record) {
   for (const FormatBytesCalibration& fit : record.formats) {
     TableRow cells = {format_name_cell(fit.format), to_string(fit.params)};
     for (std::string& cell : bytes_line_cells(fit.bytes)) cells.push_back(std::move(cell));
-    cells.insert(cells.end(), {number_cell(1e3 * fit.floor_ms, "%.2f"),
-                               number_cell(1e6 * fit.long_row_step_ms),
-                               ratio_range_cell(fit.bytes.banded_ratio)});
+    cells.insert(cells.end(),
+                 {number_cell(1e3 * fit.floor_ms, "%.2f"), number_cell(1e6 * fit.long_row_step_ms),
+                  ratio_range_cell(fit.bytes.banded_ratio)});
     own.rows.push_back(with_quality_cells(std::move(cells), fit.bytes.time_vs_bytes.quality));
   }
   return {std::move(shared), std::move(own)};

@@ -24,10 +24,10 @@ std::vector<FamilyTable> tables_of(const CooRecord& record) {
                                                      "intercept µs", "ns/nnz", "banded ρ"})};
   for (const CooCalibration& c : record.variants) {
     TableRow cells = kernel_variant_cells(c.kernel);
-    cells.insert(cells.end(), {count_cell(c.entries_per_thread),
-                               number_cell(1e3 * c.time_vs_nnz.intercept, "%.2f"),
-                               number_cell(1e6 * c.time_vs_nnz.slope),
-                               ratio_range_cell(c.banded_ratio)});
+    cells.insert(
+        cells.end(),
+        {count_cell(c.entries_per_thread), number_cell(1e3 * c.time_vs_nnz.intercept, "%.2f"),
+         number_cell(1e6 * c.time_vs_nnz.slope), ratio_range_cell(c.banded_ratio)});
     table.rows.push_back(with_quality_cells(std::move(cells), c.time_vs_nnz.quality));
   }
   return {std::move(table)};

@@ -28,13 +28,13 @@ std::vector<FamilyTable> tables_of(const CsrVectorRecord& record) {
   FamilyTable table{
       .name = std::string(CsrVectorRecord::kFamily),
       .title = "CSR vector kernels; ms_vs_row_length: the linear part above the threshold",
-      .headers = with_quality_headers({"block", "lanes", "curve", "intercept µs", "slope µs/x",
-                                       "threshold x", "banded ρ"})};
+      .headers = with_quality_headers(
+          {"block", "lanes", "curve", "intercept µs", "slope µs/x", "threshold x", "banded ρ"})};
   const auto line_cells = [](const CalibratedKernel& kernel, const char* curve,
                              const LinearFit& line) {
     TableRow cells = kernel_variant_cells(kernel);
-    cells.insert(cells.end(), {curve, number_cell(1e3 * line.intercept, "%.2f"),
-                               number_cell(1e3 * line.slope)});
+    cells.insert(cells.end(),
+                 {curve, number_cell(1e3 * line.intercept, "%.2f"), number_cell(1e3 * line.slope)});
     return cells;
   };
   for (const CsrVectorCalibration& c : record.variants) {
