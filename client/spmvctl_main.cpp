@@ -61,8 +61,9 @@ std::string fetch_calibration_json(AdminClient& admin) {
   return reply.calibration_json();
 }
 
-// One table per family and precision (client/model_table.hpp); with --json the two summaries
-// (fp32, fp64) as model_set_summary writes them, in an array.
+// Per precision the tables each family's record makes (client/model_table.hpp; formats named by
+// this build's registry); with --json the two summaries (fp32, fp64) as model_set_summary
+// writes them, in an array.
 void show_models(AdminClient& admin, bool json) {
   const DeviceCalibration calibration = fetch_calibration(admin);
   if (json) {
@@ -72,12 +73,8 @@ void show_models(AdminClient& admin, bool json) {
               << "\n";
     return;
   }
-  const auto formats = admin.list_formats();  // the fits name formats by id
-  FormatNames format_names;
-  for (const auto& f : formats.formats()) format_names[static_cast<int>(f.id())] = f.name();
   for (const ModelSet* set : {&calibration.fp32, &calibration.fp64})
-    std::cout << (set == &calibration.fp32 ? "" : "\n")
-              << model_tables(model_set_summary(*set), format_names);
+    std::cout << (set == &calibration.fp32 ? "" : "\n") << model_tables(model_set_summary(*set));
 }
 
 void write_plots(const DeviceCalibration& calibration, const std::string& out_dir) {

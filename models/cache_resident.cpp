@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <utility>
 
 #include "models/locality.hpp"
 #include "models/performance_model.hpp"
+#include "models/record_presentation.hpp"
 
 namespace spmvd {
 
@@ -76,6 +79,29 @@ double correction_factor(const CacheResidentCorrection& correction,
 double randomness_under_correction(double randomness, double weight) noexcept {
   const double w = std::clamp(randomness, 0.0, 1.0);
   return w + (1.0 - w) * std::clamp(weight, 0.0, 1.0);
+}
+
+FamilyTable cache_resident_table(std::span<const CacheResidentCorrection> corrections) {
+  FamilyTable table{
+      .name = "cache_resident",
+      .title = "κ = measured / predicted over a (row length, rows) grid, in L2",
+      .headers = with_quality_headers({"format", "params", "block", "lanes", "κ", "row lengths",
+                                       "rows", "banded ρ", "footprint MiB"})};
+  for (const CacheResidentCorrection& c : corrections) {
+    // COO's variants differ by entries per thread, not by parameters.
+    std::string params = to_string(c.params);
+    if (c.params.empty() && c.entries_per_thread > 0)
+      params = "entries_per_thread=" + count_cell(c.entries_per_thread);
+    const LogGridFit& kappa = c.ratio_vs_length_rows;
+    table.rows.push_back(with_quality_cells(
+        {format_name_cell(c.format), std::move(params), nonzero_count_cell(c.block_size),
+         nonzero_count_cell(c.threads_per_row), grid_ratio_range_cell(kappa),
+         axis_cell(kappa.widths), axis_cell(kappa.rows),
+         grid_ratio_range_cell(c.banded_ratio_vs_length_rows),
+         number_cell(c.largest_footprint_bytes / (1 << 20), "%.1f")},
+        kappa.quality));
+  }
+  return table;
 }
 
 }  // namespace spmvd

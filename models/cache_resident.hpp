@@ -20,9 +20,9 @@
 // banded twin, and rho = T_banded / T_random on the same grid scales kappa
 // by the matrix's x randomness w as the DRAM locality factor does: kappa * (rho + (1 - rho) w).
 
-#include <tuple>
 #include <cstdint>
 #include <span>
+#include <tuple>
 #include <vector>
 
 #include "core/field_set.hpp"
@@ -31,6 +31,7 @@
 #include "core/matrix_features.hpp"
 #include "core/precision.hpp"
 #include "kernels/candidate.hpp"
+#include "models/family_table.hpp"
 #include "models/fitting.hpp"
 
 namespace spmvd {
@@ -97,5 +98,10 @@ double correction_factor(const CacheResidentCorrection& correction,
 // came out 20-35 % fast); the correction's own banded ratio prices the band instead. In
 // between, w + (1 - w) * weight.
 double randomness_under_correction(double randomness, double weight) noexcept;
+
+// `spmvctl model show`'s "cache_resident" table: per correction its format, parameters (or
+// COO's entries per thread), block and lanes, the range of kappa and of the banded ratio over
+// the grid, the grid's axes, the largest sample's footprint in MiB and the grid's quality.
+FamilyTable cache_resident_table(std::span<const CacheResidentCorrection> corrections);
 
 }  // namespace spmvd

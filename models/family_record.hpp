@@ -11,8 +11,12 @@
 //   void add_to_summary(const R&, nlohmann::json& summary)
 //                               appends its rows to summary["fits"] (each with "family"), or
 //                               for coefficients without fits sets summary[kFamily]
+//   std::vector<FamilyTable> tables_of(const R&)
+//                               its `spmvctl model show` tables (models/family_table.hpp):
+//                               headers and cells from its own fields, with the cells of
+//                               models/record_presentation.hpp
 //   std::vector<NamedSvg> plots_of(const R&, Precision)   its pictures (may be none)
-// and its family's registry line names read_record<R>. The two functions are found by
+// and its family's registry line names read_record<R>. The functions are found by
 // argument-dependent lookup where RecordOf<R> is instantiated: a record header that does not
 // declare them does not compile.
 
@@ -25,6 +29,7 @@
 #include <vector>
 
 #include "core/precision.hpp"
+#include "models/family_table.hpp"
 #include "models/fit_json.hpp"
 #include "models/svg_plot.hpp"
 
@@ -42,6 +47,9 @@ class FamilyRecord {
   // Adds the record to `spmvctl model show`'s summary (model_set_summary): its rows appended
   // to summary["fits"], or its coefficients as summary[family()].
   virtual void summarize(nlohmann::json& summary) const = 0;
+  // Its tables for `spmvctl model show` (model_set_summary's "tables"); a table may have no
+  // rows where the record has no fit of that kind.
+  virtual std::vector<FamilyTable> tables() const = 0;
   // Its pictures for a set of `precision` (model_set_plots).
   virtual std::vector<NamedSvg> plots(Precision precision) const = 0;
 };
@@ -58,6 +66,7 @@ class RecordOf final : public FamilyRecord {
     return same != nullptr && same->value_ == value_;
   }
   void summarize(nlohmann::json& summary) const override { add_to_summary(value_, summary); }
+  std::vector<FamilyTable> tables() const override { return tables_of(value_); }
   std::vector<NamedSvg> plots(Precision precision) const override {
     return plots_of(value_, precision);
   }

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "models/fit_json.hpp"
+#include "models/record_presentation.hpp"
 
 namespace spmvd {
 
@@ -215,6 +216,16 @@ nlohmann::json refit_report_json(const RefitReport& report) {
           {"accepted", report.accepted},
           {"refusal", report.refusal},
           {"factors", report.factors}};
+}
+
+FamilyTable measured_refit_table(std::span<const MeasuredRefitFactor> factors) {
+  FamilyTable table{.name = "measured_refit",
+                    .title = "per format, measured / predicted from the tuner's samples",
+                    .headers = {"format", "factor", "samples"}};
+  for (const MeasuredRefitFactor& f : factors)
+    table.rows.push_back(
+        {format_name_cell(f.format), number_cell(f.factor, "%.3f"), count_cell(f.sample_count)});
+  return table;
 }
 
 }  // namespace spmvd

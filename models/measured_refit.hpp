@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/format_id.hpp"
+#include "models/family_table.hpp"
 
 namespace spmvd {
 
@@ -34,6 +35,10 @@ void from_json(const nlohmann::json& j, MeasuredRefitFactor& v);
 
 // The factor of format in factors, 1 where it has none.
 double measured_refit_factor(std::span<const MeasuredRefitFactor> factors, FormatId format);
+
+// `spmvctl model show`'s "measured_refit" table: per format (by this build's names) its factor
+// and the samples it was fitted on.
+FamilyTable measured_refit_table(std::span<const MeasuredRefitFactor> factors);
 
 // A stored sample as the refit sees it.
 struct RefitSample {

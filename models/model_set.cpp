@@ -3,6 +3,7 @@
 #include <exception>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "core/error.hpp"
@@ -104,13 +105,44 @@ ModelSet model_set_from_json(const std::string& text, const std::string& expecte
   return set;
 }
 
+namespace {
+
+// The launch floor as a table of one row; none where it is not calibrated.
+FamilyTable launch_floor_table(double launch_floor_ms) {
+  FamilyTable table{.name = "launch_floor",
+                    .title = "the least time any multiply takes: launch and completion",
+                    .headers = {"floor µs"}};
+  if (launch_floor_ms > 0.0) table.rows.push_back({number_cell(1e3 * launch_floor_ms, "%.2f")});
+  return table;
+}
+
+// Appends `table` to summary["tables"] under `family` where it has rows.
+void add_table(nlohmann::json& summary, std::string_view family, FamilyTable table) {
+  if (table.rows.empty()) return;
+  summary["tables"].push_back({{"family", family},
+                               {"name", std::move(table.name)},
+                               {"title", std::move(table.title)},
+                               {"headers", std::move(table.headers)},
+                               {"rows", std::move(table.rows)}});
+}
+
+}  // namespace
+
 nlohmann::json model_set_summary(const ModelSet& set) {
   nlohmann::json summary = {{"model_version", kModelVersion},
                             {"device_signature", set.device_signature},
                             {"precision", std::string(to_string(set.precision))},
-                            {"fits", nlohmann::json::array()}};
-  for (const FamilyEntry& entry : model_families())
-    if (const FamilyRecord* record = set.records.find(entry.name)) record->summarize(summary);
+                            {"fits", nlohmann::json::array()},
+                            {"tables", nlohmann::json::array()}};
+  for (const FamilyEntry& entry : model_families()) {
+    const FamilyRecord* record = set.records.find(entry.name);
+    if (record == nullptr) continue;
+    record->summarize(summary);
+    for (FamilyTable& table : record->tables()) add_table(summary, entry.name, std::move(table));
+  }
+  add_table(summary, "cache_resident", cache_resident_table(set.cache_resident));
+  add_table(summary, "launch_floor", launch_floor_table(set.launch_floor_ms));
+  add_table(summary, "measured_refit", measured_refit_table(set.measured_refit));
   for (const CacheResidentCorrection& c : set.cache_resident) {
     // The grid's "log_ms" holds log(measured / predicted) at (row length, rows).
     nlohmann::json fit = c.ratio_vs_length_rows;

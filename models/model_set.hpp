@@ -53,11 +53,16 @@ ModelSet model_set_from_json(const std::string& text, const std::string& expecte
                              Precision expected_precision);
 
 // For `spmvctl model show` (client/model_table.hpp): {"model_version", "device_signature",
-// "precision", "fits": [{"family", "variant": {"block_size", "threads_per_row", COO's
-// "entries_per_thread"}, "curve", "kind", coefficients..., "quality": {"sample_count",
-// "rms_relative_error", "max_relative_error", "x_min", "x_max"}}...], "measured_refit" where
-// refitted, and what coefficient records add under their family's name ("cpu_gpu")}. The fits
-// come per family in registry order (each family's add_to_summary), then cache_resident's.
+// "precision",
+//  "tables": [{"family", "name", "title", "headers": [...], "rows": [[cells...]...]}...]: what
+//    people read, per family in registry order each record's tables_of, then the set's
+//    "cache_resident", "launch_floor" and "measured_refit" (family = name); only tables with rows,
+//  "fits": [{"family", "variant": {"block_size", "threads_per_row", COO's "entries_per_thread"},
+//    "curve", "kind", coefficients..., "quality": {"sample_count", "rms_relative_error",
+//    "max_relative_error", "x_min", "x_max"}}...]: the numbers for scripts (`--json`), per
+//    family in registry order (each family's add_to_summary), then cache_resident's,
+//  "measured_refit" where refitted, and what coefficient records add under their family's name
+//  ("cpu_gpu")}.
 nlohmann::json model_set_summary(const ModelSet& set);
 
 }  // namespace spmvd

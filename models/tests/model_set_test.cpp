@@ -4,8 +4,12 @@
 
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <optional>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/error.hpp"
 #include "models/families/bytes/bytes_record.hpp"
@@ -178,6 +182,118 @@ TEST(ModelSet, SummaryListsEveryFamilysRecord) {
   EXPECT_EQ(own.at("family"), "format_bytes");
   EXPECT_EQ(own.at("format"), 10);
   EXPECT_EQ(own.at("floor_ms"), 0.007);
+}
+
+using Cells = std::vector<std::string>;
+
+// The summary's table `name`; null where it has none.
+nlohmann::json summary_table(const nlohmann::json& summary, const std::string& name) {
+  for (const nlohmann::json& table : summary.at("tables"))
+    if (table.at("name") == name) return table;
+  return nullptr;
+}
+
+// What each registered family's record shows in `spmvctl model show`: its headers and, for its
+// first row, the cells a user reads (units converted: ms -> µs, ms/byte -> GB/s, errors in %).
+TEST(ModelSet, EachRegisteredFamilysTableComesFromItsRecord) {
+  const ModelSet set = set_with_every_family();
+  const nlohmann::json s = model_set_summary(set);
+  const std::map<std::string, std::pair<Cells, Cells>> expected = {
+      {"csr_vector",
+       {{"block", "lanes", "curve", "intercept µs", "slope µs/x", "threshold x", "banded ρ",
+         "samples", "rms %", "max %"},
+        // Fig. 3's linear part: 0.004 ms, 8e-4 ms/x; the whole fit's 73 samples, 0.5 % and 2 %
+        {"256", "8", "ms_vs_row_length", "4.00", "0.8", "24", "-", "73", "0.5", "2.0"}}},
+      {"ell",
+       {{"block", "lanes", "widths", "rows", "banded ρ", "samples", "rms %", "max %"},
+        {"128", "1", "1–8 (2)", "1000–1000000 (2)", "-", "4", "0.0", "0.0"}}},
+      {"coo",
+       {{"block", "lanes", "entries/thread", "intercept µs", "ns/nnz", "banded ρ", "samples",
+         "rms %", "max %"},
+        {"256", "1", "0", "20.00", "1.1", "-", "12", "2.0", "4.0"}}},
+      {"bytes",  // 1 / 3.1e-10 bytes per ms = 3226 GB/s
+       {{"intercept µs", "GB/s", "L2 share for x", "banded ρ", "samples", "rms %", "max %"},
+        {"5.00", "3226", "0.40", "-", "20", "5.0", "10.0"}}},
+      {"format_bytes",  // format 10 is cusparse_sell; its step 4e-5 ms = 40 ns
+       {{"format", "params", "intercept µs", "GB/s", "floor µs", "long-row step ns", "banded ρ",
+         "samples", "rms %", "max %"},
+        {"cusparse_sell", "-", "6.00", "2500", "7.00", "40", "-", "0", "0.0", "0.0"}}},
+      {"cpu_gpu",  // 2.4e7 bytes per ms = 24 GB/s, 0.0085 ms = 8.5 µs
+       {{"cores nc", "ops/ms/core fc", "SMs C", "ops/ms/SM F", "host↔device GB/s",
+         "copy latency µs"},
+        {"16", "4.1e+05", "132", "2.3e+06", "24.0", "8.50"}}}};
+  std::set<std::string> families_with_tables;
+  for (const FamilyEntry& entry : model_families()) {
+    if (entry.read_record == nullptr) continue;
+    const FamilyRecord* record = set.records.find(entry.name);
+    ASSERT_NE(record, nullptr) << entry.name;
+    const std::vector<FamilyTable> tables = record->tables();
+    EXPECT_FALSE(tables.empty()) << entry.name << "'s record makes no table";
+    for (const FamilyTable& table : tables) {
+      const nlohmann::json in_summary = summary_table(s, table.name);
+      ASSERT_FALSE(in_summary.is_null()) << table.name << " is not in the summary";
+      EXPECT_EQ(in_summary.at("family"), entry.name);
+      EXPECT_EQ(in_summary.at("headers").get<Cells>(), table.headers) << table.name;
+      EXPECT_EQ(in_summary.at("rows").get<std::vector<Cells>>(), table.rows) << table.name;
+      const auto want = expected.find(table.name);
+      ASSERT_NE(want, expected.end()) << "no expectation for " << table.name << ": add one";
+      std::printf("%s:", table.name.c_str());
+      for (std::size_t c = 0; c < table.headers.size(); ++c)
+        std::printf(" %s=%s", table.headers[c].c_str(),
+                    table.rows.empty() ? "?" : table.rows.front().at(c).c_str());
+      std::printf("\n");
+      EXPECT_EQ(table.headers, want->second.first) << table.name;
+      ASSERT_FALSE(table.rows.empty()) << table.name;
+      EXPECT_EQ(table.rows.front(), want->second.second) << table.name;
+      for (const Cells& row : table.rows) EXPECT_EQ(row.size(), table.headers.size()) << table.name;
+      families_with_tables.insert(std::string(entry.name));
+    }
+  }
+  EXPECT_EQ(families_with_tables.size(), 5u) << "csr_vector, ell, coo, bytes, cpu_gpu";
+}
+
+TEST(ModelSet, CsrVectorTableShowsBothCurvesOfEachVariant) {
+  const nlohmann::json table = summary_table(model_set_summary(full_set()), "csr_vector");
+  ASSERT_EQ(table.at("rows").size(), 2u);
+  // Fig. 4's line: 1/3 * 1e-7 ms per non-zero = 3.33e-5 µs; no threshold, no banded ratio.
+  EXPECT_EQ(table["rows"][1].get<Cells>(), (Cells{"256", "8", "ms_vs_sample_nnz", "4.00",
+                                                  "3.33e-05", "-", "-", "70", "0.4", "1.2"}));
+}
+
+TEST(ModelSet, SummaryTablesTheCrossFamilyParts) {
+  ModelSet set = full_set();
+  set.launch_floor_ms = 0.0042;
+  CacheResidentCorrection coo{.format = FormatId{6}, .block_size = 256, .entries_per_thread = 2};
+  coo.ratio_vs_length_rows = {.widths = {1, 8, 64},
+                              .rows = {1000, 100000},
+                              .log_ms = {0, 0, 0, std::log(2.0), 0, 0},
+                              .quality = {6, 0.1, 0.2, 1, 64}};
+  coo.largest_footprint_bytes = 2 << 20;
+  set.cache_resident = {coo};
+  const nlohmann::json s = model_set_summary(set);
+  const nlohmann::json resident = summary_table(s, "cache_resident");
+  ASSERT_FALSE(resident.is_null());
+  EXPECT_EQ(resident.at("family"), "cache_resident");
+  // COO's variant is told apart by E, not by parameters; no lanes-per-row kernel: "-".
+  EXPECT_EQ(resident["rows"][0].get<Cells>(),
+            (Cells{"cuda_coo", "entries_per_thread=2", "256", "-", "1.00–2.00", "1–64 (3)",
+                   "1000–100000 (2)", "-", "2.0", "6", "10.0", "20.0"}));
+  EXPECT_EQ(summary_table(s, "launch_floor").at("rows").get<std::vector<Cells>>(),
+            (std::vector<Cells>{{"4.20"}}));
+  EXPECT_EQ(summary_table(s, "measured_refit").at("rows").get<std::vector<Cells>>(),
+            (std::vector<Cells>{{"cusparse_csr", "0.333", "40"}, {"cusparse_bsr", "1.250", "7"}}));
+  std::vector<std::string> order;
+  for (const nlohmann::json& table : s.at("tables")) order.push_back(table.at("name"));
+  EXPECT_EQ(order, (std::vector<std::string>{"csr_vector", "ell", "coo", "bytes", "format_bytes",
+                                             "cache_resident", "launch_floor", "measured_refit"}))
+      << "registry order, then the set's own parts";
+}
+
+TEST(ModelSet, SummaryLeavesOutTablesWithoutRows) {
+  ModelSet set;
+  set.records.put(BytesRecord{.shared = std::nullopt, .formats = {}});
+  const nlohmann::json s = model_set_summary(set);
+  EXPECT_TRUE(s.at("tables").empty()) << s.at("tables").dump();
 }
 
 // A record missing a field is refused naming it (and by its older model_version before that).

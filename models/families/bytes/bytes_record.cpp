@@ -27,6 +27,43 @@ void add_to_summary(const BytesRecord& record, nlohmann::json& summary) {
   }
 }
 
+namespace {
+
+// The line of a bytes fit: intercept in µs, bandwidth in GB/s (bytes per ms * 1e3 / 1e9).
+TableRow bytes_line_cells(const BytesCalibration& bytes) {
+  return {number_cell(1e3 * bytes.time_vs_bytes.intercept, "%.2f"),
+          number_cell(1e-6 * bytes.bandwidth_bytes_per_ms(), "%.0f")};
+}
+
+}  // namespace
+
+std::vector<FamilyTable> tables_of(const BytesRecord& record) {
+  FamilyTable shared{
+      .name = std::string(BytesRecord::kFamily),
+      .title = "every format without its own model; ms against bytes moved",
+      .headers = with_quality_headers({"intercept µs", "GB/s", "L2 share for x", "banded ρ"})};
+  if (record.shared) {
+    TableRow cells = bytes_line_cells(*record.shared);
+    cells.insert(cells.end(), {number_cell(record.shared->l2_share_for_x, "%.2f"),
+                               ratio_range_cell(record.shared->banded_ratio)});
+    shared.rows.push_back(
+        with_quality_cells(std::move(cells), record.shared->time_vs_bytes.quality));
+  }
+  FamilyTable own{.name = "format_bytes",
+                  .title = "a bytes fit per format and parameters",
+                  .headers = with_quality_headers({"format", "params", "intercept µs", "GB/s",
+                                                   "floor µs", "long-row step ns", "banded ρ"})};
+  for (const FormatBytesCalibration& fit : record.formats) {
+    TableRow cells = {format_name_cell(fit.format), to_string(fit.params)};
+    for (std::string& cell : bytes_line_cells(fit.bytes)) cells.push_back(std::move(cell));
+    cells.insert(cells.end(),
+                 {number_cell(1e3 * fit.floor_ms, "%.2f"), number_cell(1e6 * fit.long_row_step_ms),
+                  ratio_range_cell(fit.bytes.banded_ratio)});
+    own.rows.push_back(with_quality_cells(std::move(cells), fit.bytes.time_vs_bytes.quality));
+  }
+  return {std::move(shared), std::move(own)};
+}
+
 std::vector<NamedSvg> plots_of(const BytesRecord& record, Precision precision) {
   if (!record.shared || record.shared->samples.empty()) return {};
   const std::string device = " (" + std::string(to_string(precision)) + ")";

@@ -12,6 +12,7 @@
 #include "core/field_set.hpp"
 #include "core/precision.hpp"
 #include "models/families/bytes/bytes_model.hpp"
+#include "models/family_table.hpp"
 #include "models/svg_plot.hpp"
 
 namespace spmvd {
@@ -30,6 +31,9 @@ struct BytesRecord {
 // The shared fit as a "bytes" row (with its bandwidth), each per-format fit as a
 // "format_bytes" row (with its format, parameters, floor and long-row step).
 void add_to_summary(const BytesRecord& record, nlohmann::json& summary);
+// Two tables: "bytes" (the shared fit: intercept, bandwidth in GB/s, L2 share for x, banded
+// ratio) and "format_bytes" (per format and parameters, with its floor and long-row step).
+std::vector<FamilyTable> tables_of(const BytesRecord& record);
 // The shared fit with its samples, where it has some.
 std::vector<NamedSvg> plots_of(const BytesRecord& record, Precision precision);
 

@@ -17,6 +17,22 @@ void add_to_summary(const CooRecord& record, nlohmann::json& summary) {
   }
 }
 
+std::vector<FamilyTable> tables_of(const CooRecord& record) {
+  FamilyTable table{.name = std::string(CooRecord::kFamily),
+                    .title = "COO kernels; ms against non-zeros",
+                    .headers = with_quality_headers({"block", "lanes", "entries/thread",
+                                                     "intercept µs", "ns/nnz", "banded ρ"})};
+  for (const CooCalibration& c : record.variants) {
+    TableRow cells = kernel_variant_cells(c.kernel);
+    cells.insert(
+        cells.end(),
+        {count_cell(c.entries_per_thread), number_cell(1e3 * c.time_vs_nnz.intercept, "%.2f"),
+         number_cell(1e6 * c.time_vs_nnz.slope), ratio_range_cell(c.banded_ratio)});
+    table.rows.push_back(with_quality_cells(std::move(cells), c.time_vs_nnz.quality));
+  }
+  return {std::move(table)};
+}
+
 std::vector<NamedSvg> plots_of(const CooRecord& record, Precision precision) {
   const std::string prefix = std::string(to_string(precision)) + "_";
   const std::string device = " (" + std::string(to_string(precision)) + ")";

@@ -11,6 +11,7 @@
 #include "core/field_set.hpp"
 #include "core/precision.hpp"
 #include "models/families/coo/coo_model.hpp"
+#include "models/family_table.hpp"
 #include "models/svg_plot.hpp"
 
 namespace spmvd {
@@ -24,6 +25,8 @@ struct CooRecord {
 
 // Per variant one row: its line, banded ratio, and E in its variant.
 void add_to_summary(const CooRecord& record, nlohmann::json& summary);
+// One table, per variant one row: E, the line (µs, ns per non-zero), the banded ratio.
+std::vector<FamilyTable> tables_of(const CooRecord& record);
 // Per variant with samples, its samples and line (Fig. 6).
 std::vector<NamedSvg> plots_of(const CooRecord& record, Precision precision);
 

@@ -1,11 +1,25 @@
 #include "models/families/cpu_gpu/cpu_gpu_record.hpp"
 
 #include "models/fit_json.hpp"
+#include "models/record_presentation.hpp"
 
 namespace spmvd {
 
 void add_to_summary(const CpuGpuTimeCoefficients& record, nlohmann::json& summary) {
   summary[std::string(CpuGpuTimeCoefficients::kFamily)] = record;
+}
+
+std::vector<FamilyTable> tables_of(const CpuGpuTimeCoefficients& record) {
+  return {
+      {.name = std::string(CpuGpuTimeCoefficients::kFamily),
+       .title = "paper 003's coefficients of the CPU-GPU split (Eqs. 6-8) and host copies",
+       .headers = {"cores nc", "ops/ms/core fc", "SMs C", "ops/ms/SM F", "host↔device GB/s",
+                   "copy latency µs"},
+       .rows = {{count_cell(record.cpu_cores), number_cell(record.cpu_operations_per_ms, "%.4g"),
+                 count_cell(record.gpu_streaming_processors),
+                 number_cell(record.gpu_operations_per_ms_per_sp, "%.4g"),
+                 number_cell(1e-6 * record.host_device_bytes_per_ms, "%.1f"),
+                 number_cell(1e3 * record.host_device_copy_latency_ms, "%.2f")}}}};
 }
 
 std::vector<NamedSvg> plots_of(const CpuGpuTimeCoefficients&, Precision) { return {}; }

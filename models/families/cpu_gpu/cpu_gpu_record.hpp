@@ -9,13 +9,16 @@
 
 #include "core/precision.hpp"
 #include "models/families/cpu_gpu/cpu_gpu_time_model.hpp"
+#include "models/family_table.hpp"
 #include "models/svg_plot.hpp"
 
 namespace spmvd {
 
-// No fit rows: the coefficients as summary["cpu_gpu"] (`spmvctl model show` prints them on one
-// line).
+// No fit rows: the coefficients as summary["cpu_gpu"].
 void add_to_summary(const CpuGpuTimeCoefficients& record, nlohmann::json& summary);
+// One table of one row: the coefficients of Eqs. 6-8 (nc, fc, C, F) and the host copies' bandwidth
+// (GB/s) and latency (µs).
+std::vector<FamilyTable> tables_of(const CpuGpuTimeCoefficients& record);
 // None: coefficients without samples.
 std::vector<NamedSvg> plots_of(const CpuGpuTimeCoefficients& record, Precision precision);
 

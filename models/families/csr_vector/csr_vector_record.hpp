@@ -10,6 +10,7 @@
 #include "core/field_set.hpp"
 #include "core/precision.hpp"
 #include "models/families/csr_vector/csr_vector_model.hpp"
+#include "models/family_table.hpp"
 #include "models/svg_plot.hpp"
 
 namespace spmvd {
@@ -23,6 +24,9 @@ struct CsrVectorRecord {
 
 // Per variant two rows: Fig. 3's piecewise fit with its banded ratio, Fig. 4's line.
 void add_to_summary(const CsrVectorRecord& record, nlohmann::json& summary);
+// One table, per variant two rows: Fig. 3's linear part (above the threshold) with the
+// threshold and banded ratio, and Fig. 4's line; the quality of the whole fit.
+std::vector<FamilyTable> tables_of(const CsrVectorRecord& record);
 // Per variant with samples, its samples and Fig. 3's fit.
 std::vector<NamedSvg> plots_of(const CsrVectorRecord& record, Precision precision);
 

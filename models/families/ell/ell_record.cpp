@@ -18,6 +18,21 @@ void add_to_summary(const EllRecord& record, nlohmann::json& summary) {
   }
 }
 
+std::vector<FamilyTable> tables_of(const EllRecord& record) {
+  FamilyTable table{
+      .name = std::string(EllRecord::kFamily),
+      .title = "ELL kernels; ms over a (width, rows) grid",
+      .headers = with_quality_headers({"block", "lanes", "widths", "rows", "banded ρ"})};
+  for (const EllCalibration& c : record.variants) {
+    const LogGridFit& grid = c.time_vs_width_rows;
+    TableRow cells = kernel_variant_cells(c.kernel);
+    cells.insert(cells.end(), {axis_cell(grid.widths), axis_cell(grid.rows),
+                               grid_ratio_range_cell(c.banded_ratio_vs_width_rows)});
+    table.rows.push_back(with_quality_cells(std::move(cells), grid.quality));
+  }
+  return {std::move(table)};
+}
+
 std::vector<NamedSvg> plots_of(const EllRecord& record, Precision precision) {
   const std::string prefix = std::string(to_string(precision)) + "_";
   const std::string device = " (" + std::string(to_string(precision)) + ")";

@@ -10,6 +10,7 @@
 #include "core/field_set.hpp"
 #include "core/precision.hpp"
 #include "models/families/ell/ell_model.hpp"
+#include "models/family_table.hpp"
 #include "models/svg_plot.hpp"
 
 namespace spmvd {
@@ -23,6 +24,8 @@ struct EllRecord {
 
 // Per variant one row: the grid's axes and quality, and its banded ratio as a table.
 void add_to_summary(const EllRecord& record, nlohmann::json& summary);
+// One table, per variant one row: the grid's axes, the range of its banded ratio, its quality.
+std::vector<FamilyTable> tables_of(const EllRecord& record);
 // Per variant its grid (Fig. 5).
 std::vector<NamedSvg> plots_of(const EllRecord& record, Precision precision);
 
