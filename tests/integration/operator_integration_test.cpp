@@ -510,6 +510,9 @@ TEST_F(OperatorIntegration, StatsAndMetricsMoveWithRealRequests) {
   for (int i = 0; i < 3; ++i) client.multiply(info.handle(), 1.0, 0.0, {random_values(m.cols, i)});
   expect_rpc_error([&] { client.multiply("nope", 1.0, 0.0, {{1.0}}); }, grpc::StatusCode::NOT_FOUND,
                    "no resident matrix");
+  // The upload's tuning runs in the background: wait for it (a Tune of a matrix being tuned
+  // waits for that tuning), so that the counters below include it.
+  client.tune(info.handle(), false);
 
   int code = -1;
   const auto out = spmvctl(*daemon, "--json stats", code);
