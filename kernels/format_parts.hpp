@@ -43,6 +43,7 @@ class PartTimePredictor {
  public:
   virtual ~PartTimePredictor() = default;
   // ms; nullopt where this device's models cannot say (not calibrated for the part's format).
+  // Called from several threads at once (a composed format prices its blocks side by side).
   virtual std::optional<double> part_ms(const FormatPart& part) const = 0;
 };
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <random>
 #include <set>
 #include <sstream>
 
@@ -175,6 +174,7 @@ BudgetedSelection select_within_budget(std::span<const Candidate> candidates,
   BudgetedSelection out;
   TuningCost& cost = out.record.cost;
   cost.features_ms = hints.features_ms;
+  cost.measurements_ms = hints.timer_setup_ms;
   out.record.expected_multiplies =
       hints.expected_multiplies ? hints.expected_multiplies : options.default_expected_multiplies;
 
@@ -187,7 +187,7 @@ BudgetedSelection select_within_budget(std::span<const Candidate> candidates,
     for (const Candidate& c : candidates) ranked.push_back({c, std::nullopt});
   }
   const std::vector<RankedCandidate> order = measurement_order(ranked);
-  cost.ranking_ms = elapsed_ms(ranking_start);
+  cost.ranking_ms = hints.enumeration_ms + elapsed_ms(ranking_start);
   const auto spent = [&] {
     return cost.features_ms + cost.ranking_ms + cost.builds_ms + cost.measurements_ms;
   };
@@ -292,12 +292,18 @@ BudgetedSelection select_within_budget(std::span<const Candidate> candidates,
 
 namespace {
 
+// x for the timed runs: values in [-1, 1) from splitmix64 of the index (a hash per entry, so
+// millions of columns cost about a millisecond; a timing needs no better randomness).
 template <typename Value>
 std::vector<Value> random_vector(std::int64_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> dist(-1.0, 1.0);
   std::vector<Value> v(static_cast<std::size_t>(n));
-  for (auto& e : v) e = static_cast<Value>(dist(rng));
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    std::uint64_t z = seed + (static_cast<std::uint64_t>(i) + 1) * 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    v[i] = static_cast<Value>(static_cast<double>(z >> 11) * 0x1.0p-52 - 1.0);
+  }
   return v;
 }
 
@@ -438,11 +444,14 @@ TunedPlan tune_matrix(const FormatRegistry& registry, Device& device,
       throw_invalid("tune_matrix: the model set was calibrated on \"" + set.device_signature +
                     "\", tuning runs on \"" + device.info().signature() + "\"");
   }
+  TuneHints spent = hints;
+  const auto enumeration_start = std::chrono::steady_clock::now();
   std::optional<ModelPartTimePredictor> part_predictor;
   if (predictor != nullptr) part_predictor.emplace(*predictor, registry, device.info());
   const auto candidates = enumerate_candidates(registry, features, device.info(), precision,
                                                options.memory_budget_bytes,
                                                part_predictor ? &*part_predictor : nullptr);
+  spent.enumeration_ms = elapsed_ms(enumeration_start);
   if (candidates.empty()) {
     throw Error(ErrorCode::resource_exhausted,
                 "no format can hold this matrix (" + std::to_string(features.rows) + " x " +
@@ -452,7 +461,9 @@ TunedPlan tune_matrix(const FormatRegistry& registry, Device& device,
   }
   std::optional<BuildSource> own_source;
   if (source == nullptr) source = &own_source.emplace(matrix, device);
+  const auto timer_start = std::chrono::steady_clock::now();
   DeviceCandidateTimer timer(registry, *source, precision, device_mutex);
+  spent.timer_setup_ms = elapsed_ms(timer_start);
   if (serving != nullptr && serving->op != nullptr) timer.reuse_build(serving->candidate, serving->op);
   std::optional<ModelCandidatePredictor> models;
   if (predictor != nullptr)
@@ -460,7 +471,7 @@ TunedPlan tune_matrix(const FormatRegistry& registry, Device& device,
   const RegistryBuildCostEstimate build_costs(registry, options, features.nnz,
                                               serving != nullptr ? &serving->candidate : nullptr);
   const BudgetedSelection selection = select_within_budget(
-      candidates, models ? &*models : nullptr, timer, options, hints, features.nnz, &build_costs);
+      candidates, models ? &*models : nullptr, timer, options, spent, features.nnz, &build_costs);
 
   TunedPlan out;
   Plan& plan = out.plan;

@@ -82,6 +82,11 @@ struct TunerOptions {
 struct TuneHints {
   std::uint64_t expected_multiplies = 0;  // 0: TunerOptions::default_expected_multiplies
   double features_ms = 0.0;               // the feature pass, made at upload
+  // Spent before the selection (tune_matrix): enumerating the candidates, where composed
+  // formats choose their partitions against the models (counted as ranking), and the timer's
+  // vectors (counted as measurements).
+  double enumeration_ms = 0.0;
+  double timer_setup_ms = 0.0;
 };
 
 // How many warm-up and timed runs one measurement makes.

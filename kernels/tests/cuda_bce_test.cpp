@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <iterator>
 #include <numeric>
@@ -187,7 +188,7 @@ class HandWrittenPredictor final : public PartTimePredictor {
     const double rows = static_cast<double>(std::max<std::int64_t>(part.features.rows, 64));
     return 0.004 + 1e-6 * rows * width + 2e-7 * static_cast<double>(part.features.nnz);
   }
-  mutable std::int64_t calls = 0;
+  mutable std::atomic<std::int64_t> calls = 0;  // part_ms is called from several threads
 };
 
 class NoPredictor final : public PartTimePredictor {

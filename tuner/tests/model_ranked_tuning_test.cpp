@@ -576,3 +576,26 @@ TEST(BudgetedTuning, PassesOverACandidateWhoseBuildOverrunsTheBudgetForCheaperOn
 
 }  // namespace
 }  // namespace spmvd
+
+namespace spmvd {
+namespace {
+
+TEST(BudgetedTuning, CountsTheEnumerationAsRankingAndTheTimersSetUpAsMeasurement) {
+  // What tune_matrix spent before the selection (composed formats choosing partitions against
+  // the models; the timer's vectors) is part of the cost and of the budget already spent.
+  const Scenario s;
+  FakeTimer timer(s.times);
+  const TuneHints hints{.expected_multiplies = 100, .features_ms = 0.0, .enumeration_ms = 4.0,
+                        .timer_setup_ms = 3.0};
+  const BudgetedSelection r =
+      select_within_budget(s.all, &s.predictor, timer, Scenario::options(), hints, Scenario::kNnz);
+  EXPECT_GE(r.record.cost.ranking_ms, 4.0);
+  // model-only: c1 (1 ms build + 2 runs of 1 ms) and the baseline (1 + 2 x 5 ms) after the 3 ms.
+  EXPECT_DOUBLE_EQ(r.record.cost.measurements_ms, 3.0 + 2.0 + 10.0);
+  EXPECT_DOUBLE_EQ(r.record.cost.total_ms, r.record.cost.features_ms + r.record.cost.ranking_ms +
+                                               r.record.cost.builds_ms +
+                                               r.record.cost.measurements_ms);
+}
+
+}  // namespace
+}  // namespace spmvd
