@@ -15,15 +15,18 @@ std::vector<Candidate> enumerate_candidates(const FormatRegistry& registry,
                                             const MatrixFeatures& features,
                                             const DeviceInfo& device, Precision precision,
                                             std::uint64_t memory_budget_bytes,
-                                            const PartTimePredictor* part_predictor) {
+                                            const PartTimePredictor* part_predictor,
+                                            const ChoosesByModels& chooses_by_models) {
   std::vector<Candidate> out;
   for (const FormatEntry& entry : registry.entries()) {
     const FormatRules& rules = *entry.rules;
     if (rules.needs_gpu() && !device.is_gpu) continue;
     if (!rules.admissible(features, device, precision, memory_budget_bytes)) continue;
+    const bool by_models =
+        part_predictor != nullptr && (!chooses_by_models || chooses_by_models(entry));
     const std::vector<Candidate> space =
-        part_predictor != nullptr ? rules.candidates_chosen_by(*part_predictor, features, device)
-                                  : rules.candidates(features, device);
+        by_models ? rules.candidates_chosen_by(*part_predictor, features, device)
+                  : rules.candidates(features, device);
     for (const Candidate& c : space) {
       if (rules.device_bytes(features, precision, c) <= memory_budget_bytes) out.push_back(c);
     }
@@ -307,35 +310,6 @@ std::vector<Value> random_vector(std::int64_t n, std::uint64_t seed) {
   return v;
 }
 
-}  // namespace
-
-DeviceCandidateTimer::DeviceCandidateTimer(const FormatRegistry& registry,
-                                           const BuildSource& source, Precision precision,
-                                           std::mutex* device_mutex)
-    : registry_(registry),
-      source_(source),
-      device_(source.device()),
-      precision_(precision),
-      device_mutex_(device_mutex) {
-  std::unique_lock<std::mutex> lock;
-  if (device_mutex_) lock = std::unique_lock(*device_mutex_);
-  const std::size_t vb = value_bytes(precision);
-  const auto cols = static_cast<std::size_t>(source.host().cols);
-  x_pristine_ = DeviceBuffer(device_, cols * vb);
-  x_ = DeviceBuffer(device_, cols * vb);
-  y_ = DeviceBuffer(device_, static_cast<std::size_t>(source.host().rows) * vb);
-  const std::vector<double> x = random_vector<double>(source.host().cols, 0x5eed);
-  if (x.empty()) return;
-  if (precision == Precision::fp64) {
-    device_.copy_from_host(x_pristine_.data(), x.data(), x_pristine_.bytes());
-  } else {
-    const std::vector<float> narrow(x.begin(), x.end());
-    device_.copy_from_host(x_pristine_.data(), narrow.data(), x_pristine_.bytes());
-  }
-}
-
-namespace {
-
 // The device lock for one build or one run; adds how long taking it waited to waited_ms.
 class TimedDeviceLock {
  public:
@@ -351,6 +325,30 @@ class TimedDeviceLock {
 };
 
 }  // namespace
+
+DeviceCandidateTimer::DeviceCandidateTimer(const FormatRegistry& registry,
+                                           const BuildSource& source, Precision precision,
+                                           std::mutex* device_mutex)
+    : registry_(registry),
+      source_(source),
+      device_(source.device()),
+      precision_(precision),
+      device_mutex_(device_mutex) {
+  const std::vector<double> x = random_vector<double>(source.host().cols, 0x5eed);
+  const TimedDeviceLock lock(device_mutex_, setup_waited_ms_);
+  const std::size_t vb = value_bytes(precision);
+  const auto cols = static_cast<std::size_t>(source.host().cols);
+  x_pristine_ = DeviceBuffer(device_, cols * vb);
+  x_ = DeviceBuffer(device_, cols * vb);
+  y_ = DeviceBuffer(device_, static_cast<std::size_t>(source.host().rows) * vb);
+  if (x.empty()) return;
+  if (precision == Precision::fp64) {
+    device_.copy_from_host(x_pristine_.data(), x.data(), x_pristine_.bytes());
+  } else {
+    const std::vector<float> narrow(x.begin(), x.end());
+    device_.copy_from_host(x_pristine_.data(), narrow.data(), x_pristine_.bytes());
+  }
+}
 
 CandidateTiming DeviceCandidateTimer::measure(const Candidate& candidate, RunCounts runs) {
   const FormatEntry* entry = registry_.find(candidate.format);
@@ -447,10 +445,31 @@ TunedPlan tune_matrix(const FormatRegistry& registry, Device& device,
   TuneHints spent = hints;
   const auto enumeration_start = std::chrono::steady_clock::now();
   std::optional<ModelPartTimePredictor> part_predictor;
-  if (predictor != nullptr) part_predictor.emplace(*predictor, registry, device.info());
+  std::optional<ModelCandidatePredictor> models;
+  if (predictor != nullptr) {
+    part_predictor.emplace(*predictor, registry, device.info());
+    models.emplace(*predictor, registry, features, device.info(), precision);
+  }
+  const RegistryBuildCostEstimate build_costs(registry, options, features.nnz,
+                                              serving != nullptr ? &serving->candidate : nullptr);
+  // A composed format chooses its partition against the models (BCE's OPA prices thousands of
+  // blocks) only where its build could be repaid: even a plan that made every multiply free
+  // saves at most the expected multiplies at the serving plan's predicted time.
+  std::optional<double> repayable_ms;
+  if (models && serving != nullptr)
+    if (const auto p = models->predict(serving->candidate))
+      repayable_ms = p->ms * static_cast<double>(hints.expected_multiplies
+                                                     ? hints.expected_multiplies
+                                                     : options.default_expected_multiplies);
+  const ChoosesByModels repayable = [&](const FormatEntry& entry) {
+    return !repayable_ms ||
+           build_costs.build_ms(Candidate{.format = entry.rules->id(), .params = {}, .launch = {}}) <
+               *repayable_ms;
+  };
   const auto candidates = enumerate_candidates(registry, features, device.info(), precision,
                                                options.memory_budget_bytes,
-                                               part_predictor ? &*part_predictor : nullptr);
+                                               part_predictor ? &*part_predictor : nullptr,
+                                               repayable);
   spent.enumeration_ms = elapsed_ms(enumeration_start);
   if (candidates.empty()) {
     throw Error(ErrorCode::resource_exhausted,
@@ -463,13 +482,8 @@ TunedPlan tune_matrix(const FormatRegistry& registry, Device& device,
   if (source == nullptr) source = &own_source.emplace(matrix, device);
   const auto timer_start = std::chrono::steady_clock::now();
   DeviceCandidateTimer timer(registry, *source, precision, device_mutex);
-  spent.timer_setup_ms = elapsed_ms(timer_start);
+  spent.timer_setup_ms = elapsed_ms(timer_start) - timer.setup_waited_ms();
   if (serving != nullptr && serving->op != nullptr) timer.reuse_build(serving->candidate, serving->op);
-  std::optional<ModelCandidatePredictor> models;
-  if (predictor != nullptr)
-    models.emplace(*predictor, registry, features, device.info(), precision);
-  const RegistryBuildCostEstimate build_costs(registry, options, features.nnz,
-                                              serving != nullptr ? &serving->candidate : nullptr);
   const BudgetedSelection selection = select_within_budget(
       candidates, models ? &*models : nullptr, timer, options, spent, features.nnz, &build_costs);
 
@@ -488,7 +502,7 @@ TunedPlan tune_matrix(const FormatRegistry& registry, Device& device,
   plan.tuning = selection.record;
   out.op = timer.take_kept(selection.best.candidate);
   out.measurements = selection.measurements;
-  out.waited_ms = selection.waited_ms;
+  out.waited_ms = timer.setup_waited_ms() + selection.waited_ms;
   return out;
 }
 

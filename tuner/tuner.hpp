@@ -7,6 +7,7 @@
 // or all (exhaustive). docs/TUNER.md describes the modes, the budget and the cost accounting.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -122,14 +123,18 @@ struct Measurement {
   double median_ms = 0.0;
 };
 
+// Which formats choose their partitions against the models; empty: all of them.
+using ChoosesByModels = std::function<bool(const FormatEntry&)>;
+
 // Admissible candidates of every registered format, in registry order. With part_predictor, a
-// composed format chooses its partition against it (FormatRules::candidates_chosen_by);
-// without, every format offers its model-free candidates.
+// composed format chooses its partition against it (FormatRules::candidates_chosen_by) where
+// chooses_by_models allows; otherwise it offers its model-free candidates.
 std::vector<Candidate> enumerate_candidates(const FormatRegistry& registry,
                                             const MatrixFeatures& features,
                                             const DeviceInfo& device, Precision precision,
                                             std::uint64_t memory_budget_bytes,
-                                            const PartTimePredictor* part_predictor = nullptr);
+                                            const PartTimePredictor* part_predictor = nullptr,
+                                            const ChoosesByModels& chooses_by_models = {});
 
 // Predicts one candidate's time; the model predictor in production, fakes in tests.
 class CandidatePredictor {
@@ -284,6 +289,8 @@ class DeviceCandidateTimer final : public CandidateTimer {
   // `candidate` runs `op` instead of building it again. Not owned; the caller keeps it alive
   // and serialises its use by device_mutex, as for every run.
   void reuse_build(const Candidate& candidate, SpmvOperator* op);
+  // How long the constructor waited for the device lock (other requests' multiplies).
+  double setup_waited_ms() const noexcept { return setup_waited_ms_; }
 
  private:
   const FormatRegistry& registry_;
@@ -291,6 +298,7 @@ class DeviceCandidateTimer final : public CandidateTimer {
   Device& device_;
   Precision precision_;
   std::mutex* device_mutex_;
+  double setup_waited_ms_ = 0.0;
   DeviceBuffer x_pristine_;  // random x in the operator's precision, written once
   DeviceBuffer x_;
   DeviceBuffer y_;

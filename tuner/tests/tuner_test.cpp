@@ -134,6 +134,12 @@ TEST(EnumerateCandidates, LetsAComposedFormatChooseAgainstThePartPredictor) {
   EXPECT_EQ(with[0], candidate(9, 256));
   // A format that does not choose by the models offers the same either way.
   EXPECT_EQ(with[1], without[1]);
+  // Where its build could not be repaid the composed format is not asked to choose against
+  // the models (tune_matrix's ChoosesByModels): it offers its model-free candidates.
+  const auto unrepayable =
+      enumerate_candidates(registry, features, cpu, Precision::fp64, 1000, &predictor,
+                           [](const FormatEntry& entry) { return entry.rules->id() != FormatId{9}; });
+  EXPECT_EQ(unrepayable, without);
   EXPECT_EQ(with[2], without[2]);
 }
 
