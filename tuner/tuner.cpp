@@ -53,7 +53,10 @@ bool is_baseline_candidate(const Candidate& candidate) noexcept {
 
 double RegistryBuildCostEstimate::build_ms(const Candidate& candidate) const {
   if (serving_ != nullptr && *serving_ == candidate) return 0.0;
-  const FormatEntry* entry = registry_.find(candidate.format);
+  return format_build_ms(registry_.find(candidate.format));
+}
+
+double RegistryBuildCostEstimate::format_build_ms(const FormatEntry* entry) const {
   const double ns = entry != nullptr && entry->builds_on_device
                         ? options_.device_build_ns_per_nonzero
                         : options_.host_build_ns_per_nonzero;
@@ -462,9 +465,7 @@ TunedPlan tune_matrix(const FormatRegistry& registry, Device& device,
                                                      ? hints.expected_multiplies
                                                      : options.default_expected_multiplies);
   const ChoosesByModels repayable = [&](const FormatEntry& entry) {
-    return !repayable_ms ||
-           build_costs.build_ms(Candidate{.format = entry.rules->id(), .params = {}, .launch = {}}) <
-               *repayable_ms;
+    return !repayable_ms || build_costs.format_build_ms(&entry) < *repayable_ms;
   };
   const auto candidates = enumerate_candidates(registry, features, device.info(), precision,
                                                options.memory_budget_bytes,

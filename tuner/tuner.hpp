@@ -192,6 +192,8 @@ class RegistryBuildCostEstimate final : public BuildCostEstimate {
                             std::int64_t nnz, const Candidate* serving)
       : registry_(registry), options_(options), nnz_(nnz), serving_(serving) {}
   double build_ms(const Candidate& candidate) const override;
+  // A build of any candidate of `entry`'s format (nullptr: an unknown format, host-built).
+  double format_build_ms(const FormatEntry* entry) const;
 
  private:
   const FormatRegistry& registry_;

@@ -8,12 +8,12 @@
 #include <cmath>
 #include <cstdint>
 #include <iostream>
-#include <numeric>
 #include <random>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "bench/generators.hpp"
 #include "core/error.hpp"
 #include "kernels/format_registry.hpp"
 #include "kernels/formats/common/bar_reorder.hpp"
@@ -426,28 +426,10 @@ TEST(CudaBroHybRules, ReusesBroEllsWalkAndGetsTheSameSizes) {
 
 // A band of 7 (rows r - 3 .. r + 3) of `rows` rows whose rows and columns are renumbered by a
 // seeded random permutation: a 1-D stencil whose numbering lost its locality (issue 16's
-// renumbered class). Values: a fixed function of the original position.
+// renumbered class).
 CsrMatrix<double> renumbered_band(std::int64_t rows, std::uint64_t seed) {
-  std::vector<std::int32_t> renumber(static_cast<std::size_t>(rows));
-  std::iota(renumber.begin(), renumber.end(), 0);
-  std::mt19937_64 rng(seed);
-  std::shuffle(renumber.begin(), renumber.end(), rng);
-  std::vector<std::vector<std::pair<ColIndex, double>>> by_row(static_cast<std::size_t>(rows));
-  for (std::int64_t r = 0; r < rows; ++r)
-    for (std::int64_t c = std::max<std::int64_t>(0, r - 3); c <= std::min(rows - 1, r + 3); ++c)
-      by_row[static_cast<std::size_t>(renumber[static_cast<std::size_t>(r)])].emplace_back(
-          renumber[static_cast<std::size_t>(c)], 1.0 + static_cast<double>((r * 7 + c) % 13) / 8);
-  CsrMatrix<double> m{rows, rows, {0}, {}, {}};
-  for (auto& row : by_row) {
-    std::sort(row.begin(), row.end());
-    for (const auto& [c, v] : row) {
-      m.col_indices.push_back(c);
-      m.values.push_back(v);
-    }
-    m.row_offsets.push_back(static_cast<RowOffset>(m.col_indices.size()));
-  }
-  validate(m);
-  return m;
+  return renumber_symmetric(
+      generate_matrix("banded:rows=" + std::to_string(rows) + ",bandwidth=3"), seed);
 }
 
 Candidate bro_ell_candidate(const BroEllChoice& choice) {

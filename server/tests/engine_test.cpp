@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <numeric>
 #include <random>
 #include <thread>
 
 #include "core/error.hpp"
+#include "bench/generators.hpp"
 #include "db/sqlite_plan_store.hpp"
 #include "kernels/formats/cuda_bro_ell/cuda_bro_ell_rules.hpp"
 #include "tuner/feature_extraction.hpp"
@@ -292,37 +292,14 @@ TEST(MatrixHandle, IsThirtyTwoHexDigitsAndDiffersEachTime) {
 namespace spmvd {
 namespace {
 
-// A band of 7 on `rows` rows, rows and columns renumbered at random: where BRO-ELL's RCM
-// layouts pay (kernels/tests/bro_rules_test.cpp).
-CsrMatrix<double> renumbered_band(std::int64_t rows, std::uint64_t seed) {
-  std::vector<ColIndex> renumber(static_cast<std::size_t>(rows));
-  std::iota(renumber.begin(), renumber.end(), 0);
-  std::mt19937_64 rng(seed);
-  std::shuffle(renumber.begin(), renumber.end(), rng);
-  std::vector<std::vector<std::pair<ColIndex, double>>> by_row(static_cast<std::size_t>(rows));
-  for (std::int64_t r = 0; r < rows; ++r)
-    for (std::int64_t c = std::max<std::int64_t>(0, r - 3); c <= std::min(rows - 1, r + 3); ++c)
-      by_row[static_cast<std::size_t>(renumber[static_cast<std::size_t>(r)])].emplace_back(
-          renumber[static_cast<std::size_t>(c)], 1.0 + static_cast<double>(r % 5));
-  CsrMatrix<double> m{rows, rows, {0}, {}, {}};
-  for (auto& row : by_row) {
-    std::sort(row.begin(), row.end());
-    for (const auto& [c, v] : row) {
-      m.col_indices.push_back(c);
-      m.values.push_back(v);
-    }
-    m.row_offsets.push_back(static_cast<RowOffset>(m.col_indices.size()));
-  }
-  return m;
-}
-
 std::int64_t rcm_sized(const Plan& plan) {
   const std::optional<BroEllFeatures> own = cuda_bro_ell_features(plan.features);
   return own ? own->rcm_sized : -1;
 }
 
 TEST_F(EngineTest, TheFeaturePassIsThoroughOnlyWhereTheExpectedMultipliesPayForIt) {
-  const auto m = renumbered_band(3000, 17);
+  // A band of 7 with rows and columns renumbered at random: where BRO-ELL's RCM layouts pay.
+  const auto m = renumber_symmetric(generate_matrix("banded:rows=3000,bandwidth=3"), 17);
   const auto summary = engine_.add_matrix(m, Precision::fp64, "band");
   // The default 1000 multiplies: a standard pass, RCM not sized.
   const TuneOutcome first = engine_.tune(summary.handle, false);
