@@ -7,11 +7,12 @@
 //   - the models predict it as its parts, each by the calibrated family of the format it runs
 //     as (models/part_time_predictor.hpp): T = max(sum of the GPU parts, sum of the host parts),
 //     the GPU parts one after another on the device's stream, the host parts concurrently with
-//     them (paper 003 Algorithm 2); and
+//     them (paper 003 Algorithm 2), parts of one launch paying its fixed cost once; and
 //   - it chooses its partition (OPA's boundaries, the separator, the threshold K) against
 //     those same predictions (FormatRules::candidates_chosen_by), as the papers choose theirs
 //     against their time models — calibrated on this GPU instead of the papers' constants.
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 
@@ -19,6 +20,10 @@
 #include "kernels/candidate.hpp"
 
 namespace spmvd {
+
+// Parts with the same launch (>= 0) run in one kernel launch: its fixed cost (launch, ramp-up,
+// tail) is paid once for all of them (BCE's blocks, paper 000 Algorithm 4), not once a part.
+inline constexpr int kOwnLaunch = -1;
 
 struct FormatPart {
   enum class Runs { gpu, host };
@@ -32,6 +37,8 @@ struct FormatPart {
   // predictor sizes them) that cross PCIe every multiply on a host part's path: x to the host
   // and its rows of y back, in kHostPartCopies copies; counted in its time. 0 for a GPU part.
   std::uint64_t transfer_values = 0;
+  // kOwnLaunch, or the launch the part shares with the other parts of that number.
+  int launch = kOwnLaunch;
 };
 
 // The copies a host part that moves bytes makes per multiply: x down, its rows of y up.
@@ -45,6 +52,18 @@ class PartTimePredictor {
   // ms; nullopt where this device's models cannot say (not calibrated for the part's format).
   // Called from several threads at once (a composed format prices its blocks side by side).
   virtual std::optional<double> part_ms(const FormatPart& part) const = 0;
+  // The part's fixed cost: what its launch takes with (almost) no work, the share of part_ms
+  // that a part sharing its launch with others does not add again. 0 where not known.
+  virtual double fixed_ms(const FormatPart& /*part*/) const { return 0.0; }
 };
+
+// What adding `part` to a launch that others already pay for costs: part_ms less its fixed
+// cost (never below 0); part_ms for a part of its own launch. nullopt where part_ms is.
+inline std::optional<double> part_ms_in_launch(const FormatPart& part,
+                                               const PartTimePredictor& predictor) {
+  const std::optional<double> ms = predictor.part_ms(part);
+  if (!ms || part.launch == kOwnLaunch) return ms;
+  return std::max(*ms - predictor.fixed_ms(part), 0.0);
+}
 
 }  // namespace spmvd

@@ -1,6 +1,7 @@
 #include "models/part_time_predictor.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "core/error.hpp"
 #include "models/families/cpu_gpu/cpu_gpu_record.hpp"
@@ -37,16 +38,29 @@ std::optional<double> ModelPartTimePredictor::part_ms(const FormatPart& part) co
   }
 }
 
+double ModelPartTimePredictor::fixed_ms(const FormatPart& part) const {
+  // The launch floor: the measured time of a multiply with next to no work (launch and
+  // completion), which every part's prediction carries and one launch pays once.
+  return part.runs == FormatPart::Runs::gpu ? predictor_.model_set().launch_floor_ms : 0.0;
+}
+
 std::optional<double> composed_time_ms(std::span<const FormatPart> parts,
                                        const PartTimePredictor& predictor) {
   if (parts.empty()) throw Error(ErrorCode::invalid_argument, "composed_time_ms: no parts");
   double gpu_ms = 0.0;
   double host_ms = 0.0;
+  // Each shared launch's fixed cost, paid once: the largest of its parts'.
+  std::map<int, double> launch_fixed_ms;
   for (const FormatPart& part : parts) {
-    const std::optional<double> ms = predictor.part_ms(part);
+    const std::optional<double> ms = part_ms_in_launch(part, predictor);
     if (!ms) return std::nullopt;
     (part.runs == FormatPart::Runs::host ? host_ms : gpu_ms) += *ms;
+    if (part.launch != kOwnLaunch) {
+      double& fixed = launch_fixed_ms[part.launch];
+      fixed = std::max(fixed, predictor.fixed_ms(part));
+    }
   }
+  for (const auto& [launch, fixed] : launch_fixed_ms) gpu_ms += fixed;
   return std::max(gpu_ms, host_ms);
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // The calibrated time of the parts of a composed format (kernels/format_parts.hpp): a GPU part
-// by the ModelPredictor, as the format it runs as, at that format's own device bytes; a host
+// by the ModelPredictor, as the format it runs as, at that format's own device bytes, its fixed
+// cost (shared by the parts of one launch) the set's launch floor; a host
 // part by the paper 003 CPU side of the set (its cpu_gpu record, Eq. 6) plus its PCIe bytes at
 // the calibrated pinned copy bandwidth and kHostPartCopies per-copy latencies.
 // ModelPredictor predicts a composed format through it, and the tuner hands it to the formats
@@ -25,6 +26,7 @@ class ModelPartTimePredictor final : public PartTimePredictor {
   // nullopt for a part of an unregistered format, a family or host side the set does not
   // calibrate, or a candidate the model says cannot launch.
   std::optional<double> part_ms(const FormatPart& part) const override;
+  double fixed_ms(const FormatPart& part) const override;
 
  private:
   const ModelPredictor& predictor_;
@@ -32,8 +34,9 @@ class ModelPartTimePredictor final : public PartTimePredictor {
   const DeviceInfo& device_;
 };
 
-// max(sum of the GPU parts, sum of the host parts) (kernels/format_parts.hpp); nullopt where a
-// part cannot be predicted. Throws Error(invalid_argument) on no parts.
+// max(sum of the GPU parts, sum of the host parts) (kernels/format_parts.hpp), the parts of a
+// shared launch adding part_ms_in_launch and the launch its largest fixed cost once; nullopt
+// where a part cannot be predicted. Throws Error(invalid_argument) on no parts.
 std::optional<double> composed_time_ms(std::span<const FormatPart> parts,
                                        const PartTimePredictor& predictor);
 

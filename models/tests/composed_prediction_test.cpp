@@ -160,6 +160,28 @@ TEST(ComposedPrediction, SaysWhichPartCannotBePredicted) {
   }
 }
 
+// Parts of one launch (BCE's blocks) pay the launch's fixed cost once: the parts' sum less the
+// launch floor for every part but one; parts of launches of their own each pay it.
+TEST(ComposedTime, PartsOfOneLaunchPayItsFixedCostOnce) {
+  ModelSet set = bytes_only_set();
+  set.launch_floor_ms = 0.004;
+  const ModelPredictor predictor(set);
+  const DeviceInfo device = h100_like();
+  const ModelPartTimePredictor predict_part(predictor, format_registry(), device);
+  std::vector<FormatPart> parts = TwoPartRules(false).parts(whole_matrix(), Candidate{});
+  ASSERT_EQ(parts.size(), 2u);
+  const double first = *predict_part.part_ms(parts[0]);
+  const double second = *predict_part.part_ms(parts[1]);
+  ASSERT_GT(std::min(first, second), 0.004) << "each part must cost more than the floor";
+  EXPECT_DOUBLE_EQ(predict_part.fixed_ms(parts[0]), 0.004);
+  EXPECT_DOUBLE_EQ(*composed_time_ms(parts, predict_part), first + second);
+  for (FormatPart& part : parts) part.launch = 0;
+  EXPECT_DOUBLE_EQ(*composed_time_ms(parts, predict_part), first + second - 0.004);
+  EXPECT_DOUBLE_EQ(*part_ms_in_launch(parts[1], predict_part), second - 0.004);
+  parts[1].launch = 1;  // two launches again
+  EXPECT_DOUBLE_EQ(*composed_time_ms(parts, predict_part), first + second);
+}
+
 TEST(ComposedTime, RefusesNoParts) {
   const ModelPredictor predictor(bytes_only_set());
   const DeviceInfo device = h100_like();

@@ -35,6 +35,7 @@ FormatPart block_part(const MatrixFeatures& whole, std::vector<RowLengthCount> s
   const std::int32_t lanes = bce_lanes_per_row(variant, shape, block_size, resident_threads);
   FormatPart part;
   part.runs = FormatPart::Runs::gpu;
+  part.launch = 0;  // every block in the one launch of Algorithm 4
   if (lanes <= 4) {
     // Column-major ELL, one CUDA block per block_size / lanes rows (the 2-4 lanes of a row are
     // predicted as ELL's one: cuda_ell's model has no lanes term).
@@ -125,9 +126,11 @@ class PredictedGroupCost final : public BlockCost {
       const std::int64_t set_begin = first == 0 ? 0 : group_ends_[first - 1];
       std::vector<RowLengthCount> sets(features.distribution.begin() + set_begin,
                                        features.distribution.begin() + group_ends_[last]);
+      // What the block adds to the one launch (its fixed cost is the launch's, paid once).
       block_ms_[static_cast<std::size_t>(index)] =
-          predictor.part_ms(block_part(features, std::move(sets), BceVariant::hopper,
-                                       kPredictedBlockSize, resident_threads));
+          part_ms_in_launch(block_part(features, std::move(sets), BceVariant::hopper,
+                                       kPredictedBlockSize, resident_threads),
+                            predictor);
     });
   }
   // The groups as OPA's sets: {width of the group, rows of the group}.
