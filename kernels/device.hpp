@@ -7,11 +7,13 @@
 // stream; callers that need a consistent result serialise apply() + copies themselves.
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <utility>
 
 #include "core/device_info.hpp"
+#include "core/precision.hpp"
 
 namespace spmvd {
 
@@ -28,6 +30,12 @@ class Device {
   virtual void copy_on_device(void* device_dst, const void* device_src, std::size_t bytes) = 0;
   // Sets every byte to `byte`: used to poison outputs before a checked run.
   virtual void fill_bytes(void* device_dst, unsigned char byte, std::size_t bytes) = 0;
+  // Writes `count` values of `precision`: entry i is hashed_uniform(seed, i)
+  // (kernels/hashed_uniform.hpp), rounded to nearest for fp32; the same bits on every backend.
+  // Computed where the memory is (a kernel on the GPU), so no host vector crosses PCIe.
+  // Ordered like the copies: asynchronous on the GPU's stream.
+  virtual void fill_hashed_uniform(void* device_dst, std::size_t count, Precision precision,
+                                   std::uint64_t seed) = 0;
   // Waits until all work issued on this device has finished; throws on a device fault.
   virtual void synchronize() = 0;
   // Runs `work` (which issues device work) once and returns its duration in milliseconds:
@@ -38,6 +46,13 @@ class Device {
   // The CUDA stream (cudaStream_t) operators must launch on; nullptr for the CPU.
   virtual void* native_stream() const noexcept = 0;
 };
+
+// cudaMalloc's alignment (256 bytes; the CPU device's is 64): regions carved out of one buffer
+// at multiples of it are as aligned as their own allocations would be, on every backend.
+inline constexpr std::size_t kDeviceAlignmentBytes = 256;
+constexpr std::size_t round_up_to_device_alignment(std::size_t bytes) noexcept {
+  return (bytes + kDeviceAlignmentBytes - 1) / kDeviceAlignmentBytes * kDeviceAlignmentBytes;
+}
 
 // Owns `bytes` of device memory; move-only.
 class DeviceBuffer {
@@ -57,6 +72,11 @@ class DeviceBuffer {
   }
 
   void* data() const noexcept { return data_; }
+  // The address `offset_bytes` into the buffer, for one allocation carved into regions (one
+  // cudaMalloc instead of one per region); null for an empty buffer.
+  void* data_at(std::size_t offset_bytes) const noexcept {
+    return data_ ? static_cast<unsigned char*>(data_) + offset_bytes : nullptr;
+  }
   template <typename T>
   T* as() const noexcept { return static_cast<T*>(data_); }
   std::size_t bytes() const noexcept { return bytes_; }

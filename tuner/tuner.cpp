@@ -298,20 +298,8 @@ BudgetedSelection select_within_budget(std::span<const Candidate> candidates,
 
 namespace {
 
-// x for the timed runs: values in [-1, 1) from splitmix64 of the index (a hash per entry, so
-// millions of columns cost about a millisecond; a timing needs no better randomness).
-template <typename Value>
-std::vector<Value> random_vector(std::int64_t n, std::uint64_t seed) {
-  std::vector<Value> v(static_cast<std::size_t>(n));
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    std::uint64_t z = seed + (static_cast<std::uint64_t>(i) + 1) * 0x9e3779b97f4a7c15ULL;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    z ^= z >> 31;
-    v[i] = static_cast<Value>(static_cast<double>(z >> 11) * 0x1.0p-52 - 1.0);
-  }
-  return v;
-}
+// The timed runs' x: hashed_uniform of the index (kernels/hashed_uniform.hpp) with this seed.
+constexpr std::uint64_t kTimerXSeed = 0x5eed;
 
 // The device lock for one build or one run; adds how long taking it waited to waited_ms.
 class TimedDeviceLock {
@@ -337,20 +325,18 @@ DeviceCandidateTimer::DeviceCandidateTimer(const FormatRegistry& registry,
       device_(source.device()),
       precision_(precision),
       device_mutex_(device_mutex) {
-  const std::vector<double> x = random_vector<double>(source.host().cols, 0x5eed);
   const TimedDeviceLock lock(device_mutex_, setup_waited_ms_);
   const std::size_t vb = value_bytes(precision);
   const auto cols = static_cast<std::size_t>(source.host().cols);
-  x_pristine_ = DeviceBuffer(device_, cols * vb);
-  x_ = DeviceBuffer(device_, cols * vb);
-  y_ = DeviceBuffer(device_, static_cast<std::size_t>(source.host().rows) * vb);
-  if (x.empty()) return;
-  if (precision == Precision::fp64) {
-    device_.copy_from_host(x_pristine_.data(), x.data(), x_pristine_.bytes());
-  } else {
-    const std::vector<float> narrow(x.begin(), x.end());
-    device_.copy_from_host(x_pristine_.data(), narrow.data(), x_pristine_.bytes());
-  }
+  const auto rows = static_cast<std::size_t>(source.host().rows);
+  x_bytes_ = cols * vb;
+  const std::size_t x_region_bytes = round_up_to_device_alignment(x_bytes_);
+  vectors_ = DeviceBuffer(device_, 2 * x_region_bytes + rows * vb);
+  x_pristine_ = vectors_.data_at(0);
+  x_ = vectors_.data_at(x_region_bytes);
+  y_ = vectors_.data_at(2 * x_region_bytes);
+  device_.fill_hashed_uniform(x_pristine_, cols, precision, kTimerXSeed);
+  device_.synchronize();  // the fill is the set-up's cost, not the first build's
 }
 
 CandidateTiming DeviceCandidateTimer::measure(const Candidate& candidate, RunCounts runs) {
@@ -390,9 +376,9 @@ CandidateTiming DeviceCandidateTimer::measure(const Candidate& candidate, RunCou
   // x written afresh before each run, as Multiply's copy-in does (the class comment says why
   // from the device).
   const auto refresh_x = [&] {
-    device_.copy_on_device(x_.data(), x_pristine_.data(), x_.bytes());
+    device_.copy_on_device(x_, x_pristine_, x_bytes_);
   };
-  const auto run = [&] { op->apply(x_.data(), y_.data(), 1.0, 0.0); };
+  const auto run = [&] { op->apply(x_, y_, 1.0, 0.0); };
   for (int i = 0; i < runs.warmup; ++i) {
     const TimedDeviceLock lock(device_mutex_, timing.waited_ms);
     refresh_x();

@@ -270,7 +270,8 @@ BudgetedSelection select_within_budget(std::span<const Candidate> candidates,
 // Builds each candidate on `device` and times it the way Engine::multiply runs a plan: for
 // each run, x is written afresh (Multiply copies it in from the host; the timer copies it from
 // a pristine device copy, which leaves x just as recently written in L2 without a PCIe
-// transfer per run), then apply(x, y, 1, 0) is timed with the device's
+// transfer per run; the pristine x is filled on the device, Device::fill_hashed_uniform, so
+// the set-up uploads nothing), then apply(x, y, 1, 0) is timed with the device's
 // clock on the device's one stream (Multiply's common call; beta = 0 lets a library skip
 // reading y, as it does for Multiply). The warm-up runs are not timed; the median of the timed
 // runs is the candidate's time. The build of the best candidate is kept (keep_last) and handed
@@ -301,9 +302,13 @@ class DeviceCandidateTimer final : public CandidateTimer {
   Precision precision_;
   std::mutex* device_mutex_;
   double setup_waited_ms_ = 0.0;
-  DeviceBuffer x_pristine_;  // random x in the operator's precision, written once
-  DeviceBuffer x_;
-  DeviceBuffer y_;
+  // One allocation carved into x_pristine_, x_ and y_ (each at a multiple of
+  // kDeviceAlignmentBytes): one cudaMalloc, not three.
+  DeviceBuffer vectors_;
+  void* x_pristine_ = nullptr;  // hashed x in the operator's precision, filled on the device once
+  void* x_ = nullptr;
+  void* y_ = nullptr;
+  std::size_t x_bytes_ = 0;
   std::optional<Candidate> last_candidate_;
   std::unique_ptr<SpmvOperator> last_;  // null when the last measured was the reused build
   std::optional<Candidate> kept_candidate_;

@@ -1,6 +1,8 @@
 // The host as a Device: memory is ordinary (aligned) host memory, copies are memcpy, work runs
 // synchronously, so time_ms is the steady clock around it.
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +15,7 @@
 
 #include "core/error.hpp"
 #include "kernels/device.hpp"
+#include "kernels/hashed_uniform.hpp"
 
 namespace spmvd {
 namespace {
@@ -20,6 +23,24 @@ namespace {
 // Cache-line alignment, so that vector loads and TBB's row ranges never share a line with
 // another allocation.
 constexpr std::size_t kAlignmentBytes = 64;
+
+// Entries per oneTBB task of fill_hashed_uniform: a few nanoseconds each, so a task of 2^14
+// outweighs its scheduling, and a vector shorter than that is filled on the calling thread.
+constexpr std::size_t kHashedFillGrain = std::size_t{1} << 14;
+
+template <typename Value>
+void fill_hashed(Value* out, std::size_t count, std::uint64_t seed) {
+  const auto fill = [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i)
+      out[i] = static_cast<Value>(hashed_uniform(seed, static_cast<std::uint64_t>(i)));
+  };
+  if (count <= kHashedFillGrain) {
+    fill(0, count);
+    return;
+  }
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, count, kHashedFillGrain),
+                    [&](const tbb::blocked_range<std::size_t>& r) { fill(r.begin(), r.end()); });
+}
 
 std::string cpu_model_name() {
   std::ifstream cpuinfo("/proc/cpuinfo");
@@ -76,6 +97,13 @@ class CpuDevice final : public Device {
   }
   void fill_bytes(void* device_dst, unsigned char byte, std::size_t bytes) override {
     if (bytes) std::memset(device_dst, byte, bytes);
+  }
+  void fill_hashed_uniform(void* device_dst, std::size_t count, Precision precision,
+                           std::uint64_t seed) override {
+    if (precision == Precision::fp64)
+      fill_hashed(static_cast<double*>(device_dst), count, seed);
+    else
+      fill_hashed(static_cast<float*>(device_dst), count, seed);
   }
   void synchronize() override {}  // host work is synchronous
 

@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 #include <cusparse.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -13,9 +14,24 @@
 #include "kernels/cuda/host_log.hpp"
 #include "kernels/cuda/stream_hold.cuh"
 #include "kernels/device.hpp"
+#include "kernels/hashed_uniform.hpp"
 
 namespace spmvd {
 namespace {
+
+// Device::fill_hashed_uniform: one thread per entry, grid-stride for vectors beyond the grid.
+template <typename Value>
+__global__ void fill_hashed_uniform_kernel(Value* out, std::uint64_t count, std::uint64_t seed) {
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+       i < count; i += stride)
+    out[i] = static_cast<Value>(hashed_uniform(seed, i));
+}
+
+constexpr int kFillThreadsPerBlock = 256;
+// Enough blocks to fill every SM many times over (2^16 x 256 threads = 16.7M entries in one
+// pass); longer vectors loop.
+constexpr std::uint64_t kFillMaxBlocks = std::uint64_t{1} << 16;
 
 DeviceInfo read_device_info(int ordinal) {
   cudaDeviceProp props{};
@@ -103,6 +119,22 @@ class CudaDevice final : public Device {
     if (!bytes) return;
     SPMVD_CUDA_CHECK(cudaSetDevice(ordinal_));
     SPMVD_CUDA_CHECK(cudaMemsetAsync(device_dst, byte, bytes, stream_));
+  }
+  void fill_hashed_uniform(void* device_dst, std::size_t count, Precision precision,
+                           std::uint64_t seed) override {
+    if (!count) return;
+    SPMVD_CUDA_CHECK(cudaSetDevice(ordinal_));
+    const std::uint64_t n = count;
+    const auto blocks = static_cast<unsigned>(
+        std::min<std::uint64_t>((n + kFillThreadsPerBlock - 1) / kFillThreadsPerBlock,
+                                kFillMaxBlocks));
+    if (precision == Precision::fp64)
+      fill_hashed_uniform_kernel<<<blocks, kFillThreadsPerBlock, 0, stream_>>>(
+          static_cast<double*>(device_dst), n, seed);
+    else
+      fill_hashed_uniform_kernel<<<blocks, kFillThreadsPerBlock, 0, stream_>>>(
+          static_cast<float*>(device_dst), n, seed);
+    SPMVD_CUDA_CHECK_LAUNCH();
   }
   void synchronize() override {
     SPMVD_CUDA_CHECK(cudaSetDevice(ordinal_));

@@ -113,6 +113,10 @@ class CountingDevice final : public Device {
   void fill_bytes(void* dst, unsigned char byte, std::size_t bytes) override {
     inner_->fill_bytes(dst, byte, bytes);
   }
+  void fill_hashed_uniform(void* dst, std::size_t count, Precision precision,
+                           std::uint64_t seed) override {
+    inner_->fill_hashed_uniform(dst, count, precision, seed);
+  }
   void synchronize() override { inner_->synchronize(); }
   double time_ms(const std::function<void()>& work) override { return inner_->time_ms(work); }
   void* native_stream() const noexcept override { return inner_->native_stream(); }

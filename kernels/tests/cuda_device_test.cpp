@@ -11,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "kernels/device.hpp"
+#include "kernels/tests/hashed_fill_check.hpp"
 
 namespace spmvd {
 namespace {
@@ -59,6 +60,17 @@ TEST_F(CudaDevice, CopiesAndFillsOnItsStream) {
   std::vector<std::int32_t> back(4);
   device_->copy_to_host(back.data(), b.data(), b.bytes());
   EXPECT_THAT(back, ElementsAre(1, 2, -1, -1));
+}
+
+// The fill kernel against hashed_uniform on the host, bit for bit (the tuner's timer fills its x
+// with it on either backend), at the shared sizes and past one grid of 2^16 blocks of 256
+// threads (the kernel's grid-stride loop).
+TEST_F(CudaDevice, FillsTheHashedUniformVectorAsTheHostHashesIt) {
+  const std::size_t past_one_grid[] = {(std::size_t{1} << 24) + 3};
+  expect_fill_is_the_host_hash<double>(*device_, kHashedFillTestCounts);
+  expect_fill_is_the_host_hash<float>(*device_, kHashedFillTestCounts);
+  expect_fill_is_the_host_hash<double>(*device_, past_one_grid);
+  expect_fill_is_the_host_hash<float>(*device_, past_one_grid);
 }
 
 TEST_F(CudaDevice, TimesWorkWithEvents) {

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <future>
 #include <map>
 #include <mutex>
@@ -15,6 +16,8 @@
 #include "kernels/build_source.hpp"
 #include "kernels/device.hpp"
 #include "kernels/format_registry.hpp"
+#include "kernels/hashed_uniform.hpp"
+#include "kernels/spmv_operator.hpp"
 #include "models/family_model.hpp"
 
 namespace spmvd {
@@ -243,6 +246,112 @@ TEST(DeviceCandidateTimer, KeepsDeviceLockWaitsOutOfTheBuildAndRunCosts) {
   EXPECT_LE(t.waited_ms, held_ms + 1000.0);
   // A 3 x 3 CPU build and four runs take microseconds; what is left of the 60 ms is the wait.
   EXPECT_LT(t.build_ms + t.measure_ms, 30.0);
+}
+
+
+// The CPU device, counting its allocations and what crosses from the host.
+class CountingCpuDevice final : public Device {
+ public:
+  const DeviceInfo& info() const noexcept override { return inner_->info(); }
+  void* allocate(std::size_t bytes) override {
+    ++allocations;
+    return inner_->allocate(bytes);
+  }
+  void release(void* pointer) noexcept override { inner_->release(pointer); }
+  void copy_from_host(void* dst, const void* src, std::size_t bytes) override {
+    uploaded_bytes += bytes;
+    inner_->copy_from_host(dst, src, bytes);
+  }
+  void copy_to_host(void* dst, const void* src, std::size_t bytes) override {
+    inner_->copy_to_host(dst, src, bytes);
+  }
+  void copy_on_device(void* dst, const void* src, std::size_t bytes) override {
+    inner_->copy_on_device(dst, src, bytes);
+  }
+  void fill_bytes(void* dst, unsigned char byte, std::size_t bytes) override {
+    inner_->fill_bytes(dst, byte, bytes);
+  }
+  void fill_hashed_uniform(void* dst, std::size_t count, Precision precision,
+                           std::uint64_t seed) override {
+    inner_->fill_hashed_uniform(dst, count, precision, seed);
+  }
+  void synchronize() override { inner_->synchronize(); }
+  double time_ms(const std::function<void()>& work) override { return inner_->time_ms(work); }
+  void* native_stream() const noexcept override { return nullptr; }
+
+  int allocations = 0;
+  std::size_t uploaded_bytes = 0;
+
+ private:
+  std::unique_ptr<Device> inner_ = make_cpu_device();
+};
+
+// An operator that records the x and y it is given (host memory on the CPU device) and then
+// scribbles over x, so that a run that finds x intact shows it was written afresh.
+template <typename Value>
+class RecordingOperator final : public SpmvOperator {
+ public:
+  RecordingOperator(std::size_t cols, std::size_t rows) : cols_(cols), rows_(rows) {}
+  void apply(const void* x, void* y, double, double) override {
+    const auto* xv = static_cast<const Value*>(x);
+    xs_seen.emplace_back(xv, xv + cols_);
+    x_pointer = x;
+    y_pointer = y;
+    std::memset(const_cast<void*>(x), 0, cols_ * sizeof(Value));
+    std::memset(y, 0, rows_ * sizeof(Value));
+  }
+  Precision precision() const noexcept override { return precision_of<Value>(); }
+  std::size_t device_bytes() const noexcept override { return 0; }
+
+  std::vector<std::vector<Value>> xs_seen;
+  const void* x_pointer = nullptr;
+  void* y_pointer = nullptr;
+
+ private:
+  std::size_t cols_, rows_;
+};
+
+// The timer's set-up is one allocation (x's pristine copy, x and y carved out of it) and no
+// upload: its x is hashed on the device, the values the timer has always used (hashed_uniform
+// with seed 0x5eed, rounded to the precision), and it is written afresh before every run.
+template <typename Value>
+void expect_timer_runs_on_the_hashed_x_from_one_allocation() {
+  CountingCpuDevice device;
+  const CsrMatrix<double> m{3, 5, {0, 2, 2, 3}, {0, 4, 1}, {1.0, 2.5, -4.0}};
+  const BuildSource source(m, device);
+  DeviceCandidateTimer timer(format_registry(), source, precision_of<Value>());
+  EXPECT_EQ(device.allocations, 1);
+  EXPECT_EQ(device.uploaded_bytes, 0U);
+
+  Candidate cpu_csr;
+  cpu_csr.format = FormatId{1};
+  RecordingOperator<Value> op(5, 3);
+  timer.reuse_build(cpu_csr, &op);
+  const CandidateTiming t = timer.measure(cpu_csr, RunCounts{.warmup = 1, .timed = 3});
+  ASSERT_TRUE(t.median_ms.has_value()) << t.failure;
+  EXPECT_EQ(device.allocations, 1);  // the reused build allocates nothing either
+  EXPECT_EQ(device.uploaded_bytes, 0U);
+
+  ASSERT_EQ(op.xs_seen.size(), 4U);  // one warm-up, three timed
+  for (std::size_t run = 0; run < op.xs_seen.size(); ++run) {
+    for (std::size_t i = 0; i < 5; ++i) {
+      const auto expected = static_cast<Value>(hashed_uniform(0x5eed, i));
+      EXPECT_EQ(std::memcmp(&op.xs_seen[run][i], &expected, sizeof(Value)), 0)
+          << "run " << run << ", entry " << i << ": " << op.xs_seen[run][i] << " != " << expected;
+    }
+  }
+  // y follows x at the next multiple of the device alignment.
+  const auto x_address = reinterpret_cast<std::uintptr_t>(op.x_pointer);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(op.y_pointer) - x_address,
+            round_up_to_device_alignment(5 * sizeof(Value)));
+}
+
+TEST(DeviceCandidateTimer, SetsUpWithOneAllocationAndNoUploadAndRunsOnTheHashedXInDouble) {
+  expect_timer_runs_on_the_hashed_x_from_one_allocation<double>();
+}
+
+TEST(DeviceCandidateTimer, SetsUpWithOneAllocationAndNoUploadAndRunsOnTheHashedXInFloat) {
+  expect_timer_runs_on_the_hashed_x_from_one_allocation<float>();
 }
 
 }  // namespace
