@@ -57,9 +57,12 @@ constexpr int kBceMaxWarpsPerBlock = static_cast<int>(kBceBlockSizes.back() / 32
 // and no padding is read; the rows of a wide block are shared by `lanes` consecutive lanes
 // (bce_lanes_per_row: 1, 2, 4, 32 or the whole CUDA block, uniform over the tile, so every
 // branch on it is uniform), lane l taking slots l, l + lanes, ..., reduced by xor shuffles
-// within the warp and, for a block-wide row, across the warps through shared memory. Threads
-// past the block's end stay for the shuffles (full warps: blockDim.x is a multiple of 32 and
-// lanes divides 32 or equals blockDim.x).
+// within the warp and, for a block-wide row, across the warps through shared memory. The block
+// is interleaved for its lanes (bce_layout.hpp): slot j of row r at
+// blockPos + (j / lanes) * (N * lanes) + r * lanes + j % lanes, so lane l of position p starts
+// at blockPos + (p - Ap) * lanes + l and steps by N * lanes, and a warp's 32 lanes read 32
+// consecutive slots at every step. Threads past the block's end stay for the shuffles (full
+// warps: blockDim.x is a multiple of 32 and lanes divides 32 or equals blockDim.x).
 template <typename Value>
 __global__ void bce_hopper_kernel(BceDeviceArrays a, const Value* __restrict__ values,
                                   const Value* __restrict__ x, Value* __restrict__ y, Value alpha,
@@ -74,11 +77,11 @@ __global__ void bce_hopper_kernel(BceDeviceArrays a, const Value* __restrict__ v
   const std::int64_t rownum = end - begin;
   const std::int32_t length = active ? __ldg(a.row_lengths + position) : 0;
   const std::int64_t step = lanes * rownum;
-  std::int64_t slot = __ldg(a.block_pos + b) + (position - begin) + lane * rownum;
+  std::int64_t slot = __ldg(a.block_pos + b) + (position - begin) * lanes + lane;
   Value sum = 0;
   // Unrolled so that several index and value loads are in flight before their gathers (the
   // slots of one row are independent); the loads stay scalar: each is already one coalesced
-  // request per warp in the column-major block, and pairing slots would pad odd widths.
+  // request per warp in the interleaved block.
 #pragma unroll 4
   for (std::int32_t i = lane; i < length; i += lanes, slot += step)
     sum += __ldg(values + slot) * __ldg(x + __ldg(a.offsets + slot));
@@ -170,15 +173,17 @@ class CudaBceOperator final : public SpmvOperator {
   DeviceBuffer row_lengths_, row_no_, offsets_, values_;
 };
 
+// The matrix's DF features (`df`, as check_candidate saw them) give the block shapes, the shapes
+// the tiles, and the tiles' lanes per block the layout's interleave.
 template <typename Value>
-std::unique_ptr<SpmvOperator> build_as(const CsrMatrix<double>& matrix, const Candidate& candidate,
-                                       Device& device) {
+std::unique_ptr<SpmvOperator> build_as(const CsrMatrix<double>& matrix, const MatrixFeatures& df,
+                                       const Candidate& candidate, Device& device) {
   const CudaBceParams params = CudaBceRules::params_of(candidate);
   const auto variant = static_cast<BceVariant>(params.variant);
-  const BceLayout<Value> bce = make_bce_layout<Value>(matrix, params.boundaries);
   // The tiling the candidate was chosen with (its resident_threads, checked against grid_size).
-  const BceTiles tiles = make_bce_tiles(bce.shapes_with_empty_rows(), variant,
+  const BceTiles tiles = make_bce_tiles(bce_block_shapes(df, params.boundaries), variant,
                                         candidate.launch.block_size, params.resident_threads);
+  const BceLayout<Value> bce = make_bce_layout<Value>(matrix, params.boundaries, tiles.block_lanes);
   return std::make_unique<CudaBceOperator<Value>>(bce, tiles, variant, candidate.launch, device);
 }
 
@@ -188,11 +193,12 @@ std::unique_ptr<SpmvOperator> CudaBceRules::build(const CsrMatrix<double>& matri
                                                   Precision precision, const Candidate& candidate,
                                                   Device& device) {
   // The candidate against this matrix's DF: params, block size, boundaries, grid_size.
-  check_candidate(candidate,
-                  distribution_features(row_length_distribution(matrix.row_offsets), matrix.cols));
+  const MatrixFeatures df =
+      distribution_features(row_length_distribution(matrix.row_offsets), matrix.cols);
+  check_candidate(candidate, df);
   check_gpu_device("cuda_bce", device);
-  if (precision == Precision::fp32) return build_as<float>(matrix, candidate, device);
-  return build_as<double>(matrix, candidate, device);
+  if (precision == Precision::fp32) return build_as<float>(matrix, df, candidate, device);
+  return build_as<double>(matrix, df, candidate, device);
 }
 
 }  // namespace spmvd
