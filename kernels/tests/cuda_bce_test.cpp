@@ -160,8 +160,9 @@ std::vector<std::int32_t> expect_matches_csr(const CsrMatrix<double>& m,
   for (const double beta : {0.0, 0.5}) {
     std::vector<Value> y(y0.begin(), y0.end());
     if (beta == 0.0) std::fill(y.begin(), y.end(), std::numeric_limits<Value>::quiet_NaN());
-    bce_reference_multiply<Value>(bce, tiles, variant, block_size, xv.data(), y.data(),
-                                  Value(1.5), static_cast<Value>(beta));
+    bce_reference_multiply<Value>(bce, tiles, bce_tile_row_bases(bce.row_no, tiles), variant,
+                                  block_size, xv.data(), y.data(), Value(1.5),
+                                  static_cast<Value>(beta));
     const std::vector<double> want = csr_reference(m, x, y0, 1.5, beta);
     const double tolerance = std::is_same_v<Value, float> ? 1e-4 : 1e-12;
     for (std::int64_t r = 0; r < m.rows; ++r) {
@@ -336,10 +337,12 @@ TEST(CudaBceRules, EveryCandidateOnTheConformanceMatricesBuildsAndIsBoundedByDev
       const std::uint64_t device_bytes = rules.device_bytes(features, Precision::fp64, c);
       EXPECT_LE(uploaded, device_bytes);
       // Exactly the built slots (padding to the lanes included), rowNo (and the row lengths),
-      // 4 int64 per block and per empty-row block and one past, 2 int32 per tile.
-      const std::uint64_t per_row = variant == BceVariant::hopper ? 8 : 4;
-      EXPECT_EQ(device_bytes, bce.offsets.size() * 12 + bce.row_no.size() * per_row + (k + 2) * 32 +
-                                  std::uint64_t{c.launch.grid_size} * 8);
+      // 4 int64 per block and per empty-row block and one past, 2 int32 per tile (and the
+      // tile's row base).
+      const bool hopper = variant == BceVariant::hopper;
+      EXPECT_EQ(device_bytes, bce.offsets.size() * 12 + bce.row_no.size() * (hopper ? 8 : 4) +
+                                  (k + 2) * 32 +
+                                  std::uint64_t{c.launch.grid_size} * (hopper ? 12 : 8));
     }
   }
 }
@@ -566,8 +569,10 @@ TEST(CudaBceLayout, ReplayRejectsALayoutNotInterleavedForTheTilesLanes) {
   const BceLayout<double> column_major = make_bce_layout<double>(m, kLaneShapesBoundaries);
   std::vector<double> x(static_cast<std::size_t>(m.cols), 1.0), y(static_cast<std::size_t>(m.rows));
   EXPECT_THAT(error_of([&] {
-                bce_reference_multiply<double>(column_major, tiles, BceVariant::hopper, 256,
-                                               x.data(), y.data(), 1.0, 0.0);
+                bce_reference_multiply<double>(column_major, tiles,
+                                               bce_tile_row_bases(column_major.row_no, tiles),
+                                               BceVariant::hopper, 256, x.data(), y.data(), 1.0,
+                                               0.0);
               }),
               HasSubstr("not interleaved for the tiles' lanes"));
   EXPECT_THAT(error_of([&] {
@@ -580,6 +585,51 @@ TEST(CudaBceLayout, ReplayRejectsALayoutNotInterleavedForTheTilesLanes) {
                                         std::vector<std::int32_t>{1, 2, 3, 32, 256, 1});
               }),
               HasSubstr("lanes 3 of block 3 is not a power of two"));
+}
+
+TEST(CudaBceLayout, TilesOfConsecutiveCallerRowsCarryTheirFirstRow) {
+  // Rows of lengths 1, 5, 5, 5, 5, 1, 5, 0 with M_1 = 1: block 1 = rows (0, 5), block 2 = rows
+  // (1, 2, 3, 4, 6), then the empty row 7. Widths below 16 are one lane a row, so at block size
+  // 32 each block is one tile.
+  std::mt19937_64 rng(testing::test_seed());
+  const auto matrix_of = [](std::initializer_list<int> lengths) {
+    CsrMatrix<double> m{0, 10, {0}, {}, {}};
+    for (const int length : lengths) {
+      for (int j = 0; j < length; ++j) {
+        m.col_indices.push_back(j);
+        m.values.push_back(1.0 + j);
+      }
+      m.row_offsets.push_back(static_cast<RowOffset>(m.col_indices.size()));
+      ++m.rows;
+    }
+    return m;
+  };
+  const auto tiles_and_bases = [](const CsrMatrix<double>& m,
+                                  const std::vector<std::int64_t>& boundaries) {
+    const BceTiles tiles = make_bce_tiles(bce_block_shapes(df_features(m), boundaries),
+                                          BceVariant::hopper, 32, kH100ResidentThreads);
+    const BceLayout<double> bce = make_bce_layout<double>(m, boundaries, tiles.block_lanes);
+    return std::pair{tiles, bce_tile_row_bases(bce.row_no, tiles)};
+  };
+  const CsrMatrix<double> mixed = matrix_of({1, 5, 5, 5, 5, 1, 5, 0});
+  const auto [tiles, bases] = tiles_and_bases(mixed, {1});
+  EXPECT_THAT(tiles.tile_first_row, ElementsAre(0, 2, 7));
+  // rowNo = (0, 5, 1, 2, 3, 4, 6, 7): rows 0 and 5 are not consecutive, nor 1, 2, 3, 4, 6;
+  // the empty row's one-row tile is.
+  EXPECT_THAT(bases, ElementsAre(-1, -1, 7));
+  // Row 6 empty instead: block 2 is rows 1..4, consecutive from row 1; rows 6, 7 likewise.
+  const CsrMatrix<double> run = matrix_of({1, 5, 5, 5, 5, 1, 0, 0});
+  EXPECT_THAT(tiles_and_bases(run, {1}).second, ElementsAre(-1, 1, 6));
+  // One block and no empty rows (k = 1): rowNo is the identity, every tile has its base.
+  const CsrMatrix<double> one_block = rows_of_lengths(rng, {{3, 100}, {7, 100}}, 0, 20);
+  const auto [one_tiles, one_bases] = tiles_and_bases(one_block, {});
+  ASSERT_EQ(std::ssize(one_bases), one_tiles.size());
+  for (std::int64_t t = 0; t < one_tiles.size(); ++t)
+    EXPECT_EQ(one_bases[t], one_tiles.tile_first_row[t]);
+  // The replay writes y through the bases (and rowNo elsewhere) as the kernel does.
+  expect_matches_csr<double>(mixed, {1}, BceVariant::hopper, 32, "mixed tiles");
+  expect_matches_csr<double>(run, {1}, BceVariant::hopper, 32, "consecutive tiles");
+  expect_matches_csr<double>(one_block, {}, BceVariant::hopper, 32, "k = 1");
 }
 
 TEST(CudaBceLayout, RejectsBoundariesThatAreNoRowLength) {

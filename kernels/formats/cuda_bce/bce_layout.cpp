@@ -252,6 +252,20 @@ BceTiles make_bce_tiles(std::span<const BceBlockShape> shapes, BceVariant varian
   return tiles;
 }
 
+std::vector<std::int32_t> bce_tile_row_bases(std::span<const std::int32_t> row_no,
+                                             const BceTiles& tiles) {
+  std::vector<std::int32_t> bases(static_cast<std::size_t>(tiles.size()), -1);
+  tbb::parallel_for(std::int64_t{0}, tiles.size(), [&](std::int64_t t) {
+    const std::int64_t first = tiles.tile_first_row[t];
+    const std::int64_t end =
+        t + 1 < tiles.size() ? tiles.tile_first_row[t + 1] : std::ssize(row_no);
+    for (std::int64_t p = first + 1; p < end; ++p)
+      if (row_no[p] != row_no[first] + (p - first)) return;
+    bases[t] = row_no[first];
+  });
+  return bases;
+}
+
 namespace {
 
 // In place: every lane of each run of `width` lanes (a power of two <= 32) holds the run's
@@ -270,8 +284,9 @@ void xor_butterfly(std::vector<Value>& lanes, std::size_t width) {
 
 template <typename Value>
 void bce_reference_multiply(const BceLayout<Value>& layout, const BceTiles& tiles,
-                            BceVariant variant, std::uint32_t block_size, const Value* x,
-                            Value* y, Value alpha, Value beta) {
+                            std::span<const std::int32_t> tile_row_bases, BceVariant variant,
+                            std::uint32_t block_size, const Value* x, Value* y, Value alpha,
+                            Value beta) {
   const std::int64_t k = layout.blocks();
   const std::int64_t non_empty = k == 0 ? 0 : layout.block_row_offsets.back();
   // The kernels' per-block arrays, the empty rows as block k.
@@ -285,6 +300,11 @@ void bce_reference_multiply(const BceLayout<Value>& layout, const BceTiles& tile
       !std::equal(layout.block_lanes.begin(), layout.block_lanes.end(),
                   tiles.block_lanes.begin())) {
     throw_invalid("cuda_bce: the layout is not interleaved for the tiles' lanes per block");
+  }
+  const bool hopper = variant == BceVariant::hopper;
+  if (hopper && std::ssize(tile_row_bases) != tiles.size()) {
+    throw_invalid("cuda_bce: " + std::to_string(tile_row_bases.size()) + " tile row bases for " +
+                  std::to_string(tiles.size()) + " tiles");
   }
   std::vector<Value> lane_sums;
   for (std::int64_t tile = 0; tile < tiles.size(); ++tile) {
@@ -328,7 +348,10 @@ void bce_reference_multiply(const BceLayout<Value>& layout, const BceTiles& tile
         }
         sum = lane_sums[0];
       }
-      Value& out = y[layout.row_no[static_cast<std::size_t>(position)]];
+      const std::int64_t base = hopper ? tile_row_bases[tile] : -1;
+      const std::int64_t row = base >= 0 ? base + (position - tiles.tile_first_row[tile])
+                                         : layout.row_no[static_cast<std::size_t>(position)];
+      Value& out = y[row];
       out = beta == Value(0) ? alpha * sum : alpha * sum + beta * out;
     }
   }
@@ -343,9 +366,11 @@ template BceLayout<float> make_bce_layout(const CsrMatrix<double>&, std::span<co
                                           std::span<const std::int32_t>);
 template BceLayout<double> make_bce_layout(const CsrMatrix<double>&, std::span<const std::int64_t>,
                                            std::span<const std::int32_t>);
-template void bce_reference_multiply(const BceLayout<float>&, const BceTiles&, BceVariant,
-                                     std::uint32_t, const float*, float*, float, float);
-template void bce_reference_multiply(const BceLayout<double>&, const BceTiles&, BceVariant,
-                                     std::uint32_t, const double*, double*, double, double);
+template void bce_reference_multiply(const BceLayout<float>&, const BceTiles&,
+                                     std::span<const std::int32_t>, BceVariant, std::uint32_t,
+                                     const float*, float*, float, float);
+template void bce_reference_multiply(const BceLayout<double>&, const BceTiles&,
+                                     std::span<const std::int32_t>, BceVariant, std::uint32_t,
+                                     const double*, double*, double, double);
 
 }  // namespace spmvd

@@ -13,7 +13,9 @@
 //                     i.e. groups of L consecutive slots of a row, the rows' groups side by
 //                     side, then the next group of every row; padding value 0, column
 //                     kPaddingColumn;
-//   rowNo (N)         BCE position -> the caller's row; the empty rows follow the blocks.
+//   rowNo (N)         BCE position -> the caller's row; the empty rows follow the blocks (the
+//                     hopper kernel skips it in tiles of consecutive caller rows:
+//                     bce_tile_row_bases).
 // Why interleaved: the hopper kernel's L lanes of a row read its slots l, l + L, ... together,
 // and a warp holds 32 / L consecutive rows (or one row's 32 lanes, for L >= 32), so at every
 // step the warp's 32 lanes read 32 consecutive slots: whole sectors for every L. Column-major
@@ -158,16 +160,28 @@ BceTiles make_bce_tiles(std::span<const BceBlockShape> shapes, BceVariant varian
 std::int64_t bce_tile_count(std::span<const BceBlockShape> shapes, BceVariant variant,
                             std::uint32_t block_size, std::int64_t resident_threads);
 
+// Per tile: the caller's row of its first position where the tile's positions are consecutive
+// rows of the caller (rowNo[p] = rowNo[first] + (p - first) over the whole tile: k = 1 without
+// empty rows, a run of equally classed rows, every one-row tile), else -1. The hopper kernel
+// then writes y[base + (p - first)] without reading rowNo: 4 bytes a row fewer. `row_no` the
+// layout's, `tiles` the tiles it was laid out for (tile t covers its first position up to the
+// next tile's). O(N).
+std::vector<std::int32_t> bce_tile_row_bases(std::span<const std::int32_t> row_no,
+                                             const BceTiles& tiles);
+
 // y = alpha A x + beta y (beta == 0: y write-only) over the built arrays, each kernel thread
 // replayed with the kernel's own slot arithmetic (lane l of position p starts at
 // blockPos + (p - Ap) * L + l and steps by N * L) and in the order the GPU kernel adds (lanes
 // reduced by xor shuffles within each warp; a block-wide row's warp sums then by one more
 // warp's xor shuffles): the unit tests' check of the layout and of the kernels' index
-// arithmetic. x and y in the caller's order. Throws Error(invalid_argument) when the layout was
-// not interleaved for the tiles' lanes.
+// arithmetic. x and y in the caller's order; hopper rows written through `tile_row_bases`
+// (bce_tile_row_bases) where the tile has a base, through rowNo elsewhere (paper: rowNo always,
+// as Algorithm 4). Throws Error(invalid_argument) when the layout was not interleaved for the
+// tiles' lanes, or tile_row_bases has not one entry per tile (hopper).
 template <typename Value>
 void bce_reference_multiply(const BceLayout<Value>& layout, const BceTiles& tiles,
-                            BceVariant variant, std::uint32_t block_size, const Value* x,
-                            Value* y, Value alpha, Value beta);
+                            std::span<const std::int32_t> tile_row_bases, BceVariant variant,
+                            std::uint32_t block_size, const Value* x, Value* y, Value alpha,
+                            Value beta);
 
 }  // namespace spmvd

@@ -16,6 +16,7 @@ namespace {
 struct BceDeviceArrays {
   const std::int32_t* tile_block;
   const std::int32_t* tile_first_row;
+  const std::int32_t* tile_row_base;  // hopper: bce_tile_row_bases
   const std::int64_t* block_rows;  // k + 2: Ap, then N
   const std::int64_t* block_widths;  // k + 1: Aw, then 0
   const std::int64_t* block_pos;   // k + 1: blockPos (blockPos[k]: the empty block's, unused)
@@ -62,7 +63,9 @@ constexpr int kBceMaxWarpsPerBlock = static_cast<int>(kBceBlockSizes.back() / 32
 // blockPos + (j / lanes) * (N * lanes) + r * lanes + j % lanes, so lane l of position p starts
 // at blockPos + (p - Ap) * lanes + l and steps by N * lanes, and a warp's 32 lanes read 32
 // consecutive slots at every step. Threads past the block's end stay for the shuffles (full
-// warps: blockDim.x is a multiple of 32 and lanes divides 32 or equals blockDim.x).
+// warps: blockDim.x is a multiple of 32 and lanes divides 32 or equals blockDim.x). A tile whose
+// rows are consecutive rows of the caller (its tile_row_base >= 0) writes y without reading
+// rowNo.
 template <typename Value>
 __global__ void bce_hopper_kernel(BceDeviceArrays a, const Value* __restrict__ values,
                                   const Value* __restrict__ x, Value* __restrict__ y, Value alpha,
@@ -71,7 +74,8 @@ __global__ void bce_hopper_kernel(BceDeviceArrays a, const Value* __restrict__ v
   const std::int32_t lanes = __ldg(a.block_lanes + b);
   const std::int64_t begin = __ldg(a.block_rows + b);
   const std::int64_t end = __ldg(a.block_rows + b + 1);
-  const std::int64_t position = __ldg(a.tile_first_row + blockIdx.x) + threadIdx.x / lanes;
+  const std::int64_t tile_first = __ldg(a.tile_first_row + blockIdx.x);
+  const std::int64_t position = tile_first + threadIdx.x / lanes;
   const std::int32_t lane = static_cast<std::int32_t>(threadIdx.x) & (lanes - 1);
   const bool active = position < end;
   const std::int64_t rownum = end - begin;
@@ -101,14 +105,20 @@ __global__ void bce_hopper_kernel(BceDeviceArrays a, const Value* __restrict__ v
     for (int offset = 16; offset > 0; offset /= 2)
       sum += __shfl_xor_sync(0xffffffffu, sum, offset);
   }
-  if (active && lane == 0)
-    catalogue_detail::store_axpby(y + __ldg(a.row_no + position), alpha, sum, beta);
+  if (active && lane == 0) {
+    const std::int32_t base = __ldg(a.tile_row_base + blockIdx.x);
+    const std::int64_t row =
+        base >= 0 ? base + (position - tile_first) : std::int64_t{__ldg(a.row_no + position)};
+    catalogue_detail::store_axpby(y + row, alpha, sum, beta);
+  }
 }
 
 template <typename Value>
 class CudaBceOperator final : public SpmvOperator {
  public:
-  CudaBceOperator(const BceLayout<Value>& bce, const BceTiles& tiles, BceVariant variant,
+  // tile_row_bases: bce_tile_row_bases (hopper; the paper kernel reads rowNo as Algorithm 4).
+  CudaBceOperator(const BceLayout<Value>& bce, const BceTiles& tiles,
+                  const std::vector<std::int32_t>& tile_row_bases, BceVariant variant,
                   const LaunchConfig& launch, Device& device)
       : rows_(bce.rows),
         tiles_(tiles.size()),
@@ -125,8 +135,10 @@ class CudaBceOperator final : public SpmvOperator {
     block_widths_ = upload(device, block_widths.data(), block_widths.size());
     block_pos_ = upload(device, bce.block_slot_offsets.data(), bce.block_slot_offsets.size());
     block_lanes_ = upload(device, tiles.block_lanes.data(), tiles.block_lanes.size());
-    if (variant == BceVariant::hopper)
+    if (variant == BceVariant::hopper) {
       row_lengths_ = upload(device, bce.row_lengths.data(), bce.row_lengths.size());
+      tile_row_base_ = upload(device, tile_row_bases.data(), tile_row_bases.size());
+    }
     row_no_ = upload(device, bce.row_no.data(), bce.row_no.size());
     offsets_ = upload(device, bce.offsets.data(), bce.offsets.size());
     values_ = upload(device, bce.values.data(), bce.values.size());
@@ -136,6 +148,7 @@ class CudaBceOperator final : public SpmvOperator {
     if (rows_ == 0 || tiles_ == 0) return;
     const BceDeviceArrays a{.tile_block = tile_block_.as<const std::int32_t>(),
                             .tile_first_row = tile_first_row_.as<const std::int32_t>(),
+                            .tile_row_base = tile_row_base_.as<const std::int32_t>(),
                             .block_rows = block_rows_.as<const std::int64_t>(),
                             .block_widths = block_widths_.as<const std::int64_t>(),
                             .block_pos = block_pos_.as<const std::int64_t>(),
@@ -158,7 +171,8 @@ class CudaBceOperator final : public SpmvOperator {
 
   Precision precision() const noexcept override { return precision_of<Value>(); }
   std::size_t device_bytes() const noexcept override {
-    return tile_block_.bytes() + tile_first_row_.bytes() + block_rows_.bytes() +
+    return tile_block_.bytes() + tile_first_row_.bytes() + tile_row_base_.bytes() +
+           block_rows_.bytes() +
            block_widths_.bytes() + block_pos_.bytes() + block_lanes_.bytes() +
            row_lengths_.bytes() + row_no_.bytes() + offsets_.bytes() + values_.bytes();
   }
@@ -169,7 +183,8 @@ class CudaBceOperator final : public SpmvOperator {
   BceVariant variant_;
   LaunchConfig launch_;
   cudaStream_t stream_;
-  DeviceBuffer tile_block_, tile_first_row_, block_rows_, block_widths_, block_pos_, block_lanes_;
+  DeviceBuffer tile_block_, tile_first_row_, tile_row_base_, block_rows_, block_widths_,
+      block_pos_, block_lanes_;
   DeviceBuffer row_lengths_, row_no_, offsets_, values_;
 };
 
@@ -184,7 +199,11 @@ std::unique_ptr<SpmvOperator> build_as(const CsrMatrix<double>& matrix, const Ma
   const BceTiles tiles = make_bce_tiles(bce_block_shapes(df, params.boundaries), variant,
                                         candidate.launch.block_size, params.resident_threads);
   const BceLayout<Value> bce = make_bce_layout<Value>(matrix, params.boundaries, tiles.block_lanes);
-  return std::make_unique<CudaBceOperator<Value>>(bce, tiles, variant, candidate.launch, device);
+  const std::vector<std::int32_t> tile_row_bases =
+      variant == BceVariant::hopper ? bce_tile_row_bases(bce.row_no, tiles)
+                                    : std::vector<std::int32_t>{};
+  return std::make_unique<CudaBceOperator<Value>>(bce, tiles, tile_row_bases, variant,
+                                                  candidate.launch, device);
 }
 
 }  // namespace

@@ -256,7 +256,7 @@ std::uint64_t CudaBceRules::device_bytes(const MatrixFeatures& features, Precisi
   const bool hopper = variant == BceVariant::hopper;
   const std::uint64_t per_row = sizeof(std::int32_t) * (hopper ? 2 : 1);  // rowNo, lengths
   const std::uint64_t per_block = 4 * sizeof(std::int64_t);  // Ap, Aw, blockPos, lanes
-  const std::uint64_t per_tile = 2 * sizeof(std::int32_t);
+  const std::uint64_t per_tile = sizeof(std::int32_t) * (hopper ? 3 : 2);  // (+ row base)
   return slots * (sizeof(ColIndex) + value_bytes(precision)) + rows * per_row +
          (shapes.size() + 1) * per_block + std::uint64_t{candidate.launch.grid_size} * per_tile;
 }

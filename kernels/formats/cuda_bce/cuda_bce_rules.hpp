@@ -80,8 +80,8 @@ class CudaBceRules final : public FormatRules {
                                               const MatrixFeatures& features,
                                               const DeviceInfo& device) const override;
   // Slots (each block's rows x its width padded to a multiple of its lanes, as make_bce_layout
-  // lays it out) * (column index + value) + rowNo + (hopper) row lengths + the tile table and
-  // the per-block arrays.
+  // lays it out) * (column index + value) + rowNo + (hopper) row lengths + the tile table
+  // ((hopper) with each tile's row base) and the per-block arrays.
   std::uint64_t device_bytes(const MatrixFeatures& features, Precision precision,
                              const Candidate& candidate) const override;
   // Structural (check_candidate): a stored plan with model-chosen boundaries revalidates
