@@ -569,10 +569,9 @@ TEST(CudaBceLayout, ReplayRejectsALayoutNotInterleavedForTheTilesLanes) {
   const BceLayout<double> column_major = make_bce_layout<double>(m, kLaneShapesBoundaries);
   std::vector<double> x(static_cast<std::size_t>(m.cols), 1.0), y(static_cast<std::size_t>(m.rows));
   EXPECT_THAT(error_of([&] {
-                bce_reference_multiply<double>(column_major, tiles,
-                                               bce_tile_row_bases(column_major.row_no, tiles),
-                                               BceVariant::hopper, 256, x.data(), y.data(), 1.0,
-                                               0.0);
+                bce_reference_multiply<double>(
+                    column_major, tiles, bce_tile_row_bases(column_major.row_no, tiles),
+                    BceVariant::hopper, 256, x.data(), y.data(), 1.0, 0.0);
               }),
               HasSubstr("not interleaved for the tiles' lanes"));
   EXPECT_THAT(error_of([&] {

@@ -172,8 +172,7 @@ class CudaBceOperator final : public SpmvOperator {
   Precision precision() const noexcept override { return precision_of<Value>(); }
   std::size_t device_bytes() const noexcept override {
     return tile_block_.bytes() + tile_first_row_.bytes() + tile_row_base_.bytes() +
-           block_rows_.bytes() +
-           block_widths_.bytes() + block_pos_.bytes() + block_lanes_.bytes() +
+           block_rows_.bytes() + block_widths_.bytes() + block_pos_.bytes() + block_lanes_.bytes() +
            row_lengths_.bytes() + row_no_.bytes() + offsets_.bytes() + values_.bytes();
   }
 
@@ -183,8 +182,8 @@ class CudaBceOperator final : public SpmvOperator {
   BceVariant variant_;
   LaunchConfig launch_;
   cudaStream_t stream_;
-  DeviceBuffer tile_block_, tile_first_row_, tile_row_base_, block_rows_, block_widths_,
-      block_pos_, block_lanes_;
+  DeviceBuffer tile_block_, tile_first_row_, tile_row_base_, block_rows_, block_widths_, block_pos_,
+      block_lanes_;
   DeviceBuffer row_lengths_, row_no_, offsets_, values_;
 };
 
@@ -199,9 +198,9 @@ std::unique_ptr<SpmvOperator> build_as(const CsrMatrix<double>& matrix, const Ma
   const BceTiles tiles = make_bce_tiles(bce_block_shapes(df, params.boundaries), variant,
                                         candidate.launch.block_size, params.resident_threads);
   const BceLayout<Value> bce = make_bce_layout<Value>(matrix, params.boundaries, tiles.block_lanes);
-  const std::vector<std::int32_t> tile_row_bases =
-      variant == BceVariant::hopper ? bce_tile_row_bases(bce.row_no, tiles)
-                                    : std::vector<std::int32_t>{};
+  const std::vector<std::int32_t> tile_row_bases = variant == BceVariant::hopper
+                                                       ? bce_tile_row_bases(bce.row_no, tiles)
+                                                       : std::vector<std::int32_t>{};
   return std::make_unique<CudaBceOperator<Value>>(bce, tiles, tile_row_bases, variant,
                                                   candidate.launch, device);
 }
