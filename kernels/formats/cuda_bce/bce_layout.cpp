@@ -147,12 +147,16 @@ BceLayout<Value> build_layout(const CsrMatrix<double>& matrix,
             const std::int64_t length = matrix.row_length(row);
             bce.row_lengths[static_cast<std::size_t>(first + r)] =
                 static_cast<std::int32_t>(length);
-            for (std::int64_t j = 0; j < length; ++j) {
-              const auto slot = static_cast<std::size_t>(block_pos + (j / lanes) * (n * lanes) +
-                                                         r * lanes + j % lanes);
-              bce.offsets[slot] = matrix.col_indices[static_cast<std::size_t>(begin + j)];
-              bce.values[slot] =
-                  static_cast<Value>(matrix.values[static_cast<std::size_t>(begin + j)]);
+            // Group by group (j = g * L .. g * L + L - 1 at group_slot + 0 .. L - 1): no
+            // division per entry.
+            std::int64_t group_slot = block_pos + r * lanes;
+            for (std::int64_t g = 0; g < length; g += lanes, group_slot += n * lanes) {
+              for (std::int64_t j = g; j < std::min(g + lanes, length); ++j) {
+                const auto slot = static_cast<std::size_t>(group_slot + (j - g));
+                bce.offsets[slot] = matrix.col_indices[static_cast<std::size_t>(begin + j)];
+                bce.values[slot] =
+                    static_cast<Value>(matrix.values[static_cast<std::size_t>(begin + j)]);
+              }
             }
           }
         });
