@@ -147,9 +147,11 @@ std::vector<std::int32_t> expect_matches_csr(const CsrMatrix<double>& m,
   SCOPED_TRACE(what + " variant " + std::to_string(static_cast<int>(variant)) + " block " +
                std::to_string(block_size) + " k-1 = " + std::to_string(boundaries.size()) +
                " resident threads " + std::to_string(resident_threads));
-  const BceLayout<Value> bce = make_bce_layout<Value>(m, boundaries);
-  const BceTiles tiles =
-      make_bce_tiles(bce.shapes_with_empty_rows(), variant, block_size, resident_threads);
+  // The builder's order: shapes (from the DF) -> tiles -> the layout interleaved for their lanes.
+  const BceTiles tiles = make_bce_tiles(bce_block_shapes(df_features(m), boundaries), variant,
+                                        block_size, resident_threads);
+  const BceLayout<Value> bce = make_bce_layout<Value>(m, boundaries, tiles.block_lanes);
+  EXPECT_EQ(bce.shapes_with_empty_rows(), bce_block_shapes(df_features(m), boundaries));
   std::vector<double> x(static_cast<std::size_t>(m.cols));
   for (std::size_t c = 0; c < x.size(); ++c) x[c] = std::cos(0.37 * static_cast<double>(c));
   std::vector<double> y0(static_cast<std::size_t>(m.rows));
@@ -158,8 +160,9 @@ std::vector<std::int32_t> expect_matches_csr(const CsrMatrix<double>& m,
   for (const double beta : {0.0, 0.5}) {
     std::vector<Value> y(y0.begin(), y0.end());
     if (beta == 0.0) std::fill(y.begin(), y.end(), std::numeric_limits<Value>::quiet_NaN());
-    bce_reference_multiply<Value>(bce, tiles, variant, block_size, xv.data(), y.data(),
-                                  Value(1.5), static_cast<Value>(beta));
+    bce_reference_multiply<Value>(bce, tiles, bce_tile_row_bases(bce.row_no, tiles), variant,
+                                  block_size, xv.data(), y.data(), Value(1.5),
+                                  static_cast<Value>(beta));
     const std::vector<double> want = csr_reference(m, x, y0, 1.5, beta);
     const double tolerance = std::is_same_v<Value, float> ? 1e-4 : 1e-12;
     for (std::int64_t r = 0; r < m.rows; ++r) {
@@ -247,6 +250,22 @@ TEST(CudaBceLayout, PaperWorkedExampleGivesThePapersRowNoApAwAndBlocks) {
                           BceBlockShape{0, 0}));
 }
 
+TEST(CudaBceLayout, PaperWorkedExampleKeepsItsColumnMajorBlocksInTheHopperVariant) {
+  // Widths 2, 4 and 7 are below 16: one lane a row (L = 1), and L = 1 is column-major, so the
+  // hopper variant's layout of the worked example is the paper's, slot for slot.
+  const CsrMatrix<double> m = paper_000_matrix();
+  const std::vector<std::int64_t> boundaries{2, 4};
+  const BceTiles tiles = make_bce_tiles(bce_block_shapes(df_features(m), boundaries),
+                                        BceVariant::hopper, 256, kH100ResidentThreads);
+  EXPECT_THAT(tiles.block_lanes, ElementsAre(1, 1, 1, 1));
+  const BceLayout<double> paper = make_bce_layout<double>(m, boundaries);
+  const BceLayout<double> hopper = make_bce_layout<double>(m, boundaries, tiles.block_lanes);
+  EXPECT_THAT(paper.block_lanes, ElementsAre(1, 1, 1));
+  EXPECT_EQ(hopper.block_slot_offsets, paper.block_slot_offsets);
+  EXPECT_EQ(hopper.offsets, paper.offsets);
+  EXPECT_EQ(hopper.values, paper.values);
+}
+
 TEST(CudaBceLayout, PaperWorkedExampleMultipliesAsCsrInBothVariants) {
   const CsrMatrix<double> m = paper_000_matrix();
   for (const auto variant : {BceVariant::paper, BceVariant::hopper}) {
@@ -303,17 +322,27 @@ TEST(CudaBceRules, EveryCandidateOnTheConformanceMatricesBuildsAndIsBoundedByDev
       EXPECT_NO_THROW(CudaBceRules::check_candidate(c, df_features(named.matrix)));
       const CudaBceParams params = CudaBceRules::params_of(c);
       const auto variant = static_cast<BceVariant>(params.variant);
-      const BceLayout<double> bce = make_bce_layout<double>(named.matrix, params.boundaries);
       EXPECT_EQ(params.resident_threads, kH100ResidentThreads);
-      const BceTiles tiles = make_bce_tiles(bce.shapes_with_empty_rows(), variant,
-                                            c.launch.block_size, params.resident_threads);
+      const BceTiles tiles =
+          make_bce_tiles(bce_block_shapes(df_features(named.matrix), params.boundaries), variant,
+                         c.launch.block_size, params.resident_threads);
+      const BceLayout<double> bce =
+          make_bce_layout<double>(named.matrix, params.boundaries, tiles.block_lanes);
       EXPECT_EQ(std::max<std::int64_t>(tiles.size(), 1), c.launch.grid_size);
       const std::uint64_t k = static_cast<std::uint64_t>(bce.blocks());
       const std::uint64_t uploaded =
           tiles.size() * 8u + (k + 2) * 8 + (k + 1) * 8 + (k + 1) * 8 + (k + 1) * 4 +
-          (variant == BceVariant::hopper ? bce.row_lengths.size() * 4 : 0) +
-          bce.row_no.size() * 4 + bce.offsets.size() * 4 + bce.values.size() * 8;
-      EXPECT_LE(uploaded, rules.device_bytes(features, Precision::fp64, c));
+          (variant == BceVariant::hopper ? bce.row_lengths.size() * 4 : 0) + bce.row_no.size() * 4 +
+          bce.offsets.size() * 4 + bce.values.size() * 8;
+      const std::uint64_t device_bytes = rules.device_bytes(features, Precision::fp64, c);
+      EXPECT_LE(uploaded, device_bytes);
+      // Exactly the built slots (padding to the lanes included), rowNo (and the row lengths),
+      // 4 int64 per block and per empty-row block and one past, 2 int32 per tile (and the
+      // tile's row base).
+      const bool hopper = variant == BceVariant::hopper;
+      EXPECT_EQ(device_bytes, bce.offsets.size() * 12 + bce.row_no.size() * (hopper ? 8 : 4) +
+                                  (k + 2) * 32 +
+                                  std::uint64_t{c.launch.grid_size} * (hopper ? 12 : 8));
     }
   }
 }
@@ -410,6 +439,196 @@ TEST(CudaBceLayout, HostReplayOfWarpAndBlockPerRowTilesEqualsCsrOnAFewVeryLongRo
       EXPECT_TRUE(block_rows);
     }
   }
+}
+
+// Rows of the given lengths (each length `count` times, in this order, then `empty` empty
+// rows), columns sampled without repetition from `cols`, values uniform in [-1, 1).
+CsrMatrix<double> rows_of_lengths(std::mt19937_64& rng,
+                                  const std::vector<std::pair<std::int64_t, std::int64_t>>& lengths,
+                                  std::int64_t empty, std::int64_t cols) {
+  CsrMatrix<double> m{0, cols, {0}, {}, {}};
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::vector<ColIndex> all(static_cast<std::size_t>(cols));
+  std::iota(all.begin(), all.end(), ColIndex{0});
+  std::vector<std::int64_t> row_lengths;
+  for (const auto& [length, count] : lengths) row_lengths.insert(row_lengths.end(), count, length);
+  row_lengths.insert(row_lengths.end(), empty, 0);
+  std::shuffle(row_lengths.begin(), row_lengths.end(), rng);
+  for (const std::int64_t length : row_lengths) {
+    std::vector<ColIndex> columns;
+    std::sample(all.begin(), all.end(), std::back_inserter(columns), length, rng);
+    std::shuffle(columns.begin(), columns.end(), rng);  // slot j is the row's j-th entry
+    for (const ColIndex c : columns) {
+      m.col_indices.push_back(c);
+      m.values.push_back(2.0 * unit(rng) - 1.0);
+    }
+    m.row_offsets.push_back(static_cast<RowOffset>(m.col_indices.size()));
+    ++m.rows;
+  }
+  return m;
+}
+
+// Blocks of widths 1, 19, 37, 300 and 2000 (rows of 1; 17 and 19; 25 and 37; 290 and 300;
+// 1500 and 2000), 9 empty rows, 3000 columns; with resident_threads 160 and block sizes of at
+// least 128 their lanes are 1, 2, 4, 32 and the whole CUDA block:
+//  - 19: 2 from width 16; 37: 4 from width 32, and its 40 rows x 4 = 160 fill "the GPU";
+//  - 300: 8 rows x 4 < 160, width >= 256: a warp a row;
+//  - 2000: 3 rows x 4 < 160, width >= 1024, 3 rows < 160 / 32 warps: a block a row.
+constexpr std::int64_t kSmallResidentThreads = 160;
+const std::vector<std::int64_t> kLaneShapesBoundaries{1, 19, 37, 300};
+CsrMatrix<double> lane_shapes_matrix(std::mt19937_64& rng) {
+  return rows_of_lengths(
+      rng,
+      {{1, 50}, {17, 6}, {19, 5}, {25, 20}, {37, 20}, {290, 3}, {300, 5}, {1500, 1}, {2000, 2}}, 9,
+      3000);
+}
+
+TEST(CudaBceLayout, HopperLayoutPlacesSlotJOfRowRInLaneInterleavedGroups) {
+  std::mt19937_64 rng(testing::test_seed());
+  const CsrMatrix<double> m = lane_shapes_matrix(rng);
+  for (const std::uint32_t block_size : {128u, 256u, 512u}) {
+    SCOPED_TRACE("block size " + std::to_string(block_size));
+    const BceTiles tiles = make_bce_tiles(bce_block_shapes(df_features(m), kLaneShapesBoundaries),
+                                          BceVariant::hopper, block_size, kSmallResidentThreads);
+    const auto block_wide = static_cast<std::int32_t>(block_size);
+    ASSERT_THAT(tiles.block_lanes, ElementsAre(1, 2, 4, 32, block_wide, 1));
+    const BceLayout<double> bce =
+        make_bce_layout<double>(m, kLaneShapesBoundaries, tiles.block_lanes);
+    EXPECT_THAT(bce.block_lanes, ElementsAre(1, 2, 4, 32, block_wide));
+    EXPECT_THAT(bce.block_widths, ElementsAre(1, 19, 37, 300, 2000));
+    EXPECT_THAT(bce.block_row_offsets, ElementsAre(0, 50, 61, 101, 109, 112));
+    // blockPos over the widths padded to the lanes: 50 x 1, 11 x 20, 40 x 40, 8 x 320, and
+    // 3 x 2048 (block size 128, 256 or 512 divides 2048).
+    EXPECT_THAT(bce.block_slot_offsets,
+                ElementsAre(0, 50, 50 + 220, 50 + 220 + 1600, 50 + 220 + 1600 + 2560,
+                            50 + 220 + 1600 + 2560 + 6144));
+    EXPECT_EQ(bce.offsets.size(), 50u + 220 + 1600 + 2560 + 6144);
+    // Every entry where the formula puts it; every other slot padding.
+    std::vector<bool> filled(bce.offsets.size(), false);
+    for (std::int64_t i = 0; i < bce.blocks(); ++i) {
+      const std::int64_t first = bce.block_row_offsets[i];
+      const std::int64_t n = bce.block_row_offsets[i + 1] - first;
+      const std::int64_t lanes = bce.block_lanes[i];
+      for (std::int64_t r = 0; r < n; ++r) {
+        const std::int64_t row = bce.row_no[first + r];
+        for (std::int64_t j = 0; j < m.row_length(row); ++j) {
+          const std::int64_t slot =
+              bce.block_slot_offsets[i] + (j / lanes) * (n * lanes) + r * lanes + j % lanes;
+          EXPECT_EQ(bce.offsets[slot], m.col_indices[m.row_offsets[row] + j])
+              << "block " << i << " row " << r << " slot " << j;
+          EXPECT_EQ(bce.values[slot], m.values[m.row_offsets[row] + j]);
+          filled[slot] = true;
+        }
+      }
+    }
+    for (std::size_t slot = 0; slot < filled.size(); ++slot) {
+      if (filled[slot]) continue;
+      EXPECT_EQ(bce.offsets[slot], kPaddingColumn) << "slot " << slot;
+      EXPECT_EQ(bce.values[slot], 0.0) << "slot " << slot;
+    }
+    EXPECT_EQ(std::count(filled.begin(), filled.end(), true), m.nnz());
+    // A warp reads 32 consecutive slots at each step: in the 4-lane block the first warp's
+    // lanes (8 rows x 4) start at blockPos + 0 .. 31, the 32-lane block's first row likewise.
+    const std::int64_t four = bce.block_slot_offsets[2];
+    EXPECT_EQ(bce.offsets[four + 5 * 4 + 2], m.col_indices[m.row_offsets[bce.row_no[61 + 5]] + 2]);
+    const std::int64_t warp = bce.block_slot_offsets[3];
+    EXPECT_EQ(bce.offsets[warp + 31], m.col_indices[m.row_offsets[bce.row_no[101]] + 31]);
+    // ... and at its second step row 0's slots 32..63 follow the block's 8 rows of 32.
+    EXPECT_EQ(bce.offsets[warp + 8 * 32], m.col_indices[m.row_offsets[bce.row_no[101]] + 32]);
+  }
+}
+
+TEST(CudaBceLayout, HostReplayOverTheInterleavedLayoutEqualsCsrForEveryLanes) {
+  const std::uint64_t seed = testing::test_seed();
+  std::cout << "seed " << seed << " (SPMVD_TEST_SEED)\n";
+  std::mt19937_64 rng(seed);
+  for (int repeat = 0; repeat < 3; ++repeat) {
+    const CsrMatrix<double> m = lane_shapes_matrix(rng);
+    for (const std::uint32_t block_size : {128u, 256u, 512u}) {
+      const std::vector<std::int32_t> lanes =
+          expect_matches_csr<double>(m, kLaneShapesBoundaries, BceVariant::hopper, block_size,
+                                     "lane shapes", kSmallResidentThreads);
+      EXPECT_THAT(lanes, ElementsAre(1, 2, 4, 32, static_cast<std::int32_t>(block_size), 1));
+      expect_matches_csr<float>(m, kLaneShapesBoundaries, BceVariant::hopper, block_size,
+                                "lane shapes fp32", kSmallResidentThreads);
+      // One block of width 2000 (112 rows x 4 >= 160: 4 lanes) and the paper variant over the
+      // same matrix.
+      expect_matches_csr<double>(m, {}, BceVariant::hopper, block_size, "one block",
+                                 kSmallResidentThreads);
+      expect_matches_csr<double>(m, kLaneShapesBoundaries, BceVariant::paper, block_size,
+                                 "lane shapes paper", kSmallResidentThreads);
+    }
+  }
+}
+
+TEST(CudaBceLayout, ReplayRejectsALayoutNotInterleavedForTheTilesLanes) {
+  std::mt19937_64 rng(testing::test_seed());
+  const CsrMatrix<double> m = lane_shapes_matrix(rng);
+  const BceTiles tiles = make_bce_tiles(bce_block_shapes(df_features(m), kLaneShapesBoundaries),
+                                        BceVariant::hopper, 256, kSmallResidentThreads);
+  const BceLayout<double> column_major = make_bce_layout<double>(m, kLaneShapesBoundaries);
+  std::vector<double> x(static_cast<std::size_t>(m.cols), 1.0), y(static_cast<std::size_t>(m.rows));
+  EXPECT_THAT(error_of([&] {
+                bce_reference_multiply<double>(
+                    column_major, tiles, bce_tile_row_bases(column_major.row_no, tiles),
+                    BceVariant::hopper, 256, x.data(), y.data(), 1.0, 0.0);
+              }),
+              HasSubstr("not interleaved for the tiles' lanes"));
+  EXPECT_THAT(error_of([&] {
+                make_bce_layout<double>(m, kLaneShapesBoundaries,
+                                        std::vector<std::int32_t>{1, 2, 4, 32, 256});
+              }),
+              HasSubstr("5 lanes per block for 5 blocks and the empty rows (need 6)"));
+  EXPECT_THAT(error_of([&] {
+                make_bce_layout<double>(m, kLaneShapesBoundaries,
+                                        std::vector<std::int32_t>{1, 2, 3, 32, 256, 1});
+              }),
+              HasSubstr("lanes 3 of block 3 is not a power of two"));
+}
+
+TEST(CudaBceLayout, TilesOfConsecutiveCallerRowsCarryTheirFirstRow) {
+  // Rows of lengths 1, 5, 5, 5, 5, 1, 5, 0 with M_1 = 1: block 1 = rows (0, 5), block 2 = rows
+  // (1, 2, 3, 4, 6), then the empty row 7. Widths below 16 are one lane a row, so at block size
+  // 32 each block is one tile.
+  std::mt19937_64 rng(testing::test_seed());
+  const auto matrix_of = [](std::initializer_list<int> lengths) {
+    CsrMatrix<double> m{0, 10, {0}, {}, {}};
+    for (const int length : lengths) {
+      for (int j = 0; j < length; ++j) {
+        m.col_indices.push_back(j);
+        m.values.push_back(1.0 + j);
+      }
+      m.row_offsets.push_back(static_cast<RowOffset>(m.col_indices.size()));
+      ++m.rows;
+    }
+    return m;
+  };
+  const auto tiles_and_bases = [](const CsrMatrix<double>& m,
+                                  const std::vector<std::int64_t>& boundaries) {
+    const BceTiles tiles = make_bce_tiles(bce_block_shapes(df_features(m), boundaries),
+                                          BceVariant::hopper, 32, kH100ResidentThreads);
+    const BceLayout<double> bce = make_bce_layout<double>(m, boundaries, tiles.block_lanes);
+    return std::pair{tiles, bce_tile_row_bases(bce.row_no, tiles)};
+  };
+  const CsrMatrix<double> mixed = matrix_of({1, 5, 5, 5, 5, 1, 5, 0});
+  const auto [tiles, bases] = tiles_and_bases(mixed, {1});
+  EXPECT_THAT(tiles.tile_first_row, ElementsAre(0, 2, 7));
+  // rowNo = (0, 5, 1, 2, 3, 4, 6, 7): rows 0 and 5 are not consecutive, nor 1, 2, 3, 4, 6;
+  // the empty row's one-row tile is.
+  EXPECT_THAT(bases, ElementsAre(-1, -1, 7));
+  // Row 6 empty instead: block 2 is rows 1..4, consecutive from row 1; rows 6, 7 likewise.
+  const CsrMatrix<double> run = matrix_of({1, 5, 5, 5, 5, 1, 0, 0});
+  EXPECT_THAT(tiles_and_bases(run, {1}).second, ElementsAre(-1, 1, 6));
+  // One block and no empty rows (k = 1): rowNo is the identity, every tile has its base.
+  const CsrMatrix<double> one_block = rows_of_lengths(rng, {{3, 100}, {7, 100}}, 0, 20);
+  const auto [one_tiles, one_bases] = tiles_and_bases(one_block, {});
+  ASSERT_EQ(std::ssize(one_bases), one_tiles.size());
+  for (std::int64_t t = 0; t < one_tiles.size(); ++t)
+    EXPECT_EQ(one_bases[t], one_tiles.tile_first_row[t]);
+  // The replay writes y through the bases (and rowNo elsewhere) as the kernel does.
+  expect_matches_csr<double>(mixed, {1}, BceVariant::hopper, 32, "mixed tiles");
+  expect_matches_csr<double>(run, {1}, BceVariant::hopper, 32, "consecutive tiles");
+  expect_matches_csr<double>(one_block, {}, BceVariant::hopper, 32, "k = 1");
 }
 
 TEST(CudaBceLayout, RejectsBoundariesThatAreNoRowLength) {

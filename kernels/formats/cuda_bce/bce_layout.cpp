@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "core/error.hpp"
@@ -56,6 +57,22 @@ void check_block_size(std::uint32_t block_size) {
   }
 }
 
+// One power of two per block and one for the empty rows (BceTiles::block_lanes).
+void check_block_lanes(std::span<const std::int32_t> block_lanes, std::size_t blocks) {
+  if (block_lanes.size() != blocks + 1) {
+    throw_invalid("cuda_bce: " + std::to_string(block_lanes.size()) + " lanes per block for " +
+                  std::to_string(blocks) + " blocks and the empty rows (need " +
+                  std::to_string(blocks + 1) + ")");
+  }
+  for (std::size_t i = 0; i < block_lanes.size(); ++i) {
+    const std::int32_t lanes = block_lanes[i];
+    if (lanes < 1 || (lanes & (lanes - 1)) != 0) {
+      throw_invalid("cuda_bce: lanes " + std::to_string(lanes) + " of block " +
+                    std::to_string(i + 1) + " is not a power of two");
+    }
+  }
+}
+
 }  // namespace
 
 template <typename Value>
@@ -67,9 +84,13 @@ std::vector<BceBlockShape> BceLayout<Value>::shapes_with_empty_rows() const {
   return shapes;
 }
 
+namespace {
+
+// `block_lanes` (nullopt: L = 1 for every block, the paper's layout) as make_bce_layout's.
 template <typename Value>
-BceLayout<Value> make_bce_layout(const CsrMatrix<double>& matrix,
-                                 std::span<const std::int64_t> boundaries) {
+BceLayout<Value> build_layout(const CsrMatrix<double>& matrix,
+                              std::span<const std::int64_t> boundaries,
+                              std::optional<std::span<const std::int32_t>> block_lanes) {
   if (matrix.rows >= std::numeric_limits<std::int32_t>::max()) {
     throw_invalid("cuda_bce: " + std::to_string(matrix.rows) + " rows; rowNo holds < 2^31");
   }
@@ -81,9 +102,10 @@ BceLayout<Value> make_bce_layout(const CsrMatrix<double>& matrix,
         df.sets.begin(), df.sets.end(), RowLengthCount{m, 0},
         [](const RowLengthCount& a, const RowLengthCount& b) { return a.length < b.length; });
   });
+  const std::vector<std::int64_t> upper = upper_lengths(boundaries, longest_row);
+  if (block_lanes) check_block_lanes(*block_lanes, upper.size());
 
   // Algorithm 3: rowNo, Ap, Aw.
-  const std::vector<std::int64_t> upper = upper_lengths(boundaries, longest_row);
   BlockedRowOrder order = reorder_rows(matrix.row_offsets, upper);
 
   BceLayout<Value> bce;
@@ -93,22 +115,29 @@ BceLayout<Value> make_bce_layout(const CsrMatrix<double>& matrix,
   bce.block_row_offsets = std::move(order.block_row_offsets);
   bce.block_widths = std::move(order.block_widths);
   const std::int64_t k = bce.blocks();
+  if (block_lanes) {
+    bce.block_lanes.assign(block_lanes->begin(), block_lanes->begin() + k);
+  } else {
+    bce.block_lanes.assign(static_cast<std::size_t>(k), 1);
+  }
   bce.block_slot_offsets.assign(static_cast<std::size_t>(k) + 1, 0);
   for (std::int64_t i = 0; i < k; ++i) {
     const std::int64_t n = bce.block_row_offsets[i + 1] - bce.block_row_offsets[i];
-    bce.block_slot_offsets[i + 1] = bce.block_slot_offsets[i] + n * bce.block_widths[i];
+    bce.block_slot_offsets[i + 1] =
+        bce.block_slot_offsets[i] + n * bce_padded_width(bce.block_widths[i], bce.block_lanes[i]);
   }
   const auto slots = static_cast<std::size_t>(bce.block_slot_offsets.back());
   bce.offsets.assign(slots, kPaddingColumn);
   bce.values.assign(slots, Value(0));
   bce.row_lengths.assign(static_cast<std::size_t>(bce.rows), 0);
-  // Column-major within each block (Sec. 6.2: "stores the related block by columns"): slot j of
-  // the block's row r at blockPos + j * N(C_i) + r.
+  // Slot j of the block's row r at blockPos + (j / L) * (N * L) + r * L + (j % L) (L = 1:
+  // column-major, Sec. 6.2's "stores the related block by columns").
   // Rows in parallel: each writes only its own slots and its own row length.
   for (std::int64_t i = 0; i < k; ++i) {
     const std::int64_t first = bce.block_row_offsets[i];
     const std::int64_t n = bce.block_row_offsets[i + 1] - first;
     const std::int64_t block_pos = bce.block_slot_offsets[i];
+    const std::int64_t lanes = bce.block_lanes[i];
     tbb::parallel_for(
         tbb::blocked_range<std::int64_t>(0, n, 4096),
         [&](const tbb::blocked_range<std::int64_t>& range) {
@@ -116,17 +145,38 @@ BceLayout<Value> make_bce_layout(const CsrMatrix<double>& matrix,
             const std::int64_t row = bce.row_no[static_cast<std::size_t>(first + r)];
             const RowOffset begin = matrix.row_offsets[static_cast<std::size_t>(row)];
             const std::int64_t length = matrix.row_length(row);
-            bce.row_lengths[static_cast<std::size_t>(first + r)] = static_cast<std::int32_t>(length);
-            for (std::int64_t j = 0; j < length; ++j) {
-              const auto slot = static_cast<std::size_t>(block_pos + j * n + r);
-              bce.offsets[slot] = matrix.col_indices[static_cast<std::size_t>(begin + j)];
-              bce.values[slot] =
-                  static_cast<Value>(matrix.values[static_cast<std::size_t>(begin + j)]);
+            bce.row_lengths[static_cast<std::size_t>(first + r)] =
+                static_cast<std::int32_t>(length);
+            // Group by group (j = g * L .. g * L + L - 1 at group_slot + 0 .. L - 1): no
+            // division per entry.
+            std::int64_t group_slot = block_pos + r * lanes;
+            for (std::int64_t g = 0; g < length; g += lanes, group_slot += n * lanes) {
+              for (std::int64_t j = g; j < std::min(g + lanes, length); ++j) {
+                const auto slot = static_cast<std::size_t>(group_slot + (j - g));
+                bce.offsets[slot] = matrix.col_indices[static_cast<std::size_t>(begin + j)];
+                bce.values[slot] =
+                    static_cast<Value>(matrix.values[static_cast<std::size_t>(begin + j)]);
+              }
             }
           }
         });
   }
   return bce;
+}
+
+}  // namespace
+
+template <typename Value>
+BceLayout<Value> make_bce_layout(const CsrMatrix<double>& matrix,
+                                 std::span<const std::int64_t> boundaries,
+                                 std::span<const std::int32_t> block_lanes) {
+  return build_layout<Value>(matrix, boundaries, block_lanes);
+}
+
+template <typename Value>
+BceLayout<Value> make_bce_layout(const CsrMatrix<double>& matrix,
+                                 std::span<const std::int64_t> boundaries) {
+  return build_layout<Value>(matrix, boundaries, std::nullopt);
 }
 
 std::vector<std::vector<RowLengthCount>> bce_block_distributions(
@@ -206,6 +256,20 @@ BceTiles make_bce_tiles(std::span<const BceBlockShape> shapes, BceVariant varian
   return tiles;
 }
 
+std::vector<std::int32_t> bce_tile_row_bases(std::span<const std::int32_t> row_no,
+                                             const BceTiles& tiles) {
+  std::vector<std::int32_t> bases(static_cast<std::size_t>(tiles.size()), -1);
+  tbb::parallel_for(std::int64_t{0}, tiles.size(), [&](std::int64_t t) {
+    const std::int64_t first = tiles.tile_first_row[t];
+    const std::int64_t end =
+        t + 1 < tiles.size() ? tiles.tile_first_row[t + 1] : std::ssize(row_no);
+    for (std::int64_t p = first + 1; p < end; ++p)
+      if (row_no[p] != row_no[first] + (p - first)) return;
+    bases[t] = row_no[first];
+  });
+  return bases;
+}
+
 namespace {
 
 // In place: every lane of each run of `width` lanes (a power of two <= 32) holds the run's
@@ -224,8 +288,9 @@ void xor_butterfly(std::vector<Value>& lanes, std::size_t width) {
 
 template <typename Value>
 void bce_reference_multiply(const BceLayout<Value>& layout, const BceTiles& tiles,
-                            BceVariant variant, std::uint32_t block_size, const Value* x,
-                            Value* y, Value alpha, Value beta) {
+                            std::span<const std::int32_t> tile_row_bases, BceVariant variant,
+                            std::uint32_t block_size, const Value* x, Value* y, Value alpha,
+                            Value beta) {
   const std::int64_t k = layout.blocks();
   const std::int64_t non_empty = k == 0 ? 0 : layout.block_row_offsets.back();
   // The kernels' per-block arrays, the empty rows as block k.
@@ -235,6 +300,16 @@ void bce_reference_multiply(const BceLayout<Value>& layout, const BceTiles& tile
   const auto block_end = [&](std::int64_t b) {
     return b < k ? layout.block_row_offsets[b + 1] : layout.rows;
   };
+  if (std::ssize(tiles.block_lanes) != k + 1 ||
+      !std::equal(layout.block_lanes.begin(), layout.block_lanes.end(),
+                  tiles.block_lanes.begin())) {
+    throw_invalid("cuda_bce: the layout is not interleaved for the tiles' lanes per block");
+  }
+  const bool hopper = variant == BceVariant::hopper;
+  if (hopper && std::ssize(tile_row_bases) != tiles.size()) {
+    throw_invalid("cuda_bce: " + std::to_string(tile_row_bases.size()) + " tile row bases for " +
+                  std::to_string(tiles.size()) + " tiles");
+  }
   std::vector<Value> lane_sums;
   for (std::int64_t tile = 0; tile < tiles.size(); ++tile) {
     const std::int64_t b = tiles.tile_block[tile];
@@ -245,10 +320,10 @@ void bce_reference_multiply(const BceLayout<Value>& layout, const BceTiles& tile
     for (std::uint32_t thread = 0; thread < block_size; thread += lanes) {
       const std::int64_t position = tiles.tile_first_row[tile] + thread / lanes;
       if (position >= block_end(b)) break;
-      const std::int64_t start = block_pos + (position - block_begin(b));
       Value sum = 0;
       if (variant == BceVariant::paper) {
         // Algorithm 4 lines 7-11.
+        const std::int64_t start = block_pos + (position - block_begin(b));
         for (std::int64_t i = 0; i < width; ++i) {
           const auto idx = static_cast<std::size_t>(start + i * rownum);
           if (std::abs(layout.values[idx]) > Value(0))
@@ -257,9 +332,12 @@ void bce_reference_multiply(const BceLayout<Value>& layout, const BceTiles& tile
       } else {
         const std::int64_t length = layout.row_lengths[static_cast<std::size_t>(position)];
         lane_sums.assign(static_cast<std::size_t>(lanes), Value(0));
+        // The kernel's slot walk: lane l from blockPos + (position - Ap) * L + l, N * L a step.
+        const std::int64_t step = std::int64_t{lanes} * rownum;
         for (std::int32_t lane = 0; lane < lanes; ++lane) {
-          for (std::int64_t i = lane; i < length; i += lanes) {
-            const auto idx = static_cast<std::size_t>(start + i * rownum);
+          std::int64_t slot = block_pos + (position - block_begin(b)) * lanes + lane;
+          for (std::int64_t i = lane; i < length; i += lanes, slot += step) {
+            const auto idx = static_cast<std::size_t>(slot);
             lane_sums[lane] += layout.values[idx] * x[layout.offsets[idx]];
           }
         }
@@ -274,7 +352,10 @@ void bce_reference_multiply(const BceLayout<Value>& layout, const BceTiles& tile
         }
         sum = lane_sums[0];
       }
-      Value& out = y[layout.row_no[static_cast<std::size_t>(position)]];
+      const std::int64_t base = hopper ? tile_row_bases[tile] : -1;
+      const std::int64_t row = base >= 0 ? base + (position - tiles.tile_first_row[tile])
+                                         : layout.row_no[static_cast<std::size_t>(position)];
+      Value& out = y[row];
       out = beta == Value(0) ? alpha * sum : alpha * sum + beta * out;
     }
   }
@@ -285,9 +366,15 @@ template struct BceLayout<double>;
 template BceLayout<float> make_bce_layout(const CsrMatrix<double>&, std::span<const std::int64_t>);
 template BceLayout<double> make_bce_layout(const CsrMatrix<double>&,
                                            std::span<const std::int64_t>);
-template void bce_reference_multiply(const BceLayout<float>&, const BceTiles&, BceVariant,
-                                     std::uint32_t, const float*, float*, float, float);
-template void bce_reference_multiply(const BceLayout<double>&, const BceTiles&, BceVariant,
-                                     std::uint32_t, const double*, double*, double, double);
+template BceLayout<float> make_bce_layout(const CsrMatrix<double>&, std::span<const std::int64_t>,
+                                          std::span<const std::int32_t>);
+template BceLayout<double> make_bce_layout(const CsrMatrix<double>&, std::span<const std::int64_t>,
+                                           std::span<const std::int32_t>);
+template void bce_reference_multiply(const BceLayout<float>&, const BceTiles&,
+                                     std::span<const std::int32_t>, BceVariant, std::uint32_t,
+                                     const float*, float*, float, float);
+template void bce_reference_multiply(const BceLayout<double>&, const BceTiles&,
+                                     std::span<const std::int32_t>, BceVariant, std::uint32_t,
+                                     const double*, double*, double, double);
 
 }  // namespace spmvd

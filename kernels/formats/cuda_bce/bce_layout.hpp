@@ -2,14 +2,31 @@
 // Host side of BCE, the blocked CSR/ELL format of paper 000 (Sec. 6.2, Fig. 5): the rows are
 // split by length into blocks C_1..C_k at the boundaries M_1 < ... < M_{k-1} (block i holds
 // the rows of length in (M_{i-1}, M_i], M_k = the longest row), reordered block by block
-// (Algorithm 3, partition/row_reordering.hpp), and each block stored as a column-major ELL
-// array of width W(C_i):
+// (Algorithm 3, partition/row_reordering.hpp), and each block stored as an ELL array of width
+// W(C_i) interleaved for the L lanes that share each of its rows (bce_lanes_per_row):
 //   Ap (k + 1)        the first BCE position of each block, Ap[k] = the non-empty rows;
 //   Aw (k)            W(C_i);
 //   blockPos (k + 1)  the first slot of each block in EData / Offset, blockPos[k] = all slots;
+//                     block i takes N(C_i) x W'(C_i) slots, W' = W rounded up to a multiple of L;
 //   EData, Offset     slot j of the block's row r (0-based within the block) at
-//                     blockPos[i] + j * N(C_i) + r; padding value 0, column kPaddingColumn;
-//   rowNo (N)         BCE position -> the caller's row; the empty rows follow the blocks.
+//                       blockPos[i] + (j / L) * (N(C_i) * L) + r * L + (j % L),
+//                     i.e. groups of L consecutive slots of a row, the rows' groups side by
+//                     side, then the next group of every row; padding value 0, column
+//                     kPaddingColumn;
+//   rowNo (N)         BCE position -> the caller's row; the empty rows follow the blocks (the
+//                     hopper kernel skips it in tiles of consecutive caller rows:
+//                     bce_tile_row_bases).
+// Why interleaved: the hopper kernel's L lanes of a row read its slots l, l + L, ... together,
+// and a warp holds 32 / L consecutive rows (or one row's 32 lanes, for L >= 32), so at every
+// step the warp's 32 lanes read 32 consecutive slots: whole sectors for every L. Column-major
+// (slot j of row r at blockPos + j * N + r) puts one row's lanes N slots apart: with L = 32 or a
+// block-wide row every lane touches its own 32-byte sector and uses 4-8 bytes of it, and for a
+// block larger than L2 the neighbouring rows that would use the rest of the sector come too late
+// (the sector is evicted), so DRAM moves several times the bytes the row needs.
+// L = 1 is exactly column-major, the layout of Algorithm 4: the paper variant (L = 1 for every
+// block) and the hopper variant's narrow blocks are stored as the paper stores them.
+// The layout therefore depends on the tiling: shapes (bce_block_shapes) -> tiles
+// (make_bce_tiles, its block_lanes) -> layout (make_bce_layout).
 // The kernels run over tiles: a tile is the rows one CUDA block covers inside one BCE block
 // (paper 000 Sec. 5.6: "the blocks ... should be divided into some sub-blocks"), and the empty
 // rows form one more block of width 0, so that y is written for them too.
@@ -50,7 +67,8 @@ struct BceLayout {
   std::vector<std::int32_t> row_no;              // rowNo
   std::vector<std::int64_t> block_row_offsets;   // Ap
   std::vector<std::int64_t> block_widths;        // Aw
-  std::vector<std::int64_t> block_slot_offsets;  // blockPos
+  std::vector<std::int64_t> block_slot_offsets;  // blockPos (over the padded widths W')
+  std::vector<std::int32_t> block_lanes;         // L of each block (k): the interleave
   std::vector<ColIndex> offsets;                 // Offset
   std::vector<Value> values;                     // EData
   std::vector<std::int32_t> row_lengths;         // NNZ of the row at each BCE position
@@ -60,11 +78,24 @@ struct BceLayout {
   std::vector<BceBlockShape> shapes_with_empty_rows() const;
 };
 
+// W(C_i) rounded up to a multiple of the block's lanes L (its slots per row in the layout).
+constexpr std::int64_t bce_padded_width(std::int64_t width, std::int32_t lanes) noexcept {
+  return (width + lanes - 1) / lanes * lanes;
+}
+
 // The layout for boundaries M_1 < ... < M_{k-1} (CudaBceParams::boundaries; M_k is the longest
-// row). Throws Error(invalid_argument) when a boundary is not positive, not above the one
-// before, not below the longest row, or not the length of any row (OPA's boundaries are set
-// lengths, paper 000 Sec. 5.5: every block is then non-empty and W(C_i) = M_i), or when the
-// matrix has 2^31 rows or more. O(N log k + E) (E = the slots).
+// row), each block interleaved for its lanes: `block_lanes` as make_bce_tiles gives them for
+// the shapes bce_block_shapes gives these boundaries (k + 1 entries, the empty rows' last; it
+// has no slots). Throws Error(invalid_argument) when a boundary is not positive, not above the
+// one before, not below the longest row, or not the length of any row (OPA's boundaries are set
+// lengths, paper 000 Sec. 5.5: every block is then non-empty and W(C_i) = M_i), when
+// block_lanes has not k + 1 entries or one is not a power of two, or when the matrix has 2^31
+// rows or more. O(N log k + E) (E = the slots).
+template <typename Value>
+BceLayout<Value> make_bce_layout(const CsrMatrix<double>& matrix,
+                                 std::span<const std::int64_t> boundaries,
+                                 std::span<const std::int32_t> block_lanes);
+// The paper's layout (Sec. 6.2, Algorithm 4): every block column-major (L = 1).
 template <typename Value>
 BceLayout<Value> make_bce_layout(const CsrMatrix<double>& matrix,
                                  std::span<const std::int64_t> boundaries);
@@ -94,13 +125,12 @@ inline constexpr std::int64_t kBceWarpPerRowMinWidth = 256;
 inline constexpr std::int64_t kBceBlockPerRowMinWidth = 1024;
 
 // Lanes that share one row of a block of this shape. paper: 1 (Algorithm 4). hopper:
-//  - the base: 4 from width 32, 2 from width 16, else 1. At most 4 so that the warp's loads stay
-//    whole sectors: with L lanes a warp reads L runs of 32 / L consecutive rows of a
-//    column-major block, and 8 rows of 4-byte column indices (or fp32 values) are one 32-byte
-//    sector. Kept wherever rows x base >= resident_threads: the block's rows alone then occupy
-//    every thread the GPU keeps resident, enough bytes are in flight on every SM (Little's law:
-//    ~3.35 TB/s x ~0.6 us is ~2 MB, ~16 KB per SM, which 2048 resident threads with 4 gathers in
-//    flight each exceed several times), and more lanes would only trade coalescing for nothing.
+//  - the base: 4 from width 32, 2 from width 16, else 1 (each lane keeps >= 8 slots of the
+//    block's widest row). Kept wherever rows x base >= resident_threads: the block's rows alone
+//    then occupy every thread the GPU keeps resident, enough bytes are in flight on every SM
+//    (Little's law: ~3.35 TB/s x ~0.6 us is ~2 MB, ~16 KB per SM, which 2048 resident threads
+//    with 4 gathers in flight each exceed several times), and more lanes would only add shuffle
+//    steps and leave the lanes of the block's shorter rows idle.
 //  - fewer rows than that (the tail of a skewed DF: circuit-3M's 50 rows of 50000) leave SMs
 //    idle, and the time is the row's dependent chain, W / lanes gathers: then a whole CUDA
 //    block (block_size lanes, block-wide reduction) per row from kBceBlockPerRowMinWidth when
@@ -108,8 +138,8 @@ inline constexpr std::int64_t kBceBlockPerRowMinWidth = 1024;
 //    fill it either; with as many rows, a warp per row already fills every warp slot and the
 //    block reduction would be pure overhead), else a warp (32 lanes) per row from
 //    kBceWarpPerRowMinWidth; the chain is then at most W / 32, and W / block_size for the
-//    widest blocks. The 32 lanes of a row read 32 slots block-width apart (one sector each);
-//    the neighbouring rows' warps read the rest of those sectors, from L2 for blocks this small.
+//    widest blocks. The layout interleaves such a block for its lanes (make_bce_layout), so
+//    the 32 lanes of a row read 32 consecutive slots at every step.
 // block_size: the launch's (a power of two >= 32). (GPU to confirm: spmv-bench, paper against
 // hopper, on circuit-3M.)
 std::int32_t bce_lanes_per_row(BceVariant variant, BceBlockShape shape, std::uint32_t block_size,
@@ -130,13 +160,28 @@ BceTiles make_bce_tiles(std::span<const BceBlockShape> shapes, BceVariant varian
 std::int64_t bce_tile_count(std::span<const BceBlockShape> shapes, BceVariant variant,
                             std::uint32_t block_size, std::int64_t resident_threads);
 
+// Per tile: the caller's row of its first position where the tile's positions are consecutive
+// rows of the caller (rowNo[p] = rowNo[first] + (p - first) over the whole tile: k = 1 without
+// empty rows, a run of equally classed rows, every one-row tile), else -1. The hopper kernel
+// then writes y[base + (p - first)] without reading rowNo: 4 bytes a row fewer. `row_no` the
+// layout's, `tiles` the tiles it was laid out for (tile t covers its first position up to the
+// next tile's). O(N).
+std::vector<std::int32_t> bce_tile_row_bases(std::span<const std::int32_t> row_no,
+                                             const BceTiles& tiles);
+
 // y = alpha A x + beta y (beta == 0: y write-only) over the built arrays, each kernel thread
-// replayed in the order the GPU kernel adds (lanes reduced by xor shuffles within each warp;
-// a block-wide row's warp sums then by one more warp's xor shuffles): the unit tests'
-// check of the layout and of the kernels' index arithmetic. x and y in the caller's order.
+// replayed with the kernel's own slot arithmetic (lane l of position p starts at
+// blockPos + (p - Ap) * L + l and steps by N * L) and in the order the GPU kernel adds (lanes
+// reduced by xor shuffles within each warp; a block-wide row's warp sums then by one more
+// warp's xor shuffles): the unit tests' check of the layout and of the kernels' index
+// arithmetic. x and y in the caller's order; hopper rows written through `tile_row_bases`
+// (bce_tile_row_bases) where the tile has a base, through rowNo elsewhere (paper: rowNo always,
+// as Algorithm 4). Throws Error(invalid_argument) when the layout was not interleaved for the
+// tiles' lanes, or tile_row_bases has not one entry per tile (hopper).
 template <typename Value>
 void bce_reference_multiply(const BceLayout<Value>& layout, const BceTiles& tiles,
-                            BceVariant variant, std::uint32_t block_size, const Value* x,
-                            Value* y, Value alpha, Value beta);
+                            std::span<const std::int32_t> tile_row_bases, BceVariant variant,
+                            std::uint32_t block_size, const Value* x, Value* y, Value alpha,
+                            Value beta);
 
 }  // namespace spmvd

@@ -16,6 +16,7 @@ namespace {
 struct BceDeviceArrays {
   const std::int32_t* tile_block;
   const std::int32_t* tile_first_row;
+  const std::int32_t* tile_row_base;  // hopper: bce_tile_row_bases
   const std::int64_t* block_rows;  // k + 2: Ap, then N
   const std::int64_t* block_widths;  // k + 1: Aw, then 0
   const std::int64_t* block_pos;   // k + 1: blockPos (blockPos[k]: the empty block's, unused)
@@ -57,9 +58,14 @@ constexpr int kBceMaxWarpsPerBlock = static_cast<int>(kBceBlockSizes.back() / 32
 // and no padding is read; the rows of a wide block are shared by `lanes` consecutive lanes
 // (bce_lanes_per_row: 1, 2, 4, 32 or the whole CUDA block, uniform over the tile, so every
 // branch on it is uniform), lane l taking slots l, l + lanes, ..., reduced by xor shuffles
-// within the warp and, for a block-wide row, across the warps through shared memory. Threads
-// past the block's end stay for the shuffles (full warps: blockDim.x is a multiple of 32 and
-// lanes divides 32 or equals blockDim.x).
+// within the warp and, for a block-wide row, across the warps through shared memory. The block
+// is interleaved for its lanes (bce_layout.hpp): slot j of row r at
+// blockPos + (j / lanes) * (N * lanes) + r * lanes + j % lanes, so lane l of position p starts
+// at blockPos + (p - Ap) * lanes + l and steps by N * lanes, and a warp's 32 lanes read 32
+// consecutive slots at every step. Threads past the block's end stay for the shuffles (full
+// warps: blockDim.x is a multiple of 32 and lanes divides 32 or equals blockDim.x). A tile whose
+// rows are consecutive rows of the caller (its tile_row_base >= 0) writes y without reading
+// rowNo.
 template <typename Value>
 __global__ void bce_hopper_kernel(BceDeviceArrays a, const Value* __restrict__ values,
                                   const Value* __restrict__ x, Value* __restrict__ y, Value alpha,
@@ -68,17 +74,18 @@ __global__ void bce_hopper_kernel(BceDeviceArrays a, const Value* __restrict__ v
   const std::int32_t lanes = __ldg(a.block_lanes + b);
   const std::int64_t begin = __ldg(a.block_rows + b);
   const std::int64_t end = __ldg(a.block_rows + b + 1);
-  const std::int64_t position = __ldg(a.tile_first_row + blockIdx.x) + threadIdx.x / lanes;
+  const std::int64_t tile_first = __ldg(a.tile_first_row + blockIdx.x);
+  const std::int64_t position = tile_first + threadIdx.x / lanes;
   const std::int32_t lane = static_cast<std::int32_t>(threadIdx.x) & (lanes - 1);
   const bool active = position < end;
   const std::int64_t rownum = end - begin;
   const std::int32_t length = active ? __ldg(a.row_lengths + position) : 0;
   const std::int64_t step = lanes * rownum;
-  std::int64_t slot = __ldg(a.block_pos + b) + (position - begin) + lane * rownum;
+  std::int64_t slot = __ldg(a.block_pos + b) + (position - begin) * lanes + lane;
   Value sum = 0;
   // Unrolled so that several index and value loads are in flight before their gathers (the
   // slots of one row are independent); the loads stay scalar: each is already one coalesced
-  // request per warp in the column-major block, and pairing slots would pad odd widths.
+  // request per warp in the interleaved block.
 #pragma unroll 4
   for (std::int32_t i = lane; i < length; i += lanes, slot += step)
     sum += __ldg(values + slot) * __ldg(x + __ldg(a.offsets + slot));
@@ -98,14 +105,20 @@ __global__ void bce_hopper_kernel(BceDeviceArrays a, const Value* __restrict__ v
     for (int offset = 16; offset > 0; offset /= 2)
       sum += __shfl_xor_sync(0xffffffffu, sum, offset);
   }
-  if (active && lane == 0)
-    catalogue_detail::store_axpby(y + __ldg(a.row_no + position), alpha, sum, beta);
+  if (active && lane == 0) {
+    const std::int32_t base = __ldg(a.tile_row_base + blockIdx.x);
+    const std::int64_t row =
+        base >= 0 ? base + (position - tile_first) : std::int64_t{__ldg(a.row_no + position)};
+    catalogue_detail::store_axpby(y + row, alpha, sum, beta);
+  }
 }
 
 template <typename Value>
 class CudaBceOperator final : public SpmvOperator {
  public:
-  CudaBceOperator(const BceLayout<Value>& bce, const BceTiles& tiles, BceVariant variant,
+  // tile_row_bases: bce_tile_row_bases (hopper; the paper kernel reads rowNo as Algorithm 4).
+  CudaBceOperator(const BceLayout<Value>& bce, const BceTiles& tiles,
+                  const std::vector<std::int32_t>& tile_row_bases, BceVariant variant,
                   const LaunchConfig& launch, Device& device)
       : rows_(bce.rows),
         tiles_(tiles.size()),
@@ -122,8 +135,10 @@ class CudaBceOperator final : public SpmvOperator {
     block_widths_ = upload(device, block_widths.data(), block_widths.size());
     block_pos_ = upload(device, bce.block_slot_offsets.data(), bce.block_slot_offsets.size());
     block_lanes_ = upload(device, tiles.block_lanes.data(), tiles.block_lanes.size());
-    if (variant == BceVariant::hopper)
+    if (variant == BceVariant::hopper) {
       row_lengths_ = upload(device, bce.row_lengths.data(), bce.row_lengths.size());
+      tile_row_base_ = upload(device, tile_row_bases.data(), tile_row_bases.size());
+    }
     row_no_ = upload(device, bce.row_no.data(), bce.row_no.size());
     offsets_ = upload(device, bce.offsets.data(), bce.offsets.size());
     values_ = upload(device, bce.values.data(), bce.values.size());
@@ -133,6 +148,7 @@ class CudaBceOperator final : public SpmvOperator {
     if (rows_ == 0 || tiles_ == 0) return;
     const BceDeviceArrays a{.tile_block = tile_block_.as<const std::int32_t>(),
                             .tile_first_row = tile_first_row_.as<const std::int32_t>(),
+                            .tile_row_base = tile_row_base_.as<const std::int32_t>(),
                             .block_rows = block_rows_.as<const std::int64_t>(),
                             .block_widths = block_widths_.as<const std::int64_t>(),
                             .block_pos = block_pos_.as<const std::int64_t>(),
@@ -155,8 +171,8 @@ class CudaBceOperator final : public SpmvOperator {
 
   Precision precision() const noexcept override { return precision_of<Value>(); }
   std::size_t device_bytes() const noexcept override {
-    return tile_block_.bytes() + tile_first_row_.bytes() + block_rows_.bytes() +
-           block_widths_.bytes() + block_pos_.bytes() + block_lanes_.bytes() +
+    return tile_block_.bytes() + tile_first_row_.bytes() + tile_row_base_.bytes() +
+           block_rows_.bytes() + block_widths_.bytes() + block_pos_.bytes() + block_lanes_.bytes() +
            row_lengths_.bytes() + row_no_.bytes() + offsets_.bytes() + values_.bytes();
   }
 
@@ -166,20 +182,27 @@ class CudaBceOperator final : public SpmvOperator {
   BceVariant variant_;
   LaunchConfig launch_;
   cudaStream_t stream_;
-  DeviceBuffer tile_block_, tile_first_row_, block_rows_, block_widths_, block_pos_, block_lanes_;
+  DeviceBuffer tile_block_, tile_first_row_, tile_row_base_, block_rows_, block_widths_, block_pos_,
+      block_lanes_;
   DeviceBuffer row_lengths_, row_no_, offsets_, values_;
 };
 
+// The matrix's DF features (`df`, as check_candidate saw them) give the block shapes, the shapes
+// the tiles, and the tiles' lanes per block the layout's interleave.
 template <typename Value>
-std::unique_ptr<SpmvOperator> build_as(const CsrMatrix<double>& matrix, const Candidate& candidate,
-                                       Device& device) {
+std::unique_ptr<SpmvOperator> build_as(const CsrMatrix<double>& matrix, const MatrixFeatures& df,
+                                       const Candidate& candidate, Device& device) {
   const CudaBceParams params = CudaBceRules::params_of(candidate);
   const auto variant = static_cast<BceVariant>(params.variant);
-  const BceLayout<Value> bce = make_bce_layout<Value>(matrix, params.boundaries);
   // The tiling the candidate was chosen with (its resident_threads, checked against grid_size).
-  const BceTiles tiles = make_bce_tiles(bce.shapes_with_empty_rows(), variant,
+  const BceTiles tiles = make_bce_tiles(bce_block_shapes(df, params.boundaries), variant,
                                         candidate.launch.block_size, params.resident_threads);
-  return std::make_unique<CudaBceOperator<Value>>(bce, tiles, variant, candidate.launch, device);
+  const BceLayout<Value> bce = make_bce_layout<Value>(matrix, params.boundaries, tiles.block_lanes);
+  const std::vector<std::int32_t> tile_row_bases = variant == BceVariant::hopper
+                                                       ? bce_tile_row_bases(bce.row_no, tiles)
+                                                       : std::vector<std::int32_t>{};
+  return std::make_unique<CudaBceOperator<Value>>(bce, tiles, tile_row_bases, variant,
+                                                  candidate.launch, device);
 }
 
 }  // namespace
@@ -188,11 +211,12 @@ std::unique_ptr<SpmvOperator> CudaBceRules::build(const CsrMatrix<double>& matri
                                                   Precision precision, const Candidate& candidate,
                                                   Device& device) {
   // The candidate against this matrix's DF: params, block size, boundaries, grid_size.
-  check_candidate(candidate,
-                  distribution_features(row_length_distribution(matrix.row_offsets), matrix.cols));
+  const MatrixFeatures df =
+      distribution_features(row_length_distribution(matrix.row_offsets), matrix.cols);
+  check_candidate(candidate, df);
   check_gpu_device("cuda_bce", device);
-  if (precision == Precision::fp32) return build_as<float>(matrix, candidate, device);
-  return build_as<double>(matrix, candidate, device);
+  if (precision == Precision::fp32) return build_as<float>(matrix, df, candidate, device);
+  return build_as<double>(matrix, df, candidate, device);
 }
 
 }  // namespace spmvd

@@ -37,8 +37,9 @@ FormatPart block_part(const MatrixFeatures& whole, std::vector<RowLengthCount> s
   part.runs = FormatPart::Runs::gpu;
   part.launch = 0;  // every block in the one launch of Algorithm 4
   if (lanes <= 4) {
-    // Column-major ELL, one CUDA block per block_size / lanes rows (the 2-4 lanes of a row are
-    // predicted as ELL's one: cuda_ell's model has no lanes term).
+    // ELL (column-major at 1 lane, interleaved at 2-4: coalesced either way), one CUDA block
+    // per block_size / lanes rows (the 2-4 lanes of a row are predicted as ELL's one:
+    // cuda_ell's model has no lanes term).
     part.features = part_features(whole, std::move(sets));
     part.candidate = Candidate{
         .format = kCudaEllFormatId,
@@ -244,15 +245,21 @@ std::vector<Candidate> CudaBceRules::candidates_chosen_by(const PartTimePredicto
 std::uint64_t CudaBceRules::device_bytes(const MatrixFeatures& features, Precision precision,
                                          const Candidate& candidate) const {
   const CudaBceParams params = params_of(candidate);
+  const auto variant = static_cast<BceVariant>(params.variant);
   const std::vector<BceBlockShape> shapes = bce_block_shapes(features, params.boundaries);
+  // Each block's rows x its width padded to a multiple of its lanes (make_bce_layout).
   std::uint64_t slots = 0;
-  for (const BceBlockShape& shape : shapes)
-    slots += static_cast<std::uint64_t>(shape.rows) * static_cast<std::uint64_t>(shape.width);
+  for (const BceBlockShape& shape : shapes) {
+    const std::int32_t lanes =
+        bce_lanes_per_row(variant, shape, candidate.launch.block_size, params.resident_threads);
+    slots += static_cast<std::uint64_t>(shape.rows) *
+             static_cast<std::uint64_t>(bce_padded_width(shape.width, lanes));
+  }
   const auto rows = static_cast<std::uint64_t>(features.rows);
-  const bool hopper = params.variant == static_cast<std::int64_t>(BceVariant::hopper);
+  const bool hopper = variant == BceVariant::hopper;
   const std::uint64_t per_row = sizeof(std::int32_t) * (hopper ? 2 : 1);  // rowNo, lengths
   const std::uint64_t per_block = 4 * sizeof(std::int64_t);  // Ap, Aw, blockPos, lanes
-  const std::uint64_t per_tile = 2 * sizeof(std::int32_t);
+  const std::uint64_t per_tile = sizeof(std::int32_t) * (hopper ? 3 : 2);  // (+ row base)
   return slots * (sizeof(ColIndex) + value_bytes(precision)) + rows * per_row +
          (shapes.size() + 1) * per_block + std::uint64_t{candidate.launch.grid_size} * per_tile;
 }

@@ -2,8 +2,9 @@
 // BCE, the blocked CSR/ELL format of paper 000 (Yang, Li, Li, JCSS 2018; Secs. 4-6): the rows
 // are grouped by length into k blocks of consecutive row vector sets, chosen by the optimal
 // partitioning algorithm OPA (Sec. 5.5, partition/opa.hpp), reordered by Algorithm 3 and stored
-// block by block as column-major ELL (bce_layout.hpp); one kernel launch covers every block
-// (Algorithm 4), y is scattered back through rowNo.
+// block by block as ELL, column-major as the paper stores it or, for the rows the hopper
+// variant shares between lanes, interleaved for those lanes (bce_layout.hpp); one kernel launch
+// covers every block (Algorithm 4), y is scattered back through rowNo.
 //
 // A composed format (kernels/format_parts.hpp): each block is predicted as the part it runs as
 // (block_part in cuda_bce_rules.cpp: cuda_ell for the blocks of 1-4 lanes a row,
@@ -78,8 +79,9 @@ class CudaBceRules final : public FormatRules {
   std::vector<Candidate> candidates_chosen_by(const PartTimePredictor& predictor,
                                               const MatrixFeatures& features,
                                               const DeviceInfo& device) const override;
-  // Slots * (column index + value) + rowNo + (hopper) row lengths + the tile table and the
-  // per-block arrays.
+  // Slots (each block's rows x its width padded to a multiple of its lanes, as make_bce_layout
+  // lays it out) * (column index + value) + rowNo + (hopper) row lengths + the tile table
+  // ((hopper) with each tile's row base) and the per-block arrays.
   std::uint64_t device_bytes(const MatrixFeatures& features, Precision precision,
                              const Candidate& candidate) const override;
   // Structural (check_candidate): a stored plan with model-chosen boundaries revalidates
