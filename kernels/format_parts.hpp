@@ -39,7 +39,17 @@ struct FormatPart {
   std::uint64_t transfer_values = 0;
   // kOwnLaunch, or the launch the part shares with the other parts of that number.
   int launch = kOwnLaunch;
+  // What a GPU part of a composition moves beyond its format's own bytes: the index bytes of a
+  // row map it reads (BCE's rowNo and row lengths), and the runs of consecutive rows whose y it
+  // writes through the map, each ending in a 32-byte y sector that another part writes too
+  // (kScatteredRunBytes each). Priced at the shared bytes fit's rate; 0 for a part that runs
+  // as its format does alone.
+  std::uint64_t row_map_bytes = 0;
+  std::int64_t scattered_row_runs = 0;
 };
+
+// One y sector written again per run of rows written through a row map.
+inline constexpr std::uint64_t kScatteredRunBytes = 32;
 
 // The copies a host part that moves bytes makes per multiply: x down, its rows of y up.
 inline constexpr int kHostPartCopies = 2;

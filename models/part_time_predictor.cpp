@@ -4,6 +4,7 @@
 #include <map>
 
 #include "core/error.hpp"
+#include "models/families/bytes/bytes_record.hpp"
 #include "models/families/cpu_gpu/cpu_gpu_record.hpp"
 
 namespace spmvd {
@@ -26,16 +27,27 @@ std::optional<double> ModelPartTimePredictor::part_ms(const FormatPart& part) co
   }
   const FormatEntry* entry = registry_.find(part.candidate.format);
   if (entry == nullptr) return std::nullopt;
+  double ms = 0.0;
   try {
     const FormatRules& rules = *entry->rules;
-    return predictor_
-        .predict_ms(rules, part.features, part.candidate, device_,
-                    rules.device_bytes(part.features, predictor_.model_set().precision,
-                                       part.candidate))
-        .ms;
+    ms = predictor_
+             .predict_ms(rules, part.features, part.candidate, device_,
+                         rules.device_bytes(part.features, predictor_.model_set().precision,
+                                            part.candidate))
+             .ms;
   } catch (const Error&) {
     return std::nullopt;
   }
+  // The composition's own bytes, at the DRAM rate of the shared bytes fit (as coo_row_writes
+  // prices HYB's scattered rows).
+  const auto composition_bytes = static_cast<double>(
+      part.row_map_bytes +
+      kScatteredRunBytes * static_cast<std::uint64_t>(std::max<std::int64_t>(0, part.scattered_row_runs)));
+  if (composition_bytes > 0.0) {
+    const BytesRecord* bytes = predictor_.model_set().records.find<BytesRecord>();
+    if (bytes != nullptr && bytes->shared) ms += composition_bytes * bytes->shared->time_vs_bytes.slope;
+  }
+  return ms;
 }
 
 double ModelPartTimePredictor::fixed_ms(const FormatPart& part) const {

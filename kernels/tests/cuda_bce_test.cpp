@@ -24,6 +24,7 @@
 #include "core/plan.hpp"
 #include "kernels/formats/common/sell_layout.hpp"
 #include "kernels/formats/cuda_bce/bce_layout.hpp"
+#include "kernels/formats/cuda_bce/bce_row_runs.hpp"
 #include "kernels/formats/cuda_bce/cuda_bce_rules.hpp"
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
 #include "kernels/formats/cuda_ell/cuda_ell_rules.hpp"
@@ -659,6 +660,85 @@ TEST(CudaBceRules, PartsAreTheBlocksAsCudaEll) {
     EXPECT_EQ(parts[i].features.nnz, nnz[i]);
     EXPECT_EQ(parts[i].features.cols, 10);
   }
+}
+
+// A matrix whose rows have the given lengths (columns 0.. of each row).
+CsrMatrix<double> rows_of_lengths(const std::vector<std::int64_t>& lengths, std::int64_t cols) {
+  CsrMatrix<double> m{static_cast<std::int64_t>(lengths.size()), cols, {0}, {}, {}};
+  for (const std::int64_t length : lengths) {
+    for (std::int64_t c = 0; c < length; ++c) {
+      m.col_indices.push_back(static_cast<ColIndex>(c));
+      m.values.push_back(1.0);
+    }
+    m.row_offsets.push_back(static_cast<RowOffset>(m.col_indices.size()));
+  }
+  return m;
+}
+
+TEST(CudaBceRowRuns, CountsTheRunsOfConsecutiveRowsOfEachLength) {
+  // Lengths 2 2 3 3 3 2 0 2 2 5: length 2 in three runs (rows 0-1, 5, 7-8), 3 in one, 5 in one.
+  const CsrMatrix<double> m = rows_of_lengths({2, 2, 3, 3, 3, 2, 0, 2, 2, 5}, 8);
+  const MatrixFeatures f = df_features(m);
+  const BceRowRuns runs = compute_bce_row_runs(m, f.distribution);
+  EXPECT_THAT(runs.runs, ElementsAre(3, 1, 1));
+  // A block's runs are bounded by its sets' runs, its rows and the rows outside it plus one.
+  // Lengths 2-3 are rows 0-5 and 7-8, two runs; the sets' runs cannot see that rows 0-5 merge,
+  // and the bound is the 2 rows outside plus one.
+  EXPECT_EQ(bce_block_row_runs(f, runs, 2, 3), 3);
+  EXPECT_EQ(bce_block_row_runs(f, runs, 2, 2), 3);
+  EXPECT_EQ(bce_block_row_runs(f, runs, 5, 5), 1);
+  EXPECT_EQ(bce_block_row_runs(f, runs, 2, 5), 2);  // all but the empty row: exact
+}
+
+TEST(CudaBceRowRuns, TheParallelCountEqualsASerialOneAcrossChunks) {
+  std::mt19937_64 rng(20261124);
+  std::uniform_int_distribution<std::int64_t> length(0, 3);
+  std::vector<std::int64_t> lengths(300000);
+  for (auto& l : lengths) l = length(rng) == 0 ? 1 : 2;  // runs that cross the 2^16-row chunks
+  const CsrMatrix<double> m = rows_of_lengths(lengths, 4);
+  const MatrixFeatures f = df_features(m);
+  std::vector<std::int64_t> serial(f.distribution.size(), 0);
+  for (std::size_t r = 0; r < lengths.size(); ++r)
+    if (r == 0 || lengths[r - 1] != lengths[r]) ++serial[lengths[r] == 1 ? 0 : 1];
+  EXPECT_EQ(compute_bce_row_runs(m, f.distribution).runs, serial);
+}
+
+TEST(CudaBceRules, BlocksOfScatteredRowsCarryTheirRowMapAndYSectorBytes) {
+  // Rows alternate lengths 2 and 3: two blocks of scattered rows, or one block of one run.
+  std::vector<std::int64_t> lengths;
+  for (int r = 0; r < 1000; ++r) lengths.push_back(r % 2 == 0 ? 2 : 3);
+  const CsrMatrix<double> m = rows_of_lengths(lengths, 8);
+  const CudaBceRules rules;
+  MatrixFeatures f = df_features(m);
+  add_own_features(rules, m, f);
+  const auto candidate = [&](std::vector<std::int64_t> boundaries, std::int64_t variant) {
+    const std::vector<BceBlockShape> shapes = bce_block_shapes(f, boundaries);
+    const auto v = static_cast<BceVariant>(variant);
+    return Candidate{
+        .format = kCudaBceFormatId,
+        .params = FieldSet::of(CudaBceParams{
+            .boundaries = boundaries, .variant = variant, .resident_threads = kH100ResidentThreads}),
+        .launch = {.block_size = 256,
+                   .threads_per_row = 1,
+                   .grid_size = static_cast<std::uint32_t>(
+                       bce_tile_count(shapes, v, 256, kH100ResidentThreads))}};
+  };
+  const std::vector<FormatPart> split = rules.parts(f, candidate({2}, 1));
+  ASSERT_EQ(split.size(), 2u);
+  for (const FormatPart& part : split) {
+    EXPECT_EQ(part.launch, 0);
+    EXPECT_EQ(part.scattered_row_runs, 500);            // every row a run of its own
+    EXPECT_EQ(part.row_map_bytes, 500u * (4 + 4));      // row lengths and rowNo
+  }
+  const std::vector<FormatPart> one = rules.parts(f, candidate({}, 1));
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].scattered_row_runs, 0);     // one run: y written in order
+  EXPECT_EQ(one[0].row_map_bytes, 1000u * 4);  // row lengths; rowNo skipped
+  const std::vector<FormatPart> paper = rules.parts(f, candidate({}, 0));
+  EXPECT_EQ(paper[0].row_map_bytes, 1000u * 4);  // rowNo, always read by Algorithm 4
+  // Without the feature nothing is known of where the rows lie: nothing charged for runs.
+  const std::vector<FormatPart> unknown = rules.parts(df_features(m), candidate({2}, 1));
+  EXPECT_EQ(unknown[0].scattered_row_runs, 0);
 }
 
 TEST(CudaBceRules, HopperPartsAreTheWideBlocksAsTheWarpsThatRunThem) {

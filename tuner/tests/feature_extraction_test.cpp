@@ -161,12 +161,13 @@ TEST(FeatureExtraction, FilesOwnFeaturesOnlyUnderRegisteredFormats) {
   for (const auto& [format, own] : f.format_features)
     EXPECT_NE(format_registry().find(format), nullptr) << format;
   // Every format's hook runs, whichever kernels this build compiled (every format's rules are
-  // registered): the BRO formats' (their stream sizes), cuda_dia's, cuda_ehyb's, cuda_sell's
-  // and cusparse_bsr's.
+  // registered): cuda_bce's (its row runs), the BRO formats' (their stream sizes), cuda_dia's,
+  // cuda_ehyb's, cuda_sell's and cusparse_bsr's.
   std::vector<std::string> formats;
   for (const auto& [format, own] : f.format_features) formats.push_back(format);
-  EXPECT_EQ(formats, (std::vector<std::string>{"cuda_bro_coo", "cuda_bro_ell", "cuda_bro_hyb",
-                                               "cuda_dia", "cuda_ehyb", "cuda_sell", "cusparse_bsr"}));
+  EXPECT_EQ(formats,
+            (std::vector<std::string>{"cuda_bce", "cuda_bro_coo", "cuda_bro_ell", "cuda_bro_hyb",
+                                      "cuda_dia", "cuda_ehyb", "cuda_sell", "cusparse_bsr"}));
 }
 
 TEST(FeatureExtraction, EmptyMatrixHasZeroFeatures) {

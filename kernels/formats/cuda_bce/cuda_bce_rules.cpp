@@ -27,15 +27,28 @@ constexpr std::array<BceVariant, 2> kVariants{BceVariant::paper, BceVariant::hop
 
 // One block (its DF slice `sets`) as the part it runs as, for bce_lanes_per_row's lanes per row
 // (the same function the tiles use, so the model sees the kernel's critical path).
-FormatPart block_part(const MatrixFeatures& whole, std::vector<RowLengthCount> sets,
-                      BceVariant variant, std::uint32_t block_size,
-                      std::int64_t resident_threads) {
+FormatPart block_part(const MatrixFeatures& whole, const BceRowRuns* row_runs_of,
+                      std::vector<RowLengthCount> sets, BceVariant variant,
+                      std::uint32_t block_size, std::int64_t resident_threads) {
   BceBlockShape shape{.rows = 0, .width = sets.empty() ? 0 : sets.back().length};
   for (const RowLengthCount& set : sets) shape.rows += set.rows;
   const std::int32_t lanes = bce_lanes_per_row(variant, shape, block_size, resident_threads);
   FormatPart part;
   part.runs = FormatPart::Runs::gpu;
   part.launch = 0;  // every block in the one launch of Algorithm 4
+  // What the reordering costs beyond the part's own format (bce_row_runs.hpp): the row lengths
+  // (hopper) and rowNo (hopper tiles of consecutive caller rows skip it: a block of one run),
+  // and a y sector again per run where the block's rows are not consecutive. Without the
+  // feature (not extracted) the runs are unknown and not charged.
+  const std::int64_t row_runs =
+      row_runs_of == nullptr || sets.empty()
+          ? 0
+          : bce_block_row_runs(whole, *row_runs_of, sets.front().length, sets.back().length);
+  const auto rows = static_cast<std::uint64_t>(shape.rows);
+  const bool hopper = variant == BceVariant::hopper;
+  part.row_map_bytes = (hopper ? rows * sizeof(std::int32_t) : 0) +
+                       (!hopper || row_runs > 1 ? rows * sizeof(std::int32_t) : 0);
+  part.scattered_row_runs = row_runs > 1 ? row_runs : 0;
   if (lanes <= 4) {
     // ELL (column-major at 1 lane, interleaved at 2-4: coalesced either way), one CUDA block
     // per block_size / lanes rows (the 2-4 lanes of a row are predicted as ELL's one:
@@ -121,6 +134,7 @@ class PredictedGroupCost final : public BlockCost {
     }
     const auto groups = static_cast<std::int64_t>(group_ends_.size());
     block_ms_.assign(static_cast<std::size_t>(groups * groups), std::nullopt);
+    const std::optional<BceRowRuns> row_runs = cuda_bce_row_runs(features);
     tbb::parallel_for(std::int64_t{0}, groups * groups, [&](std::int64_t index) {
       const std::int64_t first = index / groups, last = index % groups;
       if (first > last) return;
@@ -129,7 +143,8 @@ class PredictedGroupCost final : public BlockCost {
                                        features.distribution.begin() + group_ends_[last]);
       // What the block adds to the one launch (its fixed cost is the launch's, paid once).
       block_ms_[static_cast<std::size_t>(index)] =
-          part_ms_in_launch(block_part(features, std::move(sets), BceVariant::hopper,
+          part_ms_in_launch(block_part(features, row_runs ? &*row_runs : nullptr, std::move(sets),
+                                       BceVariant::hopper,
                                        kPredictedBlockSize, resident_threads),
                             predictor);
     });
@@ -242,6 +257,11 @@ std::vector<Candidate> CudaBceRules::candidates_chosen_by(const PartTimePredicto
   return candidates_for(*this, features, boundaries_of(partition), bce_resident_threads(device));
 }
 
+std::optional<FieldSet> CudaBceRules::own_features(const CsrMatrix<double>& matrix,
+                                                  const MatrixFeatures& common) const {
+  return FieldSet::of(compute_bce_row_runs(matrix, common.distribution));
+}
+
 std::uint64_t CudaBceRules::device_bytes(const MatrixFeatures& features, Precision precision,
                                          const Candidate& candidate) const {
   const CudaBceParams params = params_of(candidate);
@@ -278,9 +298,11 @@ bool CudaBceRules::is_valid(const Candidate& candidate, const MatrixFeatures& fe
 std::vector<FormatPart> CudaBceRules::parts(const MatrixFeatures& features,
                                             const Candidate& candidate) const {
   const CudaBceParams params = params_of(candidate);
+  const std::optional<BceRowRuns> row_runs = cuda_bce_row_runs(features);
   std::vector<FormatPart> out;
   for (std::vector<RowLengthCount>& sets : bce_block_distributions(features, params.boundaries))
-    out.push_back(block_part(features, std::move(sets), static_cast<BceVariant>(params.variant),
+    out.push_back(block_part(features, row_runs ? &*row_runs : nullptr, std::move(sets),
+                             static_cast<BceVariant>(params.variant),
                              candidate.launch.block_size, params.resident_threads));
   return out;
 }

@@ -19,6 +19,7 @@
 
 #include "kernels/format_rules.hpp"
 #include "kernels/formats/cuda_bce/bce_layout.hpp"
+#include "kernels/formats/cuda_bce/bce_row_runs.hpp"
 
 namespace spmvd {
 
@@ -93,10 +94,16 @@ class CudaBceRules final : public FormatRules {
   // CUDA block per block_size rows); a warp per row a cuda_csr_vector part of 32 lanes over the
   // same DF slice; a CUDA block per row a cuda_csr_vector part of 32 lanes over the block's rows
   // each cut into block_size / 32 pieces (ceil(length / pieces) long; the chain each lane walks,
-  // W / block_size). The empty rows are no part (their y writes are a y sweep the parts do not
-  // model).
+  // W / block_size). Every part shares the one launch (FormatPart::launch) and carries the
+  // reordering's bytes: row lengths, rowNo and the y sectors its runs of rows write again
+  // (FormatPart::row_map_bytes, scattered_row_runs; bce_row_runs.hpp). The empty rows are no
+  // part (their y writes are a y sweep the parts do not model).
   std::vector<FormatPart> parts(const MatrixFeatures& features,
                                 const Candidate& candidate) const override;
+  // The runs of consecutive rows of each length (bce_row_runs.hpp): what the blocks' y writes
+  // through rowNo cost (parts()).
+  std::optional<FieldSet> own_features(const CsrMatrix<double>& matrix,
+                                       const MatrixFeatures& common) const override;
 
   // Throws Error(invalid_argument) saying what is wrong with `candidate` for a matrix of these
   // features: another format, undecodable params, a variant that is neither 0 (paper) nor 1
