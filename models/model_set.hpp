@@ -19,8 +19,9 @@ namespace spmvd {
 // The form of the models: bump on any change of a fit, a calibration record, a field or what a
 // model computes from them. Plans record the version that chose them; a stored model set of
 // another version is refused and recalibrated.
-// 17: each family's record under "families" (models/family_record.hpp).
-inline constexpr int kModelVersion = 17;
+// 18: a composed format's parts of one launch pay its fixed cost once; BCE's blocks carry the
+// reordering's bytes (kernels/format_parts.hpp).
+inline constexpr int kModelVersion = 18;
 
 struct ModelSet {
   std::string device_signature;  // DeviceInfo::signature() of the calibrated device
