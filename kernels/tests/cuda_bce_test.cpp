@@ -333,7 +333,8 @@ TEST(CudaBceRules, EveryCandidateOnTheConformanceMatricesBuildsAndIsBoundedByDev
       const std::uint64_t k = static_cast<std::uint64_t>(bce.blocks());
       const std::uint64_t uploaded =
           tiles.size() * 8u + (k + 2) * 8 + (k + 1) * 8 + (k + 1) * 8 + (k + 1) * 4 +
-          (variant == BceVariant::hopper ? bce.row_lengths.size() * 4 : 0) + bce.row_no.size() * 4 +
+          (variant == BceVariant::hopper ? bce.row_lengths.size() * 4 + (k + 1) * 4 : 0) +
+          bce.row_no.size() * 4 +
           bce.offsets.size() * 4 + bce.values.size() * 8;
       const std::uint64_t device_bytes = rules.device_bytes(features, Precision::fp64, c);
       EXPECT_LE(uploaded, device_bytes);
@@ -727,13 +728,13 @@ TEST(CudaBceRules, BlocksOfScatteredRowsCarryTheirRowMapAndYSectorBytes) {
   ASSERT_EQ(split.size(), 2u);
   for (const FormatPart& part : split) {
     EXPECT_EQ(part.launch, 0);
-    EXPECT_EQ(part.scattered_row_runs, 500);            // every row a run of its own
-    EXPECT_EQ(part.row_map_bytes, 500u * (4 + 4));      // row lengths and rowNo
+    EXPECT_EQ(part.scattered_row_runs, 500);  // every row a run of its own
+    EXPECT_EQ(part.row_map_bytes, 500u * 4);  // rowNo; one length a block: none read
   }
   const std::vector<FormatPart> one = rules.parts(f, candidate({}, 1));
   ASSERT_EQ(one.size(), 1u);
   EXPECT_EQ(one[0].scattered_row_runs, 0);     // one run: y written in order
-  EXPECT_EQ(one[0].row_map_bytes, 1000u * 4);  // row lengths; rowNo skipped
+  EXPECT_EQ(one[0].row_map_bytes, 1000u * 4);  // row lengths (two lengths); rowNo skipped
   const std::vector<FormatPart> paper = rules.parts(f, candidate({}, 0));
   EXPECT_EQ(paper[0].row_map_bytes, 1000u * 4);  // rowNo, always read by Algorithm 4
   // Without the feature nothing is known of where the rows lie: nothing charged for runs.

@@ -22,6 +22,9 @@ struct BceDeviceArrays {
   const std::int64_t* block_pos;   // k + 1: blockPos (blockPos[k]: the empty block's, unused)
   const std::int32_t* block_lanes;  // k + 1
   const std::int32_t* row_lengths;  // N (hopper)
+  // k + 1 (hopper): the length of every row of a block whose rows all have one (a single row
+  // vector set), -1 elsewhere: such a block's rows need not read their lengths.
+  const std::int32_t* block_uniform_length;
   const std::int32_t* row_no;       // N
   const std::int32_t* offsets;
 };
@@ -51,11 +54,18 @@ __global__ void bce_paper_kernel(BceDeviceArrays a, const Value* __restrict__ va
   catalogue_detail::store_axpby(y + __ldg(a.row_no + position), alpha, sum, beta);
 }
 
+// Full occupancy for the largest block: 2048 resident threads an SM (Hopper) in blocks of 512
+// leave 32 registers a thread. The interleaved slot arithmetic and the tile row bases took the
+// fp64 kernel to 36 without the bound (3 blocks of 512 an SM: stencils 6-8 % slower, H100
+// 2026-11-24); with it, 32 and no spills (ptxas -v).
+constexpr int kBceMaxBlockSize = static_cast<int>(kBceBlockSizes.back());
+constexpr int kBceFullOccupancyBlocks = 2048 / kBceMaxBlockSize;
+
 // The largest block size (kBceBlockSizes) over 32: the warps of a block-wide row.
 constexpr int kBceMaxWarpsPerBlock = static_cast<int>(kBceBlockSizes.back() / 32);
 
-// The Hopper variant: each row reads exactly its own length (row_lengths), so no slot is tested
-// and no padding is read; the rows of a wide block are shared by `lanes` consecutive lanes
+// The Hopper variant: each row reads exactly its own length (row_lengths, or the block's one
+// length where all its rows have it), so no slot is tested and no padding is read; the rows of a wide block are shared by `lanes` consecutive lanes
 // (bce_lanes_per_row: 1, 2, 4, 32 or the whole CUDA block, uniform over the tile, so every
 // branch on it is uniform), lane l taking slots l, l + lanes, ..., reduced by xor shuffles
 // within the warp and, for a block-wide row, across the warps through shared memory. The block
@@ -67,19 +77,21 @@ constexpr int kBceMaxWarpsPerBlock = static_cast<int>(kBceBlockSizes.back() / 32
 // rows are consecutive rows of the caller (its tile_row_base >= 0) writes y without reading
 // rowNo.
 template <typename Value>
-__global__ void bce_hopper_kernel(BceDeviceArrays a, const Value* __restrict__ values,
+__global__ void __launch_bounds__(kBceMaxBlockSize, kBceFullOccupancyBlocks) bce_hopper_kernel(BceDeviceArrays a, const Value* __restrict__ values,
                                   const Value* __restrict__ x, Value* __restrict__ y, Value alpha,
                                   Value beta) {
   const std::int32_t b = __ldg(a.tile_block + blockIdx.x);
   const std::int32_t lanes = __ldg(a.block_lanes + b);
   const std::int64_t begin = __ldg(a.block_rows + b);
   const std::int64_t end = __ldg(a.block_rows + b + 1);
-  const std::int64_t tile_first = __ldg(a.tile_first_row + blockIdx.x);
-  const std::int64_t position = tile_first + threadIdx.x / lanes;
+  const std::int64_t position = __ldg(a.tile_first_row + blockIdx.x) + threadIdx.x / lanes;
   const std::int32_t lane = static_cast<std::int32_t>(threadIdx.x) & (lanes - 1);
   const bool active = position < end;
   const std::int64_t rownum = end - begin;
-  const std::int32_t length = active ? __ldg(a.row_lengths + position) : 0;
+  const std::int32_t uniform_length = __ldg(a.block_uniform_length + b);
+  const std::int32_t length = !active                ? 0
+                              : uniform_length >= 0 ? uniform_length
+                                                    : __ldg(a.row_lengths + position);
   const std::int64_t step = lanes * rownum;
   std::int64_t slot = __ldg(a.block_pos + b) + (position - begin) * lanes + lane;
   Value sum = 0;
@@ -107,8 +119,8 @@ __global__ void bce_hopper_kernel(BceDeviceArrays a, const Value* __restrict__ v
   }
   if (active && lane == 0) {
     const std::int32_t base = __ldg(a.tile_row_base + blockIdx.x);
-    const std::int64_t row =
-        base >= 0 ? base + (position - tile_first) : std::int64_t{__ldg(a.row_no + position)};
+    const std::int64_t row = base >= 0 ? std::int64_t{base} + threadIdx.x / lanes
+                                       : std::int64_t{__ldg(a.row_no + position)};
     catalogue_detail::store_axpby(y + row, alpha, sum, beta);
   }
 }
@@ -116,9 +128,12 @@ __global__ void bce_hopper_kernel(BceDeviceArrays a, const Value* __restrict__ v
 template <typename Value>
 class CudaBceOperator final : public SpmvOperator {
  public:
-  // tile_row_bases: bce_tile_row_bases (hopper; the paper kernel reads rowNo as Algorithm 4).
+  // tile_row_bases: bce_tile_row_bases; block_uniform_lengths: per block of the tiles, as
+  // BceDeviceArrays::block_uniform_length (both hopper; the paper kernel reads rowNo and every
+  // slot as Algorithm 4).
   CudaBceOperator(const BceLayout<Value>& bce, const BceTiles& tiles,
-                  const std::vector<std::int32_t>& tile_row_bases, BceVariant variant,
+                  const std::vector<std::int32_t>& tile_row_bases,
+                  const std::vector<std::int32_t>& block_uniform_lengths, BceVariant variant,
                   const LaunchConfig& launch, Device& device)
       : rows_(bce.rows),
         tiles_(tiles.size()),
@@ -138,6 +153,8 @@ class CudaBceOperator final : public SpmvOperator {
     if (variant == BceVariant::hopper) {
       row_lengths_ = upload(device, bce.row_lengths.data(), bce.row_lengths.size());
       tile_row_base_ = upload(device, tile_row_bases.data(), tile_row_bases.size());
+      block_uniform_length_ =
+          upload(device, block_uniform_lengths.data(), block_uniform_lengths.size());
     }
     row_no_ = upload(device, bce.row_no.data(), bce.row_no.size());
     offsets_ = upload(device, bce.offsets.data(), bce.offsets.size());
@@ -154,6 +171,7 @@ class CudaBceOperator final : public SpmvOperator {
                             .block_pos = block_pos_.as<const std::int64_t>(),
                             .block_lanes = block_lanes_.as<const std::int32_t>(),
                             .row_lengths = row_lengths_.as<const std::int32_t>(),
+                            .block_uniform_length = block_uniform_length_.as<const std::int32_t>(),
                             .row_no = row_no_.as<const std::int32_t>(),
                             .offsets = offsets_.as<const std::int32_t>()};
     const auto grid = static_cast<unsigned>(tiles_);
@@ -173,7 +191,8 @@ class CudaBceOperator final : public SpmvOperator {
   std::size_t device_bytes() const noexcept override {
     return tile_block_.bytes() + tile_first_row_.bytes() + tile_row_base_.bytes() +
            block_rows_.bytes() + block_widths_.bytes() + block_pos_.bytes() + block_lanes_.bytes() +
-           row_lengths_.bytes() + row_no_.bytes() + offsets_.bytes() + values_.bytes();
+           row_lengths_.bytes() + block_uniform_length_.bytes() + row_no_.bytes() +
+           offsets_.bytes() + values_.bytes();
   }
 
  private:
@@ -184,7 +203,7 @@ class CudaBceOperator final : public SpmvOperator {
   cudaStream_t stream_;
   DeviceBuffer tile_block_, tile_first_row_, tile_row_base_, block_rows_, block_widths_, block_pos_,
       block_lanes_;
-  DeviceBuffer row_lengths_, row_no_, offsets_, values_;
+  DeviceBuffer row_lengths_, block_uniform_length_, row_no_, offsets_, values_;
 };
 
 // The matrix's DF features (`df`, as check_candidate saw them) give the block shapes, the shapes
@@ -198,10 +217,16 @@ std::unique_ptr<SpmvOperator> build_as(const CsrMatrix<double>& matrix, const Ma
   const BceTiles tiles = make_bce_tiles(bce_block_shapes(df, params.boundaries), variant,
                                         candidate.launch.block_size, params.resident_threads);
   const BceLayout<Value> bce = make_bce_layout<Value>(matrix, params.boundaries, tiles.block_lanes);
-  const std::vector<std::int32_t> tile_row_bases = variant == BceVariant::hopper
-                                                       ? bce_tile_row_bases(bce.row_no, tiles)
-                                                       : std::vector<std::int32_t>{};
-  return std::make_unique<CudaBceOperator<Value>>(bce, tiles, tile_row_bases, variant,
+  std::vector<std::int32_t> tile_row_bases, block_uniform_lengths;
+  if (variant == BceVariant::hopper) {
+    tile_row_bases = bce_tile_row_bases(bce.row_no, tiles);
+    for (const std::vector<RowLengthCount>& sets : bce_block_distributions(df, params.boundaries))
+      block_uniform_lengths.push_back(sets.size() == 1 ? static_cast<std::int32_t>(sets[0].length)
+                                                       : -1);
+    block_uniform_lengths.push_back(0);  // the empty rows' block
+  }
+  return std::make_unique<CudaBceOperator<Value>>(bce, tiles, tile_row_bases,
+                                                  block_uniform_lengths, variant,
                                                   candidate.launch, device);
 }
 

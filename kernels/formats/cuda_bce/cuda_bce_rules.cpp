@@ -37,16 +37,17 @@ FormatPart block_part(const MatrixFeatures& whole, const BceRowRuns* row_runs_of
   part.runs = FormatPart::Runs::gpu;
   part.launch = 0;  // every block in the one launch of Algorithm 4
   // What the reordering costs beyond the part's own format (bce_row_runs.hpp): the row lengths
-  // (hopper) and rowNo (hopper tiles of consecutive caller rows skip it: a block of one run),
-  // and a y sector again per run where the block's rows are not consecutive. Without the
-  // feature (not extracted) the runs are unknown and not charged.
+  // (hopper, where the block's rows have more than one), rowNo (hopper tiles of consecutive
+  // caller rows skip it: a block of one run), and a y sector again per run where the block's
+  // rows are not consecutive. Without the feature (not extracted) the runs are unknown and not
+  // charged.
   const std::int64_t row_runs =
       row_runs_of == nullptr || sets.empty()
           ? 0
           : bce_block_row_runs(whole, *row_runs_of, sets.front().length, sets.back().length);
   const auto rows = static_cast<std::uint64_t>(shape.rows);
   const bool hopper = variant == BceVariant::hopper;
-  part.row_map_bytes = (hopper ? rows * sizeof(std::int32_t) : 0) +
+  part.row_map_bytes = (hopper && sets.size() > 1 ? rows * sizeof(std::int32_t) : 0) +
                        (!hopper || row_runs > 1 ? rows * sizeof(std::int32_t) : 0);
   part.scattered_row_runs = row_runs > 1 ? row_runs : 0;
   if (lanes <= 4) {
@@ -278,7 +279,8 @@ std::uint64_t CudaBceRules::device_bytes(const MatrixFeatures& features, Precisi
   const auto rows = static_cast<std::uint64_t>(features.rows);
   const bool hopper = variant == BceVariant::hopper;
   const std::uint64_t per_row = sizeof(std::int32_t) * (hopper ? 2 : 1);  // rowNo, lengths
-  const std::uint64_t per_block = 4 * sizeof(std::int64_t);  // Ap, Aw, blockPos, lanes
+  // Ap, Aw, blockPos (int64) and lanes and (hopper) the uniform row length (int32 each).
+  const std::uint64_t per_block = 4 * sizeof(std::int64_t);
   const std::uint64_t per_tile = sizeof(std::int32_t) * (hopper ? 3 : 2);  // (+ row base)
   return slots * (sizeof(ColIndex) + value_bytes(precision)) + rows * per_row +
          (shapes.size() + 1) * per_block + std::uint64_t{candidate.launch.grid_size} * per_tile;
