@@ -605,7 +605,7 @@ TEST(CudaBroEllRcmPartition, AnInvalidStoredOrderIsReplacedByRcm) {
     EXPECT_EQ(used->entries, rcm_order(m));
   }
   EXPECT_EQ(permutation_problem(PlanPartition{"rcm", repeated}, "rcm", m.rows),
-            "entry 5 repeats row " + std::to_string(repeated[5]));
+            "entry 6 repeats row " + std::to_string(repeated[5]));  // its second place
   EXPECT_EQ(permutation_problem(PlanPartition{"rcm", short_order}, "rcm", m.rows),
             "it has 299 entries, the matrix has 300 rows");
   EXPECT_EQ(permutation_problem(PlanPartition{"bar", rcm_order(m)}, "rcm", m.rows),
