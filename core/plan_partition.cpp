@@ -33,17 +33,16 @@ std::string permutation_problem(const PlanPartition& partition, std::string_view
   return {};
 }
 
-std::string labels_problem(const PlanPartition& partition, std::string_view kind,
-                           std::int64_t rows, std::int32_t parts,
-                           std::int64_t max_rows_per_label) {
+std::string labels_problem(const PlanPartition& partition, std::string_view kind, std::int64_t rows,
+                           std::int32_t parts, std::int64_t max_rows_per_label) {
   if (std::string problem = shape_problem(partition, kind, rows); !problem.empty()) return problem;
   if (parts < 1) return "a partition into " + std::to_string(parts) + " parts";
   std::vector<std::int64_t> size(static_cast<std::size_t>(parts), 0);
   for (std::size_t i = 0; i < partition.entries.size(); ++i) {
     const std::int32_t label = partition.entries[i];
     if (label < 0 || label >= parts)
-      return "row " + std::to_string(i) + " is in part " + std::to_string(label) +
-             ", outside 0.." + std::to_string(parts - 1);
+      return "row " + std::to_string(i) + " is in part " + std::to_string(label) + ", outside 0.." +
+             std::to_string(parts - 1);
     if (++size[static_cast<std::size_t>(label)] > max_rows_per_label)
       return "part " + std::to_string(label) + " has more than " +
              std::to_string(max_rows_per_label) + " rows";

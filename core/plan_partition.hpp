@@ -50,8 +50,7 @@ class PlanPartitionRef {
 std::string permutation_problem(const PlanPartition& partition, std::string_view kind,
                                 std::int64_t rows);
 // A label in [0, parts) for every row, and no label on more than max_rows_per_label rows.
-std::string labels_problem(const PlanPartition& partition, std::string_view kind,
-                           std::int64_t rows, std::int32_t parts,
-                           std::int64_t max_rows_per_label);
+std::string labels_problem(const PlanPartition& partition, std::string_view kind, std::int64_t rows,
+                           std::int32_t parts, std::int64_t max_rows_per_label);
 
 }  // namespace spmvd

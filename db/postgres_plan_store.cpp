@@ -166,8 +166,8 @@ class PostgresPlanStore::Impl {
       plan = plan_from_json(row->plan_json);
       problem = plan_row_problem(key, *plan, row->format_id);
       if (row->partition_kind)
-        plan->partition = std::make_shared<const PlanPartition>(PlanPartition{
-            *row->partition_kind, partition_entries(row->entries, row->entry_count)});
+        plan->partition = std::make_shared<const PlanPartition>(
+            PlanPartition{*row->partition_kind, partition_entries(row->entries, row->entry_count)});
     } catch (const Error& e) {
       problem = e.what();
     }
@@ -194,10 +194,10 @@ class PostgresPlanStore::Impl {
       const pqxx::result upserted = t.exec_prepared(
           "upsert_plan", key.fingerprint.hex(), key.device_signature,
           static_cast<std::int64_t>(key.precision), static_cast<std::int64_t>(key.tuner_version),
-          static_cast<std::int64_t>(key.model_version), static_cast<std::int64_t>(plan.format.value),
-          plan.format_name, json, measured_ms, now_ms, std::string(to_string(plan.tuning.mode)),
-          exact_double(plan.tuning.cost.total_ms), exact_double(plan.tuning_spmv_equivalents()),
-          now_ms);
+          static_cast<std::int64_t>(key.model_version),
+          static_cast<std::int64_t>(plan.format.value), plan.format_name, json, measured_ms, now_ms,
+          std::string(to_string(plan.tuning.mode)), exact_double(plan.tuning.cost.total_ms),
+          exact_double(plan.tuning_spmv_equivalents()), now_ms);
       // This plan won: the one it replaced had its partition.
       if (upserted.affected_rows() > 0) exec_by_key(t, "erase_partition", key);
       if (plan.partition)

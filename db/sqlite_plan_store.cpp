@@ -147,8 +147,8 @@ class SqlitePlanStore::Impl {
         const auto* blob = static_cast<const char*>(sqlite3_column_blob(s, 4));
         const std::string_view bytes(blob != nullptr ? blob : "",
                                      static_cast<std::size_t>(sqlite3_column_bytes(s, 4)));
-        plan->partition = std::make_shared<const PlanPartition>(PlanPartition{
-            column_text(s, 2), partition_entries(bytes, sqlite3_column_int64(s, 3))});
+        plan->partition = std::make_shared<const PlanPartition>(
+            PlanPartition{column_text(s, 2), partition_entries(bytes, sqlite3_column_int64(s, 3))});
       }
     } catch (const Error& e) {
       problem = e.what();
@@ -666,9 +666,8 @@ class SqlitePlanStore::Impl {
   std::mutex mutex_;  // one connection, one statement at a time
   sqlite3* db_ = nullptr;
   StatementPtr find_plan_, upsert_plan_, insert_partition_, erase_partition_, erase_plan_,
-      list_plans_, erase_device_,
-      upsert_calibration_, find_calibration_, list_calibrations_, insert_sample_, trim_samples_,
-      list_samples_, erase_sample_;
+      list_plans_, erase_device_, upsert_calibration_, find_calibration_, list_calibrations_,
+      insert_sample_, trim_samples_, list_samples_, erase_sample_;
 };
 
 SqlitePlanStore::SqlitePlanStore(SqlitePlanStoreOptions options)

@@ -53,9 +53,10 @@ std::shared_ptr<const PlanPartition> BuildSource::partition(
   if (held) {
     const std::string reason = problem(*held);
     if (reason.empty()) return held;
-    spdlog::warn("build source: the held partition '{}' of this {} x {} matrix is not used ({}); "
-                 "computing it again",
-                 kind, host_.rows, host_.cols, reason);
+    spdlog::warn(
+        "build source: the held partition '{}' of this {} x {} matrix is not used ({}); "
+        "computing it again",
+        kind, host_.rows, host_.cols, reason);
   }
   auto computed = std::make_shared<const PlanPartition>(PlanPartition{kind, compute()});
   const std::lock_guard lock(mutex_);

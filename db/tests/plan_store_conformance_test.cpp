@@ -186,9 +186,9 @@ TEST_P(PlanStoreConformance, EraseAllForDeviceCountsAndKeepsOtherDevices) {
 // A plan carrying the partition its format computed (core/plan_partition.hpp): entries that
 // use every byte of an int32, the sign bit included.
 Plan with_partition(Plan plan, std::string kind = "metis_kway/3") {
-  plan.partition = std::make_shared<const PlanPartition>(PlanPartition{
-      std::move(kind), {0, 2, 1, -1, 0x7fffffff, static_cast<std::int32_t>(0x80000000u),
-                        0x12345678}});
+  plan.partition = std::make_shared<const PlanPartition>(
+      PlanPartition{std::move(kind),
+                    {0, 2, 1, -1, 0x7fffffff, static_cast<std::int32_t>(0x80000000u), 0x12345678}});
   return plan;
 }
 

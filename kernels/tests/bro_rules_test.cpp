@@ -534,12 +534,11 @@ TEST(CudaBroEllRcmPartition, AStoredOrderIsUsedInsteadOfComputingRcm) {
   for (std::size_t i = 0; i < reversed.size(); ++i)
     reversed[i] = static_cast<std::int32_t>(reversed.size() - 1 - i);
   ASSERT_NE(reversed, rcm_order(m));
-  const auto stored =
-      std::make_shared<const PlanPartition>(PlanPartition{"rcm", reversed});
+  const auto stored = std::make_shared<const PlanPartition>(PlanPartition{"rcm", reversed});
   source.offer_partition(stored);
 
   const std::shared_ptr<const PlanPartition> used = bro_ell_rcm_partition(source);
-  EXPECT_EQ(used, stored);  // the same object: nothing was computed
+  EXPECT_EQ(used, stored);                          // the same object: nothing was computed
   const BroEllChoice& choice = kBroEllChoices[11];  // 256 rows a slice, hopper, RCM
   ASSERT_EQ(choice.params.reorder, kBroReorderRcm);
   std::vector<std::int32_t> order;

@@ -78,8 +78,10 @@ void expect_applies_like_reference(const CsrMatrix<double>& m, const Candidate& 
   const BuildSource source(m, device);
   source.offer_partition(offered);
   const auto op = entry->build(source, precision_of<Value>(), candidate);
-  if (offered) EXPECT_EQ(op->partition(), offered) << "the build computed its own";
-  else EXPECT_NE(op->partition(), nullptr) << "the plan would carry no partition";
+  if (offered)
+    EXPECT_EQ(op->partition(), offered) << "the build computed its own";
+  else
+    EXPECT_NE(op->partition(), nullptr) << "the plan would carry no partition";
   std::uniform_real_distribution<double> value(-1.0, 1.0);
   std::vector<Value> x(static_cast<std::size_t>(m.cols)), y0(static_cast<std::size_t>(m.rows));
   for (Value& v : x) v = static_cast<Value>(value(rng));

@@ -392,8 +392,8 @@ TEST(EhybPartition, AStoredPartitionIsUsedInsteadOfMetis) {
   for (std::int64_t r = 0; r < m.rows; ++r)
     blocks[static_cast<std::size_t>(r)] = static_cast<std::int32_t>(r * parts / m.rows);
   ASSERT_NE(blocks, partition_matrix_graph(m, parts));
-  const auto stored = std::make_shared<const PlanPartition>(
-      PlanPartition{ehyb_partition_kind(parts), blocks});
+  const auto stored =
+      std::make_shared<const PlanPartition>(PlanPartition{ehyb_partition_kind(parts), blocks});
   source.offer_partition(stored);
 
   const std::shared_ptr<const PlanPartition> used =

@@ -4,13 +4,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <random>
-#include <chrono>
 #include <thread>
 
-#include "core/error.hpp"
 #include "bench/generators.hpp"
+#include "core/error.hpp"
 #include "db/sqlite_plan_store.hpp"
 #include "kernels/formats/cpu_csr/cpu_csr_rules.hpp"
 #include "kernels/formats/cuda_bro_ell/cuda_bro_ell_rules.hpp"
@@ -302,8 +302,8 @@ class PartitionedOperator final : public SpmvOperator {
       double sum = 0.0;
       for (RowOffset k = m_.row_offsets[static_cast<std::size_t>(r)];
            k < m_.row_offsets[static_cast<std::size_t>(r) + 1]; ++k)
-        sum += m_.values[static_cast<std::size_t>(k)] *
-               x[m_.col_indices[static_cast<std::size_t>(k)]];
+        sum +=
+            m_.values[static_cast<std::size_t>(k)] * x[m_.col_indices[static_cast<std::size_t>(k)]];
       y[r] = beta == 0.0 ? alpha * sum : alpha * sum + beta * y[r];
     }
   }

@@ -16,9 +16,9 @@ class CudaBroEllOperator final : public SpmvOperator {
  public:
   CudaBroEllOperator(const BuildSource& source, const BroEllChoice& choice,
                      const LaunchConfig& launch)
-      : CudaBroEllOperator(source.host(), choice, launch, source.device(),
-                           choice.params.reorder == kBroReorderRcm ? bro_ell_rcm_partition(source)
-                                                                   : nullptr) {}
+      : CudaBroEllOperator(
+            source.host(), choice, launch, source.device(),
+            choice.params.reorder == kBroReorderRcm ? bro_ell_rcm_partition(source) : nullptr) {}
 
   void apply(const void* x, void* y, double alpha, double beta) override {
     const auto* x_values = static_cast<const Value*>(x);
@@ -54,10 +54,10 @@ class CudaBroEllOperator final : public SpmvOperator {
                                                                   Device& device,
                                                                   const PlanPartition* rcm) {
     std::vector<std::int32_t> order;
-    const CsrMatrix<double> rows = bro_ell_stream_rows(
-        matrix, choice, order,
-        rcm != nullptr ? std::span<const std::int32_t>(rcm->entries)
-                       : std::span<const std::int32_t>());
+    const CsrMatrix<double> rows =
+        bro_ell_stream_rows(matrix, choice, order,
+                            rcm != nullptr ? std::span<const std::int32_t>(rcm->entries)
+                                           : std::span<const std::int32_t>());
     const bro::BroEllLayout<Value> layout = bro::make_bro_ell_layout<Value>(
         rows, choice.params.slice_height, bro_words_per_symbol(choice.params.variant));
     return std::make_unique<bro_detail::BroEllPart<Value>>(
@@ -73,8 +73,7 @@ class CudaBroEllOperator final : public SpmvOperator {
 
 }  // namespace
 
-std::unique_ptr<SpmvOperator> CudaBroEllRules::build(const BuildSource& source,
-                                                     Precision precision,
+std::unique_ptr<SpmvOperator> CudaBroEllRules::build(const BuildSource& source, Precision precision,
                                                      const Candidate& candidate) {
   const CsrMatrix<double>& matrix = source.host();
   Device& device = source.device();

@@ -53,11 +53,10 @@ std::shared_ptr<const PlanPartition> bro_ell_rcm_partition(const BuildSource& so
       [&] {
         const auto start = std::chrono::steady_clock::now();
         std::vector<std::int32_t> order = rcm_order(m);
-        spdlog::info("cuda_bro_ell: RCM order of {} rows, {} nonzeros in {:.1f} ms", m.rows,
-                     m.nnz(),
-                     std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
-                                                               start)
-                         .count());
+        spdlog::info(
+            "cuda_bro_ell: RCM order of {} rows, {} nonzeros in {:.1f} ms", m.rows, m.nnz(),
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count());
         return order;
       });
 }

@@ -283,8 +283,8 @@ std::unique_ptr<SpmvOperator> build_for(const BuildSource& source, const CudaEhy
   // computed (issue 16: a cache hit does not run METIS again).
   std::shared_ptr<const PlanPartition> partition =
       ehyb_partition(source, static_cast<std::int32_t>(params.partitions), capacity);
-  EhybLayout<Value> layout = build_ehyb_layout<Value>(
-      matrix, partition->entries, static_cast<std::int32_t>(params.partitions));
+  EhybLayout<Value> layout = build_ehyb_layout<Value>(matrix, partition->entries,
+                                                      static_cast<std::int32_t>(params.partitions));
   if (layout.cache_entries > capacity)
     throw Error(ErrorCode::resource_exhausted,
                 "cuda_ehyb: the largest of " + std::to_string(params.partitions) + " parts has " +

@@ -132,11 +132,11 @@ class CudaEhybRules final : public FormatRules {
   // holds: a stored plan's, an earlier candidate's; ehyb_layout.hpp ehyb_partition), the
   // reordering and both parts on the host (timed and logged), copied once; the operator's
   // partition() is the part of every row, which the plan carries. apply() runs the cached
-  // kernel then the ER kernel on the device stream. Throws Error(invalid_argument) for a candidate of another format, an unknown
-  // variant, partitions outside [1, rows / kEhybMinRowsPerPartition] (or 1), block size not a
-  // multiple of 32 in [64, 1024], grid_size 0, or a non-square matrix; Error(failed_precondition)
-  // on a CPU device; Error(resource_exhausted) when the largest part's x slice exceeds the
-  // block's shared memory on this device, or device memory runs out.
+  // kernel then the ER kernel on the device stream. Throws Error(invalid_argument) for a candidate
+  // of another format, an unknown variant, partitions outside [1, rows / kEhybMinRowsPerPartition]
+  // (or 1), block size not a multiple of 32 in [64, 1024], grid_size 0, or a non-square matrix;
+  // Error(failed_precondition) on a CPU device; Error(resource_exhausted) when the largest part's x
+  // slice exceeds the block's shared memory on this device, or device memory runs out.
   static std::unique_ptr<SpmvOperator> build(const BuildSource& source, Precision precision,
                                              const Candidate& candidate);
   // A host algorithm (METIS) all the same: the tuner's build cost (format_registry.hpp).
