@@ -9,6 +9,7 @@
 #include "core/format_params.hpp"
 #include "core/launch_config.hpp"
 #include "core/matrix_features.hpp"
+#include "core/plan_partition.hpp"
 #include "core/precision.hpp"
 #include "core/tuning_record.hpp"
 
@@ -26,6 +27,10 @@ struct Plan {
   std::uint32_t tuner_version = 0;
   MatrixFeatures features;
   TuningRecord tuning;  // mode, budget and cost of the tuning that chose this plan
+  // The partition or row order the format computed for this matrix (core/plan_partition.hpp),
+  // where it computes one: stored beside the plan, not in its JSON (plan_to_json leaves it out),
+  // and handed to the build on a cache hit. Empty: the build computes whatever it needs.
+  PlanPartitionRef partition;
 
   // The tuning's total cost in multiplies of this plan.
   double tuning_spmv_equivalents() const noexcept {

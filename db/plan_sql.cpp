@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include "core/error.hpp"
+
 namespace spmvd {
 namespace {
 
@@ -47,6 +49,49 @@ std::string upsert_plan_sql(const SqlDialect& dialect) {
          " WHERE excluded.measured_ms < plans.measured_ms OR (excluded.measured_ms ="
          " plans.measured_ms AND excluded.plan_json" +
          bytewise + " < plans.plan_json" + bytewise + ")";
+}
+
+std::string find_plan_sql(const SqlDialect& dialect) {
+  return "SELECT plan_json, format_id, kind, entry_count, entries FROM plans LEFT JOIN"
+         " plan_partitions USING (" +
+         plan_key_columns() + ") WHERE " + plan_key_predicate(dialect);
+}
+
+std::string insert_partition_sql(const SqlDialect& dialect) {
+  const std::size_t n_key = kPlanKeyColumns.size();
+  return "INSERT INTO plan_partitions (" + plan_key_columns() +
+         ", kind, entry_count, entries) SELECT " + plan_key_columns() + ", " +
+         placeholder(dialect, n_key + 1) + ", " + placeholder(dialect, n_key + 2) + ", " +
+         placeholder(dialect, n_key + 3) + " FROM plans WHERE " + plan_key_predicate(dialect) +
+         " AND plan_json = " + placeholder(dialect, n_key + 4) + " ON CONFLICT DO NOTHING";
+}
+
+std::string erase_partition_sql(const SqlDialect& dialect) {
+  return "DELETE FROM plan_partitions WHERE " + plan_key_predicate(dialect);
+}
+
+std::string partition_blob(std::span<const std::int32_t> entries) {
+  std::string blob(entries.size() * 4, '\0');
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const auto bits = static_cast<std::uint32_t>(entries[i]);
+    for (std::size_t b = 0; b < 4; ++b)
+      blob[4 * i + b] = static_cast<char>((bits >> (8 * b)) & 0xffu);
+  }
+  return blob;
+}
+
+std::vector<std::int32_t> partition_entries(std::string_view blob, std::int64_t entry_count) {
+  if (entry_count < 0 || blob.size() != static_cast<std::uint64_t>(entry_count) * 4)
+    throw_invalid("plan partition: " + std::to_string(blob.size()) + " bytes for " +
+                  std::to_string(entry_count) + " 4-byte entries");
+  std::vector<std::int32_t> entries(static_cast<std::size_t>(entry_count));
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    std::uint32_t bits = 0;
+    for (std::size_t b = 0; b < 4; ++b)
+      bits |= static_cast<std::uint32_t>(static_cast<unsigned char>(blob[4 * i + b])) << (8 * b);
+    entries[i] = static_cast<std::int32_t>(bits);
+  }
+  return entries;
 }
 
 namespace {

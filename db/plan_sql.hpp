@@ -5,8 +5,10 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace spmvd {
 
@@ -39,6 +41,26 @@ std::string plan_key_predicate(const SqlDialect& dialect);
 // replaced only by a faster plan, or an equally fast one whose JSON sorts first bytewise, so
 // concurrent writers of one key converge on the same row whatever order their puts arrive in.
 std::string upsert_plan_sql(const SqlDialect& dialect);
+
+// The plan_partitions table (core/plan_partition.hpp): at most one row per plan, under the
+// plan's key, deleted with it. A put that stores the plan (it wins, plan_store.hpp) first
+// deletes the partition of the plan it replaced (erase_partition_sql), then inserts its own
+// (insert_partition_sql) only while the stored plan is this one, so a put that loses writes
+// nothing, and a plan stored earlier without its partition gets it.
+//
+// The plan of key ?1..?5 and its partition in one statement (one snapshot): plan_json,
+// format_id, then kind, entry_count, entries (NULL where the plan has no partition).
+std::string find_plan_sql(const SqlDialect& dialect);
+// Inserts kind ?6, entry_count ?7 and entries ?8 under key ?1..?5 where the plans row of that
+// key holds plan_json ?9; an existing partition of the key is kept.
+std::string insert_partition_sql(const SqlDialect& dialect);
+// Deletes the partition of key ?1..?5.
+std::string erase_partition_sql(const SqlDialect& dialect);
+// The entries column: each entry as 4 bytes, little-endian, whatever the host's byte order.
+std::string partition_blob(std::span<const std::int32_t> entries);
+// Back from the column; throws Error(invalid_argument) when the blob does not hold exactly
+// entry_count entries.
+std::vector<std::int32_t> partition_entries(std::string_view blob, std::int64_t entry_count);
 
 // The samples table (plan_store.hpp MeasurementSample): bound as placeholders 1..10 in this
 // order by insert_sample_sql, and selected after the id in this order by list_samples_sql.

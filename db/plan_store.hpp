@@ -60,16 +60,22 @@ class PlanStore {
   virtual ~PlanStore() = default;
 
   // The plan stored under key, or nullopt (absent, or present but undecodable: then dropped).
+  // With its partition (Plan::partition) where one is stored, read in the same snapshot; a
+  // partition that does not decode drops the plan like an undecodable row.
   virtual std::optional<Plan> find(const PlanKey& key) = 0;
   // Inserts, or replaces the stored plan when the new one wins: a lower measured_ms, or an
   // equal measured_ms and a plan JSON that sorts first bytewise. Every backend applies this
   // same rule, so daemons racing to store one key end with the same single plan whatever the
   // order of their puts (a put that loses changes nothing). A replaced row keeps its
   // created_ms. To store a slower plan (a forced re-tune), erase the key first.
+  // plan.partition, where set, is stored in the same transaction beside the plan (the
+  // plan_partitions table, db/plan_sql.hpp): replaced with the plan when the put wins, added
+  // when the stored plan is this very plan without one, never written by a put that loses.
   virtual void put(const PlanKey& key, const Plan& plan) = 0;
-  // True when a row was deleted.
+  // True when a row was deleted. Every deletion of a plan deletes its partition with it.
   virtual bool erase(const PlanKey& key) = 0;
-  // At most limit decodable plans, most recently updated first.
+  // At most limit decodable plans, most recently updated first, without their partitions (a
+  // listing for people and exports; find reads a plan's).
   virtual std::vector<StoredPlan> list(std::size_t limit) = 0;
   // Deletes every plan of one device (after a driver upgrade, say); returns how many.
   virtual std::size_t erase_all_for_device(const std::string& device_signature) = 0;

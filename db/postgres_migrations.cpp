@@ -60,6 +60,25 @@ constexpr std::array kMigrations{
         "  recorded_ms BIGINT NOT NULL);"
         "CREATE INDEX samples_by_format ON samples (device, precision, format_id, recorded_ms);",
     },
+    SchemaMigration{
+        4,
+        "plan partitions",
+        // As SQLite's step 6: a plan's partition or row order, deleted with its plan (here by
+        // the foreign key's cascade). entries: entry_count little-endian int32.
+        "CREATE TABLE plan_partitions ("
+        "  fingerprint TEXT NOT NULL,"
+        "  device TEXT NOT NULL,"
+        "  precision INTEGER NOT NULL,"
+        "  tuner_version BIGINT NOT NULL,"
+        "  model_version BIGINT NOT NULL,"
+        "  kind TEXT NOT NULL,"
+        "  entry_count BIGINT NOT NULL,"
+        "  entries BYTEA NOT NULL,"
+        "  PRIMARY KEY (fingerprint, device, precision, tuner_version, model_version),"
+        "  FOREIGN KEY (fingerprint, device, precision, tuner_version, model_version)"
+        "    REFERENCES plans (fingerprint, device, precision, tuner_version, model_version)"
+        "    ON DELETE CASCADE);",
+    },
 };
 
 }  // namespace

@@ -29,11 +29,12 @@ namespace {
 // The key columns are bound as $1..$5 in kPlanKeyColumns order (key_params).
 
 // Prepared on every connection of the pool, by name.
-const std::array<std::pair<const char*, std::string>, 12>& prepared_statements() {
-  static const std::array<std::pair<const char*, std::string>, 12> statements{{
-      {"find_plan",
-       "SELECT plan_json, format_id FROM plans WHERE " + plan_key_predicate(kPostgresDialect)},
+const std::array<std::pair<const char*, std::string>, 14>& prepared_statements() {
+  static const std::array<std::pair<const char*, std::string>, 14> statements{{
+      {"find_plan", find_plan_sql(kPostgresDialect)},
       {"upsert_plan", upsert_plan_sql(kPostgresDialect)},
+      {"insert_partition", insert_partition_sql(kPostgresDialect)},
+      {"erase_partition", erase_partition_sql(kPostgresDialect)},
       {"erase_plan", "DELETE FROM plans WHERE " + plan_key_predicate(kPostgresDialect)},
       {"list_plans", "SELECT " + plan_key_columns() +
                          ", plan_json, format_id, created_ms, updated_ms FROM plans"
@@ -138,19 +139,35 @@ class PostgresPlanStore::Impl {
   }
 
   std::optional<Plan> find(const PlanKey& key) {
+    struct FoundRow {
+      std::string plan_json;
+      std::int64_t format_id = 0;
+      std::optional<std::string> partition_kind;  // NULL: the plan has no partition
+      std::int64_t entry_count = 0;
+      std::string entries;
+    };
     const auto row = run("find plan " + to_string(key), [&](pqxx::connection& c) {
       pqxx::nontransaction t(c);
       const pqxx::result r = exec_by_key(t, "find_plan", key);
-      std::optional<std::pair<std::string, std::int64_t>> found;
-      if (!r.empty()) found.emplace(r[0][0].as<std::string>(), r[0][1].as<std::int64_t>());
+      std::optional<FoundRow> found;
+      if (r.empty()) return found;
+      found.emplace(FoundRow{r[0][0].as<std::string>(), r[0][1].as<std::int64_t>()});
+      if (!r[0][2].is_null()) {
+        found->partition_kind = r[0][2].as<std::string>();
+        found->entry_count = r[0][3].as<std::int64_t>();
+        found->entries = pqxx::binarystring(r[0][4]).str();
+      }
       return found;
     });
     if (!row) return std::nullopt;
     std::string problem;
     std::optional<Plan> plan;
     try {
-      plan = plan_from_json(row->first);
-      problem = plan_row_problem(key, *plan, row->second);
+      plan = plan_from_json(row->plan_json);
+      problem = plan_row_problem(key, *plan, row->format_id);
+      if (row->partition_kind)
+        plan->partition = std::make_shared<const PlanPartition>(
+            PlanPartition{*row->partition_kind, partition_entries(row->entries, row->entry_count)});
     } catch (const Error& e) {
       problem = e.what();
     }
@@ -169,16 +186,27 @@ class PostgresPlanStore::Impl {
     const std::string json = plan_to_json(plan);
     const std::string measured_ms = exact_double(plan.measured_ms);
     const std::int64_t now_ms = now_unix_ms();
+    std::optional<pqxx::binarystring> entries;
+    if (plan.partition) entries.emplace(partition_blob(plan.partition->entries));
     run("put plan " + to_string(key), [&](pqxx::connection& c) {
-      pqxx::nontransaction t(c);
-      t.exec_prepared("upsert_plan", key.fingerprint.hex(), key.device_signature,
-                      static_cast<std::int64_t>(key.precision),
-                      static_cast<std::int64_t>(key.tuner_version),
-                      static_cast<std::int64_t>(key.model_version),
-                      static_cast<std::int64_t>(plan.format.value), plan.format_name, json,
-                      measured_ms, now_ms, std::string(to_string(plan.tuning.mode)),
-                      exact_double(plan.tuning.cost.total_ms),
-                      exact_double(plan.tuning_spmv_equivalents()), now_ms);
+      // One transaction: the plan and its partition (plan_sql.hpp) are stored together or not.
+      pqxx::work t(c);
+      const pqxx::result upserted = t.exec_prepared(
+          "upsert_plan", key.fingerprint.hex(), key.device_signature,
+          static_cast<std::int64_t>(key.precision), static_cast<std::int64_t>(key.tuner_version),
+          static_cast<std::int64_t>(key.model_version),
+          static_cast<std::int64_t>(plan.format.value), plan.format_name, json, measured_ms, now_ms,
+          std::string(to_string(plan.tuning.mode)), exact_double(plan.tuning.cost.total_ms),
+          exact_double(plan.tuning_spmv_equivalents()), now_ms);
+      // This plan won: the one it replaced had its partition.
+      if (upserted.affected_rows() > 0) exec_by_key(t, "erase_partition", key);
+      if (plan.partition)
+        t.exec_prepared("insert_partition", key.fingerprint.hex(), key.device_signature,
+                        static_cast<std::int64_t>(key.precision),
+                        static_cast<std::int64_t>(key.tuner_version),
+                        static_cast<std::int64_t>(key.model_version), plan.partition->kind,
+                        static_cast<std::int64_t>(plan.partition->entries.size()), *entries, json);
+      t.commit();
       return true;
     });
   }

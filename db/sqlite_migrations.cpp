@@ -112,6 +112,30 @@ constexpr std::array kMigrations{
         // (device, precision).
         "CREATE INDEX samples_by_format ON samples (device, precision, format_id, recorded_ms);",
     },
+    SqliteMigration{
+        6,
+        "plan partitions",
+        // The partition or row order a plan's format computed (core/plan_partition.hpp: METIS's
+        // parts, an RCM order), so a cache hit does not compute it again: at most one row per
+        // plan, same key, written in the plan's put (db/plan_sql.hpp). entries: entry_count
+        // little-endian int32. The trigger deletes a plan's partition with the plan on every
+        // path that deletes plans (erase, a dropped row, a device's plans).
+        "CREATE TABLE plan_partitions ("
+        "  fingerprint TEXT NOT NULL,"
+        "  device TEXT NOT NULL,"
+        "  precision INTEGER NOT NULL,"
+        "  tuner_version INTEGER NOT NULL,"
+        "  model_version INTEGER NOT NULL,"
+        "  kind TEXT NOT NULL,"
+        "  entry_count INTEGER NOT NULL,"
+        "  entries BLOB NOT NULL,"
+        "  PRIMARY KEY (fingerprint, device, precision, tuner_version, model_version));"
+        "CREATE TRIGGER plans_delete_partition AFTER DELETE ON plans BEGIN"
+        "  DELETE FROM plan_partitions WHERE fingerprint = OLD.fingerprint AND device = OLD.device"
+        "  AND precision = OLD.precision AND tuner_version = OLD.tuner_version"
+        "  AND model_version = OLD.model_version;"
+        " END;",
+    },
 };
 
 }  // namespace

@@ -27,9 +27,10 @@ namespace {
 // The key columns are bound as ?1..?5 in kPlanKeyColumns order by bind_key_columns().
 
 struct SqlText {
-  std::string find_plan =
-      "SELECT plan_json, format_id FROM plans WHERE " + plan_key_predicate(kSqliteDialect);
+  std::string find_plan = find_plan_sql(kSqliteDialect);
   std::string upsert_plan = upsert_plan_sql(kSqliteDialect);
+  std::string insert_partition = insert_partition_sql(kSqliteDialect);
+  std::string erase_partition = erase_partition_sql(kSqliteDialect);
   std::string erase_plan = "DELETE FROM plans WHERE " + plan_key_predicate(kSqliteDialect);
   std::string list_plans = "SELECT " + plan_key_columns() +
                            ", plan_json, format_id, created_ms, updated_ms FROM plans"
@@ -142,6 +143,13 @@ class SqlitePlanStore::Impl {
     try {
       plan = plan_from_json(json);
       problem = plan_row_problem(key, *plan, format_id);
+      if (sqlite3_column_type(s, 2) != SQLITE_NULL) {
+        const auto* blob = static_cast<const char*>(sqlite3_column_blob(s, 4));
+        const std::string_view bytes(blob != nullptr ? blob : "",
+                                     static_cast<std::size_t>(sqlite3_column_bytes(s, 4)));
+        plan->partition = std::make_shared<const PlanPartition>(
+            PlanPartition{column_text(s, 2), partition_entries(bytes, sqlite3_column_int64(s, 3))});
+      }
     } catch (const Error& e) {
       problem = e.what();
     }
@@ -175,8 +183,35 @@ class SqlitePlanStore::Impl {
     bind_double(s, 12, plan.tuning.cost.total_ms);
     bind_double(s, 13, plan.tuning_spmv_equivalents());
     bind_int64(s, kPlanCreatedMsPlaceholder, now_ms);  // created_ms, kept on conflict
-    const int rc = first_step(s, "put plan");
-    if (rc != SQLITE_DONE) fail(rc, "put plan " + to_string(key));
+    // One transaction: the plan and its partition (plan_sql.hpp) are stored together or not.
+    exec("BEGIN IMMEDIATE", "begin put plan");
+    try {
+      const int rc = sqlite3_step(s);
+      if (rc != SQLITE_DONE) fail(rc, "put plan " + to_string(key));
+      if (sqlite3_changes(db_) > 0) {  // this plan won: the one it replaced had its partition
+        sqlite3_stmt* erase = erase_partition_.get();
+        ResetOnExit reset_erase(erase);
+        bind_key(erase, key);
+        const int erased = sqlite3_step(erase);
+        if (erased != SQLITE_DONE) fail(erased, "replace partition " + to_string(key));
+      }
+      if (plan.partition) {
+        sqlite3_stmt* insert = insert_partition_.get();
+        ResetOnExit reset_insert(insert);
+        bind_key(insert, key);
+        bind_text(insert, 6, plan.partition->kind);
+        bind_int64(insert, 7, static_cast<std::int64_t>(plan.partition->entries.size()));
+        const std::string blob = partition_blob(plan.partition->entries);
+        check_bind(sqlite3_bind_blob64(insert, 8, blob.data(), blob.size(), SQLITE_STATIC));
+        bind_text(insert, 9, json);
+        const int inserted = sqlite3_step(insert);
+        if (inserted != SQLITE_DONE) fail(inserted, "put partition " + to_string(key));
+      }
+      exec("COMMIT", "commit put plan");
+    } catch (...) {
+      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+      throw;
+    }
   }
 
   bool erase(const PlanKey& key) {
@@ -478,6 +513,8 @@ class SqlitePlanStore::Impl {
   void prepare_statements() {
     find_plan_ = prepare(sql_.find_plan);
     upsert_plan_ = prepare(sql_.upsert_plan);
+    insert_partition_ = prepare(sql_.insert_partition);
+    erase_partition_ = prepare(sql_.erase_partition);
     erase_plan_ = prepare(sql_.erase_plan);
     list_plans_ = prepare(sql_.list_plans);
     erase_device_ = prepare(sql_.erase_device);
@@ -493,6 +530,8 @@ class SqlitePlanStore::Impl {
   void close() noexcept {
     find_plan_.reset();
     upsert_plan_.reset();
+    insert_partition_.reset();
+    erase_partition_.reset();
     erase_plan_.reset();
     list_plans_.reset();
     erase_device_.reset();
@@ -626,9 +665,9 @@ class SqlitePlanStore::Impl {
   const SqlText sql_;
   std::mutex mutex_;  // one connection, one statement at a time
   sqlite3* db_ = nullptr;
-  StatementPtr find_plan_, upsert_plan_, erase_plan_, list_plans_, erase_device_,
-      upsert_calibration_, find_calibration_, list_calibrations_, insert_sample_, trim_samples_,
-      list_samples_, erase_sample_;
+  StatementPtr find_plan_, upsert_plan_, insert_partition_, erase_partition_, erase_plan_,
+      list_plans_, erase_device_, upsert_calibration_, find_calibration_, list_calibrations_,
+      insert_sample_, trim_samples_, list_samples_, erase_sample_;
 };
 
 SqlitePlanStore::SqlitePlanStore(SqlitePlanStoreOptions options)

@@ -11,6 +11,11 @@
 // kept best and the candidate it builds next share one build, and nothing outlives its users,
 // so the CSR copy and every layout are freed once no operator of the resident plan uses them.
 //
+// Partitions and row orders a host builder computes from the structure (METIS's parts, an RCM
+// order: core/plan_partition.hpp) are held by the source too, by kind, so the candidates of one
+// matrix that need the same one compute it once; and a plan read back from the cache offers its
+// stored one before it is built, so a cache hit computes none it can load (issue 16).
+//
 // Thread safety: the accessors may be called from several threads; builds on one device are
 // serialised by their callers (the device lock), as every device operation is.
 
@@ -22,8 +27,10 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "core/csr_matrix.hpp"
+#include "core/plan_partition.hpp"
 #include "core/precision.hpp"
 #include "kernels/device.hpp"
 
@@ -65,6 +72,19 @@ class BuildSource {
   // Whether device_csr(precision) is already uploaded (a build then pays no upload).
   bool has_device_csr(Precision precision) const;
 
+  // A partition stored with the plan about to be built (a plan-cache hit): the next
+  // partition() of its kind considers it first. Null: nothing.
+  void offer_partition(std::shared_ptr<const PlanPartition> stored) const;
+  // The partition of `kind` for this matrix: the one held (offered, or computed by an earlier
+  // build from this source) where problem(held) is "" (the build's checks:
+  // core/plan_partition.hpp); else compute()'s, held from then on for the builds after. A held
+  // one that fails its checks is logged with the reason and replaced, never used: a damaged
+  // stored partition costs the computation, not a wrong result. compute() runs without the
+  // source's lock.
+  std::shared_ptr<const PlanPartition> partition(
+      const std::string& kind, const std::function<std::string(const PlanPartition&)>& problem,
+      const std::function<std::vector<std::int32_t>()>& compute) const;
+
   // The layout cached under `key` while some operator still holds it, else make() (which
   // builds it on the device) cached under `key`. The key names the layout and everything it
   // depends on (format, layout parameters, precision), never launch parameters.
@@ -87,6 +107,7 @@ class BuildSource {
   mutable std::mutex mutex_;
   mutable std::array<std::shared_ptr<const DeviceCsrArrays>, 2> csr_;  // fp32, fp64
   mutable std::map<std::string, std::weak_ptr<const void>> layouts_;
+  mutable std::map<std::string, std::shared_ptr<const PlanPartition>> partitions_;  // by kind
 };
 
 }  // namespace spmvd

@@ -54,6 +54,17 @@ concept BuildsFromSource = requires(const BuildSource& source, Precision precisi
   { Format::build(source, precision, candidate) } -> std::convertible_to<std::unique_ptr<SpmvOperator>>;
 };
 
+// A format that builds from a BuildSource but runs a host algorithm all the same (it reads the
+// source's host CSR and the partitions the source holds: cuda_ehyb's METIS, cuda_bro_ell's RCM)
+// says so with `static constexpr bool kBuildsOnHost = true;`, for the tuner's build cost.
+template <typename Format>
+constexpr bool builds_on_host() {
+  if constexpr (requires { Format::kBuildsOnHost; })
+    return Format::kBuildsOnHost;
+  else
+    return false;
+}
+
 template <typename Format>
 std::unique_ptr<SpmvOperator> build_from_host(const BuildSource& source, Precision precision,
                                               const Candidate& candidate) {
@@ -69,7 +80,8 @@ class FormatRegistry {
   template <typename Format>
   void add() {
     if constexpr (BuildsFromSource<Format>)
-      add(std::make_unique<Format>(), &Format::build, /*builds_on_device=*/true);
+      add(std::make_unique<Format>(), &Format::build,
+          /*builds_on_device=*/!builds_on_host<Format>());
     else
       add(std::make_unique<Format>(), &build_from_host<Format>);
   }

@@ -3,7 +3,9 @@
 // times (cheap) — CUTLASS's configuration/arguments split, Kokkos Kernels' SPMVHandle.
 
 #include <cstddef>
+#include <memory>
 
+#include "core/plan_partition.hpp"
 #include "core/precision.hpp"
 
 namespace spmvd {
@@ -19,6 +21,11 @@ class SpmvOperator {
   virtual Precision precision() const noexcept = 0;
   // Device memory held by the built format (arrays, workspaces).
   virtual std::size_t device_bytes() const noexcept = 0;
+  // The partition or row order this build computed from the structure, or was handed by its
+  // BuildSource (a stored plan's): what the tuned plan carries so that a plan-cache hit does not
+  // compute it again (core/plan_partition.hpp). Null (the default) for formats that compute
+  // none.
+  virtual std::shared_ptr<const PlanPartition> partition() const { return nullptr; }
 };
 
 }  // namespace spmvd

@@ -258,10 +258,18 @@ std::optional<Plan> Engine::cached_plan(Resident& m) {
   // A plan made from a thorough pass (an RCM reordering, sized only there) may be loaded with
   // a standard one: before it is judged invalid, its format's thorough features (only that
   // format's, and only where it has any) are computed.
+  // A plan that carries its partition (an RCM order) has its format's thorough features stored
+  // with it, computed from this same structure (the fingerprint keys the plan): those are used
+  // first, so that loading the order does not pay for computing it in the features instead.
   if (entry != nullptr && m.features_effort == FeatureEffort::standard &&
       !entry->rules->is_valid(candidate, m.features, device_.info())) {
-    if (std::optional<FieldSet> own = entry->rules->thorough_own_features(m.host, m.features))
-      m.features.format_features[std::string(entry->rules->name())] = std::move(*own);
+    const std::string name(entry->rules->name());
+    const auto stored = plan->features.format_features.find(name);
+    if (plan->partition && stored != plan->features.format_features.end())
+      m.features.format_features[name] = stored->second;
+    if (!entry->rules->is_valid(candidate, m.features, device_.info()))
+      if (std::optional<FieldSet> own = entry->rules->thorough_own_features(m.host, m.features))
+        m.features.format_features[name] = std::move(*own);
   }
   if (entry == nullptr || !entry->rules->is_valid(candidate, m.features, device_.info())) {
     spdlog::warn("cached plan for {} names format {} ({}) that this build cannot run; "
@@ -288,6 +296,9 @@ std::unique_ptr<SpmvOperator> Engine::build_locked(Resident& m, const Plan& plan
                                          to_string(plan.format.value));
   const Candidate candidate{plan.format, plan.params, plan.launch};
   if (!m.source) m.source = std::make_unique<BuildSource>(m.host, device_);
+  // A stored plan's partition (a cache hit): the build checks it and uses it instead of
+  // computing it again (kernels/build_source.hpp).
+  m.source->offer_partition(plan.partition.shared());
   std::lock_guard device_lock(device_mutex_);
   return entry->build(*m.source, m.summary.precision, candidate);
 }

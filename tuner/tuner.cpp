@@ -488,6 +488,14 @@ TunedPlan tune_matrix(const FormatRegistry& registry, Device& device,
   plan.features = features;
   plan.tuning = selection.record;
   out.op = timer.take_kept(selection.best.candidate);
+  // The partition the winner's build computed (or was handed) goes with the plan, so that a
+  // cache hit loads it instead of computing it again (issue 16); the serving build's where the
+  // serving plan won.
+  if (out.op)
+    plan.partition = out.op->partition();
+  else if (serving != nullptr && serving->op != nullptr &&
+           serving->candidate == selection.best.candidate)
+    plan.partition = serving->op->partition();
   out.measurements = selection.measurements;
   out.waited_ms = timer.setup_waited_ms() + selection.waited_ms;
   return out;

@@ -335,7 +335,8 @@ struct TunedPlan {
 
 // Enumerates, ranks (with predictor), measures within the budget (select_within_budget), and
 // returns the plan for `matrix` on `device` with the winner's build. Plan.predicted_ms is the
-// winner's prediction (0 without models); Plan.tuning records the mode, k, budget and cost.
+// winner's prediction (0 without models); Plan.tuning records the mode, k, budget and cost;
+// Plan.partition is the winner's build's partition (SpmvOperator::partition), if any.
 // Candidates are built from `source` when given (the caller's, holding the matrix's CSR on the
 // device already, e.g. the default plan's), else from one made for this tuning.
 // Throws Error(invalid_argument) when the predictor's model set is for another precision or

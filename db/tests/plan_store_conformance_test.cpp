@@ -183,6 +183,75 @@ TEST_P(PlanStoreConformance, EraseAllForDeviceCountsAndKeepsOtherDevices) {
   EXPECT_EQ(store_->find(key_of(0, "gpu|b")), plan_for(key_of(0, "gpu|b")));
 }
 
+// A plan carrying the partition its format computed (core/plan_partition.hpp): entries that
+// use every byte of an int32, the sign bit included.
+Plan with_partition(Plan plan, std::string kind = "metis_kway/3") {
+  plan.partition = std::make_shared<const PlanPartition>(
+      PlanPartition{std::move(kind),
+                    {0, 2, 1, -1, 0x7fffffff, static_cast<std::int32_t>(0x80000000u), 0x12345678}});
+  return plan;
+}
+
+TEST_P(PlanStoreConformance, APlansPartitionIsStoredBesideItAndFoundWithIt) {
+  const PlanKey key = key_of(1);
+  const Plan plan = with_partition(plan_for(key));
+  store_->put(key, plan);
+  const std::optional<Plan> found = store_->find(key);
+  ASSERT_TRUE(found.has_value());
+  ASSERT_TRUE(found->partition);
+  EXPECT_EQ(*found->partition, *plan.partition);
+  EXPECT_EQ(found, plan);
+  EXPECT_EQ(backend_->query("SELECT kind FROM plan_partitions" + where(key)), "metis_kway/3");
+  EXPECT_EQ(backend_->query("SELECT entry_count FROM plan_partitions" + where(key)), "7");
+  EXPECT_EQ(backend_->query("SELECT LENGTH(entries) FROM plan_partitions" + where(key)), "28");
+  // Not in the plan's JSON: a plan without one finds none.
+  store_->put(key_of(2), plan_for(key_of(2)));
+  EXPECT_FALSE(store_->find(key_of(2))->partition);
+}
+
+TEST_P(PlanStoreConformance, ErasingAPlanErasesItsPartition) {
+  store_->put(key_of(1), with_partition(plan_for(key_of(1))));
+  store_->put(key_of(2), with_partition(plan_for(key_of(2))));
+  ASSERT_EQ(backend_->query("SELECT COUNT(*) FROM plan_partitions"), "2");
+  EXPECT_TRUE(store_->erase(key_of(1)));
+  EXPECT_EQ(backend_->query("SELECT COUNT(*) FROM plan_partitions"), "1");
+  EXPECT_EQ(store_->erase_all_for_device(key_of(2).device_signature), 1u);
+  EXPECT_EQ(backend_->query("SELECT COUNT(*) FROM plan_partitions"), "0");
+  // Stored again without one, the plan finds no partition of its predecessor.
+  store_->put(key_of(1), plan_for(key_of(1)));
+  EXPECT_FALSE(store_->find(key_of(1))->partition);
+}
+
+TEST_P(PlanStoreConformance, AFasterPlanReplacesThePartitionOfThePlanItReplaces) {
+  const PlanKey key = key_of(1);
+  store_->put(key, with_partition(plan_for(key, 2), "rcm"));
+  store_->put(key, plan_for(key, 1));  // faster, and computes no partition
+  EXPECT_EQ(store_->find(key), plan_for(key, 1));
+  EXPECT_EQ(backend_->query("SELECT COUNT(*) FROM plan_partitions"), "0");
+  store_->put(key, with_partition(plan_for(key, 0)));  // faster again, with its own
+  EXPECT_EQ(store_->find(key), with_partition(plan_for(key, 0)));
+}
+
+TEST_P(PlanStoreConformance, ASlowerPlansPartitionIsNotStored) {
+  const PlanKey key = key_of(1);
+  store_->put(key, plan_for(key, 1));
+  store_->put(key, with_partition(plan_for(key, 2)));  // loses
+  EXPECT_EQ(backend_->query("SELECT COUNT(*) FROM plan_partitions"), "0");
+  EXPECT_FALSE(store_->find(key)->partition);
+  // The same plan put again with its partition (a put that neither wins nor loses) adds it.
+  store_->put(key, with_partition(plan_for(key, 1)));
+  EXPECT_EQ(store_->find(key), with_partition(plan_for(key, 1)));
+}
+
+TEST_P(PlanStoreConformance, APlanWhosePartitionDoesNotDecodeIsDropped) {
+  const PlanKey key = key_of(1);
+  store_->put(key, with_partition(plan_for(key)));
+  backend_->exec("UPDATE plan_partitions SET entry_count = 8");  // 28 bytes are 7 entries
+  EXPECT_EQ(store_->find(key), std::nullopt);
+  EXPECT_EQ(rows(), "0");
+  EXPECT_EQ(backend_->query("SELECT COUNT(*) FROM plan_partitions"), "0");
+}
+
 TEST_P(PlanStoreConformance, ListReturnsAtMostLimitPlansNewestFirst) {
   for (std::uint64_t i = 0; i < 5; ++i) store_->put(key_of(i), plan_for(key_of(i)));
   EXPECT_EQ(store_->list(3).size(), 3u);

@@ -63,6 +63,18 @@ TEST(SqlitePlanStore, RowWithAMissingFieldIsDroppedAndNotFound) {
   EXPECT_EQ(raw.query("SELECT COUNT(*) FROM plans"), "0");
 }
 
+TEST(SqlitePlanStore, StoresAPartitionsEntriesAsLittleEndianInt32) {
+  test::TempDir dir;
+  const std::string path = dir.file("plans.db");
+  const PlanKey key = key_of(1);
+  Plan plan = plan_for(key);
+  plan.partition = std::make_shared<const PlanPartition>(PlanPartition{"rcm", {1, -2, 0x01020304}});
+  SqlitePlanStore store({.path = path});
+  store.put(key, plan);
+  test::RawDb raw(path);
+  EXPECT_EQ(raw.query("SELECT hex(entries) FROM plan_partitions"), "01000000FEFFFFFF04030201");
+}
+
 TEST(SqlitePlanStore, FreshFileIsMigratedToTheLatestSchemaInWalMode) {
   test::TempDir dir;
   const std::string path = dir.file("plans.db");

@@ -10,11 +10,14 @@
 #include <iostream>
 #include <random>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "bench/generators.hpp"
 #include "core/error.hpp"
+#include "kernels/build_source.hpp"
+#include "kernels/device.hpp"
 #include "kernels/format_registry.hpp"
 #include "kernels/formats/common/bar_reorder.hpp"
 #include "kernels/formats/common/bro_decode.hpp"
@@ -73,10 +76,12 @@ const testing::NamedMatrix& sample_matrix() {
 // (bro_decode.hpp): under RCM x gathered first (x_perm[i] = x[order[i]], the gather kernel), then
 // stream row g's sum, the sub-rows of a row added, written to y[order[row]] (BAR, RCM) or
 // y[row]. Only the launches and the shuffles are left to the GPU.
+// `rcm`: the RCM order to run in (a stored one), else computed.
 std::vector<double> emulate_bro_ell(const CsrMatrix<double>& m, const BroEllChoice& choice,
-                                    const std::vector<double>& caller_x) {
+                                    const std::vector<double>& caller_x,
+                                    std::span<const std::int32_t> rcm = {}) {
   std::vector<std::int32_t> order;
-  const auto l = bro::make_bro_ell_layout<double>(bro_ell_stream_rows(m, choice, order),
+  const auto l = bro::make_bro_ell_layout<double>(bro_ell_stream_rows(m, choice, order, rcm),
                                                   choice.params.slice_height,
                                                   bro_words_per_symbol(choice.params.variant));
   std::vector<double> x = caller_x;
@@ -518,6 +523,94 @@ TEST(CudaBroEllRules, RcmGivesARenumberedBandItsBandBackAndIsOfferedThere) {
 // one a row are fewer bytes than the gather costs, so the hook does not even size RCM; no RCM
 // layout is offered, a stored one is invalid and its bytes say why. Forced (the tests' path),
 // RCM is sized and moves more bytes than the band in its own order.
+// Issue 16: the RCM order a plan carries is used by the build instead of running RCM again.
+// The stored order here is deliberately not RCM's (the reversed identity, a valid permutation),
+// so a build that recomputed would give a different order; y is still the caller's.
+TEST(CudaBroEllRcmPartition, AStoredOrderIsUsedInsteadOfComputingRcm) {
+  const CsrMatrix<double> m = renumbered_band(600, testing::test_seed());
+  const auto device = make_cpu_device();
+  const BuildSource source(m, *device);
+  std::vector<std::int32_t> reversed(static_cast<std::size_t>(m.rows));
+  for (std::size_t i = 0; i < reversed.size(); ++i)
+    reversed[i] = static_cast<std::int32_t>(reversed.size() - 1 - i);
+  ASSERT_NE(reversed, rcm_order(m));
+  const auto stored = std::make_shared<const PlanPartition>(PlanPartition{"rcm", reversed});
+  source.offer_partition(stored);
+
+  const std::shared_ptr<const PlanPartition> used = bro_ell_rcm_partition(source);
+  EXPECT_EQ(used, stored);                          // the same object: nothing was computed
+  const BroEllChoice& choice = kBroEllChoices[11];  // 256 rows a slice, hopper, RCM
+  ASSERT_EQ(choice.params.reorder, kBroReorderRcm);
+  std::vector<std::int32_t> order;
+  const CsrMatrix<double> rows = bro_ell_stream_rows(m, choice, order, used->entries);
+  EXPECT_EQ(order, reversed);
+  EXPECT_EQ(rows.col_indices, permute_symmetric(m, reversed).col_indices);
+  std::mt19937_64 rng(testing::test_seed());
+  std::uniform_real_distribution<double> value(-1.0, 1.0);
+  std::vector<double> x(static_cast<std::size_t>(m.cols));
+  for (double& v : x) v = value(rng);
+  const std::vector<double> expected = csr_reference(m, x);
+  const std::vector<double> got = emulate_bro_ell(m, choice, x, used->entries);
+  for (std::size_t r = 0; r < got.size(); ++r)
+    ASSERT_NEAR(got[r], expected[r], 1e-12 * (1 + std::abs(expected[r]))) << "row " << r;
+}
+
+// A build handed the order an earlier build computed builds exactly what that build did.
+TEST(CudaBroEllRcmPartition, AStoredRcmOrderBuildsTheSameLayoutAsComputingIt) {
+  const CsrMatrix<double> m = renumbered_band(600, testing::test_seed());
+  const auto device = make_cpu_device();
+  const BuildSource computing(m, *device);
+  const std::shared_ptr<const PlanPartition> computed = bro_ell_rcm_partition(computing);
+  EXPECT_EQ(computed->kind, "rcm");
+  EXPECT_EQ(computed->entries, rcm_order(m));
+  EXPECT_EQ(bro_ell_rcm_partition(computing), computed);  // held: the next candidate shares it
+
+  const BuildSource loading(m, *device);
+  loading.offer_partition(std::make_shared<const PlanPartition>(*computed));  // a stored copy
+  const std::shared_ptr<const PlanPartition> loaded = bro_ell_rcm_partition(loading);
+  for (const BroEllChoice& choice : kBroEllChoices) {
+    if (choice.params.reorder != kBroReorderRcm) continue;
+    std::vector<std::int32_t> computed_order, loaded_order;
+    const auto a = bro::make_bro_ell_layout<double>(
+        bro_ell_stream_rows(m, choice, computed_order, computed->entries),
+        choice.params.slice_height, bro_words_per_symbol(choice.params.variant));
+    const auto b = bro::make_bro_ell_layout<double>(
+        bro_ell_stream_rows(m, choice, loaded_order, loaded->entries), choice.params.slice_height,
+        bro_words_per_symbol(choice.params.variant));
+    EXPECT_EQ(loaded_order, computed_order);
+    EXPECT_EQ(b.stream, a.stream);
+    EXPECT_EQ(b.bit_alloc, a.bit_alloc);
+    EXPECT_EQ(b.values, a.values);
+  }
+}
+
+// A stored order that is not a permutation of the rows (damaged, or of another matrix) is not
+// used: RCM is computed again and the result is RCM's.
+TEST(CudaBroEllRcmPartition, AnInvalidStoredOrderIsReplacedByRcm) {
+  const CsrMatrix<double> m = renumbered_band(300, testing::test_seed());
+  const auto device = make_cpu_device();
+  std::vector<std::int32_t> repeated = rcm_order(m);
+  repeated[5] = repeated[6];
+  std::vector<std::int32_t> out_of_range = rcm_order(m);
+  out_of_range[0] = static_cast<std::int32_t>(m.rows);
+  std::vector<std::int32_t> short_order = rcm_order(m);
+  short_order.pop_back();
+  for (const std::vector<std::int32_t>& bad : {repeated, out_of_range, short_order}) {
+    const BuildSource source(m, *device);
+    const auto stored = std::make_shared<const PlanPartition>(PlanPartition{"rcm", bad});
+    source.offer_partition(stored);
+    const std::shared_ptr<const PlanPartition> used = bro_ell_rcm_partition(source);
+    EXPECT_NE(used, stored);
+    EXPECT_EQ(used->entries, rcm_order(m));
+  }
+  EXPECT_EQ(permutation_problem(PlanPartition{"rcm", repeated}, "rcm", m.rows),
+            "entry 6 repeats row " + std::to_string(repeated[5]));  // its second place
+  EXPECT_EQ(permutation_problem(PlanPartition{"rcm", short_order}, "rcm", m.rows),
+            "it has 299 entries, the matrix has 300 rows");
+  EXPECT_EQ(permutation_problem(PlanPartition{"bar", rcm_order(m)}, "rcm", m.rows),
+            "its kind is 'bar', this build needs 'rcm'");
+}
+
 TEST(CudaBroEllRules, RcmIsNeitherSizedNorOfferedOnABandInItsOwnOrder) {
   const auto& all = testing::conformance_matrices(testing::test_seed());
   const auto band =

@@ -4,19 +4,24 @@
 // part are used), and warps taking more than one slice from the part's counter (block smaller
 // than the part's slices). A 2-D 5-point grid, randomly renumbered (x and y go through the
 // permutation), with a few far entries (an ER part), against the double-precision reference.
+// And the partitions a plan stores (issue 16): cuda_ehyb's parts and cuda_bro_ell's RCM order
+// offered to the build are the ones it runs.
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <memory>
 #include <numeric>
 #include <random>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include "kernels/build_source.hpp"
 #include "kernels/format_registry.hpp"
+#include "kernels/formats/cuda_bro_ell/cuda_bro_ell_rules.hpp"
 #include "kernels/formats/cuda_ehyb/cuda_ehyb_rules.hpp"
 #include "kernels/tests/test_matrices.hpp"
 
@@ -62,12 +67,21 @@ CsrMatrix<double> renumbered_grid_with_far_entries(std::int64_t side, std::mt199
   return m;
 }
 
+// `offered`: a stored partition offered to the build (issue 16), which it must use.
 template <typename Value>
 void expect_applies_like_reference(const CsrMatrix<double>& m, const Candidate& candidate,
-                                   Device& device, std::mt19937_64& rng) {
-  const FormatEntry* entry = format_registry().find("cuda_ehyb");
+                                   Device& device, std::mt19937_64& rng,
+                                   std::shared_ptr<const PlanPartition> offered = nullptr,
+                                   const char* format = "cuda_ehyb") {
+  const FormatEntry* entry = format_registry().find(format);
   ASSERT_NE(entry, nullptr);
-  const auto op = entry->build(m, precision_of<Value>(), candidate, device);
+  const BuildSource source(m, device);
+  source.offer_partition(offered);
+  const auto op = entry->build(source, precision_of<Value>(), candidate);
+  if (offered)
+    EXPECT_EQ(op->partition(), offered) << "the build computed its own";
+  else
+    EXPECT_NE(op->partition(), nullptr) << "the plan would carry no partition";
   std::uniform_real_distribution<double> value(-1.0, 1.0);
   std::vector<Value> x(static_cast<std::size_t>(m.cols)), y0(static_cast<std::size_t>(m.rows));
   for (Value& v : x) v = static_cast<Value>(value(rng));
@@ -129,6 +143,49 @@ TEST(CudaEhybGpu, PersistentBlocksAndSliceCountersMatchTheReference) {
                  std::to_string(c.launch.block_size));
     expect_applies_like_reference<double>(m, c, *device, rng);
     expect_applies_like_reference<float>(m, c, *device, rng);
+  }
+}
+
+// Issue 16: a partition stored with the plan is what the GPU build runs, even one that is not
+// what the build would compute (contiguous blocks instead of METIS's cut; the reversed rows
+// instead of RCM's order): x and y stay in the caller's order, the result is the reference's.
+TEST(PlanPartitionGpu, StoredPartitionsAreTheOnesTheBuildsRun) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device visible";
+  const std::uint64_t seed = testing::test_seed();
+  std::cout << "stored partitions on the gpu: seed " << seed << "\n";
+  std::mt19937_64 rng(seed);
+  const CsrMatrix<double> m = renumbered_grid_with_far_entries(120, rng);  // 14400 rows
+  const auto device = make_cuda_device(0);
+  std::vector<std::int32_t> blocks(static_cast<std::size_t>(m.rows));
+  for (std::int64_t r = 0; r < m.rows; ++r)
+    blocks[static_cast<std::size_t>(r)] = static_cast<std::int32_t>(r * 40 / m.rows);
+  const auto ehyb_parts =
+      std::make_shared<const PlanPartition>(PlanPartition{"metis_kway/40", blocks});
+  for (const std::uint32_t variant : {0u, 1u}) {
+    const Candidate c{.format = kCudaEhybFormatId,
+                      .params = FieldSet::of(CudaEhybParams{.partitions = 40, .variant = variant}),
+                      .launch = {.block_size = 128, .threads_per_row = 1, .grid_size = 40}};
+    SCOPED_TRACE("cuda_ehyb variant " + std::to_string(variant));
+    expect_applies_like_reference<double>(m, c, *device, rng, ehyb_parts);
+    expect_applies_like_reference<float>(m, c, *device, rng, ehyb_parts);
+    expect_applies_like_reference<double>(m, c, *device, rng);  // computes METIS's
+  }
+  std::vector<std::int32_t> reversed(static_cast<std::size_t>(m.rows));
+  std::iota(reversed.rbegin(), reversed.rend(), 0);
+  const auto rcm = std::make_shared<const PlanPartition>(PlanPartition{"rcm", reversed});
+  for (const BroEllChoice& choice : kBroEllChoices) {
+    if (choice.params.reorder != kBroReorderRcm) continue;
+    const Candidate c{.format = kCudaBroEllFormatId,
+                      .params = FieldSet::of(choice.params),
+                      .launch = {.block_size = kBroBlockSize,
+                                 .threads_per_row = choice.threads_per_row,
+                                 .grid_size = 132}};
+    SCOPED_TRACE("cuda_bro_ell h " + std::to_string(choice.params.slice_height) + " variant " +
+                 std::to_string(choice.params.variant) + " threads " +
+                 std::to_string(choice.threads_per_row));
+    expect_applies_like_reference<double>(m, c, *device, rng, rcm, "cuda_bro_ell");
+    expect_applies_like_reference<float>(m, c, *device, rng, rcm, "cuda_bro_ell");
+    expect_applies_like_reference<double>(m, c, *device, rng, nullptr, "cuda_bro_ell");
   }
 }
 

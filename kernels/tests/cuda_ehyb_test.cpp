@@ -21,6 +21,8 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "kernels/build_source.hpp"
+#include "kernels/device.hpp"
 #include "kernels/formats/common/sell_layout.hpp"
 #include "kernels/formats/cuda_ehyb/cuda_ehyb_features.hpp"
 #include "kernels/formats/cuda_ehyb/cuda_ehyb_rules.hpp"
@@ -375,6 +377,98 @@ void check_random_layouts(std::uint64_t seed) {
       }
     }
   }
+}
+
+// Issue 16: the partition a plan carries is used by the build instead of running METIS again.
+// The stored partition here is deliberately not METIS's (contiguous blocks of rows, a valid
+// partition), so a build that recomputed would give another layout; y is still the caller's.
+TEST(EhybPartition, AStoredPartitionIsUsedInsteadOfMetis) {
+  std::mt19937_64 rng(seed_from_env());
+  const CsrMatrix<double> m = random_square(3000, 0.05, rng);
+  const std::int32_t parts = 30;
+  const auto device = make_cpu_device();
+  const BuildSource source(m, *device);
+  std::vector<std::int32_t> blocks(static_cast<std::size_t>(m.rows));
+  for (std::int64_t r = 0; r < m.rows; ++r)
+    blocks[static_cast<std::size_t>(r)] = static_cast<std::int32_t>(r * parts / m.rows);
+  ASSERT_NE(blocks, partition_matrix_graph(m, parts));
+  const auto stored =
+      std::make_shared<const PlanPartition>(PlanPartition{ehyb_partition_kind(parts), blocks});
+  source.offer_partition(stored);
+
+  const std::shared_ptr<const PlanPartition> used =
+      ehyb_partition(source, parts, kEhybMaxCacheEntries);
+  EXPECT_EQ(used, stored);  // the same object: METIS did not run
+  EXPECT_EQ(used->kind, "metis_kway/30");
+  const EhybLayout<double> l = build_ehyb_layout<double>(m, used->entries, parts);
+  EXPECT_EQ(l.permutation, make_ehyb_layout<double>(m, blocks, parts).permutation);
+  std::uniform_real_distribution<double> value(-1.0, 1.0);
+  std::vector<double> x(static_cast<std::size_t>(m.cols));
+  for (double& v : x) v = value(rng);
+  std::vector<double> expected(static_cast<std::size_t>(m.rows), 0.0);
+  reference_spmv(m, x.data(), expected.data(), 1.0, 0.0);
+  const std::vector<double> got = multiply_over_layout(l, x);
+  for (std::int64_t r = 0; r < m.rows; ++r)
+    ASSERT_NEAR(got[r], expected[r], 1e-12 * (1 + std::abs(expected[r]))) << "row " << r;
+}
+
+// A build handed the partition an earlier build computed builds exactly what that build did;
+// the candidates of one part count built from one source share one METIS run.
+TEST(EhybPartition, AStoredMetisPartitionBuildsTheSameLayoutAsComputingIt) {
+  std::mt19937_64 rng(seed_from_env());
+  const CsrMatrix<double> m = random_square(3000, 0.05, rng);
+  const auto device = make_cpu_device();
+  const BuildSource computing(m, *device);
+  const std::shared_ptr<const PlanPartition> computed =
+      ehyb_partition(computing, 30, kEhybMaxCacheEntries);
+  EXPECT_EQ(computed->entries, partition_matrix_graph(m, 30));
+  EXPECT_EQ(ehyb_partition(computing, 30, kEhybMaxCacheEntries), computed);
+  EXPECT_NE(ehyb_partition(computing, 60, kEhybMaxCacheEntries)->entries, computed->entries);
+
+  const BuildSource loading(m, *device);
+  loading.offer_partition(std::make_shared<const PlanPartition>(*computed));  // a stored copy
+  const std::shared_ptr<const PlanPartition> loaded =
+      ehyb_partition(loading, 30, kEhybMaxCacheEntries);
+  const EhybLayout<double> a = build_ehyb_layout<double>(m, computed->entries, 30);
+  const EhybLayout<double> b = build_ehyb_layout<double>(m, loaded->entries, 30);
+  EXPECT_EQ(b.permutation, a.permutation);
+  EXPECT_EQ(b.ell_slice_offsets, a.ell_slice_offsets);
+  EXPECT_EQ(b.ell_local_columns, a.ell_local_columns);
+  EXPECT_EQ(b.ell_values, a.ell_values);
+  EXPECT_EQ(b.er_row_map, a.er_row_map);
+  EXPECT_EQ(b.er_columns, a.er_columns);
+}
+
+// A stored partition of another part count, with a label out of range, of another length, or
+// with a part the build's x cache cannot hold is not used: METIS runs and its cut is used.
+TEST(EhybPartition, AnInvalidStoredPartitionIsReplacedByMetis) {
+  std::mt19937_64 rng(seed_from_env());
+  const CsrMatrix<double> m = random_square(1000, 0.05, rng);
+  const std::int32_t parts = 10;
+  const std::vector<std::int32_t> metis = partition_matrix_graph(m, parts);
+  std::vector<std::int32_t> out_of_range = metis;
+  out_of_range[7] = parts;
+  std::vector<std::int32_t> short_labels = metis;
+  short_labels.pop_back();
+  const std::vector<std::int32_t> one_part(static_cast<std::size_t>(m.rows), 0);  // 1000 rows
+  const std::vector<PlanPartition> bad{{ehyb_partition_kind(parts), out_of_range},
+                                       {ehyb_partition_kind(parts), short_labels},
+                                       {ehyb_partition_kind(parts), one_part},
+                                       {ehyb_partition_kind(parts + 1), metis}};
+  const auto device = make_cpu_device();
+  for (const PlanPartition& partition : bad) {
+    SCOPED_TRACE(partition.kind);
+    const BuildSource source(m, *device);
+    const auto stored = std::make_shared<const PlanPartition>(partition);
+    source.offer_partition(stored);
+    const std::shared_ptr<const PlanPartition> used = ehyb_partition(source, parts, 200);
+    EXPECT_NE(used, stored);
+    EXPECT_EQ(used->entries, metis);
+  }
+  EXPECT_EQ(labels_problem(bad[0], "metis_kway/10", m.rows, parts, 200),
+            "row 7 is in part 10, outside 0..9");
+  EXPECT_EQ(labels_problem(bad[2], "metis_kway/10", m.rows, parts, 200),
+            "part 0 has more than 200 rows");
 }
 
 TEST(EhybLayout, HostMultiplyOverTheArraysMatchesCsrOnRandomMatrices) {

@@ -4,13 +4,15 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <random>
 #include <thread>
 
-#include "core/error.hpp"
 #include "bench/generators.hpp"
+#include "core/error.hpp"
 #include "db/sqlite_plan_store.hpp"
+#include "kernels/formats/cpu_csr/cpu_csr_rules.hpp"
 #include "kernels/formats/cuda_bro_ell/cuda_bro_ell_rules.hpp"
 #include "tuner/feature_extraction.hpp"
 
@@ -277,6 +279,193 @@ TEST_F(EngineTest, ReleasedHandleIsGone) {
   engine_.release(summary.handle);
   EXPECT_TRUE(engine_.list().empty());
   expect_error([&] { engine_.release(summary.handle); }, ErrorCode::not_found, summary.handle);
+}
+
+// ---- Issue 16: a plan's partition through the engine's store path --------------------------
+// cuda_ehyb's METIS and cuda_bro_ell's RCM need a GPU to build; on the CPU a test format stands
+// in for them: its build asks the BuildSource for a row order (a partition it "computes",
+// counted), multiplies row by row in that order and exposes it as its partition(). The serving
+// default (cpu_csr's id, so default_plan picks it) is cpu_csr slowed by a sleep, so the tuning
+// always chooses the partitioned format.
+
+constexpr std::string_view kTestOrderKind = "test_reversed_rows";
+std::atomic<int> test_order_computations{0};
+
+class PartitionedOperator final : public SpmvOperator {
+ public:
+  PartitionedOperator(const CsrMatrix<double>& m, std::shared_ptr<const PlanPartition> order)
+      : m_(m), order_(std::move(order)) {}
+  void apply(const void* x_raw, void* y_raw, double alpha, double beta) override {
+    const auto* x = static_cast<const double*>(x_raw);  // CPU device: host memory
+    auto* y = static_cast<double*>(y_raw);
+    for (const std::int32_t r : order_->entries) {
+      double sum = 0.0;
+      for (RowOffset k = m_.row_offsets[static_cast<std::size_t>(r)];
+           k < m_.row_offsets[static_cast<std::size_t>(r) + 1]; ++k)
+        sum +=
+            m_.values[static_cast<std::size_t>(k)] * x[m_.col_indices[static_cast<std::size_t>(k)]];
+      y[r] = beta == 0.0 ? alpha * sum : alpha * sum + beta * y[r];
+    }
+  }
+  Precision precision() const noexcept override { return Precision::fp64; }
+  std::size_t device_bytes() const noexcept override { return 0; }
+  std::shared_ptr<const PlanPartition> partition() const override { return order_; }
+
+ private:
+  CsrMatrix<double> m_;
+  std::shared_ptr<const PlanPartition> order_;
+};
+
+class PartitionedRules final : public FormatRules {
+ public:
+  FormatId id() const noexcept override { return FormatId{900}; }
+  std::string_view name() const noexcept override { return "test_partitioned"; }
+  bool needs_gpu() const noexcept override { return false; }
+  std::string_view model_family() const noexcept override { return "bytes"; }
+  bool admissible(const MatrixFeatures&, const DeviceInfo& device, Precision precision,
+                  std::uint64_t) const override {
+    return !device.is_gpu && precision == Precision::fp64;
+  }
+  std::vector<Candidate> candidates(const MatrixFeatures&, const DeviceInfo&) const override {
+    return {Candidate{FormatId{900}, {}, {}}};
+  }
+  std::uint64_t device_bytes(const MatrixFeatures& f, Precision, const Candidate&) const override {
+    return static_cast<std::uint64_t>(f.nnz) * 12;
+  }
+  static std::unique_ptr<SpmvOperator> build(const BuildSource& source, Precision,
+                                             const Candidate&) {
+    const CsrMatrix<double>& m = source.host();
+    const std::string kind(kTestOrderKind);
+    auto order = source.partition(
+        kind, [&](const PlanPartition& held) { return permutation_problem(held, kind, m.rows); },
+        [&] {
+          ++test_order_computations;
+          std::vector<std::int32_t> reversed(static_cast<std::size_t>(m.rows));
+          for (std::size_t i = 0; i < reversed.size(); ++i)
+            reversed[i] = static_cast<std::int32_t>(reversed.size() - 1 - i);
+          return reversed;
+        });
+    return std::make_unique<PartitionedOperator>(m, std::move(order));
+  }
+};
+
+class SlowOperator final : public SpmvOperator {
+ public:
+  explicit SlowOperator(std::unique_ptr<SpmvOperator> inner) : inner_(std::move(inner)) {}
+  void apply(const void* x, void* y, double alpha, double beta) override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    inner_->apply(x, y, alpha, beta);
+  }
+  Precision precision() const noexcept override { return inner_->precision(); }
+  std::size_t device_bytes() const noexcept override { return inner_->device_bytes(); }
+
+ private:
+  std::unique_ptr<SpmvOperator> inner_;
+};
+
+class SlowCpuCsrRules final : public FormatRules {
+ public:
+  FormatId id() const noexcept override { return kCpuCsrFormatId; }
+  std::string_view name() const noexcept override { return "cpu_csr"; }
+  bool needs_gpu() const noexcept override { return false; }
+  std::string_view model_family() const noexcept override { return "bytes"; }
+  bool admissible(const MatrixFeatures& f, const DeviceInfo& d, Precision p,
+                  std::uint64_t budget) const override {
+    return inner_.admissible(f, d, p, budget);
+  }
+  std::vector<Candidate> candidates(const MatrixFeatures& f, const DeviceInfo& d) const override {
+    return inner_.candidates(f, d);
+  }
+  std::uint64_t device_bytes(const MatrixFeatures& f, Precision p,
+                             const Candidate& c) const override {
+    return inner_.device_bytes(f, p, c);
+  }
+  static std::unique_ptr<SpmvOperator> build(const BuildSource& source, Precision precision,
+                                             const Candidate& candidate) {
+    return std::make_unique<SlowOperator>(CpuCsrRules::build(source, precision, candidate));
+  }
+
+ private:
+  CpuCsrRules inner_;
+};
+
+const FormatRegistry& partitioned_registry() {
+  static const FormatRegistry registry = [] {
+    FormatRegistry r;
+    r.add(std::make_unique<SlowCpuCsrRules>(), &SlowCpuCsrRules::build);
+    r.add(std::make_unique<PartitionedRules>(), &PartitionedRules::build);
+    return r;
+  }();
+  return registry;
+}
+
+std::vector<double> multiply_once(Engine& engine, const std::string& handle,
+                                  const std::vector<double>& x) {
+  return engine.multiply(handle, 1.0, 0.0, {x}, {}).y.at(0);
+}
+
+TEST(EnginePartitions, ATunedPlansPartitionIsStoredAndARestartedEngineLoadsItInsteadOfComputing) {
+  const auto device = make_cpu_device();
+  SqlitePlanStore store({.path = ":memory:"});
+  const EngineConfig config{.memory_budget_bytes = 64 << 20,
+                            .tuner = {.warmup_runs = 1, .timed_runs = 3},
+                            .calibration = {}};
+  const CsrMatrix<double> m = random_matrix(200, 200, 11);
+  std::vector<double> x(200);
+  std::mt19937_64 rng(13);
+  std::uniform_real_distribution<double> value(-1.0, 1.0);
+  for (double& v : x) v = value(rng);
+  std::vector<double> expected(200, 0.0);
+  reference_spmv(m, x.data(), expected.data(), 1.0, 0.0);
+  const auto expect_reference = [&](const std::vector<double>& y) {
+    ASSERT_EQ(y.size(), expected.size());
+    for (std::size_t r = 0; r < y.size(); ++r)
+      ASSERT_NEAR(y[r], expected[r], 1e-12 * (1 + std::abs(expected[r]))) << "row " << r;
+  };
+  const PlanKey key{structural_fingerprint(m), device->info().signature(), Precision::fp64,
+                    kTunerVersion, kModelVersion};
+  test_order_computations = 0;
+
+  {  // The first daemon tunes: the partitioned format wins and its order is stored with it.
+    Engine engine(config, *device, store, partitioned_registry());
+    const auto summary = engine.add_matrix(m, Precision::fp64, "first");
+    const TuneOutcome outcome = engine.tune(summary.handle, false);
+    EXPECT_FALSE(outcome.cache_hit);
+    ASSERT_EQ(outcome.plan.format, FormatId{900});
+    EXPECT_EQ(test_order_computations, 1);
+    expect_reference(multiply_once(engine, summary.handle, x));
+  }
+  const std::optional<Plan> stored = store.find(key);
+  ASSERT_TRUE(stored.has_value());
+  ASSERT_TRUE(stored->partition);
+  EXPECT_EQ(stored->partition->kind, kTestOrderKind);
+  ASSERT_EQ(stored->partition->entries.size(), 200u);
+  EXPECT_EQ(stored->partition->entries.front(), 199);
+
+  {  // A restart: the cache hit's build loads the order; nothing is computed.
+    Engine engine(config, *device, store, partitioned_registry());
+    const auto summary = engine.add_matrix(m, Precision::fp64, "after a restart");
+    EXPECT_TRUE(engine.tune(summary.handle, false).cache_hit);
+    EXPECT_EQ(test_order_computations, 1);
+    expect_reference(multiply_once(engine, summary.handle, x));
+  }
+
+  // A damaged stored order (a row repeated) is refused by the build and computed again; the
+  // result stays right.
+  Plan damaged = *stored;
+  std::vector<std::int32_t> entries = stored->partition->entries;
+  entries[3] = entries[4];
+  damaged.partition =
+      std::make_shared<const PlanPartition>(PlanPartition{std::string(kTestOrderKind), entries});
+  store.erase(key);
+  store.put(key, damaged);
+  {
+    Engine engine(config, *device, store, partitioned_registry());
+    const auto summary = engine.add_matrix(m, Precision::fp64, "damaged order");
+    EXPECT_TRUE(engine.tune(summary.handle, false).cache_hit);
+    EXPECT_EQ(test_order_computations, 2);
+    expect_reference(multiply_once(engine, summary.handle, x));
+  }
 }
 
 TEST(MatrixHandle, IsThirtyTwoHexDigitsAndDiffersEachTime) {

@@ -14,14 +14,11 @@ namespace {
 template <typename Value>
 class CudaBroEllOperator final : public SpmvOperator {
  public:
-  CudaBroEllOperator(const CsrMatrix<double>& matrix, const BroEllChoice& choice,
-                     const LaunchConfig& launch, Device& device)
-      : stream_(static_cast<cudaStream_t>(device.native_stream())),
-        part_(make_part(matrix, choice, launch, device)),
-        rcm_x_(choice.params.reorder == kBroReorderRcm
-                   ? DeviceBuffer(device, static_cast<std::size_t>(matrix.cols) * sizeof(Value))
-                   : DeviceBuffer()),
-        cols_(matrix.cols) {}
+  CudaBroEllOperator(const BuildSource& source, const BroEllChoice& choice,
+                     const LaunchConfig& launch)
+      : CudaBroEllOperator(
+            source.host(), choice, launch, source.device(),
+            choice.params.reorder == kBroReorderRcm ? bro_ell_rcm_partition(source) : nullptr) {}
 
   void apply(const void* x, void* y, double alpha, double beta) override {
     const auto* x_values = static_cast<const Value*>(x);
@@ -37,14 +34,30 @@ class CudaBroEllOperator final : public SpmvOperator {
 
   Precision precision() const noexcept override { return precision_of<Value>(); }
   std::size_t device_bytes() const noexcept override { return part_->bytes() + rcm_x_.bytes(); }
+  std::shared_ptr<const PlanPartition> partition() const override { return rcm_; }
 
  private:
+  CudaBroEllOperator(const CsrMatrix<double>& matrix, const BroEllChoice& choice,
+                     const LaunchConfig& launch, Device& device,
+                     std::shared_ptr<const PlanPartition> rcm)
+      : stream_(static_cast<cudaStream_t>(device.native_stream())),
+        rcm_(std::move(rcm)),
+        part_(make_part(matrix, choice, launch, device, rcm_.get())),
+        rcm_x_(choice.params.reorder == kBroReorderRcm
+                   ? DeviceBuffer(device, static_cast<std::size_t>(matrix.cols) * sizeof(Value))
+                   : DeviceBuffer()),
+        cols_(matrix.cols) {}
+
   static std::unique_ptr<bro_detail::BroEllPart<Value>> make_part(const CsrMatrix<double>& matrix,
                                                                   const BroEllChoice& choice,
                                                                   const LaunchConfig& launch,
-                                                                  Device& device) {
+                                                                  Device& device,
+                                                                  const PlanPartition* rcm) {
     std::vector<std::int32_t> order;
-    const CsrMatrix<double> rows = bro_ell_stream_rows(matrix, choice, order);
+    const CsrMatrix<double> rows =
+        bro_ell_stream_rows(matrix, choice, order,
+                            rcm != nullptr ? std::span<const std::int32_t>(rcm->entries)
+                                           : std::span<const std::int32_t>());
     const bro::BroEllLayout<Value> layout = bro::make_bro_ell_layout<Value>(
         rows, choice.params.slice_height, bro_words_per_symbol(choice.params.variant));
     return std::make_unique<bro_detail::BroEllPart<Value>>(
@@ -52,6 +65,7 @@ class CudaBroEllOperator final : public SpmvOperator {
   }
 
   cudaStream_t stream_;
+  std::shared_ptr<const PlanPartition> rcm_;  // RCM's order, which the plan carries (else null)
   std::unique_ptr<bro_detail::BroEllPart<Value>> part_;
   DeviceBuffer rcm_x_;  // RCM's x in its order (empty without RCM)
   std::int64_t cols_;
@@ -59,9 +73,10 @@ class CudaBroEllOperator final : public SpmvOperator {
 
 }  // namespace
 
-std::unique_ptr<SpmvOperator> CudaBroEllRules::build(const CsrMatrix<double>& matrix,
-                                                     Precision precision,
-                                                     const Candidate& candidate, Device& device) {
+std::unique_ptr<SpmvOperator> CudaBroEllRules::build(const BuildSource& source, Precision precision,
+                                                     const Candidate& candidate) {
+  const CsrMatrix<double>& matrix = source.host();
+  Device& device = source.device();
   check_candidate_format("cuda_bro_ell", kCudaBroEllFormatId, candidate);
   const CudaBroEllParams params = params_of(candidate);
   const std::size_t index =
@@ -73,8 +88,8 @@ std::unique_ptr<SpmvOperator> CudaBroEllRules::build(const CsrMatrix<double>& ma
   check_gpu_device("cuda_bro_ell", device);
   const BroEllChoice& choice = kBroEllChoices[index];
   if (precision == Precision::fp32)
-    return std::make_unique<CudaBroEllOperator<float>>(matrix, choice, candidate.launch, device);
-  return std::make_unique<CudaBroEllOperator<double>>(matrix, choice, candidate.launch, device);
+    return std::make_unique<CudaBroEllOperator<float>>(source, choice, candidate.launch);
+  return std::make_unique<CudaBroEllOperator<double>>(source, choice, candidate.launch);
 }
 
 }  // namespace spmvd

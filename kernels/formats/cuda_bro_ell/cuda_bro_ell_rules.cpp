@@ -1,6 +1,9 @@
 #include "kernels/formats/cuda_bro_ell/cuda_bro_ell_rules.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <string>
 
@@ -38,12 +41,36 @@ void check_bro_ell_reorder(std::string_view owner, const CudaBroEllParams& param
                   std::to_string(rows) + " x " + std::to_string(cols));
 }
 
+std::shared_ptr<const PlanPartition> bro_ell_rcm_partition(const BuildSource& source) {
+  const CsrMatrix<double>& m = source.host();
+  check_bro_ell_reorder("cuda_bro_ell", CudaBroEllParams{.reorder = kBroReorderRcm}, m.rows,
+                        m.cols);
+  return source.partition(
+      std::string(kBroRcmPartitionKind),
+      [&](const PlanPartition& held) {
+        return permutation_problem(held, kBroRcmPartitionKind, m.rows);
+      },
+      [&] {
+        const auto start = std::chrono::steady_clock::now();
+        std::vector<std::int32_t> order = rcm_order(m);
+        spdlog::info(
+            "cuda_bro_ell: RCM order of {} rows, {} nonzeros in {:.1f} ms", m.rows, m.nnz(),
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count());
+        return order;
+      });
+}
+
 CsrMatrix<double> bro_ell_stream_rows(const CsrMatrix<double>& m, const BroEllChoice& choice,
-                                      std::vector<std::int32_t>& order) {
+                                      std::vector<std::int32_t>& order,
+                                      std::span<const std::int32_t> rcm) {
   order.clear();
   check_bro_ell_reorder("cuda_bro_ell", choice.params, m.rows, m.cols);
   if (choice.params.reorder == kBroReorderRcm) {
-    order = rcm_order(m);
+    if (rcm.empty())
+      order = rcm_order(m);
+    else
+      order.assign(rcm.begin(), rcm.end());
     const CsrMatrix<double> permuted = permute_symmetric(m, order);
     return choice.threads_per_row == 1 ? permuted
                                        : bro::split_rows(permuted, choice.threads_per_row);

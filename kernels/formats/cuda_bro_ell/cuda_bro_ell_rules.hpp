@@ -25,10 +25,15 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <span>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
+#include "core/plan_partition.hpp"
+#include "kernels/build_source.hpp"
 #include "kernels/format_rules.hpp"
 
 namespace spmvd {
@@ -220,10 +225,22 @@ std::uint64_t bro_ell_layout_bytes(const BroEllFeatures& sizes, std::size_t inde
 std::uint64_t bro_rcm_gather_bytes(std::int64_t rows);
 
 // The stream rows a choice encodes: the rows in BAR order, or P A P^T in RCM order (when
-// asked), each cut into threads_per_row sub-rows. `order` receives the order (empty without
-// reordering). Throws as check_bro_ell_reorder does.
+// asked: `rcm` where given, the caller having checked it is a permutation of the rows, else
+// rcm_order(m)), each cut into threads_per_row sub-rows. `order` receives the order (empty
+// without reordering). Throws as check_bro_ell_reorder does, and as permute_symmetric does for
+// an `rcm` that is not a permutation.
 CsrMatrix<double> bro_ell_stream_rows(const CsrMatrix<double>& m, const BroEllChoice& choice,
-                                      std::vector<std::int32_t>& order);
+                                      std::vector<std::int32_t>& order,
+                                      std::span<const std::int32_t> rcm = {});
+
+// The kind of cuda_bro_ell's stored RCM order (core/plan_partition.hpp): a permutation of the
+// rows, the rcm_order of the structure.
+inline constexpr std::string_view kBroRcmPartitionKind = "rcm";
+// The RCM order of source.host() (square): the one the source holds (a stored plan's, offered
+// on a cache hit, or an earlier RCM candidate's) where it is a permutation of the rows; else
+// rcm_order's (Boost.Graph, timed and logged), which the source then holds. Throws
+// Error(invalid_argument) for a matrix that is not square.
+std::shared_ptr<const PlanPartition> bro_ell_rcm_partition(const BuildSource& source);
 
 // Does layout `index` (an RCM layout) move fewer bytes than the same layout in the caller's
 // order? Each side: its device bytes at fp64 (RCM's with bro_rcm_gather_bytes) + its x gathers,
@@ -279,14 +296,20 @@ class CudaBroEllRules final : public FormatRules {
   std::optional<FieldSet> thorough_own_features(const CsrMatrix<double>& matrix,
                                                 const MatrixFeatures& common) const override;
 
-  // Builds cuda_bro_ell on a CUDA device: the stream, bit widths, slice offsets, values and
-  // (BAR, RCM) order built on the host (bro_stream.hpp), copied once; apply() runs one thread per
+  // Builds cuda_bro_ell on source.device(), a CUDA device: the stream, bit widths, slice
+  // offsets, values and (BAR, RCM) order built on the host (bro_stream.hpp), copied once; RCM's
+  // order is the one the source holds where it is a permutation (bro_ell_rcm_partition: a
+  // stored plan's, an earlier candidate's), else computed, and is the operator's partition(),
+  // which the plan carries; apply() runs one thread per
   // stream row on the device stream (under RCM after the x gather, on the same stream). Throws
   // Error(invalid_argument) for a candidate of another format, a layout not in kBroEllChoices,
   // RCM on a matrix that is not square, block size not kBroBlockSize or grid_size 0;
   // Error(failed_precondition) on a CPU device; Error(resource_exhausted) when memory runs out.
-  static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
-                                             const Candidate& candidate, Device& device);
+  static std::unique_ptr<SpmvOperator> build(const BuildSource& source, Precision precision,
+                                             const Candidate& candidate);
+  // A host algorithm (the encoders, BAR, RCM) all the same: the tuner's build cost
+  // (format_registry.hpp).
+  static constexpr bool kBuildsOnHost = true;
 
   static CudaBroEllParams params_of(const Candidate& candidate) {
     return candidate.params.as<CudaBroEllParams>("cuda_bro_ell");

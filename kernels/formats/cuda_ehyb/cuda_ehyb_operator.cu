@@ -156,9 +156,10 @@ constexpr std::uint32_t kErBlockSize = 256;
 template <typename Value>
 class CudaEhybOperator final : public SpmvOperator {
  public:
-  CudaEhybOperator(const EhybLayout<Value>& layout, EhybVariant variant, const LaunchConfig& launch,
-                   Device& device)
-      : partitions_(layout.partitions),
+  CudaEhybOperator(const EhybLayout<Value>& layout, std::shared_ptr<const PlanPartition> partition,
+                   EhybVariant variant, const LaunchConfig& launch, Device& device)
+      : partition_(std::move(partition)),
+        partitions_(layout.partitions),
         cache_entries_(static_cast<int>(layout.cache_entries)),
         er_rows_(layout.er_rows),
         variant_(variant),
@@ -221,6 +222,7 @@ class CudaEhybOperator final : public SpmvOperator {
   }
 
   Precision precision() const noexcept override { return precision_of<Value>(); }
+  std::shared_ptr<const PlanPartition> partition() const override { return partition_; }
   std::size_t device_bytes() const noexcept override {
     return permutation_.bytes() + partition_row_begin_.bytes() + partition_slice_begin_.bytes() +
            ell_slice_offsets_.bytes() + ell_local_columns_.bytes() + ell_values_.bytes() +
@@ -247,6 +249,7 @@ class CudaEhybOperator final : public SpmvOperator {
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, allowance));
   }
 
+  std::shared_ptr<const PlanPartition> partition_;  // METIS's parts, which the plan carries
   int partitions_;
   int cache_entries_;
   std::int64_t er_rows_;
@@ -268,15 +271,20 @@ class CudaEhybOperator final : public SpmvOperator {
 };
 
 template <typename Value>
-std::unique_ptr<SpmvOperator> build_for(const CsrMatrix<double>& matrix,
-                                        const CudaEhybParams& params, const LaunchConfig& launch,
-                                        Device& device) {
+std::unique_ptr<SpmvOperator> build_for(const BuildSource& source, const CudaEhybParams& params,
+                                        const LaunchConfig& launch) {
+  const CsrMatrix<double>& matrix = source.host();
+  Device& device = source.device();
   const auto variant = static_cast<EhybVariant>(params.variant);
-  EhybLayout<Value> layout =
-      build_ehyb_layout<Value>(matrix, static_cast<std::int32_t>(params.partitions));
   const std::int64_t buffers = variant == EhybVariant::async_copy ? 2 : 1;
   const std::int64_t capacity =
       CudaEhybRules::cache_capacity(device.info(), sizeof(Value), buffers);
+  // METIS's parts: a stored plan's or an earlier candidate's where they fit this cache, else
+  // computed (issue 16: a cache hit does not run METIS again).
+  std::shared_ptr<const PlanPartition> partition =
+      ehyb_partition(source, static_cast<std::int32_t>(params.partitions), capacity);
+  EhybLayout<Value> layout = build_ehyb_layout<Value>(matrix, partition->entries,
+                                                      static_cast<std::int32_t>(params.partitions));
   if (layout.cache_entries > capacity)
     throw Error(ErrorCode::resource_exhausted,
                 "cuda_ehyb: the largest of " + std::to_string(params.partitions) + " parts has " +
@@ -284,14 +292,16 @@ std::unique_ptr<SpmvOperator> build_for(const CsrMatrix<double>& matrix,
                     " x-cache buffer(s) of " + std::to_string(sizeof(Value)) +
                     "-byte values hold at most " + std::to_string(capacity) + " on '" +
                     device.info().name + "'");
-  return std::make_unique<CudaEhybOperator<Value>>(layout, variant, launch, device);
+  return std::make_unique<CudaEhybOperator<Value>>(layout, std::move(partition), variant, launch,
+                                                   device);
 }
 
 }  // namespace
 
-std::unique_ptr<SpmvOperator> CudaEhybRules::build(const CsrMatrix<double>& matrix,
-                                                   Precision precision, const Candidate& candidate,
-                                                   Device& device) {
+std::unique_ptr<SpmvOperator> CudaEhybRules::build(const BuildSource& source, Precision precision,
+                                                   const Candidate& candidate) {
+  const CsrMatrix<double>& matrix = source.host();
+  Device& device = source.device();
   check_candidate_format("cuda_ehyb", kCudaEhybFormatId, candidate);
   const CudaEhybParams params = params_of(candidate);
   if (matrix.rows != matrix.cols)
@@ -304,9 +314,8 @@ std::unique_ptr<SpmvOperator> CudaEhybRules::build(const CsrMatrix<double>& matr
                   " is not a multiple of 32 in [64, 1024]");
   if (candidate.launch.grid_size == 0) throw_invalid("cuda_ehyb: grid_size is 0");
   check_gpu_device("cuda_ehyb", device);
-  if (precision == Precision::fp32)
-    return build_for<float>(matrix, params, candidate.launch, device);
-  return build_for<double>(matrix, params, candidate.launch, device);
+  if (precision == Precision::fp32) return build_for<float>(source, params, candidate.launch);
+  return build_for<double>(source, params, candidate.launch);
 }
 
 }  // namespace spmvd

@@ -22,6 +22,7 @@
 #include <tuple>
 #include <vector>
 
+#include "kernels/build_source.hpp"
 #include "kernels/format_rules.hpp"
 #include "kernels/formats/cuda_ehyb/cuda_ehyb_features.hpp"
 
@@ -127,15 +128,19 @@ class CudaEhybRules final : public FormatRules {
   static std::uint32_t grid_size_for(std::int64_t partitions, EhybVariant variant,
                                      const DeviceInfo& device);
 
-  // Builds cuda_ehyb on a CUDA device: METIS, the reordering and both parts on the host (timed
-  // and logged), copied once; apply() runs the cached kernel then the ER kernel on the device
-  // stream. Throws Error(invalid_argument) for a candidate of another format, an unknown
-  // variant, partitions outside [1, rows / kEhybMinRowsPerPartition] (or 1), block size not a
-  // multiple of 32 in [64, 1024], grid_size 0, or a non-square matrix; Error(failed_precondition)
-  // on a CPU device; Error(resource_exhausted) when the largest part's x slice exceeds the
-  // block's shared memory on this device, or device memory runs out.
-  static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
-                                             const Candidate& candidate, Device& device);
+  // Builds cuda_ehyb on source.device(), a CUDA device: METIS (or the partition the source
+  // holds: a stored plan's, an earlier candidate's; ehyb_layout.hpp ehyb_partition), the
+  // reordering and both parts on the host (timed and logged), copied once; the operator's
+  // partition() is the part of every row, which the plan carries. apply() runs the cached
+  // kernel then the ER kernel on the device stream. Throws Error(invalid_argument) for a candidate
+  // of another format, an unknown variant, partitions outside [1, rows / kEhybMinRowsPerPartition]
+  // (or 1), block size not a multiple of 32 in [64, 1024], grid_size 0, or a non-square matrix;
+  // Error(failed_precondition) on a CPU device; Error(resource_exhausted) when the largest part's x
+  // slice exceeds the block's shared memory on this device, or device memory runs out.
+  static std::unique_ptr<SpmvOperator> build(const BuildSource& source, Precision precision,
+                                             const Candidate& candidate);
+  // A host algorithm (METIS) all the same: the tuner's build cost (format_registry.hpp).
+  static constexpr bool kBuildsOnHost = true;
 
   // The candidate's CudaEhybParams; throws Error(invalid_argument) naming the field a stored plan
   // lacks.

@@ -169,33 +169,69 @@ EhybLayout<Value> make_ehyb_layout(const CsrMatrix<double>& matrix,
   return out;
 }
 
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since)
+      .count();
+}
+
+}  // namespace
+
+std::string ehyb_partition_kind(std::int32_t partitions) {
+  return "metis_kway/" + std::to_string(partitions);
+}
+
+std::shared_ptr<const PlanPartition> ehyb_partition(const BuildSource& source,
+                                                    std::int32_t partitions,
+                                                    std::int64_t max_part_rows) {
+  const CsrMatrix<double>& matrix = source.host();
+  const std::string kind = ehyb_partition_kind(partitions);
+  return source.partition(
+      kind,
+      [&](const PlanPartition& held) {
+        return labels_problem(held, kind, matrix.rows, partitions, max_part_rows);
+      },
+      [&] {
+        const auto start = std::chrono::steady_clock::now();
+        std::vector<std::int32_t> part = partition_matrix_graph(matrix, partitions);
+        spdlog::info("cuda_ehyb preprocessing: METIS cut {} rows into {} parts in {:.1f} ms",
+                     matrix.rows, partitions, ms_since(start));
+        return part;
+      });
+}
+
 template <typename Value>
-EhybLayout<Value> build_ehyb_layout(const CsrMatrix<double>& matrix, std::int32_t partitions) {
-  using Clock = std::chrono::steady_clock;
-  const auto start = Clock::now();
-  const std::vector<std::int32_t> part = partition_matrix_graph(matrix, partitions);
-  const auto partitioned = Clock::now();
-  EhybLayout<Value> layout = make_ehyb_layout<Value>(matrix, part, partitions);
-  const auto built = Clock::now();
-  const auto ms = [](auto from, auto to) {
-    return std::chrono::duration<double, std::milli>(to - from).count();
-  };
+EhybLayout<Value> build_ehyb_layout(const CsrMatrix<double>& matrix,
+                                    std::span<const std::int32_t> part_of_row,
+                                    std::int32_t partitions) {
+  const auto start = std::chrono::steady_clock::now();
+  EhybLayout<Value> layout = make_ehyb_layout<Value>(matrix, part_of_row, partitions);
   const std::int64_t er_entries = std::count_if(layout.er_columns.begin(), layout.er_columns.end(),
                                                 [](ColIndex c) { return c != kPaddingColumn; });
   spdlog::info(
-      "cuda_ehyb preprocessing: {} rows, {} parts (cache {} values): METIS {:.1f} ms, layout "
-      "{:.1f} ms; {} of {} entries ({:.1f} %) in ER",
-      matrix.rows, partitions, layout.cache_entries, ms(start, partitioned), ms(partitioned, built),
-      er_entries, matrix.nnz(),
+      "cuda_ehyb preprocessing: {} rows, {} parts (cache {} values): layout {:.1f} ms; {} of {} "
+      "entries ({:.1f} %) in ER",
+      matrix.rows, partitions, layout.cache_entries, ms_since(start), er_entries, matrix.nnz(),
       matrix.nnz() > 0 ? 100.0 * static_cast<double>(er_entries) / static_cast<double>(matrix.nnz())
                        : 0.0);
   return layout;
+}
+
+template <typename Value>
+EhybLayout<Value> build_ehyb_layout(const CsrMatrix<double>& matrix, std::int32_t partitions) {
+  const std::vector<std::int32_t> part = partition_matrix_graph(matrix, partitions);
+  return build_ehyb_layout<Value>(matrix, part, partitions);
 }
 
 template EhybLayout<float> make_ehyb_layout<float>(const CsrMatrix<double>&,
                                                    std::span<const std::int32_t>, std::int32_t);
 template EhybLayout<double> make_ehyb_layout<double>(const CsrMatrix<double>&,
                                                      std::span<const std::int32_t>, std::int32_t);
+template EhybLayout<float> build_ehyb_layout<float>(const CsrMatrix<double>&,
+                                                    std::span<const std::int32_t>, std::int32_t);
+template EhybLayout<double> build_ehyb_layout<double>(const CsrMatrix<double>&,
+                                                      std::span<const std::int32_t>, std::int32_t);
 template EhybLayout<float> build_ehyb_layout<float>(const CsrMatrix<double>&, std::int32_t);
 template EhybLayout<double> build_ehyb_layout<double>(const CsrMatrix<double>&, std::int32_t);
 

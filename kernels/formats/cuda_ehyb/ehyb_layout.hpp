@@ -16,10 +16,14 @@
 // the caller's order), and the cached kernel writes row i's result to y[permutation[i]].
 
 #include <cstdint>
+#include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "core/csr_matrix.hpp"
+#include "core/plan_partition.hpp"
+#include "kernels/build_source.hpp"
 
 namespace spmvd {
 
@@ -64,8 +68,26 @@ EhybLayout<Value> make_ehyb_layout(const CsrMatrix<double>& matrix,
                                    std::span<const std::int32_t> part_of_row,
                                    std::int32_t partitions);
 
-// The whole preprocessing: partition_matrix_graph then make_ehyb_layout, timed; logs the
-// partition and layout times, the parts, the cache size and the share of entries in ER.
+// The kind of cuda_ehyb's partition into `partitions` parts (core/plan_partition.hpp): METIS's
+// part of every row, "metis_kway/<partitions>".
+std::string ehyb_partition_kind(std::int32_t partitions);
+
+// The part of every row of source.host() for `partitions` parts: the one the source holds (a
+// stored plan's, offered on a cache hit, or an earlier candidate's at the same part count)
+// where it is of this kind, a label in [0, partitions) for every row and no part above
+// max_part_rows rows (the x cache the build has: a partition beyond it would be refused); else
+// partition_matrix_graph's (METIS, timed and logged), which the source then holds.
+std::shared_ptr<const PlanPartition> ehyb_partition(const BuildSource& source,
+                                                    std::int32_t partitions,
+                                                    std::int64_t max_part_rows);
+
+// make_ehyb_layout, timed; logs the layout time, the parts, the cache size and the share of
+// entries in ER.
+template <typename Value>
+EhybLayout<Value> build_ehyb_layout(const CsrMatrix<double>& matrix,
+                                    std::span<const std::int32_t> part_of_row,
+                                    std::int32_t partitions);
+// The whole preprocessing without a source: partition_matrix_graph then the above.
 template <typename Value>
 EhybLayout<Value> build_ehyb_layout(const CsrMatrix<double>& matrix, std::int32_t partitions);
 
