@@ -40,13 +40,13 @@ std::optional<double> ModelPartTimePredictor::part_ms(const FormatPart& part) co
   }
   // The composition's own bytes, at the DRAM rate of the shared bytes fit (as coo_row_writes
   // prices HYB's scattered rows).
-  const auto composition_bytes = static_cast<double>(
-      part.row_map_bytes +
-      kScatteredRunBytes * static_cast<std::uint64_t>(std::max<std::int64_t>(0, part.scattered_row_runs)));
-  if (composition_bytes > 0.0) {
-    const BytesRecord* bytes = predictor_.model_set().records.find<BytesRecord>();
-    if (bytes != nullptr && bytes->shared) ms += composition_bytes * bytes->shared->time_vs_bytes.slope;
-  }
+  const std::uint64_t runs =
+      static_cast<std::uint64_t>(std::max<std::int64_t>(0, part.scattered_row_runs));
+  const auto composition_bytes =
+      static_cast<double>(part.row_map_bytes + kScatteredRunBytes * runs);
+  const BytesRecord* bytes = predictor_.model_set().records.find<BytesRecord>();
+  if (composition_bytes > 0.0 && bytes != nullptr && bytes->shared)
+    ms += composition_bytes * bytes->shared->time_vs_bytes.slope;
   return ms;
 }
 

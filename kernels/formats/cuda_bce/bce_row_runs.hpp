@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "core/csr_matrix.hpp"
-#include "core/matrix_features.hpp"
 #include "core/field_set.hpp"
+#include "core/matrix_features.hpp"
 
 namespace spmvd {
 
