@@ -23,6 +23,7 @@
 #include "kernels/format_registry.hpp"
 #include "kernels/formats/common/coo_layout.hpp"
 #include "kernels/formats/common/csr_derived_arrays.hpp"
+#include "kernels/tests/counting_device.hpp"
 #include "kernels/tests/test_matrices.hpp"
 #include "tuner/feature_extraction.hpp"
 
@@ -89,45 +90,6 @@ TEST(CsrDerivedArrays, NarrowedOffsetsAndWidenedColumnsEqualTheHosts) {
   }
 }
 
-// A CUDA device that counts what crosses from the host and what is allocated.
-class CountingDevice final : public Device {
- public:
-  explicit CountingDevice(std::unique_ptr<Device> inner) : inner_(std::move(inner)) {}
-
-  const DeviceInfo& info() const noexcept override { return inner_->info(); }
-  void* allocate(std::size_t bytes) override {
-    allocated_bytes += bytes;
-    return inner_->allocate(bytes);
-  }
-  void release(void* pointer) noexcept override { inner_->release(pointer); }
-  void copy_from_host(void* dst, const void* src, std::size_t bytes) override {
-    uploaded_bytes += bytes;
-    inner_->copy_from_host(dst, src, bytes);
-  }
-  void copy_to_host(void* dst, const void* src, std::size_t bytes) override {
-    inner_->copy_to_host(dst, src, bytes);
-  }
-  void copy_on_device(void* dst, const void* src, std::size_t bytes) override {
-    inner_->copy_on_device(dst, src, bytes);
-  }
-  void fill_bytes(void* dst, unsigned char byte, std::size_t bytes) override {
-    inner_->fill_bytes(dst, byte, bytes);
-  }
-  void fill_hashed_uniform(void* dst, std::size_t count, Precision precision,
-                           std::uint64_t seed) override {
-    inner_->fill_hashed_uniform(dst, count, precision, seed);
-  }
-  void synchronize() override { inner_->synchronize(); }
-  double time_ms(const std::function<void()>& work) override { return inner_->time_ms(work); }
-  void* native_stream() const noexcept override { return inner_->native_stream(); }
-
-  std::uint64_t allocated_bytes = 0;
-  std::uint64_t uploaded_bytes = 0;
-
- private:
-  std::unique_ptr<Device> inner_;
-};
-
 // y = A x (alpha 1, beta 0, y poisoned with NaN) against the reference over the rounded values.
 template <typename Value>
 void expect_multiplies_right(Device& device, SpmvOperator& op, const CsrMatrix<double>& m) {
@@ -164,7 +126,7 @@ struct Built {
 };
 
 template <typename Value>
-Built build_every_candidate(const BuildSource& source, CountingDevice& device,
+Built build_every_candidate(const BuildSource& source, testing::CountingDevice& device,
                             std::string_view format) {
   Built built;
   const FormatEntry* entry = format_registry().find(format);
@@ -186,7 +148,7 @@ Built build_every_candidate(const BuildSource& source, CountingDevice& device,
 template <typename Value>
 void expect_one_upload_for_every_format(const CsrMatrix<double>& m) {
   const Precision precision = precision_of<Value>();
-  CountingDevice device(make_cuda_device(0));
+  testing::CountingDevice device(make_cuda_device(0));
   const BuildSource source(m, device);
   const auto csr = source.device_csr(precision);
   EXPECT_EQ(device.uploaded_bytes, csr->bytes());

@@ -18,6 +18,7 @@
 #include "kernels/format_registry.hpp"
 #include "kernels/hashed_uniform.hpp"
 #include "kernels/spmv_operator.hpp"
+#include "kernels/tests/counting_device.hpp"
 #include "models/family_model.hpp"
 
 namespace spmvd {
@@ -249,43 +250,6 @@ TEST(DeviceCandidateTimer, KeepsDeviceLockWaitsOutOfTheBuildAndRunCosts) {
 }
 
 
-// The CPU device, counting its allocations and what crosses from the host.
-class CountingCpuDevice final : public Device {
- public:
-  const DeviceInfo& info() const noexcept override { return inner_->info(); }
-  void* allocate(std::size_t bytes) override {
-    ++allocations;
-    return inner_->allocate(bytes);
-  }
-  void release(void* pointer) noexcept override { inner_->release(pointer); }
-  void copy_from_host(void* dst, const void* src, std::size_t bytes) override {
-    uploaded_bytes += bytes;
-    inner_->copy_from_host(dst, src, bytes);
-  }
-  void copy_to_host(void* dst, const void* src, std::size_t bytes) override {
-    inner_->copy_to_host(dst, src, bytes);
-  }
-  void copy_on_device(void* dst, const void* src, std::size_t bytes) override {
-    inner_->copy_on_device(dst, src, bytes);
-  }
-  void fill_bytes(void* dst, unsigned char byte, std::size_t bytes) override {
-    inner_->fill_bytes(dst, byte, bytes);
-  }
-  void fill_hashed_uniform(void* dst, std::size_t count, Precision precision,
-                           std::uint64_t seed) override {
-    inner_->fill_hashed_uniform(dst, count, precision, seed);
-  }
-  void synchronize() override { inner_->synchronize(); }
-  double time_ms(const std::function<void()>& work) override { return inner_->time_ms(work); }
-  void* native_stream() const noexcept override { return nullptr; }
-
-  int allocations = 0;
-  std::size_t uploaded_bytes = 0;
-
- private:
-  std::unique_ptr<Device> inner_ = make_cpu_device();
-};
-
 // An operator that records the x and y it is given (host memory on the CPU device) and then
 // scribbles over x, so that a run that finds x intact shows it was written afresh.
 template <typename Value>
@@ -316,7 +280,7 @@ class RecordingOperator final : public SpmvOperator {
 // with seed 0x5eed, rounded to the precision), and it is written afresh before every run.
 template <typename Value>
 void expect_timer_runs_on_the_hashed_x_from_one_allocation() {
-  CountingCpuDevice device;
+  testing::CountingDevice device(make_cpu_device());
   const CsrMatrix<double> m{3, 5, {0, 2, 2, 3}, {0, 4, 1}, {1.0, 2.5, -4.0}};
   const BuildSource source(m, device);
   DeviceCandidateTimer timer(format_registry(), source, precision_of<Value>());
