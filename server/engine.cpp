@@ -380,6 +380,14 @@ void Engine::run_tuning_thread() {
   }
 }
 
+// A thorough pass only where the multiplies expected can pay for it (docs/TUNER.md "Feature
+// effort").
+FeatureEffort Engine::feature_effort_for(std::uint64_t expected_multiplies) const noexcept {
+  return expected_multiplies >= config_.tuner.thorough_features_multiplies
+             ? FeatureEffort::thorough
+             : FeatureEffort::standard;
+}
+
 TuneOutcome Engine::run_tuning(const TuneJob& job) {
   Resident& m = *job.matrix;
   const auto start = std::chrono::steady_clock::now();
@@ -389,11 +397,8 @@ TuneOutcome Engine::run_tuning(const TuneJob& job) {
   const std::uint64_t hinted =
       job.expected_multiplies ? job.expected_multiplies : m.expected_multiplies;
   const std::uint64_t expected = hinted ? hinted : config_.tuner.default_expected_multiplies;
-  // A thorough pass only where the multiplies expected can pay for it (docs/TUNER.md "Feature
-  // effort"); a later tuning expecting more extends a standard pass.
-  const FeatureEffort effort = expected >= config_.tuner.thorough_features_multiplies
-                                   ? FeatureEffort::thorough
-                                   : FeatureEffort::standard;
+  // A later tuning expecting more extends a standard pass.
+  const FeatureEffort effort = feature_effort_for(expected);
   if (!m.features_extracted || (effort == FeatureEffort::thorough &&
                                 m.features_effort == FeatureEffort::standard))
     extract_features_of(m, effort);
@@ -507,8 +512,14 @@ TuneOutcome Engine::tune(const std::string& handle, bool force,
   } catch (const Error&) {
     return queue_tuning(m, false, false, expected_multiplies).get();
   }
+  // Widened where the earlier tuning left candidates unmeasured, or where the hint now pays for
+  // a thorough feature pass the matrix has not had: that pass offers candidates (RCM layouts)
+  // which even an exhaustive tuning on standard features never saw.
   const TuningRecord& t = done->plan.tuning;
-  if (expected_multiplies > t.expected_multiplies && t.mode != TuneMode::exhaustive)
+  const bool new_candidates = feature_effort_for(expected_multiplies) == FeatureEffort::thorough &&
+                              m->features_effort == FeatureEffort::standard;
+  if (expected_multiplies > t.expected_multiplies &&
+      (t.mode != TuneMode::exhaustive || new_candidates))
     return queue_tuning(m, false, true, expected_multiplies).get();
   return *done;
 }

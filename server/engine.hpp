@@ -176,6 +176,7 @@ class Engine {
                                                std::uint64_t expected_multiplies);
   void run_tuning_thread();
   void run_refit_thread();  // refit_models every refit_interval_s until stopping_
+  FeatureEffort feature_effort_for(std::uint64_t expected_multiplies) const noexcept;
   TuneOutcome run_tuning(const TuneJob& job);
   PlanKey plan_key(const Resident& m) const;
   // The stored plan for m, if this build can still run it (computing its format's thorough

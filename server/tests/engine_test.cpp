@@ -499,5 +499,25 @@ TEST_F(EngineTest, TheFeaturePassIsThoroughOnlyWhereTheExpectedMultipliesPayForI
   EXPECT_EQ(rcm_sized(widened.plan), 1);
 }
 
+// An exhaustive tuning on standard features never saw the thorough pass's candidates: a hint
+// that pays for that pass still widens it (on a loaded host the budget tuning above can fit
+// every candidate and end exhaustive too).
+TEST(EngineFeatureEffort, AnExhaustiveTuningIsWidenedWhenTheHintPaysForAThoroughPass) {
+  const auto device = make_cpu_device();
+  SqlitePlanStore store({.path = ":memory:"});
+  Engine engine({.memory_budget_bytes = 64 << 20,
+                 .tuner = {.warmup_runs = 1, .timed_runs = 3, .mode = TuneMode::exhaustive},
+                 .calibration = {}},
+                *device, store, format_registry());
+  const auto m = renumber_symmetric(generate_matrix("banded:rows=3000,bandwidth=3"), 17);
+  const auto summary = engine.add_matrix(m, Precision::fp64, "band");
+  const TuneOutcome first = engine.tune(summary.handle, false);
+  ASSERT_EQ(first.plan.tuning.mode, TuneMode::exhaustive);
+  EXPECT_EQ(rcm_sized(first.plan), 0);
+  const TuneOutcome widened = engine.tune(summary.handle, false, 2'000'000);
+  EXPECT_EQ(widened.plan.tuning.expected_multiplies, 2'000'000u);
+  EXPECT_EQ(rcm_sized(widened.plan), 1);
+}
+
 }  // namespace
 }  // namespace spmvd
