@@ -10,6 +10,11 @@
 //   model-accuracy --calibration calibration.json --bench bench.json
 //                  --data-dir /work/shared/matrices --markdown accuracy.md --json accuracy.json
 //                  [--without cache_resident --without locality ...]   (ablations)
+//
+// Or from the samples the daemon's tuner stored (`--samples plans.db`, every candidate an
+// exhaustive tuning measured, with the features it saw): each matrix's favourite is then the
+// one the tuner's ranking would put first, the build charged over --expected-multiplies as
+// TunerOptions charges it, so a model change can be judged on what model-only would keep.
 
 #include "models/model_accuracy.hpp"
 
@@ -23,6 +28,7 @@
 #include <sstream>
 
 #include "bench/bench_input.hpp"
+#include "db/sqlite_plan_store.hpp"
 #include "core/error.hpp"
 #include "core/field_set_json.hpp"
 #include "core/fingerprint.hpp"
@@ -33,12 +39,15 @@
 #include "models/part_time_predictor.hpp"
 #include "models/svg_plot.hpp"
 #include "tuner/feature_extraction.hpp"
+#include "tuner/tuner.hpp"
 
 namespace {
 
 struct Options {
   std::string calibration_path;
   std::string bench_path;
+  std::string samples_path;
+  std::uint64_t expected_multiplies = 0;  // samples: 0 ranks by prediction alone
   std::string data_dir;
   std::string markdown_path;
   std::string json_path;
@@ -97,23 +106,77 @@ std::string describe(const std::string& format, const spmvd::Candidate& c) {
   return text;
 }
 
-int run(const Options& options) {
-  const nlohmann::json bench = nlohmann::json::parse(read_file(options.bench_path));
-  const std::string signature = bench.at("device").at("signature").get<std::string>();
-  const spmvd::DeviceCalibration calibration =
-      spmvd::device_calibration_from_json(read_file(options.calibration_path), signature);
-  const spmvd::DeviceInfo& device = calibration.device;
-  const spmvd::ModelPredictor fp32(calibration.fp32, options.without),
-      fp64(calibration.fp64, options.without);
-  const auto& registry = spmvd::format_registry();
-  const spmvd::ModelPartTimePredictor fp32_parts(fp32, registry, device),
-      fp64_parts(fp64, registry, device);
-
+// What the points were predicted from, and what could not be.
+struct Collected {
   std::vector<spmvd::AccuracyPoint> points;
   std::map<std::string, std::size_t> unpredicted;  // reason -> count
   // format -> measured candidates the registry's rules no longer offer for the matrix (BSR
   // over its fill limit since model version 6): the tuner never ranks them, so neither do we.
   std::map<std::string, std::size_t> not_offered;
+};
+
+struct Predictors {
+  explicit Predictors(const spmvd::DeviceCalibration& calibration,
+                      std::span<const std::string> without)
+      : fp32(calibration.fp32, without),
+        fp64(calibration.fp64, without),
+        fp32_parts(fp32, spmvd::format_registry(), calibration.device),
+        fp64_parts(fp64, spmvd::format_registry(), calibration.device) {}
+  const spmvd::ModelPredictor& of(spmvd::Precision p) const {
+    return p == spmvd::Precision::fp32 ? fp32 : fp64;
+  }
+  const spmvd::PartTimePredictor& parts_of(spmvd::Precision p) const {
+    return p == spmvd::Precision::fp32 ? fp32_parts : fp64_parts;
+  }
+  spmvd::ModelPredictor fp32, fp64;
+  spmvd::ModelPartTimePredictor fp32_parts, fp64_parts;
+};
+
+// Predicts one measured candidate as the tuner would, into out.points (or counts why not).
+// Returns the point's index, or nullopt.
+std::optional<std::size_t> predict_measured(const Predictors& predictors,
+                                            const spmvd::DeviceInfo& device,
+                                            const spmvd::MatrixFeatures& features,
+                                            const std::string& label, spmvd::Precision precision,
+                                            const std::string& format, spmvd::Candidate candidate,
+                                            double measured_ms, Collected& out) {
+  // As the tuner passes it; the operator's reported footprint where this build lacks the
+  // format (a CPU-only build reading a GPU benchmark).
+  const spmvd::FormatEntry* entry = spmvd::format_registry().find(candidate.format);
+  if (entry == nullptr) {
+    ++out.unpredicted[format + ": not compiled into this build"];
+    return std::nullopt;
+  }
+  const std::optional<spmvd::Candidate> own =
+      offered(*entry->rules, features, device, precision, candidate.params, candidate.launch,
+              predictors.parts_of(precision));
+  if (!own) {
+    ++out.not_offered[format];
+    return std::nullopt;
+  }
+  candidate = *own;
+  const std::uint64_t matrix_bytes = entry->rules->device_bytes(features, precision, candidate);
+  try {
+    const spmvd::ModelPredictor& predictor = predictors.of(precision);
+    const spmvd::Prediction p =
+        predictor.predict_ms(*entry->rules, features, candidate, device, matrix_bytes);
+    out.points.push_back({.matrix = label,
+                          .precision = precision,
+                          .format = format,
+                          .family = std::string(predictor.predicting_family(*entry->rules).name()),
+                          .candidate = describe(format, candidate),
+                          .predicted_ms = p.ms,
+                          .measured_ms = measured_ms});
+    return out.points.size() - 1;
+  } catch (const spmvd::Error& e) {
+    ++out.unpredicted[format + ": " + e.what()];
+    return std::nullopt;
+  }
+}
+
+Collected from_bench(const Options& options, const nlohmann::json& bench,
+                     const spmvd::DeviceInfo& device, const Predictors& predictors) {
+  Collected out;
   for (const auto& m : bench.at("matrices")) {
     const spmvd::BenchInput input{.source = m.at("source").get<std::string>(),
                                   .label = m.at("label").get<std::string>(),
@@ -140,41 +203,67 @@ int run(const Options& options) {
           .format = spmvd::FormatId{r.at("format_id").get<std::uint16_t>()},
           .params = spmvd::field_set_from_json(r.at("params"), options.bench_path, "params"),
           .launch = fields_from_json<spmvd::LaunchConfig>(r.at("launch"))};
-      const std::string format = r.at("format").get<std::string>();
-      // As the tuner passes it; the operator's reported footprint where this build lacks the
-      // format (a CPU-only build reading a GPU benchmark).
-      const spmvd::FormatEntry* entry = registry.find(candidate.format);
-      if (entry == nullptr) {
-        ++unpredicted[format + ": not compiled into this build"];
-        continue;
-      }
-      const std::optional<spmvd::Candidate> own =
-          offered(*entry->rules, features, device, *precision, candidate.params, candidate.launch,
-                  *precision == spmvd::Precision::fp32 ? fp32_parts : fp64_parts);
-      if (!own) {
-        ++not_offered[format];
-        continue;
-      }
-      candidate = *own;
-      const std::uint64_t matrix_bytes =
-          entry->rules->device_bytes(features, *precision, candidate);
-      try {
-        const spmvd::ModelPredictor& predictor = *precision == spmvd::Precision::fp32 ? fp32 : fp64;
-        const spmvd::Prediction p =
-            predictor.predict_ms(*entry->rules, features, candidate, device, matrix_bytes);
-        points.push_back({.matrix = input.label,
-                          .precision = *precision,
-                          .format = format,
-                          .family = std::string(predictor.predicting_family(*entry->rules).name()),
-                          .candidate = describe(format, candidate),
-                          .predicted_ms = p.ms,
-                          .measured_ms = r.at("time_ms").get<double>()});
-      } catch (const spmvd::Error& e) {
-        ++unpredicted[format + ": " + e.what()];
-      }
+      predict_measured(predictors, device, features, input.label, *precision,
+                       r.at("format").get<std::string>(), std::move(candidate),
+                       r.at("time_ms").get<double>(), out);
     }
-    std::fprintf(stderr, "  %s: %zu predictions so far\n", input.label.c_str(), points.size());
+    std::fprintf(stderr, "  %s: %zu predictions so far\n", input.label.c_str(), out.points.size());
   }
+  return out;
+}
+
+// The tuner's samples of this device: every measured candidate of every stored tuning, each
+// matrix labelled by its shape and fingerprint. With expected multiplies, each point's ranking
+// key carries its build's charge as the tuner's (the ALG1 baseline serves: it costs nothing).
+Collected from_samples(const Options& options, const std::string& signature,
+                       const spmvd::DeviceInfo& device, const Predictors& predictors) {
+  spmvd::SqlitePlanStore store(spmvd::SqlitePlanStoreOptions{.path = options.samples_path});
+  const spmvd::TunerOptions tuner;
+  Collected out;
+  for (const spmvd::Precision precision : {spmvd::Precision::fp64, spmvd::Precision::fp32}) {
+    for (const spmvd::MeasurementSample& s : store.list_samples(signature, precision)) {
+      const spmvd::Plan& p = s.measured;
+      if (!(p.measured_ms > 0.0)) continue;
+      const std::string label = std::to_string(p.features.rows) + "x" +
+                                std::to_string(p.features.cols) + " nnz " +
+                                std::to_string(p.features.nnz) + " " +
+                                s.fingerprint.substr(0, 8);
+      const spmvd::Candidate candidate{p.format, p.params, p.launch};
+      const std::optional<std::size_t> index =
+          predict_measured(predictors, device, p.features, label, precision, p.format_name,
+                           candidate, p.measured_ms, out);
+      if (!index || options.expected_multiplies == 0) continue;
+      const spmvd::RegistryBuildCostEstimate builds(spmvd::format_registry(), tuner,
+                                                    p.features.nnz, nullptr);
+      spmvd::AccuracyPoint& point = out.points[*index];
+      point.ranked_ms = point.predicted_ms +
+                        (spmvd::is_baseline_candidate(candidate) ? 0.0 : builds.build_ms(candidate)) /
+                            static_cast<double>(options.expected_multiplies);
+    }
+  }
+  std::fprintf(stderr, "  %zu predictions from %s\n", out.points.size(),
+               options.samples_path.c_str());
+  return out;
+}
+
+int run(const Options& options) {
+  std::string signature;
+  nlohmann::json bench;
+  if (!options.bench_path.empty()) {
+    bench = nlohmann::json::parse(read_file(options.bench_path));
+    signature = bench.at("device").at("signature").get<std::string>();
+  } else {
+    signature = nlohmann::json::parse(read_file(options.calibration_path))
+                    .at("device_signature")
+                    .get<std::string>();
+  }
+  const spmvd::DeviceCalibration calibration =
+      spmvd::device_calibration_from_json(read_file(options.calibration_path), signature);
+  const spmvd::DeviceInfo& device = calibration.device;
+  const Predictors predictors(calibration, options.without);
+  auto [points, unpredicted, not_offered] =
+      options.bench_path.empty() ? from_samples(options, signature, device, predictors)
+                                 : from_bench(options, bench, device, predictors);
   if (points.empty())
     throw spmvd::Error(spmvd::ErrorCode::failed_precondition, "no candidate could be predicted");
 
@@ -197,6 +286,7 @@ int run(const Options& options) {
     j["device_signature"] = signature;
     j["calibration"] = options.calibration_path;
     j["bench"] = options.bench_path;
+    if (!options.samples_path.empty()) j["samples"] = options.samples_path;
     nlohmann::json skipped = nlohmann::json::object();
     for (const auto& [reason, count] : unpredicted) skipped[reason] = count;
     j["not_predicted"] = skipped;
@@ -225,8 +315,15 @@ int main(int argc, char** argv) {
   app.add_option("--calibration", options.calibration_path,
                  "device calibration JSON (spmv-calibrate --out)")
       ->required();
-  app.add_option("--bench", options.bench_path, "spmv-bench --json output of the same device")
-      ->required();
+  auto* bench = app.add_option("--bench", options.bench_path,
+                               "spmv-bench --json output of the same device");
+  auto* samples = app.add_option("--samples", options.samples_path,
+                                 "a daemon's plan database: judge the tuner's stored samples");
+  bench->excludes(samples);
+  samples->excludes(bench);
+  app.add_option("--expected-multiplies", options.expected_multiplies,
+                 "with --samples: charge builds as the tuner ranks them (0: prediction alone)")
+      ->needs(samples);
   app.add_option("--data-dir", options.data_dir,
                  "where the benchmark's relative paths are (default $BUNDLE_DATA)");
   app.add_option("--markdown", options.markdown_path, "also write the markdown tables here");
@@ -239,6 +336,10 @@ int main(int argc, char** argv) {
   app.add_option("--without", options.without,
                  "switch off a correction step by name (repeatable; models/correction_steps.cpp)");
   CLI11_PARSE(app, argc, argv);
+  if (options.bench_path.empty() && options.samples_path.empty()) {
+    std::fprintf(stderr, "model-accuracy: give --bench or --samples\n");
+    return 2;
+  }
   try {
     return run(options);
   } catch (const spmvd::Error& e) {

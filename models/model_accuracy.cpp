@@ -127,10 +127,13 @@ AccuracyReport summarize_accuracy(std::span<const AccuracyPoint> points, double 
     std::vector<double> predicted, measured;
     const AccuracyPoint* top_predicted = group.front();
     const AccuracyPoint* top_measured = group.front();
+    const auto ranked = [](const AccuracyPoint* p) {
+      return p->ranked_ms > 0.0 ? p->ranked_ms : p->predicted_ms;
+    };
     for (const AccuracyPoint* p : group) {
       predicted.push_back(p->predicted_ms);
       measured.push_back(p->measured_ms);
-      if (p->predicted_ms < top_predicted->predicted_ms) top_predicted = p;
+      if (ranked(p) < ranked(top_predicted)) top_predicted = p;
       if (p->measured_ms < top_measured->measured_ms) top_measured = p;
     }
     m.spearman = spearman_rank_correlation(predicted, measured);

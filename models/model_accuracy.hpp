@@ -33,6 +33,10 @@ struct AccuracyPoint {
   std::string candidate;  // "format block_size=256 threads_per_row=8" for tables
   double predicted_ms = 0.0;
   double measured_ms = 0.0;  // > 0
+  // What the model's favourite is chosen by: the tuner's ranking key (the prediction plus the
+  // build's charge over the expected multiplies, tuner/tuner.hpp rank_candidates); 0 means
+  // predicted_ms.
+  double ranked_ms = 0.0;
 };
 
 struct ErrorSummary {
