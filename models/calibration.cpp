@@ -181,11 +181,11 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
       else
         kept.erase(shape);
       const CsrMatrix<double>& sample = generated->matrix;
-      // A bands-only record is timed with its format's own features of this sample, as the
-      // tuner would see it (PlannedVariant::bands_only); the others with the sample's.
+      // A record of a format that needs its own features is timed with them, computed on this
+      // sample as the tuner would (PlannedVariant::own_features); the others with the sample's.
       std::map<FormatId, MatrixFeatures> with_own;
       const auto features_for = [&](const PlannedVariant& variant) -> const MatrixFeatures& {
-        if (!variant.bands_only) return generated->features;
+        if (!variant.own_features) return generated->features;
         const auto [it, added] = with_own.try_emplace(variant.format, generated->features);
         if (const FormatEntry* entry = registry.find(variant.format); added && entry != nullptr)
           add_own_features(*entry->rules, sample, it->second);

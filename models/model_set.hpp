@@ -21,7 +21,10 @@ namespace spmvd {
 // another version is refused and recalibrated.
 // 18: a composed format's parts of one launch pay its fixed cost once; BCE's blocks carry the
 // reordering's bytes (kernels/format_parts.hpp).
-inline constexpr int kModelVersion = 18;
+// 19: the BRO formats have format_bytes records of their own (timed with their own features,
+// random and banded); the shared bytes fit has a banded ratio; a candidate without its own
+// parameters' record takes the record sharing most of them.
+inline constexpr int kModelVersion = 19;
 
 struct ModelSet {
   std::string device_signature;  // DeviceInfo::signature() of the calibrated device

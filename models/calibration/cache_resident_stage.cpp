@@ -93,10 +93,10 @@ void fit(const VariantMeasurements& m, CalibrationState& state) {
                                                                : fit_log_grid(split.banded_grid),
                             .largest_footprint_bytes = largest};
   // Keyed as the tuner's candidates are: the launch the base stage times.
-  // (A bands-only record's format offers nothing on shape features: the launch it was timed
-  // with, chosen on its own features.)
+  // (A format that needs its own features offers nothing on shape features: the launch it was
+  // timed with, chosen on its own features.)
   const Candidate launch =
-      variant.bands_only
+      variant.own_features
           ? m.first_candidate
           : candidate(variant, variant.samples.front(), shape_features(variant.samples.front()),
                       state.registry, state.device);

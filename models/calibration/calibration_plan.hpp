@@ -105,9 +105,13 @@ struct PlannedVariant {
   std::int64_t sample_strips = 1;        // csr_vector: strips per sample (rows = strips * strip)
   FormatParams params{};                 // format_bytes: the parameters of the candidate timed
   // format_bytes: a format that offers no candidate on random columns (DIA: as many diagonals
-  // as rows) but does on bands is fitted on banded samples alone, each timed with the format's
-  // own features computed on it (FormatRules::own_features), as the tuner computes them.
+  // as rows) but does on bands is fitted on banded samples alone.
   bool bands_only = false;
+  // Each sample is timed with the format's own features computed on it (FormatRules::
+  // own_features), as the tuner computes them: a format that offers nothing on the shape
+  // features alone (DIA without its diagonal count, BRO without its stream sizes). Every
+  // bands-only record is one.
+  bool own_features = false;
   std::uint32_t entries_per_thread = 0;  // cuda_coo: E of the launch (grid = nnz / (block E))
   // cache_resident: the stage of the record this variant corrects (csr_vector, coo or
   // format_bytes), whose launch it repeats.

@@ -23,6 +23,7 @@
 #include "kernels/formats/cusparse_bsr/cusparse_bsr_rules.hpp"
 #include "kernels/formats/cusparse_csr/cusparse_csr_rules.hpp"
 #include "models/device_calibration.hpp"
+#include "models/families/bytes/bytes_calibration.hpp"
 #include "models/families/coo/coo_record.hpp"
 #include "models/families/cpu_gpu/cpu_gpu_fit.hpp"
 #include "models/model_accuracy.hpp"
@@ -309,11 +310,9 @@ TEST(PlanCalibration, FitsEachFormatWithoutADedicatedModelOnRandomAndBandedSampl
 
 TEST(PlanCalibration, FitsAFormatOfferedOnBandsAloneOnBandedSamplesWithItsOwnFeatures) {
   // DIA offers nothing without its diagonal count, and nothing on random columns (as many
-  // diagonals as rows): it is fitted on the banded sizes and a tiny band. BRO-ELL also needs
-  // its own features but is offered on random columns: it keeps the generic bytes fit.
+  // diagonals as rows): it is fitted on the banded sizes and a tiny band.
   FormatRegistry registry = gpu_catalogue();
   registry.add(std::make_unique<CudaDiaRules>(), never_built);
-  registry.add(std::make_unique<CudaBroEllRules>(), never_built);
   // EHYB is offered on bands alone too, but its partition count follows the rows: no one
   // parameter set fits every sample size, so it gets no record.
   registry.add(std::make_unique<CudaEhybRules>(), never_built);
@@ -321,9 +320,9 @@ TEST(PlanCalibration, FitsAFormatOfferedOnBandsAloneOnBandedSamplesWithItsOwnFea
       plan_calibration(registry, h100_like(), Precision::fp64, {}, fixed_registers(30));
   std::size_t dia = 0, dia_in_l2 = 0;
   for (const PlannedVariant& v : plan.variants) {
-    EXPECT_NE(v.format, kCudaBroEllFormatId) << to_string(v.stage);
     EXPECT_NE(v.format, kCudaEhybFormatId) << to_string(v.stage);
     if (v.format != kCudaDiaFormatId) continue;
+    EXPECT_TRUE(v.own_features);
     if (v.stage == CalibrationStage::cache_resident) {
       // Its in-L2 grid: banded alone (no random twin), timed with its own features.
       ++dia_in_l2;
@@ -347,6 +346,44 @@ TEST(PlanCalibration, FitsAFormatOfferedOnBandsAloneOnBandedSamplesWithItsOwnFea
   }
   EXPECT_EQ(dia, 1u);  // DIA has no parameters: one record
   EXPECT_EQ(dia_in_l2, 1u);
+}
+
+TEST(PlanCalibration, FitsAFormatOfferedOnlyWithItsOwnFeaturesOnRandomSizesAndTheirTwins) {
+  // BRO-ELL offers nothing without its stream sizes, and on random columns once they are
+  // counted: its records are timed with their own features on the random sizes, their banded
+  // twins and a tiny sample of the sizes' row length, and reach both of its kernel variants.
+  FormatRegistry registry = gpu_catalogue();
+  registry.add(std::make_unique<CudaBroEllRules>(), never_built);
+  const CalibrationPlan plan =
+      plan_calibration(registry, h100_like(), Precision::fp64, {}, fixed_registers(30));
+  std::set<std::uint32_t> kernel_variants;
+  std::size_t records = 0, in_l2 = 0;
+  for (const PlannedVariant& v : plan.variants) {
+    if (v.format != kCudaBroEllFormatId) continue;
+    EXPECT_TRUE(v.own_features);
+    EXPECT_FALSE(v.bands_only);
+    if (v.stage == CalibrationStage::cache_resident) {
+      ++in_l2;  // its in-L2 grid, random and banded, timed with its own features too
+      continue;
+    }
+    ASSERT_EQ(v.stage, CalibrationStage::format_bytes);
+    ++records;
+    kernel_variants.insert(v.params.as<CudaBroEllParams>("cuda_bro_ell").variant);
+    ASSERT_EQ(v.samples.size(), 5u);  // two sizes, their twins, the tiny sample
+    for (std::size_t i = 0; i < 2; ++i) {
+      EXPECT_FALSE(v.samples[i].banded);
+      EXPECT_EQ(v.samples[i].long_row, 0);
+      SampleShape twin = v.samples[i];
+      twin.banded = true;
+      EXPECT_EQ(v.samples[i + 2], twin);
+    }
+    EXPECT_NEAR(static_cast<double>(v.samples[1].nnz()), plan.max_sample_nnz, 8.0);
+    EXPECT_EQ(v.samples.back(), (SampleShape{.rows = kLatencySampleRows,
+                                             .row_length = v.samples.front().row_length}));
+  }
+  EXPECT_EQ(records, kOwnFeatureBytesVariants);
+  EXPECT_EQ(in_l2, records);
+  EXPECT_EQ(kernel_variants, (std::set<std::uint32_t>{kBroVariantPaper, kBroVariantHopper}));
 }
 
 TEST(PlanCalibration, TimesBsrAtMoreBlocksPerBlockRowAtItsLargestSize) {
@@ -709,7 +746,9 @@ TEST_F(CpuCalibration, FitsTheBytesModelAndCpuCooForBothPrecisions) {
     ASSERT_EQ(own.bytes.banded_ratio.size(), 2u);
     EXPECT_EQ(own.bytes.banded_ratio[0].x, own.bytes.samples[0].x);
     for (const SamplePoint& r : own.bytes.banded_ratio) EXPECT_GT(r.y, 0.0);
-    EXPECT_TRUE(bytes->shared->banded_ratio.empty());  // the shared fallback times random only
+    // The shared fallback's banded ratio: a twin at every size.
+    ASSERT_EQ(bytes->shared->banded_ratio.size(), 4u);
+    for (const SamplePoint& r : bytes->shared->banded_ratio) EXPECT_GT(r.y, 0.0);
     // cache_resident: cpu_csr's record (and cpu_coo's), measured / predicted on the 2 x 2 grid.
     ASSERT_EQ(set.cache_resident.size(), has_cpu_coo ? 2u : 1u);
     for (const CacheResidentCorrection& c : set.cache_resident) {

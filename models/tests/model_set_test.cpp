@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "models/families/bytes/bytes_family.hpp"
 #include "models/families/bytes/bytes_record.hpp"
 #include "models/families/coo/coo_record.hpp"
 #include "models/families/cpu_gpu/cpu_gpu_record.hpp"
@@ -442,6 +443,36 @@ TEST(ModelSet, SummaryListsEveryFitWithQuality) {
   EXPECT_EQ(coo.at("quality").at("rms_relative_error"), 0.02);
   EXPECT_NEAR(s["fits"][4].at("bandwidth_bytes_per_ms").get<double>(), 1.0 / 3.1e-10, 1e-3);
   EXPECT_FALSE(s.contains("cpu_gpu")) << "no paper 003 record, no coefficients";
+}
+
+TEST(OwnBytesCalibration, TakesTheRecordSharingMostOfTheCandidatesParameters) {
+  // Records of (slice_height, variant): (256, 0), (256, 1). A candidate at (32, 1) runs
+  // variant 1's kernel: it takes (256, 1), not the format's first record.
+  const auto params = [](std::int64_t slice_height, std::int64_t variant) {
+    return FieldSet({{"slice_height", slice_height}, {"variant", variant}});
+  };
+  const auto record = [&](std::int64_t slice_height, std::int64_t variant, double floor_ms) {
+    return FormatBytesCalibration{.format = FormatId{17},
+                                  .params = params(slice_height, variant),
+                                  .bytes = {},
+                                  .long_row_step_ms = 0.0,
+                                  .long_row_step_beyond_l2_ms = 0.0,
+                                  .floor_ms = floor_ms,
+                                  .block_row_ratio = {}};
+  };
+  ModelSet set;
+  set.records.put(BytesRecord{.shared = std::nullopt,
+                              .formats = {record(256, 0, 1.0), record(256, 1, 2.0)}});
+  const auto own = [&](std::int64_t slice_height, std::int64_t variant, FormatId format) {
+    return own_bytes_calibration(
+        set, Candidate{.format = format, .params = params(slice_height, variant), .launch = {}});
+  };
+  ASSERT_NE(own(256, 1, FormatId{17}), nullptr);
+  EXPECT_EQ(own(256, 1, FormatId{17})->floor_ms, 2.0);  // its very parameters
+  EXPECT_EQ(own(32, 1, FormatId{17})->floor_ms, 2.0);   // shares the variant
+  EXPECT_EQ(own(32, 0, FormatId{17})->floor_ms, 1.0);
+  EXPECT_EQ(own(32, 7, FormatId{17})->floor_ms, 1.0);  // shares nothing: the first
+  EXPECT_EQ(own(256, 0, FormatId{18}), nullptr);        // another format has no record
 }
 
 }  // namespace

@@ -29,6 +29,10 @@ void plan_bytes(const FormatRegistry& registry, const DeviceInfo& device,
   v.format = format;
   v.kernel = {.resources = {}, .threads_per_row = 0};
   v.samples = doubling_shapes(max_nnz, o);
+  // The banded ratio of the shared fit, for the formats predicted by it (EHYB, offered on
+  // graphs METIS cuts well, whose gathers are local): without it they predicted at random
+  // gathers whatever the matrix.
+  add_banded_twins(v, {}, std::nullopt);
   plan.variants.push_back(std::move(v));
 }
 
@@ -36,10 +40,11 @@ void plan_bytes(const FormatRegistry& registry, const DeviceInfo& device,
 // most kFormatBytesVariants of them.
 std::vector<FormatParams> format_bytes_params(const FormatRules& rules,
                                               const MatrixFeatures& features,
-                                              const DeviceInfo& device) {
+                                              const DeviceInfo& device,
+                                              std::size_t most = kFormatBytesVariants) {
   std::vector<FormatParams> out;
   for (const Candidate& c : rules.candidates(features, device)) {
-    if (out.size() == kFormatBytesVariants) break;
+    if (out.size() == most) break;
     // A composed format is predicted as its parts (kernels/format_parts.hpp): no bytes record
     // of its own (and its partition follows each sample's DF, so no one parameter set fits all).
     if (!rules.parts(features, c).empty()) continue;
@@ -64,10 +69,10 @@ std::size_t block_row_sample_count(const PlannedVariant& v) noexcept {
              : 0;
 }
 
-// Index of a format_bytes record's first FormatBytesTail sample; a bands-only record's tail is
-// the tiny sample alone.
+// Index of a format_bytes record's first FormatBytesTail sample; the tail of a record timed
+// with its own features (bands-only or not) is the tiny sample alone.
 std::size_t format_bytes_tail_start(const PlannedVariant& v) noexcept {
-  if (v.bands_only) return v.samples.size() - 1;
+  if (v.own_features) return v.samples.size() - 1;
   return v.samples.size() - static_cast<std::size_t>(FormatBytesTail::count) -
          block_row_sample_count(v);
 }
@@ -83,11 +88,36 @@ PlannedVariant bands_only_variant(FormatId format, const FormatParams& params,
   v.kernel = {.resources = {}, .threads_per_row = 0};
   v.params = params;
   v.bands_only = true;
+  v.own_features = true;
   for (SampleShape shape : shapes) {
     shape.banded = true;
     v.samples.push_back(shape);
   }
   v.samples.push_back({.rows = kLatencySampleRows, .row_length = 1, .banded = true});
+  return v;
+}
+
+// A record of a format offered on random columns only once its own features are counted (BRO:
+// its stream sizes follow the sample's columns): the sizes random and their banded twins, each
+// timed with its own features of that sample, then a tiny sample of the sizes' row length for
+// its launch floor (of one length, so that parameters that follow the row lengths, BRO-HYB's
+// ELL width, are the sizes' own). No long-row samples: a long row is no BRO layout's shape (its
+// critical-path bound refuses it), and its compressed stream would follow the long row's
+// columns, not the record's.
+PlannedVariant own_features_variant(FormatId format, const FormatParams& params,
+                                    std::span<const SampleShape> shapes) {
+  PlannedVariant v;
+  v.stage = CalibrationStage::format_bytes;
+  v.format = format;
+  v.kernel = {.resources = {}, .threads_per_row = 0};
+  v.params = params;
+  v.own_features = true;
+  v.samples.assign(shapes.begin(), shapes.end());
+  for (SampleShape twin : shapes) {
+    twin.banded = true;
+    v.samples.push_back(twin);
+  }
+  v.samples.push_back({.rows = kLatencySampleRows, .row_length = shapes.front().row_length});
   return v;
 }
 
@@ -172,11 +202,16 @@ void plan_format_bytes(const FormatRegistry& registry, const DeviceInfo& device,
       plan.variants.push_back(format_bytes_variant(format, params, shapes));
     if (!random.empty()) continue;
     // Nothing on shape features alone: a format that needs its own features to offer a
-    // candidate. If it offers one on random columns it keeps the generic bytes fit (BRO: its
-    // sizes follow the sample's columns); if only on bands (DIA), it is fitted on bands.
-    SampleShape random_probe = shapes.front();
-    if (!format_bytes_params(rules, probe_features(rules, random_probe, o.seed), device).empty())
-      continue;
+    // candidate. If it offers one on random columns it is fitted on random samples and their
+    // banded twins, timed with their own features (BRO: its sizes follow the sample's columns;
+    // on the shared CSR ALG1 fit, without a banded ratio or its decode cost, BRO-ELL's paper
+    // variant came out 1.2-1.35 slow on bands and stencils and 0.8 fast on random columns, H100
+    // 2026-11-24); if only on bands (DIA), it is fitted on bands.
+    const std::vector<FormatParams> own_random = format_bytes_params(
+        rules, probe_features(rules, shapes.front(), o.seed), device, kOwnFeatureBytesVariants);
+    for (const FormatParams& params : own_random)
+      plan.variants.push_back(own_features_variant(format, params, shapes));
+    if (!own_random.empty()) continue;
     // Only a format without parameters: a record is keyed by its parameters, and where they
     // follow the matrix (EHYB's partition count, from its rows) no one set is offered on every
     // sample size, so such a format keeps the shared fit.
@@ -297,8 +332,27 @@ void fit_bands_only(const VariantMeasurements& m, CalibrationState& state) {
                     .block_row_ratio = {}});
 }
 
+// A record timed with its own features on random sizes (own_features_variant): the line
+// through the random sizes, the banded ratio from their twins, the floor from its tiny sample,
+// no long-row steps.
+void fit_own_features(const VariantMeasurements& m, CalibrationState& state) {
+  const PlannedVariant& variant = m.variant;
+  add_format_bytes(state,
+                   {.format = variant.format,
+                    .params = variant.params,
+                    .bytes = BytesCalibration{.time_vs_bytes = fit_linear(m.split.random),
+                                              .l2_share_for_x = BytesCalibration{}.l2_share_for_x,
+                                              .samples = m.split.random,
+                                              .banded_ratio = m.split.banded_ratio},
+                    .long_row_step_ms = 0.0,
+                    .long_row_step_beyond_l2_ms = 0.0,
+                    .floor_ms = m.ms[format_bytes_tail_start(variant)].y,
+                    .block_row_ratio = {}});
+}
+
 void fit_format_bytes(const VariantMeasurements& m, CalibrationState& state) {
   if (m.variant.bands_only) return fit_bands_only(m, state);
+  if (m.variant.own_features) return fit_own_features(m, state);
   const PlannedVariant& variant = m.variant;
   const SplitMeasurements& split = m.split;
   const std::size_t tail = format_bytes_tail_start(variant);

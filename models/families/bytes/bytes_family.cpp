@@ -44,17 +44,37 @@ class BytesFamily final : public FamilyModel {
 
 }  // namespace
 
+namespace {
+// How many of the candidate's parameters the record's hold at the same value.
+std::size_t shared_field_count(const FieldSet& record, const FieldSet& candidate) {
+  std::size_t n = 0;
+  for (const NamedField& field : candidate.fields()) {
+    const NamedField* other = record.find(field.name);
+    if (other != nullptr && other->value == field.value) ++n;
+  }
+  return n;
+}
+}  // namespace
+
 const FormatBytesCalibration* own_bytes_calibration(const ModelSet& set,
                                                     const Candidate& candidate) noexcept {
   const BytesRecord* record = set.records.find<BytesRecord>();
   if (record == nullptr) return nullptr;
-  const FormatBytesCalibration* first = nullptr;
+  // The record of the candidate's parameters, else the one sharing most of them (the first of
+  // equals): BRO-ELL's slice-32 Hopper layout takes the slice-256 Hopper record, whose kernel
+  // it runs, rather than the paper variant's.
+  const FormatBytesCalibration* nearest = nullptr;
+  std::size_t nearest_shared = 0;
   for (const FormatBytesCalibration& own : record->formats) {
     if (own.format != candidate.format) continue;
     if (own.params == candidate.params) return &own;
-    if (first == nullptr) first = &own;
+    const std::size_t shared = shared_field_count(own.params, candidate.params);
+    if (nearest == nullptr || shared > nearest_shared) {
+      nearest = &own;
+      nearest_shared = shared;
+    }
   }
-  return first;
+  return nearest;
 }
 
 std::unique_ptr<FamilyModel> make_bytes_family(const ModelSet& set) {

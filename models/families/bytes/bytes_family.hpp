@@ -11,8 +11,8 @@ namespace spmvd {
 std::unique_ptr<FamilyModel> make_bytes_family(const ModelSet& set);
 
 // The format_bytes record of the candidate's format calibrated with its very parameters (a
-// cuSPARSE algorithm, a slice height, a block size), else the format's first; nullptr when the
-// format has none.
+// cuSPARSE algorithm, a slice height, a block size), else the format's record sharing the most
+// parameter values with the candidate (the first of equals); nullptr when the format has none.
 const FormatBytesCalibration* own_bytes_calibration(const ModelSet& set,
                                                     const Candidate& candidate) noexcept;
 
