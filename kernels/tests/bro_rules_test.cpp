@@ -621,7 +621,8 @@ TEST(CudaBroEllBarPartition, AStoredBarOrderBuildsTheSameLayoutAsComputingIt) {
     ++bar_layouts;
     const std::uint32_t h = choice.params.slice_height;
     SCOPED_TRACE("h " + std::to_string(h) + " variant " + std::to_string(choice.params.variant));
-    const std::shared_ptr<const PlanPartition> computed = bro_ell_order_partition(computing, choice);
+    const std::shared_ptr<const PlanPartition> computed =
+        bro_ell_order_partition(computing, choice);
     ASSERT_NE(computed, nullptr);
     EXPECT_EQ(computed->kind, "bar/h" + std::to_string(h));
     EXPECT_EQ(computed->entries, bro::bar_order(m, h));
@@ -637,9 +638,8 @@ TEST(CudaBroEllBarPartition, AStoredBarOrderBuildsTheSameLayoutAsComputingIt) {
     const std::shared_ptr<const PlanPartition> loaded = bro_ell_order_partition(loading, choice);
     EXPECT_EQ(loaded, stored);  // the same object: BAR did not run
     std::vector<std::int32_t> computed_order, loaded_order;
-    const auto a = bro::make_bro_ell_layout<double>(
-        bro_ell_stream_rows(m, choice, computed_order), h,
-        bro_words_per_symbol(choice.params.variant));
+    const auto a = bro::make_bro_ell_layout<double>(bro_ell_stream_rows(m, choice, computed_order),
+                                                    h, bro_words_per_symbol(choice.params.variant));
     const auto b = bro::make_bro_ell_layout<double>(
         bro_ell_stream_rows(m, choice, loaded_order, loaded->entries), h,
         bro_words_per_symbol(choice.params.variant));
@@ -699,9 +699,9 @@ TEST(CudaBroEllBarPartition, AnInvalidOrOtherKindOfStoredOrderIsReplacedByBar) {
   std::vector<std::int32_t> reversed(bar.size());
   for (std::size_t i = 0; i < reversed.size(); ++i)
     reversed[i] = static_cast<std::int32_t>(reversed.size() - 1 - i);
-  const std::vector<PlanPartition> bad{
-      {"bar/h256", repeated}, {"bar/h256", out_of_range}, {"bar/h256", short_order},
-      {"bar/h32", reversed},  {"rcm", reversed},          {"bar/h256/k4", reversed}};
+  const std::vector<PlanPartition> bad{{"bar/h256", repeated},    {"bar/h256", out_of_range},
+                                       {"bar/h256", short_order}, {"bar/h32", reversed},
+                                       {"rcm", reversed},         {"bar/h256/k4", reversed}};
   for (const PlanPartition& offered : bad) {
     SCOPED_TRACE(offered.kind + ", " + std::to_string(offered.entries.size()) + " entries");
     const BuildSource source(m, *device);
@@ -756,8 +756,8 @@ TEST(CudaBroHybBarPartition, TheOrderIsTheEllPartsAndItsKindNamesTheWidth) {
   loading.offer_partition(stored);
   EXPECT_EQ(bro_hyb_bar_partition(loading, leading, params, choice, longest), stored);
   std::vector<std::int32_t> computed_order, loaded_order;
-  const auto a = bro::make_bro_ell_layout<double>(
-      bro_ell_stream_rows(leading, choice, computed_order), 32, 1);
+  const auto a =
+      bro::make_bro_ell_layout<double>(bro_ell_stream_rows(leading, choice, computed_order), 32, 1);
   const auto b = bro::make_bro_ell_layout<double>(
       bro_ell_stream_rows(leading, choice, loaded_order, stored->entries), 32, 1);
   EXPECT_EQ(loaded_order, computed_order);

@@ -68,8 +68,7 @@ class CudaBroHybOperator final : public SpmvOperator {
 
 }  // namespace
 
-std::unique_ptr<SpmvOperator> CudaBroHybRules::build(const BuildSource& source,
-                                                     Precision precision,
+std::unique_ptr<SpmvOperator> CudaBroHybRules::build(const BuildSource& source, Precision precision,
                                                      const Candidate& candidate) {
   const CsrMatrix<double>& matrix = source.host();
   Device& device = source.device();

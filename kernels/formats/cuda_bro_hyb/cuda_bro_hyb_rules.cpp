@@ -54,9 +54,8 @@ std::shared_ptr<const PlanPartition> bro_hyb_bar_partition(const BuildSource& so
   if (choice.params.reorder != kBroReorderBar) return nullptr;
   // The height bro_ell_stream_rows gives bar_order.
   const std::uint32_t height = choice.params.slice_height / choice.threads_per_row;
-  return bro_bar_partition(source, leading,
-                           bro_hyb_bar_partition_kind(height, params.ell_width, longest_row),
-                           height);
+  return bro_bar_partition(
+      source, leading, bro_hyb_bar_partition_kind(height, params.ell_width, longest_row), height);
 }
 
 std::optional<BroHybFeatures> cuda_bro_hyb_features(const MatrixFeatures& features) {
