@@ -84,10 +84,10 @@ void check_bro_hyb_reorder(const CudaBroHybParams& params);
 // the same rows give the same order, and the candidates of both formats share one BAR run.
 std::string bro_hyb_bar_partition_kind(std::uint32_t slice_height, std::int64_t ell_width,
                                        std::int64_t longest_row);
-// The BAR order of `leading` (bro::leading_entries(source.host(), params.ell_width), whose
-// longest row is `longest_row`) where `choice` reorders by BAR, else null: bro_bar_partition
-// under bro_hyb_bar_partition_kind (a stored plan's where it is a permutation of the rows, else
-// computed). The operator's partition(), which the plan carries.
+// The BAR order of `leading` (bro::leading_entries(source.host(), params.ell_width);
+// `longest_row`: source.host()'s longest row) where `choice` reorders by BAR, else null:
+// bro_bar_partition under bro_hyb_bar_partition_kind (a stored plan's where it is a permutation
+// of the rows, else computed). The operator's partition(), which the plan carries.
 std::shared_ptr<const PlanPartition> bro_hyb_bar_partition(const BuildSource& source,
                                                            const CsrMatrix<double>& leading,
                                                            const CudaBroHybParams& params,
