@@ -76,12 +76,12 @@ const testing::NamedMatrix& sample_matrix() {
 // (bro_decode.hpp): under RCM x gathered first (x_perm[i] = x[order[i]], the gather kernel), then
 // stream row g's sum, the sub-rows of a row added, written to y[order[row]] (BAR, RCM) or
 // y[row]. Only the launches and the shuffles are left to the GPU.
-// `rcm`: the RCM order to run in (a stored one), else computed.
+// `given`: the BAR or RCM order to run in (a stored one), else computed.
 std::vector<double> emulate_bro_ell(const CsrMatrix<double>& m, const BroEllChoice& choice,
                                     const std::vector<double>& caller_x,
-                                    std::span<const std::int32_t> rcm = {}) {
+                                    std::span<const std::int32_t> given = {}) {
   std::vector<std::int32_t> order;
-  const auto l = bro::make_bro_ell_layout<double>(bro_ell_stream_rows(m, choice, order, rcm),
+  const auto l = bro::make_bro_ell_layout<double>(bro_ell_stream_rows(m, choice, order, given),
                                                   choice.params.slice_height,
                                                   bro_words_per_symbol(choice.params.variant));
   std::vector<double> x = caller_x;
@@ -519,10 +519,6 @@ TEST(CudaBroEllRules, RcmGivesARenumberedBandItsBandBackAndIsOfferedThere) {
   }
 }
 
-// A band in its own order has nothing for RCM to fix: all its x sectors and stream words above
-// one a row are fewer bytes than the gather costs, so the hook does not even size RCM; no RCM
-// layout is offered, a stored one is invalid and its bytes say why. Forced (the tests' path),
-// RCM is sized and moves more bytes than the band in its own order.
 // Issue 16: the RCM order a plan carries is used by the build instead of running RCM again.
 // The stored order here is deliberately not RCM's (the reversed identity, a valid permutation),
 // so a build that recomputed would give a different order; y is still the caller's.
@@ -611,6 +607,192 @@ TEST(CudaBroEllRcmPartition, AnInvalidStoredOrderIsReplacedByRcm) {
             "its kind is 'bar', this build needs 'rcm'");
 }
 
+// The BAR order as a plan partition (issue 16), as RCM's above: computed once per matrix and
+// height, shared by the candidates of that height, and a stored copy builds the same layout
+// without running BAR. On the heavy tail (not square: BAR permutes rows only).
+TEST(CudaBroEllBarPartition, AStoredBarOrderBuildsTheSameLayoutAsComputingIt) {
+  const CsrMatrix<double>& m = sample_matrix().matrix;
+  const auto device = make_cpu_device();
+  const BuildSource computing(m, *device);
+  const BuildSource loading(m, *device);
+  std::size_t bar_layouts = 0;
+  for (const BroEllChoice& choice : kBroEllChoices) {
+    if (choice.params.reorder != kBroReorderBar) continue;
+    ++bar_layouts;
+    const std::uint32_t h = choice.params.slice_height;
+    SCOPED_TRACE("h " + std::to_string(h) + " variant " + std::to_string(choice.params.variant));
+    const std::shared_ptr<const PlanPartition> computed =
+        bro_ell_order_partition(computing, choice);
+    ASSERT_NE(computed, nullptr);
+    EXPECT_EQ(computed->kind, "bar/h" + std::to_string(h));
+    EXPECT_EQ(computed->entries, bro::bar_order(m, h));
+    // Held: the other variant of this height (and the next build of this one) shares it.
+    for (const BroEllChoice& sibling : kBroEllChoices) {
+      if (sibling.params.reorder == kBroReorderBar && sibling.params.slice_height == h) {
+        EXPECT_EQ(bro_ell_order_partition(computing, sibling), computed);
+      }
+    }
+
+    const auto stored = std::make_shared<const PlanPartition>(*computed);  // a stored copy
+    loading.offer_partition(stored);
+    const std::shared_ptr<const PlanPartition> loaded = bro_ell_order_partition(loading, choice);
+    EXPECT_EQ(loaded, stored);  // the same object: BAR did not run
+    std::vector<std::int32_t> computed_order, loaded_order;
+    const auto a = bro::make_bro_ell_layout<double>(bro_ell_stream_rows(m, choice, computed_order),
+                                                    h, bro_words_per_symbol(choice.params.variant));
+    const auto b = bro::make_bro_ell_layout<double>(
+        bro_ell_stream_rows(m, choice, loaded_order, loaded->entries), h,
+        bro_words_per_symbol(choice.params.variant));
+    EXPECT_EQ(loaded_order, computed_order);
+    EXPECT_EQ(b.col_offsets, a.col_offsets);
+    EXPECT_EQ(b.word_offsets, a.word_offsets);
+    EXPECT_EQ(b.stream, a.stream);
+    EXPECT_EQ(b.bit_alloc, a.bit_alloc);
+    EXPECT_EQ(b.values, a.values);
+  }
+  EXPECT_EQ(bar_layouts, 4u);
+  // No reordering: no partition, nothing for the plan to carry.
+  EXPECT_EQ(bro_ell_order_partition(computing, kBroEllChoices[0]), nullptr);
+}
+
+// A stored order that is not BAR's but a permutation of the rows (the reversed rows) is what
+// the build runs: y is still the caller's, by the host multiply over the built arrays.
+TEST(CudaBroEllBarPartition, AStoredOrderIsUsedInsteadOfComputingBar) {
+  const CsrMatrix<double>& m = sample_matrix().matrix;
+  const auto device = make_cpu_device();
+  const BuildSource source(m, *device);
+  std::vector<std::int32_t> reversed(static_cast<std::size_t>(m.rows));
+  for (std::size_t i = 0; i < reversed.size(); ++i)
+    reversed[i] = static_cast<std::int32_t>(reversed.size() - 1 - i);
+  ASSERT_NE(reversed, bro::bar_order(m, 256));
+  const auto stored = std::make_shared<const PlanPartition>(PlanPartition{"bar/h256", reversed});
+  source.offer_partition(stored);
+  const BroEllChoice& choice = kBroEllChoices[3];  // 256 rows a slice, hopper, BAR
+  ASSERT_EQ(choice.params.reorder, kBroReorderBar);
+  const std::shared_ptr<const PlanPartition> used = bro_ell_order_partition(source, choice);
+  EXPECT_EQ(used, stored);
+  std::vector<std::int32_t> order;
+  const CsrMatrix<double> rows = bro_ell_stream_rows(m, choice, order, used->entries);
+  EXPECT_EQ(order, reversed);
+  EXPECT_EQ(rows.col_indices, bro::permute_rows(m, reversed).col_indices);
+  std::mt19937_64 rng(testing::test_seed());
+  std::uniform_real_distribution<double> value(-1.0, 1.0);
+  std::vector<double> x(static_cast<std::size_t>(m.cols));
+  for (double& v : x) v = value(rng);
+  expect_close(csr_reference(m, x), emulate_bro_ell(m, choice, x, used->entries));
+}
+
+// A stored order that is not a permutation of the rows, or of another kind (another height,
+// RCM's, BRO-HYB's ELL part's), is not used: BAR runs again and the result is BAR's.
+TEST(CudaBroEllBarPartition, AnInvalidOrOtherKindOfStoredOrderIsReplacedByBar) {
+  const CsrMatrix<double>& m = sample_matrix().matrix;
+  const auto device = make_cpu_device();
+  const BroEllChoice& choice = kBroEllChoices[1];  // 256 rows a slice, paper, BAR
+  ASSERT_EQ(choice.params.reorder, kBroReorderBar);
+  const std::vector<std::int32_t> bar = bro::bar_order(m, 256);
+  std::vector<std::int32_t> repeated = bar;
+  repeated[5] = repeated[6];
+  std::vector<std::int32_t> out_of_range = bar;
+  out_of_range[0] = static_cast<std::int32_t>(m.rows);
+  std::vector<std::int32_t> short_order = bar;
+  short_order.pop_back();
+  std::vector<std::int32_t> reversed(bar.size());
+  for (std::size_t i = 0; i < reversed.size(); ++i)
+    reversed[i] = static_cast<std::int32_t>(reversed.size() - 1 - i);
+  const std::vector<PlanPartition> bad{{"bar/h256", repeated},    {"bar/h256", out_of_range},
+                                       {"bar/h256", short_order}, {"bar/h32", reversed},
+                                       {"rcm", reversed},         {"bar/h256/k4", reversed}};
+  for (const PlanPartition& offered : bad) {
+    SCOPED_TRACE(offered.kind + ", " + std::to_string(offered.entries.size()) + " entries");
+    const BuildSource source(m, *device);
+    const auto stored = std::make_shared<const PlanPartition>(offered);
+    source.offer_partition(stored);
+    const std::shared_ptr<const PlanPartition> used = bro_ell_order_partition(source, choice);
+    EXPECT_NE(used, stored);
+    EXPECT_EQ(used->kind, "bar/h256");
+    EXPECT_EQ(used->entries, bar);
+  }
+  EXPECT_EQ(permutation_problem(PlanPartition{"bar/h32", reversed}, "bar/h256", m.rows),
+            "its kind is 'bar/h32', this build needs 'bar/h256'");
+}
+
+// BRO-HYB's BAR clusters its ELL part's rows (the first K entries of every row), so its order is
+// that part's, named by K too; a whole-row order of the same height is not used for it. At K =
+// the longest row the part is the matrix and the kind is cuda_bro_ell's: one BAR run for both.
+TEST(CudaBroHybBarPartition, TheOrderIsTheEllPartsAndItsKindNamesTheWidth) {
+  const CsrMatrix<double>& m = sample_matrix().matrix;
+  const auto device = make_cpu_device();
+  std::int64_t longest = 0;
+  for (std::int64_t r = 0; r < m.rows; ++r) longest = std::max(longest, m.row_length(r));
+  // Not HYB's K of this matrix (0: the heavy tail's rows are mostly longer than its few
+  // shortest) but a part with entries in most rows, so that BAR has something to cluster.
+  constexpr std::int64_t width = 8;
+  ASSERT_LT(width, longest);
+  const BroEllChoice& choice = kBroEllChoices[6];  // 32 rows a slice, paper, BAR
+  ASSERT_EQ(choice.params.reorder, kBroReorderBar);
+  const CudaBroHybParams params{.ell_width = static_cast<std::uint32_t>(width),
+                                .slice_height = choice.params.slice_height,
+                                .variant = choice.params.variant,
+                                .reorder = choice.params.reorder,
+                                .interval_rounds = 8};
+  const CsrMatrix<double> leading = bro::leading_entries(m, width);
+  ASSERT_GT(leading.nnz(), m.rows);
+  const std::vector<std::int32_t> part_bar = bro::bar_order(leading, 32);
+  ASSERT_NE(part_bar, bro::bar_order(m, 32));  // a different input, a different order
+
+  const BuildSource source(m, *device);
+  const std::shared_ptr<const PlanPartition> whole = bro_ell_order_partition(source, choice);
+  const std::shared_ptr<const PlanPartition> computed =
+      bro_hyb_bar_partition(source, leading, params, choice, longest);
+  ASSERT_NE(computed, nullptr);
+  EXPECT_EQ(computed->kind, "bar/h32/k" + std::to_string(width));
+  EXPECT_EQ(computed->entries, part_bar);
+  EXPECT_EQ(bro_hyb_bar_partition(source, leading, params, choice, longest), computed);  // held
+  EXPECT_EQ(bro_ell_order_partition(source, choice), whole);  // each kind its own
+
+  // A stored copy builds the same ELL part, and the part plus the COO part is the reference.
+  const BuildSource loading(m, *device);
+  const auto stored = std::make_shared<const PlanPartition>(*computed);
+  loading.offer_partition(stored);
+  EXPECT_EQ(bro_hyb_bar_partition(loading, leading, params, choice, longest), stored);
+  std::vector<std::int32_t> computed_order, loaded_order;
+  const auto a =
+      bro::make_bro_ell_layout<double>(bro_ell_stream_rows(leading, choice, computed_order), 32, 1);
+  const auto b = bro::make_bro_ell_layout<double>(
+      bro_ell_stream_rows(leading, choice, loaded_order, stored->entries), 32, 1);
+  EXPECT_EQ(loaded_order, computed_order);
+  EXPECT_EQ(b.stream, a.stream);
+  EXPECT_EQ(b.bit_alloc, a.bit_alloc);
+  EXPECT_EQ(b.values, a.values);
+  std::mt19937_64 rng(testing::test_seed());
+  std::uniform_real_distribution<double> value(-1.0, 1.0);
+  std::vector<double> x(static_cast<std::size_t>(m.cols));
+  for (double& v : x) v = value(rng);
+  std::vector<double> y = emulate_bro_ell(leading, choice, x, stored->entries);
+  const std::vector<double> rest = bro::multiply_bro_coo(
+      bro::make_bro_coo_layout<double>(bro::trailing_entries(m, width), 8), m.rows, x);
+  for (std::size_t r = 0; r < y.size(); ++r) y[r] += rest[r];
+  expect_close(csr_reference(m, x), y);
+
+  // Offered only cuda_bro_ell's whole-row order of that height: BAR runs on the part.
+  const BuildSource other(m, *device);
+  other.offer_partition(std::make_shared<const PlanPartition>(*whole));
+  EXPECT_EQ(bro_hyb_bar_partition(other, leading, params, choice, longest)->entries, part_bar);
+
+  // At K = the longest row: cuda_bro_ell's kind and order, shared with its BAR candidate.
+  CudaBroHybParams full = params;
+  full.ell_width = static_cast<std::uint32_t>(longest);
+  EXPECT_EQ(bro_hyb_bar_partition_kind(32, longest, longest), "bar/h32");
+  EXPECT_EQ(bro_hyb_bar_partition(source, bro::leading_entries(m, longest), full, choice, longest),
+            whole);
+  // No BAR: no partition.
+  EXPECT_EQ(bro_hyb_bar_partition(source, leading, params, kBroEllChoices[5], longest), nullptr);
+}
+
+// A band in its own order has nothing for RCM to fix: all its x sectors and stream words above
+// one a row are fewer bytes than the gather costs, so the hook does not even size RCM; no RCM
+// layout is offered, a stored one is invalid and its bytes say why. Forced (the tests' path),
+// RCM is sized and moves more bytes than the band in its own order.
 TEST(CudaBroEllRules, RcmIsNeitherSizedNorOfferedOnABandInItsOwnOrder) {
   const auto& all = testing::conformance_matrices(testing::test_seed());
   const auto band =

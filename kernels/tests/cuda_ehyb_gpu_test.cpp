@@ -4,8 +4,8 @@
 // part are used), and warps taking more than one slice from the part's counter (block smaller
 // than the part's slices). A 2-D 5-point grid, randomly renumbered (x and y go through the
 // permutation), with a few far entries (an ER part), against the double-precision reference.
-// And the partitions a plan stores (issue 16): cuda_ehyb's parts and cuda_bro_ell's RCM order
-// offered to the build are the ones it runs.
+// And the partitions a plan stores (issue 16): cuda_ehyb's parts, cuda_bro_ell's RCM and BAR
+// orders and cuda_bro_hyb's BAR order offered to the build are the ones it runs.
 
 #include <gtest/gtest.h>
 
@@ -22,6 +22,7 @@
 #include "kernels/build_source.hpp"
 #include "kernels/format_registry.hpp"
 #include "kernels/formats/cuda_bro_ell/cuda_bro_ell_rules.hpp"
+#include "kernels/formats/cuda_bro_hyb/cuda_bro_hyb_rules.hpp"
 #include "kernels/formats/cuda_ehyb/cuda_ehyb_rules.hpp"
 #include "kernels/tests/test_matrices.hpp"
 
@@ -148,7 +149,8 @@ TEST(CudaEhybGpu, PersistentBlocksAndSliceCountersMatchTheReference) {
 
 // Issue 16: a partition stored with the plan is what the GPU build runs, even one that is not
 // what the build would compute (contiguous blocks instead of METIS's cut; the reversed rows
-// instead of RCM's order): x and y stay in the caller's order, the result is the reference's.
+// instead of RCM's or BAR's order): x and y stay in the caller's order, the result is the
+// reference's.
 TEST(PlanPartitionGpu, StoredPartitionsAreTheOnesTheBuildsRun) {
   if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device visible";
   const std::uint64_t seed = testing::test_seed();
@@ -186,6 +188,40 @@ TEST(PlanPartitionGpu, StoredPartitionsAreTheOnesTheBuildsRun) {
     expect_applies_like_reference<double>(m, c, *device, rng, rcm, "cuda_bro_ell");
     expect_applies_like_reference<float>(m, c, *device, rng, rcm, "cuda_bro_ell");
     expect_applies_like_reference<double>(m, c, *device, rng, nullptr, "cuda_bro_ell");
+  }
+  // BAR's order (a row order: y scattered back through it), cuda_bro_ell's of whole rows and
+  // cuda_bro_hyb's of its ELL part (the first 3 entries of every row; the grid's rows hold up
+  // to 6), each offered under its kind (the reversed rows instead of BAR's clustering).
+  std::int64_t longest = 0;
+  for (std::int64_t r = 0; r < m.rows; ++r) longest = std::max(longest, m.row_length(r));
+  constexpr std::uint32_t kHybWidth = 3;
+  ASSERT_LT(kHybWidth, longest);
+  for (const BroEllChoice& choice : kBroEllChoices) {
+    if (choice.params.reorder != kBroReorderBar) continue;
+    const std::uint32_t h = choice.params.slice_height;
+    const LaunchConfig launch{
+        .block_size = kBroBlockSize, .threads_per_row = choice.threads_per_row, .grid_size = 132};
+    const Candidate ell{
+        .format = kCudaBroEllFormatId, .params = FieldSet::of(choice.params), .launch = launch};
+    const Candidate hyb{.format = kCudaBroHybFormatId,
+                        .params = FieldSet::of(CudaBroHybParams{.ell_width = kHybWidth,
+                                                                .slice_height = h,
+                                                                .variant = choice.params.variant,
+                                                                .reorder = kBroReorderBar,
+                                                                .interval_rounds = 8}),
+                        .launch = launch};
+    const auto ell_bar =
+        std::make_shared<const PlanPartition>(PlanPartition{bro_bar_partition_kind(h), reversed});
+    const auto hyb_bar = std::make_shared<const PlanPartition>(
+        PlanPartition{bro_hyb_bar_partition_kind(h, kHybWidth, longest), reversed});
+    SCOPED_TRACE("BAR h " + std::to_string(h) + " variant " +
+                 std::to_string(choice.params.variant));
+    expect_applies_like_reference<double>(m, ell, *device, rng, ell_bar, "cuda_bro_ell");
+    expect_applies_like_reference<float>(m, ell, *device, rng, ell_bar, "cuda_bro_ell");
+    expect_applies_like_reference<double>(m, ell, *device, rng, nullptr, "cuda_bro_ell");
+    expect_applies_like_reference<double>(m, hyb, *device, rng, hyb_bar, "cuda_bro_hyb");
+    expect_applies_like_reference<float>(m, hyb, *device, rng, hyb_bar, "cuda_bro_hyb");
+    expect_applies_like_reference<double>(m, hyb, *device, rng, nullptr, "cuda_bro_hyb");
   }
 }
 

@@ -16,9 +16,8 @@ class CudaBroEllOperator final : public SpmvOperator {
  public:
   CudaBroEllOperator(const BuildSource& source, const BroEllChoice& choice,
                      const LaunchConfig& launch)
-      : CudaBroEllOperator(
-            source.host(), choice, launch, source.device(),
-            choice.params.reorder == kBroReorderRcm ? bro_ell_rcm_partition(source) : nullptr) {}
+      : CudaBroEllOperator(source.host(), choice, launch, source.device(),
+                           bro_ell_order_partition(source, choice)) {}
 
   void apply(const void* x, void* y, double alpha, double beta) override {
     const auto* x_values = static_cast<const Value*>(x);
@@ -34,15 +33,15 @@ class CudaBroEllOperator final : public SpmvOperator {
 
   Precision precision() const noexcept override { return precision_of<Value>(); }
   std::size_t device_bytes() const noexcept override { return part_->bytes() + rcm_x_.bytes(); }
-  std::shared_ptr<const PlanPartition> partition() const override { return rcm_; }
+  std::shared_ptr<const PlanPartition> partition() const override { return order_; }
 
  private:
   CudaBroEllOperator(const CsrMatrix<double>& matrix, const BroEllChoice& choice,
                      const LaunchConfig& launch, Device& device,
-                     std::shared_ptr<const PlanPartition> rcm)
+                     std::shared_ptr<const PlanPartition> order)
       : stream_(static_cast<cudaStream_t>(device.native_stream())),
-        rcm_(std::move(rcm)),
-        part_(make_part(matrix, choice, launch, device, rcm_.get())),
+        order_(std::move(order)),
+        part_(make_part(matrix, choice, launch, device, order_.get())),
         rcm_x_(choice.params.reorder == kBroReorderRcm
                    ? DeviceBuffer(device, static_cast<std::size_t>(matrix.cols) * sizeof(Value))
                    : DeviceBuffer()),
@@ -52,12 +51,12 @@ class CudaBroEllOperator final : public SpmvOperator {
                                                                   const BroEllChoice& choice,
                                                                   const LaunchConfig& launch,
                                                                   Device& device,
-                                                                  const PlanPartition* rcm) {
+                                                                  const PlanPartition* given) {
     std::vector<std::int32_t> order;
     const CsrMatrix<double> rows =
         bro_ell_stream_rows(matrix, choice, order,
-                            rcm != nullptr ? std::span<const std::int32_t>(rcm->entries)
-                                           : std::span<const std::int32_t>());
+                            given != nullptr ? std::span<const std::int32_t>(given->entries)
+                                             : std::span<const std::int32_t>());
     const bro::BroEllLayout<Value> layout = bro::make_bro_ell_layout<Value>(
         rows, choice.params.slice_height, bro_words_per_symbol(choice.params.variant));
     return std::make_unique<bro_detail::BroEllPart<Value>>(
@@ -65,7 +64,7 @@ class CudaBroEllOperator final : public SpmvOperator {
   }
 
   cudaStream_t stream_;
-  std::shared_ptr<const PlanPartition> rcm_;  // RCM's order, which the plan carries (else null)
+  std::shared_ptr<const PlanPartition> order_;  // BAR's or RCM's, which the plan carries (or null)
   std::unique_ptr<bro_detail::BroEllPart<Value>> part_;
   DeviceBuffer rcm_x_;  // RCM's x in its order (empty without RCM)
   std::int64_t cols_;

@@ -61,22 +61,57 @@ std::shared_ptr<const PlanPartition> bro_ell_rcm_partition(const BuildSource& so
       });
 }
 
+std::string bro_bar_partition_kind(std::uint32_t slice_height) {
+  return "bar/h" + std::to_string(slice_height);
+}
+
+std::shared_ptr<const PlanPartition> bro_bar_partition(const BuildSource& source,
+                                                       const CsrMatrix<double>& rows,
+                                                       std::string_view kind,
+                                                       std::uint32_t slice_height) {
+  return source.partition(
+      std::string(kind),
+      [&](const PlanPartition& held) { return permutation_problem(held, kind, rows.rows); },
+      [&] {
+        const auto start = std::chrono::steady_clock::now();
+        std::vector<std::int32_t> order = bro::bar_order(rows, slice_height);
+        spdlog::info(
+            "cuda_bro: BAR order ({}) of {} rows, {} nonzeros in {:.1f} ms", kind, rows.rows,
+            rows.nnz(),
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count());
+        return order;
+      });
+}
+
+std::shared_ptr<const PlanPartition> bro_ell_order_partition(const BuildSource& source,
+                                                             const BroEllChoice& choice) {
+  if (choice.params.reorder == kBroReorderRcm) return bro_ell_rcm_partition(source);
+  if (choice.params.reorder != kBroReorderBar) return nullptr;
+  // The height bro_ell_stream_rows gives bar_order.
+  const std::uint32_t height = choice.params.slice_height / choice.threads_per_row;
+  return bro_bar_partition(source, source.host(), bro_bar_partition_kind(height), height);
+}
+
 CsrMatrix<double> bro_ell_stream_rows(const CsrMatrix<double>& m, const BroEllChoice& choice,
                                       std::vector<std::int32_t>& order,
-                                      std::span<const std::int32_t> rcm) {
+                                      std::span<const std::int32_t> given) {
   order.clear();
   check_bro_ell_reorder("cuda_bro_ell", choice.params, m.rows, m.cols);
   if (choice.params.reorder == kBroReorderRcm) {
-    if (rcm.empty())
+    if (given.empty())
       order = rcm_order(m);
     else
-      order.assign(rcm.begin(), rcm.end());
+      order.assign(given.begin(), given.end());
     const CsrMatrix<double> permuted = permute_symmetric(m, order);
     return choice.threads_per_row == 1 ? permuted
                                        : bro::split_rows(permuted, choice.threads_per_row);
   }
   if (choice.params.reorder == kBroReorderBar) {
-    order = bro::bar_order(m, choice.params.slice_height / choice.threads_per_row);
+    if (given.empty())
+      order = bro::bar_order(m, choice.params.slice_height / choice.threads_per_row);
+    else
+      order.assign(given.begin(), given.end());
     const CsrMatrix<double> permuted = bro::permute_rows(m, order);
     return choice.threads_per_row == 1 ? permuted
                                        : bro::split_rows(permuted, choice.threads_per_row);

@@ -13,7 +13,8 @@
 //            (the paper's future work, Sec. 6): each row cut into launch.threads_per_row
 //            sub-rows of contiguous entries, each encoded as a stream row of its own, the
 //            sub-rows' sums added with warp shuffles.
-// reorder (a permutation the plan carries, recomputed from the structure by the builder):
+// reorder (a permutation computed from the structure by the builder, which the plan carries:
+// a cache hit loads it instead, bro_ell_order_partition):
 //   none;
 //   BAR (Sec. 3.4, Algorithm 2, common/bar_reorder.hpp): rows clustered into slices; the kernel
 //        writes row i's result to y[order[i]], so y is in the caller's order;
@@ -28,6 +29,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <tuple>
 #include <vector>
@@ -225,13 +227,13 @@ std::uint64_t bro_ell_layout_bytes(const BroEllFeatures& sizes, std::size_t inde
 std::uint64_t bro_rcm_gather_bytes(std::int64_t rows);
 
 // The stream rows a choice encodes: the rows in BAR order, or P A P^T in RCM order (when
-// asked: `rcm` where given, the caller having checked it is a permutation of the rows, else
-// rcm_order(m)), each cut into threads_per_row sub-rows. `order` receives the order (empty
-// without reordering). Throws as check_bro_ell_reorder does, and as permute_symmetric does for
-// an `rcm` that is not a permutation.
+// asked: `given` where given, the caller having checked it is a permutation of the rows, else
+// bar_order(m, slice height) or rcm_order(m)), each cut into threads_per_row sub-rows. `order`
+// receives the order (empty without reordering). Throws as check_bro_ell_reorder does, and as
+// permute_rows / permute_symmetric do for a `given` that is not a permutation.
 CsrMatrix<double> bro_ell_stream_rows(const CsrMatrix<double>& m, const BroEllChoice& choice,
                                       std::vector<std::int32_t>& order,
-                                      std::span<const std::int32_t> rcm = {});
+                                      std::span<const std::int32_t> given = {});
 
 // The kind of cuda_bro_ell's stored RCM order (core/plan_partition.hpp): a permutation of the
 // rows, the rcm_order of the structure.
@@ -241,6 +243,29 @@ inline constexpr std::string_view kBroRcmPartitionKind = "rcm";
 // rcm_order's (Boost.Graph, timed and logged), which the source then holds. Throws
 // Error(invalid_argument) for a matrix that is not square.
 std::shared_ptr<const PlanPartition> bro_ell_rcm_partition(const BuildSource& source);
+
+// The kind of a stored BAR order of whole rows (core/plan_partition.hpp): a permutation of the
+// rows, bar_order(m, slice_height). bar_order's result depends on the structure (the
+// fingerprint keys the plan), the slice height and the rows it is given, so the kind names the
+// height, "bar/h<slice_height>": an order of another height is never used. cuda_bro_hyb, whose
+// BAR clusters only its ELL part's entries, names its own (bro_hyb_bar_partition_kind). The
+// window of bar_reorder.hpp is the algorithm's constant, not an input, as RCM's start vertex
+// is: any permutation gives a correct layout, BAR's one no larger than the identity's.
+std::string bro_bar_partition_kind(std::uint32_t slice_height);
+// The BAR order of `rows` (source.host(), or the leading entries of its rows) at
+// `slice_height`: the one the source holds under `kind` (bro_bar_partition_kind or
+// bro_hyb_bar_partition_kind: a stored plan's, offered on a cache hit, or an earlier BAR
+// candidate's of that kind) where it is a permutation of the rows; else bar_order's (timed and
+// logged), which the source then holds.
+std::shared_ptr<const PlanPartition> bro_bar_partition(const BuildSource& source,
+                                                       const CsrMatrix<double>& rows,
+                                                       std::string_view kind,
+                                                       std::uint32_t slice_height);
+// The order a choice's build of source.host() runs in: RCM's (bro_ell_rcm_partition), BAR's
+// at its slice height (bro_bar_partition of the whole rows), null without reordering. The
+// operator's partition(), which the plan carries.
+std::shared_ptr<const PlanPartition> bro_ell_order_partition(const BuildSource& source,
+                                                             const BroEllChoice& choice);
 
 // Does layout `index` (an RCM layout) move fewer bytes than the same layout in the caller's
 // order? Each side: its device bytes at fp64 (RCM's with bro_rcm_gather_bytes) + its x gathers,
@@ -297,10 +322,10 @@ class CudaBroEllRules final : public FormatRules {
                                                 const MatrixFeatures& common) const override;
 
   // Builds cuda_bro_ell on source.device(), a CUDA device: the stream, bit widths, slice
-  // offsets, values and (BAR, RCM) order built on the host (bro_stream.hpp), copied once; RCM's
-  // order is the one the source holds where it is a permutation (bro_ell_rcm_partition: a
-  // stored plan's, an earlier candidate's), else computed, and is the operator's partition(),
-  // which the plan carries; apply() runs one thread per
+  // offsets, values and (BAR, RCM) order built on the host (bro_stream.hpp), copied once; the
+  // BAR or RCM order is the one the source holds where it is a permutation
+  // (bro_ell_order_partition: a stored plan's, an earlier candidate's), else computed, and is
+  // the operator's partition(), which the plan carries; apply() runs one thread per
   // stream row on the device stream (under RCM after the x gather, on the same stream). Throws
   // Error(invalid_argument) for a candidate of another format, a layout not in kBroEllChoices,
   // RCM on a matrix that is not square, block size not kBroBlockSize or grid_size 0;

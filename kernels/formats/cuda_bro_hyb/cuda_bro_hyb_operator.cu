@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <array>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -17,9 +18,13 @@ template <typename Value>
 std::unique_ptr<bro_detail::BroEllPart<Value>> make_ell_part(const CsrMatrix<double>& leading,
                                                              const BroEllChoice& choice,
                                                              const LaunchConfig& launch,
-                                                             Device& device) {
+                                                             Device& device,
+                                                             const PlanPartition* bar) {
   std::vector<std::int32_t> order;
-  const CsrMatrix<double> rows = bro_ell_stream_rows(leading, choice, order);
+  const CsrMatrix<double> rows =
+      bro_ell_stream_rows(leading, choice, order,
+                          bar != nullptr ? std::span<const std::int32_t>(bar->entries)
+                                         : std::span<const std::int32_t>());
   return std::make_unique<bro_detail::BroEllPart<Value>>(
       bro::make_bro_ell_layout<Value>(rows, choice.params.slice_height,
                                       bro_words_per_symbol(choice.params.variant)),
@@ -29,11 +34,15 @@ std::unique_ptr<bro_detail::BroEllPart<Value>> make_ell_part(const CsrMatrix<dou
 template <typename Value>
 class CudaBroHybOperator final : public SpmvOperator {
  public:
-  CudaBroHybOperator(const CsrMatrix<double>& matrix, const CudaBroHybParams& params,
-                     const BroEllChoice& choice, const LaunchConfig& launch, Device& device)
+  // `leading`: the ELL part's rows (bro::leading_entries); `bar`: their BAR order where the
+  // choice reorders (else null).
+  CudaBroHybOperator(const CsrMatrix<double>& matrix, const CsrMatrix<double>& leading,
+                     const CudaBroHybParams& params, const BroEllChoice& choice,
+                     const LaunchConfig& launch, Device& device,
+                     std::shared_ptr<const PlanPartition> bar)
       : stream_(static_cast<cudaStream_t>(device.native_stream())),
-        ell_(make_ell_part<Value>(bro::leading_entries(matrix, params.ell_width), choice, launch,
-                                  device)),
+        bar_(std::move(bar)),
+        ell_(make_ell_part<Value>(leading, choice, launch, device, bar_.get())),
         coo_(bro::make_bro_coo_layout<Value>(bro::trailing_entries(matrix, params.ell_width),
                                              params.interval_rounds),
              launch.block_size, device) {}
@@ -48,18 +57,21 @@ class CudaBroHybOperator final : public SpmvOperator {
 
   Precision precision() const noexcept override { return precision_of<Value>(); }
   std::size_t device_bytes() const noexcept override { return ell_->bytes() + coo_.bytes(); }
+  std::shared_ptr<const PlanPartition> partition() const override { return bar_; }
 
  private:
   cudaStream_t stream_;
+  std::shared_ptr<const PlanPartition> bar_;  // the ELL part's BAR order, which the plan carries
   std::unique_ptr<bro_detail::BroEllPart<Value>> ell_;
   bro_detail::BroCooPart<Value> coo_;
 };
 
 }  // namespace
 
-std::unique_ptr<SpmvOperator> CudaBroHybRules::build(const CsrMatrix<double>& matrix,
-                                                     Precision precision,
-                                                     const Candidate& candidate, Device& device) {
+std::unique_ptr<SpmvOperator> CudaBroHybRules::build(const BuildSource& source, Precision precision,
+                                                     const Candidate& candidate) {
+  const CsrMatrix<double>& matrix = source.host();
+  Device& device = source.device();
   check_candidate_format("cuda_bro_hyb", kCudaBroHybFormatId, candidate);
   const CudaBroHybParams params = params_of(candidate);
   const std::size_t index =
@@ -76,11 +88,14 @@ std::unique_ptr<SpmvOperator> CudaBroHybRules::build(const CsrMatrix<double>& ma
   if (candidate.launch.grid_size == 0) throw_invalid("cuda_bro_hyb: grid_size is 0");
   check_gpu_device("cuda_bro_hyb", device);
   const BroEllChoice& choice = kBroEllChoices[index];
+  const CsrMatrix<double> leading = bro::leading_entries(matrix, params.ell_width);
+  const std::shared_ptr<const PlanPartition> bar =
+      bro_hyb_bar_partition(source, leading, params, choice, longest);
   if (precision == Precision::fp32)
-    return std::make_unique<CudaBroHybOperator<float>>(matrix, params, choice, candidate.launch,
-                                                       device);
-  return std::make_unique<CudaBroHybOperator<double>>(matrix, params, choice, candidate.launch,
-                                                      device);
+    return std::make_unique<CudaBroHybOperator<float>>(matrix, leading, params, choice,
+                                                       candidate.launch, device, bar);
+  return std::make_unique<CudaBroHybOperator<double>>(matrix, leading, params, choice,
+                                                      candidate.launch, device, bar);
 }
 
 }  // namespace spmvd

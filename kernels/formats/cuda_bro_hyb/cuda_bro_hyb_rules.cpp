@@ -40,6 +40,24 @@ void check_bro_hyb_reorder(const CudaBroHybParams& params) {
         "numbering; RCM is cuda_bro_ell's)");
 }
 
+std::string bro_hyb_bar_partition_kind(std::uint32_t slice_height, std::int64_t ell_width,
+                                       std::int64_t longest_row) {
+  if (ell_width >= longest_row) return bro_bar_partition_kind(slice_height);
+  return bro_bar_partition_kind(slice_height) + "/k" + std::to_string(ell_width);
+}
+
+std::shared_ptr<const PlanPartition> bro_hyb_bar_partition(const BuildSource& source,
+                                                           const CsrMatrix<double>& leading,
+                                                           const CudaBroHybParams& params,
+                                                           const BroEllChoice& choice,
+                                                           std::int64_t longest_row) {
+  if (choice.params.reorder != kBroReorderBar) return nullptr;
+  // The height bro_ell_stream_rows gives bar_order.
+  const std::uint32_t height = choice.params.slice_height / choice.threads_per_row;
+  return bro_bar_partition(
+      source, leading, bro_hyb_bar_partition_kind(height, params.ell_width, longest_row), height);
+}
+
 std::optional<BroHybFeatures> cuda_bro_hyb_features(const MatrixFeatures& features) {
   const auto it = features.format_features.find("cuda_bro_hyb");
   if (it == features.format_features.end()) return std::nullopt;

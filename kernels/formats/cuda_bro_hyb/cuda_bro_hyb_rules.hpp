@@ -8,7 +8,9 @@
 // (kBroEllChoices), the COO part's interval sizes cuda_bro_coo's.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -74,6 +76,23 @@ BroHybFeatures compute_bro_hyb_features(const CsrMatrix<double>& m, std::int64_t
 // RCM renumbers columns too, so the COO part would need the permutation as well; it stays
 // cuda_bro_ell's. BAR and none are BRO-HYB's.
 void check_bro_hyb_reorder(const CudaBroHybParams& params);
+// The kind of cuda_bro_hyb's stored BAR order (core/plan_partition.hpp):
+// "bar/h<slice_height>/k<ell_width>". BAR clusters the ELL part's rows, the first ell_width
+// entries of every row: another structure than the matrix's, so another order than
+// cuda_bro_ell's at the same height, and one for each K. Where ell_width reaches the longest
+// row the ELL part is the whole matrix and the kind is cuda_bro_ell's (bro_bar_partition_kind):
+// the same rows give the same order, and the candidates of both formats share one BAR run.
+std::string bro_hyb_bar_partition_kind(std::uint32_t slice_height, std::int64_t ell_width,
+                                       std::int64_t longest_row);
+// The BAR order of `leading` (bro::leading_entries(source.host(), params.ell_width);
+// `longest_row`: source.host()'s longest row) where `choice` reorders by BAR, else null:
+// bro_bar_partition under bro_hyb_bar_partition_kind (a stored plan's where it is a permutation
+// of the rows, else computed). The operator's partition(), which the plan carries.
+std::shared_ptr<const PlanPartition> bro_hyb_bar_partition(const BuildSource& source,
+                                                           const CsrMatrix<double>& leading,
+                                                           const CudaBroHybParams& params,
+                                                           const BroEllChoice& choice,
+                                                           std::int64_t longest_row);
 // nullopt where the hook did not run; throws Error(invalid_argument) when it does not decode.
 std::optional<BroHybFeatures> cuda_bro_hyb_features(const MatrixFeatures& features);
 
@@ -101,12 +120,18 @@ class CudaBroHybRules final : public FormatRules {
   std::optional<FieldSet> own_features(const CsrMatrix<double>& matrix,
                                        const MatrixFeatures& common) const override;
 
-  // Builds cuda_bro_hyb on a CUDA device. Throws Error(invalid_argument) for a candidate of
-  // another format, an ELL layout not in kBroEllChoices, interval_rounds not in
+  // Builds cuda_bro_hyb on source.device(), a CUDA device, from source.host(); under BAR the
+  // ELL part's order is the one the source holds where it is a permutation
+  // (bro_hyb_bar_partition: a stored plan's, an earlier candidate's), else computed, and is the
+  // operator's partition(), which the plan carries. Throws Error(invalid_argument) for a
+  // candidate of another format, an ELL layout not in kBroEllChoices, interval_rounds not in
   // kBroCooIntervalRounds, an ell_width above the longest row, a block size not kBroBlockSize
   // or grid_size 0; Error(failed_precondition) on a CPU device.
-  static std::unique_ptr<SpmvOperator> build(const CsrMatrix<double>& matrix, Precision precision,
-                                             const Candidate& candidate, Device& device);
+  static std::unique_ptr<SpmvOperator> build(const BuildSource& source, Precision precision,
+                                             const Candidate& candidate);
+  // A host algorithm (the encoders, BAR) all the same: the tuner's build cost
+  // (format_registry.hpp).
+  static constexpr bool kBuildsOnHost = true;
 
   static CudaBroHybParams params_of(const Candidate& candidate) {
     return candidate.params.as<CudaBroHybParams>("cuda_bro_hyb");
