@@ -34,6 +34,15 @@ const NamedField* FieldSet::find(std::string_view name) const noexcept {
   return nullptr;
 }
 
+std::size_t shared_field_count(const FieldSet& a, const FieldSet& b) noexcept {
+  std::size_t n = 0;
+  for (const NamedField& field : b.fields()) {
+    const NamedField* same = a.find(field.name);
+    if (same != nullptr && same->value == field.value) ++n;
+  }
+  return n;
+}
+
 namespace {
 
 constexpr std::size_t kPrintedEntries = 8;

@@ -80,6 +80,9 @@ class FieldSet {
   std::vector<NamedField> fields_;
 };
 
+// How many fields of b a holds at the same value: how near two parameter sets are.
+std::size_t shared_field_count(const FieldSet& a, const FieldSet& b) noexcept;
+
 // "slice_height=32 sort_window=256"; vectors as [1,2,3] (the first 8 entries and the count
 // beyond); "-" for an empty set.
 std::ostream& operator<<(std::ostream& os, const FieldSet& set);

@@ -13,7 +13,9 @@
 #include "kernels/formats/cpu_coo/cpu_coo_rules.hpp"
 #include "kernels/formats/cpu_csr/cpu_csr_rules.hpp"
 #include "kernels/formats/cpu_gpu_split/cpu_gpu_split_rules.hpp"
+#include "kernels/formats/cuda_bro_coo/cuda_bro_coo_rules.hpp"
 #include "kernels/formats/cuda_bro_ell/cuda_bro_ell_rules.hpp"
+#include "kernels/formats/cuda_bro_hyb/cuda_bro_hyb_rules.hpp"
 #include "kernels/formats/cuda_coo/cuda_coo_rules.hpp"
 #include "kernels/formats/cuda_csr_scalar/cuda_csr_scalar_rules.hpp"
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
@@ -22,6 +24,7 @@
 #include "kernels/formats/cuda_ell/cuda_ell_rules.hpp"
 #include "kernels/formats/cusparse_bsr/cusparse_bsr_rules.hpp"
 #include "kernels/formats/cusparse_csr/cusparse_csr_rules.hpp"
+#include "models/calibration/stage.hpp"
 #include "models/device_calibration.hpp"
 #include "models/families/bytes/bytes_calibration.hpp"
 #include "models/families/coo/coo_record.hpp"
@@ -29,6 +32,7 @@
 #include "models/model_accuracy.hpp"
 #include "models/model_plots.hpp"
 #include "models/model_predictor.hpp"
+#include "models/sample_generators.hpp"
 #include "models/tests/test_device.hpp"
 
 namespace spmvd {
@@ -384,6 +388,44 @@ TEST(PlanCalibration, FitsAFormatOfferedOnlyWithItsOwnFeaturesOnRandomSizesAndTh
   EXPECT_EQ(records, kOwnFeatureBytesVariants);
   EXPECT_EQ(in_l2, records);
   EXPECT_EQ(kernel_variants, (std::set<std::uint32_t>{kBroVariantPaper, kBroVariantHopper}));
+}
+
+TEST(PlanCalibration, EveryOwnFeatureRecordOffersItsCandidateOnEachOfItsSamples) {
+  // What the GPU run would build for every sample of a record timed with its own features
+  // (format_bytes and its cache_resident grid), on small sizes: each must find its candidate.
+  // BRO-HYB's ELL width follows the sample's row length: its grid takes the nearest parameters.
+  FormatRegistry registry = gpu_catalogue();
+  registry.add(std::make_unique<CudaDiaRules>(), never_built);
+  registry.add(std::make_unique<CudaBroEllRules>(), never_built);
+  registry.add(std::make_unique<CudaBroCooRules>(), never_built);
+  registry.add(std::make_unique<CudaBroHybRules>(), never_built);
+  CalibrationOptions options;
+  options.max_sample_nnz = 1 << 16;
+  options.cache_resident_rows = {512, 2048};
+  options.cache_resident_row_lengths = {2, 8};
+  const DeviceInfo device = h100_like();
+  const CalibrationPlan plan =
+      plan_calibration(registry, device, Precision::fp64, options, fixed_registers(30));
+  std::set<FormatId> timed;
+  for (const PlannedVariant& v : plan.variants) {
+    if (!v.own_features) continue;
+    const FormatRules& rules = *registry.find(v.format)->rules;
+    for (const SampleShape& shape : v.samples) {
+      ASSERT_EQ(shape.long_row, 0);
+      const CsrMatrix<double> sample =
+          shape.banded ? banded_row_length_sample(shape.rows, shape.row_length, 7)
+                       : uniform_row_length_sample(shape.rows, shape.row_length, 7);
+      MatrixFeatures features = uniform_sample_features(sample);
+      add_own_features(rules, sample, features);
+      EXPECT_NO_THROW(calibration_stage(v.stage).candidate(v, shape, features, registry, device))
+          << rules.name() << " " << to_string(v.stage) << " " << shape.rows << " x "
+          << shape.row_length << (shape.banded ? " banded" : "");
+    }
+    timed.insert(v.format);
+  }
+  EXPECT_TRUE(timed.contains(kCudaDiaFormatId));
+  EXPECT_TRUE(timed.contains(kCudaBroEllFormatId));
+  EXPECT_TRUE(timed.contains(kCudaBroCooFormatId));
 }
 
 TEST(PlanCalibration, TimesBsrAtMoreBlocksPerBlockRowAtItsLargestSize) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -49,6 +50,34 @@ std::vector<FormatParams> format_bytes_params(const FormatRules& rules,
     // of its own (and its partition follows each sample's DF, so no one parameter set fits all).
     if (!rules.parts(features, c).empty()) continue;
     if (std::find(out.begin(), out.end(), c.params) == out.end()) out.push_back(c.params);
+  }
+  return out;
+}
+
+// At most `most` of `offered`, spread over its parameters: the first, then each time the one
+// sharing the fewest values with any already taken (the first of equals). BRO-ELL's first
+// candidates differ by the row order alone; spread, its records reach both kernel variants and
+// both slice heights, and a candidate without a record of its own takes the nearest
+// (own_bytes_calibration).
+std::vector<FormatParams> spread_params(const std::vector<FormatParams>& offered,
+                                        std::size_t most) {
+  std::vector<FormatParams> out;
+  std::vector<bool> taken(offered.size(), false);
+  while (out.size() < std::min(most, offered.size())) {
+    std::size_t pick = offered.size();
+    std::size_t pick_shared = 0;
+    for (std::size_t i = 0; i < offered.size(); ++i) {
+      if (taken[i]) continue;
+      std::size_t shared = 0;
+      for (const FormatParams& chosen : out)
+        shared = std::max(shared, shared_field_count(chosen, offered[i]));
+      if (pick == offered.size() || shared < pick_shared) {
+        pick = i;
+        pick_shared = shared;
+      }
+    }
+    taken[pick] = true;
+    out.push_back(offered[pick]);
   }
   return out;
 }
@@ -207,8 +236,10 @@ void plan_format_bytes(const FormatRegistry& registry, const DeviceInfo& device,
     // on the shared CSR ALG1 fit, without a banded ratio or its decode cost, BRO-ELL's paper
     // variant came out 1.2-1.35 slow on bands and stencils and 0.8 fast on random columns, H100
     // 2026-11-24); if only on bands (DIA), it is fitted on bands.
-    const std::vector<FormatParams> own_random = format_bytes_params(
-        rules, probe_features(rules, shapes.front(), o.seed), device, kOwnFeatureBytesVariants);
+    const std::vector<FormatParams> own_random = spread_params(
+        format_bytes_params(rules, probe_features(rules, shapes.front(), o.seed), device,
+                            std::numeric_limits<std::size_t>::max()),
+        kOwnFeatureBytesVariants);
     for (const FormatParams& params : own_random)
       plan.variants.push_back(own_features_variant(format, params, shapes));
     if (!own_random.empty()) continue;
@@ -249,8 +280,15 @@ Candidate format_bytes_candidate(const PlannedVariant& v, const SampleShape& sha
   const FormatEntry* entry = registry.find(v.format);
   const std::vector<Candidate> own =
       entry ? entry->rules->candidates(features, device) : std::vector<Candidate>{};
-  const auto same = std::find_if(own.begin(), own.end(),
-                                 [&](const Candidate& o) { return o.params == v.params; });
+  auto same = std::find_if(own.begin(), own.end(),
+                           [&](const Candidate& o) { return o.params == v.params; });
+  // A format timed with its own features may have parameters that follow the sample (BRO-HYB's
+  // ELL width, from its row lengths): the candidate sharing most of the record's, as a
+  // prediction finds the record (own_bytes_calibration).
+  if (same == own.end() && v.own_features)
+    same = std::max_element(own.begin(), own.end(), [&](const Candidate& a, const Candidate& b) {
+      return shared_field_count(a.params, v.params) < shared_field_count(b.params, v.params);
+    });
   if (same == own.end())
     throw Error(ErrorCode::internal,
                 "calibration: format_bytes " + std::string(entry ? entry->rules->name() : "?") +

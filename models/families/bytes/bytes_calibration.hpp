@@ -34,9 +34,9 @@ double time_over_bytes_fit(const SamplePoint& bytes_and_ms, const LinearFit& fit
 // 32 and 64, BSR block sizes 2 and 4, cuda_sell's first two sort windows). None of a composed
 // format (FormatRules::parts), which is predicted as its parts.
 inline constexpr std::size_t kFormatBytesVariants = 2;
-// The same for a format offered only once its own features are counted (BRO): its first
-// candidates' parameters differ first by the row order (none, BAR), then by the kernel variant
-// (the paper's, Hopper's), which decode at different rates; four reach both kernels.
+// The same for a format offered only once its own features are counted (BRO), spread over its
+// parameters (bytes_calibration.cpp spread_params) rather than its first: BRO-ELL's first
+// candidates differ by the row order alone, its kernel variants decode at different rates.
 inline constexpr std::size_t kOwnFeatureBytesVariants = 4;
 
 // Formats the format_bytes stage fits: those whose model family is the bytes model.

@@ -44,18 +44,6 @@ class BytesFamily final : public FamilyModel {
 
 }  // namespace
 
-namespace {
-// How many of the candidate's parameters the record's hold at the same value.
-std::size_t shared_field_count(const FieldSet& record, const FieldSet& candidate) {
-  std::size_t n = 0;
-  for (const NamedField& field : candidate.fields()) {
-    const NamedField* other = record.find(field.name);
-    if (other != nullptr && other->value == field.value) ++n;
-  }
-  return n;
-}
-}  // namespace
-
 const FormatBytesCalibration* own_bytes_calibration(const ModelSet& set,
                                                     const Candidate& candidate) noexcept {
   const BytesRecord* record = set.records.find<BytesRecord>();
