@@ -36,8 +36,10 @@ double time_over_bytes_fit(const SamplePoint& bytes_and_ms, const LinearFit& fit
 inline constexpr std::size_t kFormatBytesVariants = 2;
 // The same for a format offered only once its own features are counted (BRO), spread over its
 // parameters (bytes_calibration.cpp spread_params) rather than its first: BRO-ELL's first
-// candidates differ by the row order alone, its kernel variants decode at different rates.
-inline constexpr std::size_t kOwnFeatureBytesVariants = 4;
+// candidates differ by the row order alone. Two: on an H100 (2026-11-24) four records per BRO
+// format predicted the memory-bound suite exactly as the two spread ones did, and each record
+// adds ~5 s of host builds to a calibration.
+inline constexpr std::size_t kOwnFeatureBytesVariants = 2;
 
 // Formats the format_bytes stage fits: those whose model family is the bytes model.
 bool has_format_bytes_stage(const FormatRules& rules) noexcept;
