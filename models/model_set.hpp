@@ -22,8 +22,8 @@ namespace spmvd {
 // 18: a composed format's parts of one launch pay its fixed cost once; BCE's blocks carry the
 // reordering's bytes (kernels/format_parts.hpp).
 // 19: the BRO formats have format_bytes records of their own (timed with their own features,
-// random and banded); the shared bytes fit has a banded ratio; a candidate without its own
-// parameters' record takes the record sharing most of them.
+// random and banded); a candidate without its own parameters' record takes the record sharing
+// most of them.
 inline constexpr int kModelVersion = 19;
 
 struct ModelSet {

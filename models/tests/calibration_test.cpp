@@ -788,9 +788,7 @@ TEST_F(CpuCalibration, FitsTheBytesModelAndCpuCooForBothPrecisions) {
     ASSERT_EQ(own.bytes.banded_ratio.size(), 2u);
     EXPECT_EQ(own.bytes.banded_ratio[0].x, own.bytes.samples[0].x);
     for (const SamplePoint& r : own.bytes.banded_ratio) EXPECT_GT(r.y, 0.0);
-    // The shared fallback's banded ratio: a twin at every size.
-    ASSERT_EQ(bytes->shared->banded_ratio.size(), 4u);
-    for (const SamplePoint& r : bytes->shared->banded_ratio) EXPECT_GT(r.y, 0.0);
+    EXPECT_TRUE(bytes->shared->banded_ratio.empty());  // the shared fallback times random only
     // cache_resident: cpu_csr's record (and cpu_coo's), measured / predicted on the 2 x 2 grid.
     ASSERT_EQ(set.cache_resident.size(), has_cpu_coo ? 2u : 1u);
     for (const CacheResidentCorrection& c : set.cache_resident) {
