@@ -38,7 +38,7 @@ void plan_bytes(const FormatRegistry& registry, const DeviceInfo& device,
 }
 
 // The distinct parameters of the format's first candidates on a sample of these features, at
-// most kFormatBytesVariants of them.
+// most `most` of them.
 std::vector<FormatParams> format_bytes_params(const FormatRules& rules,
                                               const MatrixFeatures& features,
                                               const DeviceInfo& device,
