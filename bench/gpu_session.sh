@@ -16,6 +16,7 @@
 #           under --tune-mode exhaustive (the oracle), auto (LIVE_EXPECTED multiplies, default
 #           100000) and model-only in turn, each on a fresh copy of the daemon stage's database
 #           (for its calibration: every matrix is tuned at upload, as a first contact);
+#           LIVE_MODES picks fewer modes (e.g. "model-only" for the upload-to-servable times);
 #           everything in $OUT/tuner-live.tgz for bench/tuner_live.py
 #   memory  the daemon's resident memory across upload/release rounds (spmvd-memory-churn),
 #           under the glibc malloc settings MALLOC_VARIANTS lists (issue 18's retention)
@@ -152,7 +153,7 @@ stage_tuner-live() {
   local rc=$?
   summary+=("tuner-live: $(ls $dir/mtx | wc -l) matrices written (matrix_stats exit $rc)")
   local mode flags
-  for mode in exhaustive auto model-only; do
+  for mode in ${LIVE_MODES:-exhaustive auto model-only}; do
     # Each mode on a fresh copy of the calibrated database: every matrix is new to it, so it is
     # tuned at upload while cuSPARSE ALG1 serves, as a user's first upload is.
     local mode_db=/tmp/live-$mode.db

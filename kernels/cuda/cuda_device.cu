@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/host_log.hpp"
+#include "kernels/cuda/pinned_staging.cuh"
 #include "kernels/cuda/stream_hold.cuh"
 #include "kernels/device.hpp"
 #include "kernels/hashed_uniform.hpp"
@@ -104,11 +105,24 @@ class CudaDevice final : public Device {
   }
 
   // Host copies wait for the stream: the host buffer may be reused as soon as they return.
+  // Large ones go through the pinned staging chunks (kernels/cuda/pinned_staging.cuh).
   void copy_from_host(void* device_dst, const void* host_src, std::size_t bytes) override {
+    if (bytes >= cuda_detail::PinnedStaging::kMinBytes) {
+      SPMVD_CUDA_CHECK(cudaSetDevice(ordinal_));
+      const std::lock_guard lock(staging_mutex_);
+      staging_.to_device(stream_, device_dst, host_src, bytes);
+      return;
+    }
     copy(device_dst, host_src, bytes, cudaMemcpyHostToDevice);
     synchronize();
   }
   void copy_to_host(void* host_dst, const void* device_src, std::size_t bytes) override {
+    if (bytes >= cuda_detail::PinnedStaging::kMinBytes) {
+      SPMVD_CUDA_CHECK(cudaSetDevice(ordinal_));
+      const std::lock_guard lock(staging_mutex_);
+      staging_.to_host(stream_, host_dst, device_src, bytes);
+      return;
+    }
     copy(host_dst, device_src, bytes, cudaMemcpyDeviceToHost);
     synchronize();
   }
@@ -190,6 +204,8 @@ class CudaDevice final : public Device {
   cudaEvent_t stop_ = nullptr;
   StreamHold hold_;
   std::uint64_t hold_timeouts_ = 0;
+  std::mutex staging_mutex_;  // one large host copy at a time through the chunks
+  cuda_detail::PinnedStaging staging_;
 };
 
 }  // namespace
