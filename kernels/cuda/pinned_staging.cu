@@ -74,7 +74,12 @@ void PinnedStaging::to_host(cudaStream_t stream, void* host_dst, const void* dev
                                      std::min(kChunkBytes, bytes - offset),
                                      cudaMemcpyDeviceToHost, stream));
     SPMVD_CUDA_CHECK(cudaEventRecord(done_[b], stream));
+    pending_[b] = true;
   };
+  // A chunk a failed earlier copy may still be filling is waited for first.
+  for (std::size_t b = 0; b < chunks_.size(); ++b)
+    if (pending_[b]) SPMVD_CUDA_CHECK(cudaEventSynchronize(done_[b]));
+  pending_.fill(false);
   // Chunk i + 1's DMA runs while the host copies chunk i out; chunk i + 2 reuses i's buffer,
   // so it is queued only after that copy.
   enqueue(0);
@@ -82,6 +87,7 @@ void PinnedStaging::to_host(cudaStream_t stream, void* host_dst, const void* dev
     if (i + 1 < chunks) enqueue(i + 1);
     const std::size_t b = i % chunks_.size();
     SPMVD_CUDA_CHECK(cudaEventSynchronize(done_[b]));
+    pending_[b] = false;
     const std::size_t offset = i * kChunkBytes;
     parallel_memcpy(dst + offset, chunks_[b], std::min(kChunkBytes, bytes - offset));
   }
