@@ -19,15 +19,21 @@ std::optional<FieldSet> FormatRules::own_features(const CsrMatrix<double>&,
   return std::nullopt;
 }
 
-std::optional<FieldSet> FormatRules::thorough_own_features(const CsrMatrix<double>&,
-                                                           const MatrixFeatures&) const {
+std::optional<ThoroughOwnFeatures> FormatRules::thorough_own_features(
+    const CsrMatrix<double>&, const MatrixFeatures&) const {
   return std::nullopt;
 }
 
-std::optional<FieldSet> own_features_at(const FormatRules& rules, const CsrMatrix<double>& matrix,
-                                        const MatrixFeatures& common, FeatureEffort effort) {
-  if (effort == FeatureEffort::thorough)
-    if (std::optional<FieldSet> own = rules.thorough_own_features(matrix, common)) return own;
+std::optional<FieldSet> own_features_at(
+    const FormatRules& rules, const CsrMatrix<double>& matrix, const MatrixFeatures& common,
+    FeatureEffort effort, std::vector<std::shared_ptr<const PlanPartition>>* partitions) {
+  if (effort == FeatureEffort::thorough) {
+    if (std::optional<ThoroughOwnFeatures> own = rules.thorough_own_features(matrix, common)) {
+      if (partitions != nullptr)
+        partitions->insert(partitions->end(), own->partitions.begin(), own->partitions.end());
+      return std::move(own->features);
+    }
+  }
   return rules.own_features(matrix, common);
 }
 

@@ -20,6 +20,7 @@
 #include "core/field_set.hpp"
 #include "core/format_id.hpp"
 #include "core/matrix_features.hpp"
+#include "core/plan_partition.hpp"
 #include "core/precision.hpp"
 #include "kernels/candidate.hpp"
 #include "kernels/device.hpp"
@@ -27,6 +28,14 @@
 #include "kernels/spmv_operator.hpp"
 
 namespace spmvd {
+
+// What a thorough feature pass computed for one format: its own features and the partitions it
+// computed to size them (cuda_bro_ell's RCM order), which the matrix's builds then take from
+// its BuildSource instead of computing them again (the order is deterministic).
+struct ThoroughOwnFeatures {
+  FieldSet features;
+  std::vector<std::shared_ptr<const PlanPartition>> partitions;
+};
 
 class FormatRules {
  public:
@@ -58,8 +67,8 @@ class FormatRules {
   // The same with the parts too costly for every tuning (FeatureEffort::thorough: a reordering
   // sized by computing it), where the format has such parts; nullopt (the default): a thorough
   // pass files own_features.
-  virtual std::optional<FieldSet> thorough_own_features(const CsrMatrix<double>& matrix,
-                                                        const MatrixFeatures& common) const;
+  virtual std::optional<ThoroughOwnFeatures> thorough_own_features(
+      const CsrMatrix<double>& matrix, const MatrixFeatures& common) const;
   // x sectors per non-zero in the order the candidate's kernel visits the rows (the models'
   // x locality, models/locality.hpp): the matrix's own order by default; a format that
   // reorders rows says what its order gathers.
@@ -88,8 +97,11 @@ enum class FeatureEffort { standard, thorough };
 // and the format has them) under the format's name in features.format_features (where the
 // format has any): how feature extraction and calibration give a format what it reads through
 // its own typed accessor.
-std::optional<FieldSet> own_features_at(const FormatRules& rules, const CsrMatrix<double>& matrix,
-                                        const MatrixFeatures& common, FeatureEffort effort);
+// A thorough pass appends the partitions it computed to `partitions`, where given.
+std::optional<FieldSet> own_features_at(
+    const FormatRules& rules, const CsrMatrix<double>& matrix, const MatrixFeatures& common,
+    FeatureEffort effort,
+    std::vector<std::shared_ptr<const PlanPartition>>* partitions = nullptr);
 void add_own_features(const FormatRules& rules, const CsrMatrix<double>& matrix,
                       MatrixFeatures& features, FeatureEffort effort = FeatureEffort::standard);
 

@@ -236,7 +236,11 @@ PlanKey Engine::plan_key(const Resident& m) const {
 
 void Engine::extract_features_of(Resident& m, FeatureEffort effort) {
   const auto start = std::chrono::steady_clock::now();
-  m.features = extract_features(m.host, registry_, effort);
+  // A thorough pass computes reorderings to size them (RCM): the builds take them from here.
+  std::vector<std::shared_ptr<const PlanPartition>> computed;
+  m.features = extract_features(m.host, registry_, effort, &computed);
+  for (std::shared_ptr<const PlanPartition>& partition : computed)
+    source_of(m).offer_partition(std::move(partition));
   m.features_ms = elapsed_ms(start);
   m.features_extracted = true;
   m.features_effort = effort;
@@ -268,8 +272,12 @@ std::optional<Plan> Engine::cached_plan(Resident& m) {
     if (plan->partition && stored != plan->features.format_features.end())
       m.features.format_features[name] = stored->second;
     if (!entry->rules->is_valid(candidate, m.features, device_.info()))
-      if (std::optional<FieldSet> own = entry->rules->thorough_own_features(m.host, m.features))
-        m.features.format_features[name] = std::move(*own);
+      if (std::optional<ThoroughOwnFeatures> own =
+              entry->rules->thorough_own_features(m.host, m.features)) {
+        m.features.format_features[name] = std::move(own->features);
+        for (std::shared_ptr<const PlanPartition>& partition : own->partitions)
+          source_of(m).offer_partition(std::move(partition));
+      }
   }
   if (entry == nullptr || !entry->rules->is_valid(candidate, m.features, device_.info())) {
     spdlog::warn("cached plan for {} names format {} ({}) that this build cannot run; "
@@ -295,12 +303,19 @@ std::unique_ptr<SpmvOperator> Engine::build_locked(Resident& m, const Plan& plan
     throw Error(ErrorCode::internal, "plan names unregistered format id " +
                                          to_string(plan.format.value));
   const Candidate candidate{plan.format, plan.params, plan.launch};
-  if (!m.source) m.source = std::make_unique<BuildSource>(m.host, device_);
   // A stored plan's partition (a cache hit): the build checks it and uses it instead of
   // computing it again (kernels/build_source.hpp).
-  m.source->offer_partition(plan.partition.shared());
+  BuildSource& source = source_of(m);
+  source.offer_partition(plan.partition.shared());
   std::lock_guard device_lock(device_mutex_);
-  return entry->build(*m.source, m.summary.precision, candidate);
+  return entry->build(source, m.summary.precision, candidate);
+}
+
+BuildSource& Engine::source_of(Resident& m) {
+  // Released after each tuning (its device CSR lives only as long as a plan uses it); a later
+  // tuning or build makes it again.
+  if (!m.source) m.source = std::make_unique<BuildSource>(m.host, device_);
+  return *m.source;
 }
 
 bool Engine::serves(Resident& m, const Plan& plan) {

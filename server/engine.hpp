@@ -182,8 +182,11 @@ class Engine {
   // The stored plan for m, if this build can still run it (computing its format's thorough
   // features where the plan needs them); drops one it cannot.
   std::optional<Plan> cached_plan(Resident& m);
-  // The feature pass of m at `effort`, timed into m.features_ms (part of the tuning cost).
+  // The feature pass of m at `effort`, timed into m.features_ms (part of the tuning cost); the
+  // partitions a thorough pass computed are offered to m's build source.
   void extract_features_of(Resident& m, FeatureEffort effort);
+  // m's build source, made again where a finished tuning released it.
+  BuildSource& source_of(Resident& m);
   void forget_plan(const PlanKey& key);  // erase, logging a store failure
   std::unique_ptr<SpmvOperator> build_locked(Resident& m, const Plan& plan);
   // Whether `plan` is the one m serves already (same format, parameters, launch, precision).

@@ -15,7 +15,8 @@
 namespace spmvd {
 
 MatrixFeatures extract_features(const CsrMatrix<double>& m, const FormatRegistry& registry,
-                                FeatureEffort effort) {
+                                FeatureEffort effort,
+                                std::vector<std::shared_ptr<const PlanPartition>>* partitions) {
   MatrixFeatures f;
   f.rows = m.rows;
   f.cols = m.cols;
@@ -52,10 +53,15 @@ MatrixFeatures extract_features(const CsrMatrix<double>& m, const FormatRegistry
   // single walk of the matrix that one core cannot keep busy for long.
   const std::span<const FormatEntry> entries = registry.entries();
   std::vector<std::optional<FieldSet>> own(entries.size());
-  tbb::parallel_for(std::size_t{0}, entries.size(),
-                    [&](std::size_t i) { own[i] = own_features_at(*entries[i].rules, m, f, effort); });
-  for (std::size_t i = 0; i < entries.size(); ++i)
+  std::vector<std::vector<std::shared_ptr<const PlanPartition>>> computed(entries.size());
+  tbb::parallel_for(std::size_t{0}, entries.size(), [&](std::size_t i) {
+    own[i] = own_features_at(*entries[i].rules, m, f, effort, &computed[i]);
+  });
+  for (std::size_t i = 0; i < entries.size(); ++i) {
     if (own[i]) f.format_features.emplace(std::string(entries[i].rules->name()), std::move(*own[i]));
+    if (partitions != nullptr)
+      partitions->insert(partitions->end(), computed[i].begin(), computed[i].end());
+  }
   return f;
 }
 

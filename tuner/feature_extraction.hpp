@@ -10,9 +10,12 @@
 
 namespace spmvd {
 
-// effort: kernels/format_rules.hpp (thorough adds what only many multiplies pay back).
-MatrixFeatures extract_features(const CsrMatrix<double>& m,
-                                const FormatRegistry& registry = format_registry(),
-                                FeatureEffort effort = FeatureEffort::standard);
+// effort: kernels/format_rules.hpp (thorough adds what only many multiplies pay back). A
+// thorough pass appends the partitions it computed to size its reorderings to `partitions`,
+// where given, for the matrix's builds to reuse (BuildSource::offer_partition).
+MatrixFeatures extract_features(
+    const CsrMatrix<double>& m, const FormatRegistry& registry = format_registry(),
+    FeatureEffort effort = FeatureEffort::standard,
+    std::vector<std::shared_ptr<const PlanPartition>>* partitions = nullptr);
 
 }  // namespace spmvd

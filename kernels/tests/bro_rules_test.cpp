@@ -551,6 +551,29 @@ TEST(CudaBroEllRcmPartition, AStoredOrderIsUsedInsteadOfComputingRcm) {
     ASSERT_NEAR(got[r], expected[r], 1e-12 * (1 + std::abs(expected[r]))) << "row " << r;
 }
 
+// The thorough feature pass sizes RCM by computing its order: it hands that order out (the
+// engine offers it to the matrix's build source), so the RCM builds after it compute none; a
+// standard pass computes and hands out nothing.
+TEST(CudaBroEllRcmPartition, TheThoroughFeaturePassHandsItsOrderToTheBuilds) {
+  const CsrMatrix<double> m = renumbered_band(3000, testing::test_seed());
+  std::vector<std::shared_ptr<const PlanPartition>> standard;
+  (void)extract_features(m, format_registry(), FeatureEffort::standard, &standard);
+  EXPECT_TRUE(standard.empty());
+
+  std::vector<std::shared_ptr<const PlanPartition>> computed;
+  const MatrixFeatures features =
+      extract_features(m, format_registry(), FeatureEffort::thorough, &computed);
+  ASSERT_EQ(cuda_bro_ell_features(features)->rcm_sized, 1);
+  ASSERT_EQ(computed.size(), 1u);
+  EXPECT_EQ(computed[0]->kind, kBroRcmPartitionKind);
+  EXPECT_EQ(computed[0]->entries, rcm_order(m));
+
+  const auto device = make_cpu_device();
+  const BuildSource source(m, *device);
+  source.offer_partition(computed[0]);
+  EXPECT_EQ(bro_ell_rcm_partition(source), computed[0]);  // the same object: not computed again
+}
+
 // A build handed the order an earlier build computed builds exactly what that build did.
 TEST(CudaBroEllRcmPartition, AStoredRcmOrderBuildsTheSameLayoutAsComputingIt) {
   const CsrMatrix<double> m = renumbered_band(600, testing::test_seed());

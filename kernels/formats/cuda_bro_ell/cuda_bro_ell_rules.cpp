@@ -168,11 +168,14 @@ BroEllFeatures compute_bro_ell_features(const CsrMatrix<double>& m, std::int64_t
   return f;
 }
 
-void add_bro_rcm_sizes(const CsrMatrix<double>& m, BroEllFeatures& f) {
+std::shared_ptr<const PlanPartition> add_bro_rcm_sizes(const CsrMatrix<double>& m,
+                                                       BroEllFeatures& f) {
   constexpr std::uint32_t kSplitParts = 4;  // as compute_bro_ell_features
-  // The order the builder will compute (deterministic), P A P^T walked once a slice height
-  // (BRO-HYB offers no RCM layout: no leading entries).
-  const CsrMatrix<double> permuted = permute_symmetric(m, rcm_order(m));
+  // The order the builder would compute (deterministic), handed to it; P A P^T walked once a
+  // slice height (BRO-HYB offers no RCM layout: no leading entries).
+  auto order = std::make_shared<PlanPartition>(
+      PlanPartition{.kind = std::string(kBroRcmPartitionKind), .entries = rcm_order(m)});
+  const CsrMatrix<double> permuted = permute_symmetric(m, order->entries);
   f.rcm_sized = 1;
   f.rcm_bandwidth = matrix_bandwidth(permuted);
   f.rcm_sectors_per_nonzero = x_sectors_per_nonzero(permuted);
@@ -194,6 +197,7 @@ void add_bro_rcm_sizes(const CsrMatrix<double>& m, BroEllFeatures& f) {
     f.columns.at(i) = size.columns;
     f.value_slots.at(i) = size.value_slots;
   }
+  return order;
 }
 
 bool bro_rcm_may_pay(const CsrMatrix<double>& m, const MatrixFeatures& common,
@@ -369,12 +373,14 @@ std::optional<FieldSet> CudaBroEllRules::own_features(const CsrMatrix<double>& m
 // RCM is sized by computing it: Boost's ordering plus P A P^T and the layout's sizes, 0.3-0.5 us
 // a nonzero on a 2-core host (bench/feature_timing --renumber), some hundred times a standard
 // pass's per-nonzero cost, so only a thorough pass sizes it.
-std::optional<FieldSet> CudaBroEllRules::thorough_own_features(const CsrMatrix<double>& matrix,
-                                                               const MatrixFeatures& common) const {
+std::optional<ThoroughOwnFeatures> CudaBroEllRules::thorough_own_features(
+    const CsrMatrix<double>& matrix, const MatrixFeatures& common) const {
   BroEllFeatures f =
       compute_bro_ell_features(matrix, CudaHybRules::bell_garland_ell_width(common), false);
-  if (bro_rcm_may_pay(matrix, common, f)) add_bro_rcm_sizes(matrix, f);
-  return FieldSet::of(f);
+  ThoroughOwnFeatures out;
+  if (bro_rcm_may_pay(matrix, common, f)) out.partitions.push_back(add_bro_rcm_sizes(matrix, f));
+  out.features = FieldSet::of(f);
+  return out;
 }
 
 }  // namespace spmvd

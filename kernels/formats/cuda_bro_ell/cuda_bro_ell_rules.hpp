@@ -187,8 +187,10 @@ BroEllFeatures compute_bro_ell_features(const CsrMatrix<double>& m, std::int64_t
                                         bool with_rcm = true);
 // Sizes the RCM layouts of `f` (computed by compute_bro_ell_features for `m`, a square matrix
 // with rows): rcm_order, P A P^T, one walk a slice height, its bandwidth and x sectors; sets
-// rcm_sized. Throws Error(invalid_argument) for a matrix that is not square.
-void add_bro_rcm_sizes(const CsrMatrix<double>& m, BroEllFeatures& f);
+// rcm_sized; returns the order as the builds' partition (kind kBroRcmPartitionKind), so that
+// they need not compute it again. Throws Error(invalid_argument) for a matrix that is not square.
+std::shared_ptr<const PlanPartition> add_bro_rcm_sizes(const CsrMatrix<double>& m,
+                                                       BroEllFeatures& f);
 // Is RCM worth sizing at feature time (an O(nnz log) order, a permuted copy and two walks,
 // several times the identity's walks)? Only where it could pay, for two physical reasons:
 //  - the graph has small neighbourhoods: RCM's level sets, hence its bandwidth, are narrow
@@ -317,9 +319,10 @@ class CudaBroEllRules final : public FormatRules {
   std::optional<FieldSet> own_features(const CsrMatrix<double>& matrix,
                                        const MatrixFeatures& common) const override;
   // The same with the RCM layouts sized where bro_rcm_may_pay (a feature pass of
-  // FeatureEffort::thorough: computing the order costs hundreds of standard passes).
-  std::optional<FieldSet> thorough_own_features(const CsrMatrix<double>& matrix,
-                                                const MatrixFeatures& common) const override;
+  // FeatureEffort::thorough: computing the order costs hundreds of standard passes), and the
+  // RCM order it computed for the builds.
+  std::optional<ThoroughOwnFeatures> thorough_own_features(
+      const CsrMatrix<double>& matrix, const MatrixFeatures& common) const override;
 
   // Builds cuda_bro_ell on source.device(), a CUDA device: the stream, bit widths, slice
   // offsets, values and (BAR, RCM) order built on the host (bro_stream.hpp), copied once; the
