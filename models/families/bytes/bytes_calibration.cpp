@@ -106,16 +106,22 @@ std::size_t format_bytes_tail_start(const PlannedVariant& v) noexcept {
          block_row_sample_count(v);
 }
 
-// A bands-only record (PlannedVariant::bands_only): the sizes banded, then the tiny sample
-// banded (a band of one entry a row is the diagonal) for its launch floor. No long-row samples:
-// a long row on a band adds as many diagonals as it has entries, which such a format refuses.
-PlannedVariant bands_only_variant(FormatId format, const FormatParams& params,
-                                  std::span<const SampleShape> shapes) {
+// A format_bytes record of the format's candidate with these parameters, no samples yet.
+PlannedVariant format_bytes_record(FormatId format, const FormatParams& params) {
   PlannedVariant v;
   v.stage = CalibrationStage::format_bytes;
   v.format = format;
   v.kernel = {.resources = {}, .threads_per_row = 0};
   v.params = params;
+  return v;
+}
+
+// A bands-only record (PlannedVariant::bands_only): the sizes banded, then the tiny sample
+// banded (a band of one entry a row is the diagonal) for its launch floor. No long-row samples:
+// a long row on a band adds as many diagonals as it has entries, which such a format refuses.
+PlannedVariant bands_only_variant(FormatId format, const FormatParams& params,
+                                  std::span<const SampleShape> shapes) {
+  PlannedVariant v = format_bytes_record(format, params);
   v.bands_only = true;
   v.own_features = true;
   for (SampleShape shape : shapes) {
@@ -135,17 +141,10 @@ PlannedVariant bands_only_variant(FormatId format, const FormatParams& params,
 // columns, not the record's.
 PlannedVariant own_features_variant(FormatId format, const FormatParams& params,
                                     std::span<const SampleShape> shapes) {
-  PlannedVariant v;
-  v.stage = CalibrationStage::format_bytes;
-  v.format = format;
-  v.kernel = {.resources = {}, .threads_per_row = 0};
-  v.params = params;
+  PlannedVariant v = format_bytes_record(format, params);
   v.own_features = true;
   v.samples.assign(shapes.begin(), shapes.end());
-  for (SampleShape twin : shapes) {
-    twin.banded = true;
-    v.samples.push_back(twin);
-  }
+  add_banded_twins(v, {}, std::nullopt);
   v.samples.push_back({.rows = kLatencySampleRows, .row_length = shapes.front().row_length});
   return v;
 }
@@ -167,11 +166,7 @@ MatrixFeatures probe_features(const FormatRules& rules, SampleShape shape, std::
 // then FormatBytesTail, then (BSR) the largest size at kBsrBlockRowLengths.
 PlannedVariant format_bytes_variant(FormatId format, const FormatParams& params,
                                     std::span<const SampleShape> shapes) {
-  PlannedVariant v;
-  v.stage = CalibrationStage::format_bytes;
-  v.format = format;
-  v.kernel = {.resources = {}, .threads_per_row = 0};
-  v.params = params;
+  PlannedVariant v = format_bytes_record(format, params);
   v.samples.assign(shapes.begin(), shapes.end());
   // BSR is a candidate only where blocks fill (CusparseBsrRules::may_fill_acceptably): its
   // bytes are fitted on matrices of dense blocks of its size, which it stores without fill.
@@ -348,44 +343,40 @@ void fit_bytes(const VariantMeasurements& m, CalibrationState& state) {
   });
 }
 
+// A record with no long-row steps (bands-only or own-feature): the line through `line`, its
+// banded ratio, and the floor from the tiny sample that ends its samples.
+void add_line_record(CalibrationState& state, const VariantMeasurements& m,
+                     std::vector<SamplePoint> line, std::vector<SamplePoint> banded_ratio) {
+  const LinearFit fit = fit_linear(line);
+  add_format_bytes(state,
+                   {.format = m.variant.format,
+                    .params = m.variant.params,
+                    .bytes = BytesCalibration{.time_vs_bytes = fit,
+                                              .l2_share_for_x = BytesCalibration{}.l2_share_for_x,
+                                              .samples = std::move(line),
+                                              .banded_ratio = std::move(banded_ratio)},
+                    .long_row_step_ms = 0.0,
+                    .long_row_step_beyond_l2_ms = 0.0,
+                    .floor_ms = m.ms[format_bytes_tail_start(m.variant)].y,
+                    .block_row_ratio = {}});
+}
+
 // A bands-only record: the line through its banded sizes, no banded ratio (its samples are
 // the local end already, and such a format is offered on structured matrices alone), no long-row
 // steps, the floor from its tiny band.
 void fit_bands_only(const VariantMeasurements& m, CalibrationState& state) {
-  const PlannedVariant& variant = m.variant;
-  const std::size_t tail = format_bytes_tail_start(variant);
+  const std::size_t tail = format_bytes_tail_start(m.variant);
   std::vector<SamplePoint> sizes(m.ms.begin(), m.ms.begin() + static_cast<std::ptrdiff_t>(tail));
   std::sort(sizes.begin(), sizes.end(),
             [](const SamplePoint& l, const SamplePoint& r) { return l.x < r.x; });
-  add_format_bytes(state,
-                   {.format = variant.format,
-                    .params = variant.params,
-                    .bytes = BytesCalibration{.time_vs_bytes = fit_linear(sizes),
-                                              .l2_share_for_x = BytesCalibration{}.l2_share_for_x,
-                                              .samples = sizes,
-                                              .banded_ratio = {}},
-                    .long_row_step_ms = 0.0,
-                    .long_row_step_beyond_l2_ms = 0.0,
-                    .floor_ms = m.ms[tail].y,
-                    .block_row_ratio = {}});
+  add_line_record(state, m, std::move(sizes), {});
 }
 
 // A record timed with its own features on random sizes (own_features_variant): the line
 // through the random sizes, the banded ratio from their twins, the floor from its tiny sample,
 // no long-row steps.
 void fit_own_features(const VariantMeasurements& m, CalibrationState& state) {
-  const PlannedVariant& variant = m.variant;
-  add_format_bytes(state,
-                   {.format = variant.format,
-                    .params = variant.params,
-                    .bytes = BytesCalibration{.time_vs_bytes = fit_linear(m.split.random),
-                                              .l2_share_for_x = BytesCalibration{}.l2_share_for_x,
-                                              .samples = m.split.random,
-                                              .banded_ratio = m.split.banded_ratio},
-                    .long_row_step_ms = 0.0,
-                    .long_row_step_beyond_l2_ms = 0.0,
-                    .floor_ms = m.ms[format_bytes_tail_start(variant)].y,
-                    .block_row_ratio = {}});
+  add_line_record(state, m, m.split.random, m.split.banded_ratio);
 }
 
 void fit_format_bytes(const VariantMeasurements& m, CalibrationState& state) {
