@@ -21,6 +21,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <limits>
@@ -217,6 +218,10 @@ Collected from_bench(const Options& options, const nlohmann::json& bench,
 // key carries its build's charge as the tuner's (the ALG1 baseline serves: it costs nothing).
 Collected from_samples(const Options& options, const std::string& signature,
                        const spmvd::DeviceInfo& device, const Predictors& predictors) {
+  // Opening a store creates a missing file: a mistyped path would judge an empty database.
+  if (!std::filesystem::is_regular_file(options.samples_path))
+    throw spmvd::Error(spmvd::ErrorCode::not_found,
+                       "no plan database at " + options.samples_path + " (--samples)");
   spmvd::SqlitePlanStore store(spmvd::SqlitePlanStoreOptions{.path = options.samples_path});
   const spmvd::TunerOptions tuner;
   Collected out;
