@@ -24,7 +24,9 @@ namespace spmvd {
 // 19: the BRO formats have format_bytes records of their own (timed with their own features,
 // random and banded); a candidate without its own parameters' record takes the record sharing
 // most of them.
-inline constexpr int kModelVersion = 19;
+// 20: the strip's ELL part is predicted at the slots its sorted rows' warps walk, and its parts
+// pay for writing y through the sort (cuda_strip_rules.hpp).
+inline constexpr int kModelVersion = 20;
 
 struct ModelSet {
   std::string device_signature;  // DeviceInfo::signature() of the calibrated device

@@ -19,6 +19,7 @@
 #include "core/part_features.hpp"
 #include "core/plan.hpp"
 #include "kernels/formats/common/sell_layout.hpp"
+#include "kernels/formats/cuda_bce/bce_row_runs.hpp"
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
 #include "kernels/formats/cuda_ell/cuda_ell_rules.hpp"
 #include "kernels/formats/cuda_strip/cuda_strip_rules.hpp"
@@ -370,6 +371,36 @@ TEST(CudaStripRules, PartsAreTheCsrVectorRowsAboveAndTheEllRowsBelow) {
   EXPECT_EQ(parts[0].features.cols, f.cols);
 }
 
+// The ELL part is predicted as the uniform ELL its sorted rows' warps walk, and each part pays
+// for writing y through the sort: its permutation entries, and a y sector again per run of
+// consecutive caller rows it holds (BCE's per-length runs, shared out where a length is cut).
+TEST(CudaStripRules, PartsPayTheWalkedSlotsAndTheWritesThroughTheSort) {
+  const std::int64_t s = warp_strip();
+  // Sorted: s rows of 9, then 3 s of 3 and 2 s of 1 (and 16 empty rows) below the separator.
+  MatrixFeatures f = features_of_df({{1, 2 * s}, {3, 3 * s}, {9, s}}, 16);
+  f.format_features.emplace("cuda_bce", FieldSet::of(BceRowRuns{.runs = {40, 90, 1}}));
+  const CudaStripRules rules;
+  const std::vector<FormatPart> parts =
+      rules.parts(f, strip_candidate(StripVariant::paper, s, 32));
+  ASSERT_EQ(parts.size(), 2U);
+  // Above: one length, one run of caller rows: no sector written twice.
+  EXPECT_EQ(parts[0].row_map_bytes, static_cast<std::uint64_t>(s) * 4U);
+  EXPECT_EQ(parts[0].scattered_row_runs, 0);
+  // Below: (3 s x 3 + 2 s x 1) / (5 s + 16) = 2.2 slots a row (the empty rows walk none),
+  // rounded: 2, not its width 3.
+  EXPECT_EQ(CudaEllRules::params_of(parts[1].candidate).ell_width, 2U);
+  EXPECT_EQ(parts[1].row_map_bytes, static_cast<std::uint64_t>(5 * s + 16) * 4U);
+  EXPECT_EQ(parts[1].scattered_row_runs, 40 + 90);
+  // Without the runs feature only the permutation is charged.
+  const MatrixFeatures plain = features_of_df({{1, 2 * s}, {3, 3 * s}, {9, s}}, 16);
+  EXPECT_EQ(rules.parts(plain, strip_candidate(StripVariant::paper, s, 32))[1].scattered_row_runs,
+            0);
+  // A length cut by the separator gets its share of the runs (half its rows: half its runs).
+  const std::vector<FormatPart> cut =
+      rules.parts(f, strip_candidate(StripVariant::paper, 2 * s, 32));
+  EXPECT_EQ(cut[0].scattered_row_runs, 1 + 90 / 3);
+}
+
 // ---- rows a block each (the hopper variant's long rows) -------------------------------------
 
 // H100, blocks of 256: 6336 resident warps. circuit-3M (14M non-zeros): a warp's even share is
@@ -457,8 +488,12 @@ TEST(CudaStripBlockRows, PartsPredictTheBlockRowsAsTheirWarpShares) {
             (std::vector<RowLengthCount>{{6240, 250}, {6256, 50}, {6272, 100}}));
   EXPECT_EQ(at_50[0].features.row_length_max, 6272);  // the critical path, not 50,000
   EXPECT_EQ(at_50[1].candidate.format, kCudaEllFormatId);
-  EXPECT_EQ(CudaEllRules::params_of(at_50[1].candidate).ell_width, 6U);
+  // The ELL part's sorted rows of 6, 4 and 2 (a million each): its warps walk 4 slots a row,
+  // not its width 6.
+  EXPECT_EQ(CudaEllRules::params_of(at_50[1].candidate).ell_width, 4U);
   EXPECT_EQ(at_50[0].features.nnz + at_50[1].features.nnz, f.nnz);
+  // The sort's own bytes: each part reads its rows' permutation entries.
+  EXPECT_EQ(at_50[1].row_map_bytes, static_cast<std::uint64_t>(f.rows - 50) * 4U);
 
   const std::vector<FormatPart> three =
       rules.parts(f, block_candidate(50 + 8 * s, 4, 50, 512));
@@ -502,10 +537,11 @@ TEST(CudaStripBlockRows, ChosenByPartsWhereTheLongRowsWarpIsTheCriticalPath) {
   ASSERT_NE(block, chosen.end());
   for (const Candidate& c : chosen)
     if (CudaStripRules::params_of(c).block_rows == 0) EXPECT_LT(total_ms(*block), total_ms(c));
-  // 196 steps + ELL's 18M slots, against the paper's 1,562.5 + its ELL.
-  EXPECT_NEAR(total_ms(*block), 196.0 + 0.0001 * 6.0 * static_cast<double>(f.rows - 50), 1e-6);
+  // 196 steps + ELL's 12M walked slots (3M sorted rows of 6, 4 and 2), against the paper's
+  // 1,562.5 + its ELL.
+  EXPECT_NEAR(total_ms(*block), 196.0 + 0.0001 * 4.0 * static_cast<double>(f.rows - 50), 1e-6);
   EXPECT_NEAR(total_ms(strip_candidate(StripVariant::paper, warp_strip(), 32)),
-              1562.5 + 0.0001 * 6.0 * static_cast<double>(f.rows - warp_strip()), 1e-6);
+              1562.5 + 0.0001 * 4.0 * static_cast<double>(f.rows - warp_strip()), 1e-6);
 }
 
 TEST(CudaStripBlockRows, RefusesBlockRowsThatDoNotFitThePlan) {
@@ -537,8 +573,8 @@ TEST(CudaStripBlockRows, RefusesBlockRowsThatDoNotFitThePlan) {
 // ---- the separator chosen against part predictions -----------------------------------------
 
 // CSR vector: 1 per non-zero and 8 per row (a row's offsets, its reduction), and a little per
-// lane a row (idle lanes); ELL: 0.5 per slot, padding included. So ELL is cheap on short rows
-// of one length and CSR on long rows.
+// lane a row (idle lanes); ELL: 2 per slot of its candidate's width (the slots its warps walk).
+// So ELL is cheap on short rows and CSR on long rows.
 class LongRowsOnCsr final : public PartTimePredictor {
  public:
   std::optional<double> part_ms(const FormatPart& part) const override {
@@ -547,7 +583,7 @@ class LongRowsOnCsr final : public PartTimePredictor {
       return static_cast<double>(part.features.nnz) + 8.0 * rows +
              0.001 * rows * part.candidate.launch.threads_per_row;
     if (part.candidate.format == kCudaEllFormatId)
-      return 0.5 * rows * CudaEllRules::params_of(part.candidate).ell_width;
+      return 2.0 * rows * CudaEllRules::params_of(part.candidate).ell_width;
     return std::nullopt;
   }
 };
@@ -569,9 +605,10 @@ class NothingCalibrated final : public PartTimePredictor {
 TEST(CudaStripChosenByParts, PutsTheSeparatorBelowTheLongRows) {
   const std::int64_t s = warp_strip();
   // 2 strips of rows of 200, 20 of rows of 4; in units of s, a warp per row:
-  // separator 0: ELL 22 x 200 x 0.5 = 2200; 1 strip: 208 + 2100; 2 strips: 416 + 40 = 456;
-  // k > 2 strips: 416 + 12 (k - 2) + 2 (22 - k), rising; all CSR: 656. Hopper: at 16 lanes the
-  // strip is 2 warp strips, the same 456 with less lane cost; at 8 lanes 4 strips (476).
+  // separator 0 (cuda_ell, unsorted, width 200): 2 x 22 x 200 = 8800; 1 strip: 208 + ELL of
+  // 21 strips whose warps walk 13 slots a row (280 / 21, rounded), 546; 2 strips: 416 + 160 =
+  // 576; k > 2 strips: 416 + 12 (k - 2) + 8 (22 - k), rising; all CSR: 656. Hopper: at 16 lanes
+  // the strip is 2 warp strips, the same 576 with less lane cost; at 8 lanes 4 strips (584).
   const MatrixFeatures f = features_of_df({{4, 20 * s}, {200, 2 * s}});
   const CudaStripRules rules;
   const std::vector<Candidate> chosen = rules.candidates_chosen_by(LongRowsOnCsr{}, f, kH100);
@@ -628,10 +665,18 @@ TEST(CudaStripChosenByParts, ChoosesTheStripSeparatorWhosePartsArePredictedLeast
             << " strips), " << best_ms << "\n";
   // The hopper sweep has no lane cost to gain here and the best split lies at an odd number of
   // warp strips, which no narrower width's strip divides: it picks a warp per row at the same
-  // separator, the paper's candidate, and adds nothing.
+  // separator, the paper's candidate. What the hopper variant may add is block rows predicted
+  // below every candidate chosen before them (here the 9 rows of 700 a block each, the rest
+  // sorted ELL).
   const std::vector<Candidate> chosen = rules.candidates_chosen_by(predictor, f, kH100);
-  EXPECT_EQ(chosen,
-            (std::vector<Candidate>{strip_candidate(StripVariant::paper, best_separator, 32)}));
+  ASSERT_FALSE(chosen.empty());
+  EXPECT_EQ(chosen.front(), strip_candidate(StripVariant::paper, best_separator, 32));
+  for (std::size_t i = 1; i < chosen.size(); ++i) {
+    EXPECT_GT(CudaStripRules::params_of(chosen[i]).block_rows, 0);
+    double ms = 0.0;
+    for (const FormatPart& part : rules.parts(f, chosen[i])) ms += *predictor.part_ms(part);
+    EXPECT_LT(ms, best_ms);
+  }
 }
 
 TEST(CudaStripChosenByParts, OffersNothingWhenEllWinsOutright) {

@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "core/part_features.hpp"
 #include "kernels/formats/common/rules_support.hpp"
+#include "kernels/formats/cuda_bce/bce_row_runs.hpp"
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
 #include "kernels/formats/cuda_ell/cuda_ell_rules.hpp"
 #include "models/occupancy.hpp"
@@ -124,6 +125,27 @@ Candidate csr_part_candidate(std::int64_t rows, std::uint32_t threads_per_row,
                                                             device)}};
 }
 
+// The slots the ELL part's warps walk, per row: its rows are sorted (descending), so a warp of
+// 32 consecutive rows walks about its first row's length and stops there (each row stops at its
+// own length), not the part's width: an ELL of uniform rows of this width moves the same bytes
+// in the same steps, which is what the ell family's grid was timed on. Rounded to the nearest
+// slot (cuda_ell's width is whole), at least 1 where the range has a row.
+std::int64_t warp_walked_width(const SortedRowRange& range) {
+  std::int64_t rows = range.empty_rows;
+  for (const RowLengthCount& c : range.distribution) rows += c.rows;
+  if (rows == 0) return 0;
+  std::int64_t slots = 0;
+  std::int64_t position = 0;  // sorted position of the next row, longest first
+  for (auto set = range.distribution.rbegin(); set != range.distribution.rend(); ++set) {
+    // The warps whose first row lies in this set walk its length, 32 rows each.
+    const std::int64_t first_warp = (position + 31) / 32;
+    const std::int64_t end_warp = (position + set->rows + 31) / 32;
+    slots += (end_warp - first_warp) * 32 * set->length;
+    position += set->rows;
+  }
+  return std::clamp<std::int64_t>((2 * slots + rows) / (2 * rows), 1, std::max<std::int64_t>(range.width, 1));
+}
+
 Candidate ell_part_candidate(std::int64_t rows, std::int64_t width, std::uint32_t block_size,
                              const DeviceInfo& device) {
   return Candidate{
@@ -155,11 +177,48 @@ FormatPart block_rows_part(const MatrixFeatures& whole, std::int64_t block_rows,
                     .transfer_values = 0};
 }
 
+// The runs of consecutive caller rows among a sorted range's rows: the sort is stable, so a run
+// of rows of one length stays consecutive, and rows of two lengths that are neighbours in the
+// caller's order are written apart. BCE's own feature counts the runs per length
+// (bce_row_runs.hpp); a length split by the range's ends gets its share of them. nullopt where
+// the feature was not extracted.
+std::optional<std::int64_t> sorted_range_row_runs(const MatrixFeatures& whole,
+                                                  const SortedRowRange& range) {
+  const std::optional<BceRowRuns> runs = cuda_bce_row_runs(whole);
+  if (!runs) return std::nullopt;
+  std::int64_t total = 0;
+  std::size_t s = 0;
+  for (const RowLengthCount& set : range.distribution) {
+    while (s < whole.distribution.size() && whole.distribution[s].length < set.length) ++s;
+    if (s == whole.distribution.size() || whole.distribution[s].length != set.length) continue;
+    const std::int64_t all = whole.distribution[s].rows;
+    total += (runs->runs[s] * set.rows + all - 1) / all;
+  }
+  return total;
+}
+
+// A part of the sorted rows, run as `candidate`, plus what the sort costs it beyond that
+// format alone: the permutation it reads (4 bytes a row) and a y sector written again per run
+// of consecutive caller rows (y[permutation[row]], as BCE's blocks write through rowNo).
 FormatPart gpu_part(const MatrixFeatures& whole, const SortedRowRange& range,
                     Candidate candidate) {
+  std::int64_t rows = range.empty_rows;
+  for (const RowLengthCount& set : range.distribution) rows += set.rows;
+  const std::int64_t runs = sorted_range_row_runs(whole, range).value_or(0);
   return FormatPart{.runs = FormatPart::Runs::gpu,
                     .features = part_features(whole, range.distribution, range.empty_rows),
                     .candidate = std::move(candidate),
+                    .transfer_values = 0,
+                    .row_map_bytes = static_cast<std::uint64_t>(rows) * sizeof(std::int32_t),
+                    .scattered_row_runs = runs > 1 ? runs : 0};
+}
+
+// The whole matrix as cuda_ell in the caller's order (the sweep's "no partition").
+FormatPart unsorted_ell_part(const MatrixFeatures& whole, const DeviceInfo& device) {
+  return FormatPart{.runs = FormatPart::Runs::gpu,
+                    .features = part_features(whole, whole.distribution, whole.empty_rows),
+                    .candidate = ell_part_candidate(whole.rows, whole.row_length_max,
+                                                    kStripDefaultBlockSize, device),
                     .transfer_values = 0};
 }
 
@@ -197,10 +256,14 @@ std::optional<StripPartition> sweep(const PartTimePredictor& predictor, const Ma
           },
       .ell_part_ms =
           [&](const SortedRowsPart& below) {
+            // All rows below: no partition, i.e. cuda_ell itself, unsorted (its own candidate,
+            // with its padding walked as the rows come).
+            if (below.first_row == 0) return ms_of(predictor.part_ms(unsorted_ell_part(f, device)));
             const SortedRowRange range = sorted_row_range(f, below.first_row, below.rows);
-            return ms_of(predictor.part_ms(gpu_part(
-                f, range,
-                ell_part_candidate(below.rows, range.width, kStripDefaultBlockSize, device))));
+            return ms_of(predictor.part_ms(
+                gpu_part(f, range,
+                         ell_part_candidate(below.rows, warp_walked_width(range),
+                                            kStripDefaultBlockSize, device))));
           }};
   const StripPartition p = strip_partition(
       distribution_of(f), costs,
@@ -516,7 +579,7 @@ std::vector<FormatPart> CudaStripRules::parts(const MatrixFeatures& features,
   const SortedRowRange below =
       sorted_row_range(features, p.separator, features.rows - p.separator);
   out.push_back(gpu_part(features, below,
-                         ell_part_candidate(features.rows - p.separator, below.width,
+                         ell_part_candidate(features.rows - p.separator, warp_walked_width(below),
                                             p.ell_block_size, unknown_device)));
   return out;
 }

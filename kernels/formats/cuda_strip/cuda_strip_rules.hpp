@@ -13,7 +13,12 @@
 //
 // A composed format (kernels/format_parts.hpp): predicted as its two parts, cuda_csr_vector
 // above and cuda_ell below, and its separator chosen against those predictions
-// (candidates_chosen_by), as the paper chooses it against its model (Sec. 4.3.1, 4.3.2).
+// (candidates_chosen_by), as the paper chooses it against its model (Sec. 4.3.1, 4.3.2). The
+// ELL part is predicted at the slots its warps walk (sorted rows: a warp walks about its first
+// row's length, not the part's width), and each part pays for the sort: the permutation it
+// reads and a y sector again per run of consecutive caller rows (BCE's row runs feature). On
+// the H100 memory-bound suite (model-accuracy of the 2026-11-24 runs) the two took the
+// format's median error from 20.6 to 14.1 % (fp64) and 36.7 to 16.5 % (fp32).
 
 #include <array>
 #include <cstdint>
