@@ -150,8 +150,8 @@ TEST(CpuGpuSplitLayout, HostMultiplyOverTheBuiltPartsEqualsTheCsrReference) {
 // A matrix whose row r has lengths[r] entries, in columns spread evenly over cols (distinct,
 // ascending), values from value_of().
 template <typename ValueOf>
-CsrMatrix<double> matrix_of_row_lengths(const std::vector<std::int64_t>& lengths,
-                                        std::int64_t cols, ValueOf&& value_of) {
+CsrMatrix<double> matrix_of_row_lengths(const std::vector<std::int64_t>& lengths, std::int64_t cols,
+                                        ValueOf&& value_of) {
   CsrMatrix<double> m;
   m.rows = static_cast<std::int64_t>(lengths.size());
   m.cols = cols;
@@ -258,13 +258,12 @@ void expect_host_part_matches_for_both_value_kinds(const std::vector<std::int64_
   std::vector<Value> x(static_cast<std::size_t>(cols));
   for (Value& v : x) v = static_cast<Value>(random_value(rng));
   expect_host_part_matches_its_rows<Value>(
-      matrix_of_row_lengths(lengths, cols, [&] { return random_value(rng); }), ell_width, x,
-      false);
+      matrix_of_row_lengths(lengths, cols, [&] { return random_value(rng); }), ell_width, x, false);
   std::uniform_int_distribution<int> one_to_three(1, 3), one_to_two(1, 2);
   for (Value& v : x) v = static_cast<Value>(one_to_two(rng));
   expect_host_part_matches_its_rows<Value>(
-      matrix_of_row_lengths(lengths, cols, [&] { return double(one_to_three(rng)); }), ell_width,
-      x, true);
+      matrix_of_row_lengths(lengths, cols, [&] { return double(one_to_three(rng)); }), ell_width, x,
+      true);
 }
 
 TEST(CpuGpuSplitHostPart, ChunkCountGrowsWithTheNonZerosUpToTheCap) {
@@ -291,8 +290,8 @@ TEST(CpuGpuSplitHostPart, FewVeryLongRowsAreSpreadOverManyChunks) {
   for (const std::size_t r : long_rows) lengths[r] = 200001;
   const std::int64_t cols = 250000;
 
-  const CpuGpuSplitLayout<double> split =
-      make_cpu_gpu_split_layout<double>(matrix_of_row_lengths(lengths, cols, [] { return 1.0; }), 1);
+  const CpuGpuSplitLayout<double> split = make_cpu_gpu_split_layout<double>(
+      matrix_of_row_lengths(lengths, cols, [] { return 1.0; }), 1);
   const HostCooPart<double>& host = split.host;
   std::int64_t cut_short_rows = 0, chunks_inside_one_row = 0;
   for (std::int64_t t = 0; t < static_cast<std::int64_t>(host.rows.size()); ++t) {
@@ -323,8 +322,8 @@ TEST(CpuGpuSplitHostPart, RowsEndingExactlyOnChunkBoundariesAreNotCarried) {
   std::cout << "cpu_gpu_split host part test (rows on chunk boundaries): seed " << seed << "\n";
   std::mt19937_64 rng(seed);
   const std::vector<std::int64_t> lengths(64, 1 + kHostChunkMinEntries);
-  const CpuGpuSplitLayout<float> split = make_cpu_gpu_split_layout<float>(
-      matrix_of_row_lengths(lengths, 5000, [] { return 1.0; }), 1);
+  const CpuGpuSplitLayout<float> split =
+      make_cpu_gpu_split_layout<float>(matrix_of_row_lengths(lengths, 5000, [] { return 1.0; }), 1);
   ASSERT_EQ(split.host.chunk_count(), 64);
   for (std::int64_t t = 0; t < 64; ++t) {
     EXPECT_EQ(split.host.chunk_first_rows[t], t);

@@ -29,8 +29,8 @@ void plan_host_chunks(HostCooPart<Value>& host) {
   for (std::int64_t c = 0; c < chunks; ++c) {
     // The last row whose first entry is at or before the chunk's first: rows are not empty, so
     // it holds that entry.
-    const auto after = std::upper_bound(host.row_offsets.begin(), host.row_offsets.end(),
-                                        host.chunk_offsets[c]);
+    const auto after =
+        std::upper_bound(host.row_offsets.begin(), host.row_offsets.end(), host.chunk_offsets[c]);
     host.chunk_first_rows[c] = (after - host.row_offsets.begin()) - 1;
   }
 }
@@ -115,8 +115,7 @@ void multiply_host_part(const HostCooPart<Value>& host, const Value* x, Value* p
   }
 }
 
-template CpuGpuSplitLayout<float> make_cpu_gpu_split_layout(const CsrMatrix<double>&,
-                                                            std::int64_t);
+template CpuGpuSplitLayout<float> make_cpu_gpu_split_layout(const CsrMatrix<double>&, std::int64_t);
 template CpuGpuSplitLayout<double> make_cpu_gpu_split_layout(const CsrMatrix<double>&,
                                                              std::int64_t);
 template void multiply_host_part(const HostCooPart<float>&, const float*, float*, float*);

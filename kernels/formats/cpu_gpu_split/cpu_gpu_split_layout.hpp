@@ -43,8 +43,8 @@ struct HostCooPart {
   std::vector<ColIndex> col_indices;
   std::vector<Value> values;
   // Chunk c holds entries [chunk_offsets[c], chunk_offsets[c + 1]) (host_chunk_count(nnz()) + 1
-  // offsets, equal sizes within one); chunk_first_rows[c] is the index t of the row that holds
-  // entry chunk_offsets[c] (found by binary search in row_offsets at build time).
+  // offsets, sizes differing by at most one); chunk_first_rows[c] is the index t of the row that
+  // holds entry chunk_offsets[c] (found by binary search in row_offsets at build time).
   std::vector<std::int64_t> chunk_offsets;
   std::vector<std::int64_t> chunk_first_rows;
   std::int64_t nnz() const noexcept { return static_cast<std::int64_t>(values.size()); }

@@ -50,10 +50,10 @@ PinnedBuffer allocate_pinned(std::size_t bytes) {
 // host part's path runs on a second stream of the operator's own, forked from the device's
 // stream by an event (so it starts after whatever wrote x) and joined back by another before
 // the add: x copied down into a pinned buffer, the COO part multiplied by a host function
-// (cudaLaunchHostFunc: oneTBB on the host while the GPU runs the ELL kernel), the partial rows
-// copied up, then added to y on the device's stream. The host function makes no CUDA call.
-// Consecutive applies reuse the pinned buffers safely: the second stream is in order, and it
-// forks after the previous apply's add.
+// (cudaLaunchHostFunc: oneTBB over the COO part's non-zero chunks on the host while the GPU
+// runs the ELL kernel), the partial rows copied up, then added to y on the device's stream. The
+// host function makes no CUDA call. Consecutive applies reuse the pinned buffers and the carry
+// slots safely: the second stream is in order, and it forks after the previous apply's add.
 template <typename Value>
 class CpuGpuSplitOperator final : public SpmvOperator {
  public:
