@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <iostream>
 #include <limits>
 #include <optional>
@@ -73,7 +74,8 @@ std::vector<double> multiply_built_parts(const CpuGpuSplitLayout<Value>& split,
                        : static_cast<Value>(alpha) * sum + static_cast<Value>(beta) * y0[r];
   }
   std::vector<Value> partial(split.host.rows.size(), Value(-12345));
-  multiply_host_part(split.host, x.data(), partial.data());
+  std::vector<Value> carries(static_cast<std::size_t>(split.host.carry_slots()), Value(-12345));
+  multiply_host_part(split.host, x.data(), partial.data(), carries.data());
   for (std::size_t t = 0; t < partial.size(); ++t)
     y[split.host.rows[t]] += static_cast<Value>(alpha) * partial[t];
   return {y.begin(), y.end()};
@@ -141,6 +143,236 @@ TEST(CpuGpuSplitLayout, HostMultiplyOverTheBuiltPartsEqualsTheCsrReference) {
       expect_split_matches_reference<float>(m, k, rng);
     }
   }
+}
+
+// ---- the host part's chunks --------------------------------------------------------------
+
+// A matrix whose row r has lengths[r] entries, in columns spread evenly over cols (distinct,
+// ascending), values from value_of().
+template <typename ValueOf>
+CsrMatrix<double> matrix_of_row_lengths(const std::vector<std::int64_t>& lengths, std::int64_t cols,
+                                        ValueOf&& value_of) {
+  CsrMatrix<double> m;
+  m.rows = static_cast<std::int64_t>(lengths.size());
+  m.cols = cols;
+  for (const std::int64_t length : lengths) {
+    for (std::int64_t j = 0; j < length; ++j) {
+      m.col_indices.push_back(static_cast<ColIndex>(j * cols / length));
+      m.values.push_back(value_of());
+    }
+    m.row_offsets.push_back(static_cast<RowOffset>(m.col_indices.size()));
+  }
+  return m;
+}
+
+// Equal chunks covering the part, each beginning in the row its first-row index names.
+template <typename Value>
+void expect_chunks_tile_the_part(const HostCooPart<Value>& host) {
+  const std::int64_t nnz = host.nnz();
+  const std::int64_t chunks = host.chunk_count();
+  ASSERT_EQ(chunks, host_chunk_count(nnz));
+  ASSERT_EQ(host.chunk_offsets.size(), static_cast<std::size_t>(chunks + 1));
+  EXPECT_EQ(host.carry_slots(), 2 * chunks);
+  EXPECT_EQ(host.chunk_offsets.front(), 0);
+  EXPECT_EQ(host.chunk_offsets.back(), nnz);
+  for (std::int64_t c = 0; c < chunks; ++c) {
+    const std::int64_t size = host.chunk_offsets[c + 1] - host.chunk_offsets[c];
+    EXPECT_GE(size, std::min(kHostChunkMinEntries, nnz)) << "chunk " << c;
+    EXPECT_TRUE(size == nnz / chunks || size == nnz / chunks + 1) << "chunk " << c;
+    const std::int64_t t = host.chunk_first_rows[c];
+    ASSERT_GE(t, 0);
+    ASSERT_LT(t, static_cast<std::int64_t>(host.rows.size()));
+    EXPECT_LE(host.row_offsets[t], host.chunk_offsets[c]) << "chunk " << c;
+    EXPECT_LT(host.chunk_offsets[c], host.row_offsets[t + 1]) << "chunk " << c;
+  }
+}
+
+// The chunk boundaries strictly inside host row t (0: the row lies in one chunk).
+template <typename Value>
+std::int64_t boundaries_cutting(const HostCooPart<Value>& host, std::int64_t t) {
+  std::int64_t cuts = 0;
+  for (std::int64_t c = 1; c < host.chunk_count(); ++c)
+    cuts += host.row_offsets[t] < host.chunk_offsets[c] &&
+            host.chunk_offsets[c] < host.row_offsets[t + 1];
+  return cuts;
+}
+
+// multiply_host_part over the split of m at K against each host row's remainder (its entries
+// from the K-th on, the values rounded to Value) summed in double: exactly where `exact`, else
+// within a tolerance relative to the row's sum of |a * x|. partial and the carry slots start as
+// NaN (a row never written, or a carry read before it is written, fails), and a second multiply
+// must give the same bits (the same chunking, so the same sum order, every call).
+template <typename Value>
+void expect_host_part_matches_its_rows(const CsrMatrix<double>& m, std::int64_t ell_width,
+                                       const std::vector<Value>& x, bool exact) {
+  SCOPED_TRACE(std::string(sizeof(Value) == 4 ? "fp32" : "fp64") + (exact ? " exact" : " random"));
+  const CpuGpuSplitLayout<Value> split = make_cpu_gpu_split_layout<Value>(m, ell_width);
+  const HostCooPart<Value>& host = split.host;
+  expect_chunks_tile_the_part(host);
+  const Value nan = std::numeric_limits<Value>::quiet_NaN();
+  std::vector<Value> partial(host.rows.size(), nan);
+  std::vector<Value> carries(static_cast<std::size_t>(host.carry_slots()), nan);
+  multiply_host_part(host, x.data(), partial.data(), carries.data());
+  const double tolerance = sizeof(Value) == 4 ? 1e-4 : 1e-12;
+  std::size_t t = 0;
+  for (std::int64_t r = 0; r < m.rows; ++r) {
+    if (m.row_length(r) <= ell_width) continue;
+    ASSERT_LT(t, host.rows.size());
+    ASSERT_EQ(host.rows[t], r);
+    double sum = 0, magnitude = 0;
+    for (RowOffset e = m.row_offsets[r] + ell_width; e < m.row_offsets[r + 1]; ++e) {
+      const double product = static_cast<double>(static_cast<Value>(m.values[e])) *
+                             static_cast<double>(x[m.col_indices[e]]);
+      sum += product;
+      magnitude += std::abs(product);
+    }
+    if (exact)
+      ASSERT_EQ(static_cast<double>(partial[t]), sum)
+          << "host row " << t << " (row " << r << ", " << m.row_length(r) - ell_width
+          << " entries, cut by " << boundaries_cutting(host, static_cast<std::int64_t>(t))
+          << " chunk boundaries)";
+    else
+      ASSERT_NEAR(static_cast<double>(partial[t]), sum, tolerance * magnitude)
+          << "host row " << t << " (row " << r << ", " << m.row_length(r) - ell_width
+          << " entries, cut by " << boundaries_cutting(host, static_cast<std::int64_t>(t))
+          << " chunk boundaries)";
+    ++t;
+  }
+  ASSERT_EQ(t, host.rows.size());
+  std::vector<Value> again(host.rows.size(), nan);
+  std::fill(carries.begin(), carries.end(), nan);
+  multiply_host_part(host, x.data(), again.data(), carries.data());
+  EXPECT_EQ(std::memcmp(again.data(), partial.data(), partial.size() * sizeof(Value)), 0)
+      << "a second multiply gave other bits";
+}
+
+// Both value kinds for one matrix shape: random values and x in [-1, 1]; then positive small
+// integers (values 1..3, x 1..2), whose every piece of a cut row adds at least 1 and which fp32
+// sums exactly (each row's sum stays below 2^24), so a carry dropped or added twice is an error
+// in both precisions.
+template <typename Value>
+void expect_host_part_matches_for_both_value_kinds(const std::vector<std::int64_t>& lengths,
+                                                   std::int64_t cols, std::int64_t ell_width,
+                                                   std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> random_value(-1.0, 1.0);
+  std::vector<Value> x(static_cast<std::size_t>(cols));
+  for (Value& v : x) v = static_cast<Value>(random_value(rng));
+  expect_host_part_matches_its_rows<Value>(
+      matrix_of_row_lengths(lengths, cols, [&] { return random_value(rng); }), ell_width, x, false);
+  std::uniform_int_distribution<int> one_to_three(1, 3), one_to_two(1, 2);
+  for (Value& v : x) v = static_cast<Value>(one_to_two(rng));
+  expect_host_part_matches_its_rows<Value>(
+      matrix_of_row_lengths(lengths, cols, [&] { return double(one_to_three(rng)); }), ell_width, x,
+      true);
+}
+
+TEST(CpuGpuSplitHostPart, ChunkCountGrowsWithTheNonZerosUpToTheCap) {
+  EXPECT_EQ(host_chunk_count(0), 0);
+  EXPECT_EQ(host_chunk_count(1), 1);
+  EXPECT_EQ(host_chunk_count(kHostChunkMinEntries - 1), 1);
+  EXPECT_EQ(host_chunk_count(2 * kHostChunkMinEntries - 1), 1);
+  EXPECT_EQ(host_chunk_count(2 * kHostChunkMinEntries), 2);
+  EXPECT_EQ(host_chunk_count(kHostChunksMax * kHostChunkMinEntries), kHostChunksMax);
+  EXPECT_EQ(host_chunk_count(std::int64_t{1} << 40), kHostChunksMax);
+}
+
+TEST(CpuGpuSplitHostPart, FewVeryLongRowsAreSpreadOverManyChunks) {
+  // 20000 rows of 0..40 entries and 3 rows of 200,001; at K = 1 the host part holds ~1M entries
+  // in ~240 chunks: each long row is cut by ~50 chunk boundaries, some chunks lie inside one
+  // long row, and some short rows are cut too.
+  const std::uint64_t seed = 20261124;
+  std::cout << "cpu_gpu_split host part test (few very long rows): seed " << seed << "\n";
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<std::int64_t> short_length(0, 40);
+  std::vector<std::int64_t> lengths(20000);
+  for (std::int64_t& length : lengths) length = short_length(rng);
+  const std::vector<std::size_t> long_rows{7, 10000, 19999};
+  for (const std::size_t r : long_rows) lengths[r] = 200001;
+  const std::int64_t cols = 250000;
+
+  const CpuGpuSplitLayout<double> split = make_cpu_gpu_split_layout<double>(
+      matrix_of_row_lengths(lengths, cols, [] { return 1.0; }), 1);
+  const HostCooPart<double>& host = split.host;
+  std::int64_t cut_short_rows = 0, chunks_inside_one_row = 0;
+  for (std::int64_t t = 0; t < static_cast<std::int64_t>(host.rows.size()); ++t) {
+    const std::int64_t cuts = boundaries_cutting(host, t);
+    if (host.row_offsets[t + 1] - host.row_offsets[t] == 200000)
+      EXPECT_GE(cuts, 40) << "long row " << host.rows[t];
+    else
+      cut_short_rows += cuts > 0;
+  }
+  for (std::int64_t c = 0; c < host.chunk_count(); ++c) {
+    const std::int64_t t = host.chunk_first_rows[c];
+    chunks_inside_one_row += host.row_offsets[t] < host.chunk_offsets[c] &&
+                             host.row_offsets[t + 1] > host.chunk_offsets[c + 1];
+  }
+  std::cout << "  host part: " << host.nnz() << " entries, " << host.rows.size() << " rows, "
+            << host.chunk_count() << " chunks, " << cut_short_rows << " short rows cut, "
+            << chunks_inside_one_row << " chunks inside one row\n";
+  EXPECT_GT(cut_short_rows, 10);
+  EXPECT_GT(chunks_inside_one_row, 100);
+
+  expect_host_part_matches_for_both_value_kinds<float>(lengths, cols, 1, rng);
+  expect_host_part_matches_for_both_value_kinds<double>(lengths, cols, 1, rng);
+}
+
+TEST(CpuGpuSplitHostPart, RowsEndingExactlyOnChunkBoundariesAreNotCarried) {
+  // 64 rows of 1 + kHostChunkMinEntries at K = 1: 64 chunks, each exactly one row.
+  const std::uint64_t seed = 20261125;
+  std::cout << "cpu_gpu_split host part test (rows on chunk boundaries): seed " << seed << "\n";
+  std::mt19937_64 rng(seed);
+  const std::vector<std::int64_t> lengths(64, 1 + kHostChunkMinEntries);
+  const CpuGpuSplitLayout<float> split =
+      make_cpu_gpu_split_layout<float>(matrix_of_row_lengths(lengths, 5000, [] { return 1.0; }), 1);
+  ASSERT_EQ(split.host.chunk_count(), 64);
+  for (std::int64_t t = 0; t < 64; ++t) {
+    EXPECT_EQ(split.host.chunk_first_rows[t], t);
+    EXPECT_EQ(boundaries_cutting(split.host, t), 0);
+  }
+  expect_host_part_matches_for_both_value_kinds<float>(lengths, 5000, 1, rng);
+  expect_host_part_matches_for_both_value_kinds<double>(lengths, 5000, 1, rng);
+}
+
+TEST(CpuGpuSplitHostPart, ASingleRowPartIsSplitAcrossChunks) {
+  const std::uint64_t seed = 20261126;
+  std::cout << "cpu_gpu_split host part test (single row): seed " << seed << "\n";
+  std::mt19937_64 rng(seed);
+  // One row of 300,000 entries beside empty and short rows; at K = 3 the host part is that row.
+  std::vector<std::int64_t> lengths{0, 2, 300000, 3, 0};
+  const CpuGpuSplitLayout<double> split = make_cpu_gpu_split_layout<double>(
+      matrix_of_row_lengths(lengths, 400000, [] { return 1.0; }), 3);
+  ASSERT_EQ(split.host.rows, (std::vector<std::int32_t>{2}));
+  EXPECT_EQ(split.host.chunk_count(), 299997 / kHostChunkMinEntries);
+  EXPECT_EQ(boundaries_cutting(split.host, 0), split.host.chunk_count() - 1);
+  expect_host_part_matches_for_both_value_kinds<float>(lengths, 400000, 3, rng);
+  expect_host_part_matches_for_both_value_kinds<double>(lengths, 400000, 3, rng);
+  // And a single short row: one chunk, no carry.
+  lengths = {1, 9, 2};
+  expect_host_part_matches_for_both_value_kinds<float>(lengths, 20, 2, rng);
+  expect_host_part_matches_for_both_value_kinds<double>(lengths, 20, 2, rng);
+}
+
+template <typename Value>
+void expect_empty_host_part_writes_nothing() {
+  // Every row within K: no host entries, no chunks, no carry slots.
+  const CsrMatrix<double> m = matrix_of_row_lengths({3, 0, 5, 1}, 10, [] { return 2.0; });
+  const CpuGpuSplitLayout<Value> split = make_cpu_gpu_split_layout<Value>(m, 5);
+  const HostCooPart<Value>& host = split.host;
+  EXPECT_TRUE(host.rows.empty());
+  EXPECT_EQ(host.nnz(), 0);
+  EXPECT_EQ(host.chunk_count(), 0);
+  EXPECT_EQ(host.carry_slots(), 0);
+  EXPECT_EQ(host.chunk_offsets, (std::vector<std::int64_t>{0}));
+  const std::vector<Value> x(10, Value(1));
+  Value untouched[2] = {Value(-7), Value(-7)};
+  multiply_host_part(host, x.data(), &untouched[0], &untouched[1]);
+  EXPECT_EQ(untouched[0], Value(-7));
+  EXPECT_EQ(untouched[1], Value(-7));
+}
+
+TEST(CpuGpuSplitHostPart, AnEmptyPartWritesNothing) {
+  expect_empty_host_part_writes_nothing<float>();
+  expect_empty_host_part_writes_nothing<double>();
 }
 
 // ---- rules -------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/error.hpp"
 #include "kernels/cuda/cuda_check.cuh"
@@ -49,10 +50,10 @@ PinnedBuffer allocate_pinned(std::size_t bytes) {
 // host part's path runs on a second stream of the operator's own, forked from the device's
 // stream by an event (so it starts after whatever wrote x) and joined back by another before
 // the add: x copied down into a pinned buffer, the COO part multiplied by a host function
-// (cudaLaunchHostFunc: oneTBB on the host while the GPU runs the ELL kernel), the partial rows
-// copied up, then added to y on the device's stream. The host function makes no CUDA call.
-// Consecutive applies reuse the pinned buffers safely: the second stream is in order, and it
-// forks after the previous apply's add.
+// (cudaLaunchHostFunc: oneTBB over the COO part's non-zero chunks on the host while the GPU
+// runs the ELL kernel), the partial rows copied up, then added to y on the device's stream. The
+// host function makes no CUDA call. Consecutive applies reuse the pinned buffers and the carry
+// slots safely: the second stream is in order, and it forks after the previous apply's add.
 template <typename Value>
 class CpuGpuSplitOperator final : public SpmvOperator {
  public:
@@ -68,7 +69,8 @@ class CpuGpuSplitOperator final : public SpmvOperator {
         ell_values_(upload(device, split.ell_values.data(), split.ell_values.size())),
         touched_rows_(upload(device, split.host.rows.data(), split.host.rows.size())),
         partial_(device, static_cast<std::size_t>(touched_) * sizeof(Value)),
-        host_(std::move(split.host)) {
+        host_(std::move(split.host)),
+        carries_(static_cast<std::size_t>(host_.carry_slots())) {
     if (touched_ == 0) return;
     // The uploads made the device current: the stream, events and pinned memory belong to it.
     x_host_ = allocate_pinned(static_cast<std::size_t>(cols_) * sizeof(Value));
@@ -130,7 +132,7 @@ class CpuGpuSplitOperator final : public SpmvOperator {
   static void CUDART_CB run_host_part(void* self) {
     auto* op = static_cast<CpuGpuSplitOperator*>(self);
     multiply_host_part(op->host_, static_cast<const Value*>(op->x_host_.get()),
-                       static_cast<Value*>(op->partial_host_.get()));
+                       static_cast<Value*>(op->partial_host_.get()), op->carries_.data());
   }
 
   void release_stream_and_events() noexcept {
@@ -155,6 +157,9 @@ class CpuGpuSplitOperator final : public SpmvOperator {
   DeviceBuffer touched_rows_;
   DeviceBuffer partial_;
   HostCooPart<Value> host_;
+  // multiply_host_part's carry slots: used by run_host_part only, which the second stream runs
+  // one apply at a time (like the pinned buffers).
+  std::vector<Value> carries_;
   PinnedBuffer x_host_;
   PinnedBuffer partial_host_;
   cudaStream_t side_stream_ = nullptr;
