@@ -45,6 +45,13 @@ ModelPredictor::ModelPredictor(ModelSet set, std::span<const std::string> withou
   }
 }
 
+bool ModelPredictor::step_enabled(std::string_view name) const noexcept {
+  const std::span<const CorrectionStep> steps = correction_steps();
+  for (std::size_t i = 0; i < steps.size(); ++i)
+    if (steps[i].name == name) return step_enabled_[i];
+  return false;
+}
+
 const FamilyModel* ModelPredictor::family_named(std::string_view name) const noexcept {
   for (const auto& family : families_)
     if (family->name() == name) return family.get();

@@ -8,6 +8,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kernels/format_rules.hpp"
@@ -27,6 +28,10 @@ class ModelPredictor {
   // Throws Error(invalid_argument) naming an unknown step and listing the known ones.
   explicit ModelPredictor(ModelSet set, std::span<const std::string> without = {});
   const ModelSet& model_set() const noexcept { return *set_; }
+  // Whether the correction step of that name runs (false for a name switched off or unknown):
+  // what applies the same term outside the steps' loop reads (the host part's locality,
+  // models/part_time_predictor.cpp).
+  bool step_enabled(std::string_view name) const noexcept;
 
   // The family that predicts `rules`' format: the one it names where the set calibrates it,
   // else the bytes family (and that family's name is what accuracy reports group by).

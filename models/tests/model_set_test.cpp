@@ -81,7 +81,8 @@ CpuGpuTimeCoefficients paper_003_coefficients() {
           .gpu_streaming_processors = 132,
           .gpu_operations_per_ms_per_sp = 2.3e6,
           .host_device_bytes_per_ms = 2.4e7,
-          .host_device_copy_latency_ms = 0.0085};
+          .host_device_copy_latency_ms = 0.0085,
+          .cpu_banded_ratio = 0.31};
 }
 
 // full_set with every registered family that keeps a record.
@@ -122,6 +123,7 @@ TEST(ModelSet, JsonRoundTripKeepsTheRecordOfEveryRegisteredFamily) {
     EXPECT_TRUE(read->equals(*record)) << name;
   }
   EXPECT_EQ(*back.records.find<CpuGpuTimeCoefficients>(), paper_003_coefficients());
+  EXPECT_EQ(j.at("families").at("cpu_gpu").at("cpu_banded_ratio"), 0.31);
   EXPECT_EQ(back.records.find<BytesRecord>()->formats.at(0).floor_ms, 0.007);
 }
 
