@@ -863,7 +863,7 @@ TEST_F(CpuCalibration, FillsTheCpuSideOfThePaper003ModelFromCpuCoo) {
     EXPECT_DOUBLE_EQ(c.cpu_operations_per_ms, 2.0 / (slope_ms_per_nnz * cores));
     if (cores >= 2) {
       // Eq. 6 runs the COO part on nc - 1 cores: the measured slope scaled by nc / (nc - 1).
-      EXPECT_NEAR(cpu_coo_time_ms(1'000'000, c),
+      EXPECT_NEAR(cpu_coo_time_ms(1'000'000, 1.0, c),
                   1e6 * slope_ms_per_nnz * cores / (cores - 1.0),
                   1e-9 * 1e6 * slope_ms_per_nnz);
     }
