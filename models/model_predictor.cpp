@@ -35,6 +35,7 @@ ModelPredictor::ModelPredictor(ModelSet set, std::span<const std::string> withou
       known = true;
     }
     if (name == "cache_resident") cache_resident_enabled_ = false;
+    if (name == "locality") locality_enabled_ = false;
     if (!known) {
       std::string names;
       for (const CorrectionStep& step : steps)
@@ -43,13 +44,6 @@ ModelPredictor::ModelPredictor(ModelSet set, std::span<const std::string> withou
       throw_invalid("no correction step named '" + name + "' (the steps: " + names + ")");
     }
   }
-}
-
-bool ModelPredictor::step_enabled(std::string_view name) const noexcept {
-  const std::span<const CorrectionStep> steps = correction_steps();
-  for (std::size_t i = 0; i < steps.size(); ++i)
-    if (steps[i].name == name) return step_enabled_[i];
-  return false;
 }
 
 const FamilyModel* ModelPredictor::family_named(std::string_view name) const noexcept {

@@ -8,7 +8,6 @@
 #include <optional>
 #include <span>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "kernels/format_rules.hpp"
@@ -28,10 +27,9 @@ class ModelPredictor {
   // Throws Error(invalid_argument) naming an unknown step and listing the known ones.
   explicit ModelPredictor(ModelSet set, std::span<const std::string> without = {});
   const ModelSet& model_set() const noexcept { return *set_; }
-  // Whether the correction step of that name runs (false for a name switched off or unknown):
-  // what applies the same term outside the steps' loop reads (the host part's locality,
-  // models/part_time_predictor.cpp).
-  bool step_enabled(std::string_view name) const noexcept;
+  // Whether the locality step runs: the host parts of composed formats apply the same term
+  // outside the steps' loop (models/part_time_predictor.cpp), and an ablation switches both.
+  bool locality_enabled() const noexcept { return locality_enabled_; }
 
   // The family that predicts `rules`' format: the one it names where the set calibrates it,
   // else the bytes family (and that family's name is what accuracy reports group by).
@@ -54,6 +52,7 @@ class ModelPredictor {
       families_;  // one per model_families() entry with a model
   std::vector<bool> step_enabled_;                      // one per correction_steps() entry
   bool cache_resident_enabled_ = true;  // its kappa also stays unfound where it is off
+  bool locality_enabled_ = true;
 };
 
 }  // namespace spmvd

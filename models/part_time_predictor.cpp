@@ -27,7 +27,7 @@ std::optional<double> ModelPartTimePredictor::part_ms(const FormatPart& part) co
     // part's row length, core/part_features.hpp), as the coo family prices cpu_coo's gathers;
     // random columns (the calibrated fc itself) where the locality step is switched off.
     const double randomness =
-        predictor_.step_enabled("locality") ? x_gather_randomness(part.features) : 1.0;
+        predictor_.locality_enabled() ? x_gather_randomness(part.features) : 1.0;
     return cpu_coo_time_ms(part.features.nnz, randomness, *cpu_gpu) +
            host_copies_ms(bytes, kHostPartCopies, *cpu_gpu);
   }
