@@ -17,7 +17,7 @@ namespace spmvd {
 namespace {
 
 // The host samples of the paper 003 CPU side beside a GPU: kHostCooSizes doubling sizes of
-// rows of kCooSampleRowLength (8) random columns, up to kMaxHostCooSampleNnz non-zeros (2^19
+// rows of CalibrationOptions::coo_row_length (8, the coo stage's) random columns, up to kMaxHostCooSampleNnz non-zeros (2^19
 // rows), every one over kHostCooSampleColumns columns, plus the banded twin of each.
 //
 // Why so wide: a random gather's cost is set by where x lives. The split's host part gathers
