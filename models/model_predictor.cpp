@@ -35,6 +35,7 @@ ModelPredictor::ModelPredictor(ModelSet set, std::span<const std::string> withou
       known = true;
     }
     if (name == "cache_resident") cache_resident_enabled_ = false;
+    if (name == "locality") locality_enabled_ = false;
     if (!known) {
       std::string names;
       for (const CorrectionStep& step : steps)

@@ -27,6 +27,9 @@ class ModelPredictor {
   // Throws Error(invalid_argument) naming an unknown step and listing the known ones.
   explicit ModelPredictor(ModelSet set, std::span<const std::string> without = {});
   const ModelSet& model_set() const noexcept { return *set_; }
+  // Whether the locality step runs: the host parts of composed formats apply the same term
+  // outside the steps' loop (models/part_time_predictor.cpp), and an ablation switches both.
+  bool locality_enabled() const noexcept { return locality_enabled_; }
 
   // The family that predicts `rules`' format: the one it names where the set calibrates it,
   // else the bytes family (and that family's name is what accuracy reports group by).
@@ -49,6 +52,7 @@ class ModelPredictor {
       families_;  // one per model_families() entry with a model
   std::vector<bool> step_enabled_;                      // one per correction_steps() entry
   bool cache_resident_enabled_ = true;  // its kappa also stays unfound where it is off
+  bool locality_enabled_ = true;
 };
 
 }  // namespace spmvd

@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 #include "models/families/bytes/bytes_record.hpp"
 #include "models/families/cpu_gpu/cpu_gpu_record.hpp"
+#include "models/locality.hpp"
 
 namespace spmvd {
 
@@ -22,7 +23,12 @@ std::optional<double> ModelPartTimePredictor::part_ms(const FormatPart& part) co
       return std::nullopt;
     const std::uint64_t bytes =
         part.transfer_values * value_bytes(predictor_.model_set().precision);
-    return cpu_coo_time_ms(part.features.nnz, *cpu_gpu) +
+    // Eq. 6 at the part's x locality (the whole matrix's sectors per non-zero against the
+    // part's row length, core/part_features.hpp), as the coo family prices cpu_coo's gathers;
+    // random columns (the calibrated fc itself) where the locality step is switched off.
+    const double randomness =
+        predictor_.locality_enabled() ? x_gather_randomness(part.features) : 1.0;
+    return cpu_coo_time_ms(part.features.nnz, randomness, *cpu_gpu) +
            host_copies_ms(bytes, kHostPartCopies, *cpu_gpu);
   }
   const FormatEntry* entry = registry_.find(part.candidate.format);

@@ -2,8 +2,9 @@
 // The calibrated time of the parts of a composed format (kernels/format_parts.hpp): a GPU part
 // by the ModelPredictor, as the format it runs as, at that format's own device bytes, its fixed
 // cost (shared by the parts of one launch) the set's launch floor; a host
-// part by the paper 003 CPU side of the set (its cpu_gpu record, Eq. 6) plus its PCIe bytes at
-// the calibrated pinned copy bandwidth and kHostPartCopies per-copy latencies.
+// part by the paper 003 CPU side of the set (its cpu_gpu record, Eq. 6 scaled by the host's
+// x-locality factor at the part's x_gather_randomness) plus its PCIe bytes at the calibrated
+// pinned copy bandwidth and kHostPartCopies per-copy latencies.
 // ModelPredictor predicts a composed format through it, and the tuner hands it to the formats
 // that choose their partition against the models (FormatRules::candidates_chosen_by).
 

@@ -28,19 +28,20 @@ struct SplitMix64 {
   double unit() noexcept { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
 };
 
-// A rows x rows sample in which every row holds row_length non-zeros with random values;
-// column_of(r, j, rng) picks row r's j-th column (ascending in j).
+// A rows x cols sample in which every row holds row_length non-zeros with random values;
+// column_of(r, j, rng) picks row r's j-th column (ascending in j, below cols).
 template <typename ColumnOf>
-CsrMatrix<double> fixed_row_length_sample(const char* name, std::int64_t rows,
+CsrMatrix<double> fixed_row_length_sample(const char* name, std::int64_t rows, std::int64_t cols,
                                           std::int64_t row_length, std::uint64_t seed,
                                           ColumnOf column_of) {
-  if (row_length < 1 || row_length > rows || rows > kMaxDimension) {
+  if (row_length < 1 || row_length > rows || rows > cols || cols > kMaxDimension) {
     throw_invalid(std::string(name) + ": row length " + std::to_string(row_length) +
-                  " must be in [1, rows = " + std::to_string(rows) + "] and rows <= 2^31 - 1");
+                  " must be in [1, rows = " + std::to_string(rows) + "] and rows <= cols = " +
+                  std::to_string(cols) + " <= 2^31 - 1");
   }
   CsrMatrix<double> m;
   m.rows = rows;
-  m.cols = rows;
+  m.cols = cols;
   const auto nnz = static_cast<std::size_t>(rows * row_length);
   m.row_offsets.resize(static_cast<std::size_t>(rows) + 1);
   m.col_indices.resize(nnz);
@@ -68,23 +69,37 @@ CsrMatrix<double> fixed_row_length_sample(const char* name, std::int64_t rows,
 
 }  // namespace
 
-CsrMatrix<double> uniform_row_length_sample(std::int64_t rows, std::int64_t row_length,
-                                            std::uint64_t seed) {
+namespace {
+
+// Row r's j-th column of c = row_length: uniform in bin j, [j * cols / c, (j + 1) * cols / c),
+// non-empty because c <= cols.
+CsrMatrix<double> binned_uniform_sample(const char* name, std::int64_t rows, std::int64_t cols,
+                                        std::int64_t row_length, std::uint64_t seed) {
   return fixed_row_length_sample(
-      "uniform_row_length_sample", rows, row_length, seed,
-      [&](std::int64_t, std::int64_t j, SplitMix64& rng) {
-        // Bin j is [j * rows / c, (j + 1) * rows / c): non-empty because c <= rows.
-        const std::int64_t begin = j * rows / row_length;
-        const std::int64_t end = (j + 1) * rows / row_length;
+      name, rows, cols, row_length, seed, [&](std::int64_t, std::int64_t j, SplitMix64& rng) {
+        const std::int64_t begin = j * cols / row_length;
+        const std::int64_t end = (j + 1) * cols / row_length;
         return begin +
                static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(end - begin));
       });
 }
 
+}  // namespace
+
+CsrMatrix<double> uniform_row_length_sample(std::int64_t rows, std::int64_t row_length,
+                                            std::uint64_t seed) {
+  return binned_uniform_sample("uniform_row_length_sample", rows, rows, row_length, seed);
+}
+
+CsrMatrix<double> wide_uniform_row_length_sample(std::int64_t rows, std::int64_t cols,
+                                                 std::int64_t row_length, std::uint64_t seed) {
+  return binned_uniform_sample("wide_uniform_row_length_sample", rows, cols, row_length, seed);
+}
+
 CsrMatrix<double> banded_row_length_sample(std::int64_t rows, std::int64_t row_length,
                                            std::uint64_t seed) {
   return fixed_row_length_sample(
-      "banded_row_length_sample", rows, row_length, seed,
+      "banded_row_length_sample", rows, rows, row_length, seed,
       [&](std::int64_t r, std::int64_t j, SplitMix64&) {
         return std::clamp<std::int64_t>(r - row_length / 2, 0, rows - row_length) + j;
       });

@@ -19,6 +19,13 @@ namespace spmvd {
 CsrMatrix<double> uniform_row_length_sample(std::int64_t rows, std::int64_t row_length,
                                             std::uint64_t seed);
 
+// The same drawn over cols >= rows columns, one column from each of row_length equal bins of
+// [0, cols): a rows x cols sample whose x is as large as a real matrix's while its non-zeros
+// stay few (the host's cpu_coo samples, models/families/cpu_gpu/cpu_gpu_fit.cpp). Throws
+// Error(invalid_argument) unless 1 <= row_length <= rows <= cols <= 2^31 - 1.
+CsrMatrix<double> wide_uniform_row_length_sample(std::int64_t rows, std::int64_t cols,
+                                                 std::int64_t row_length, std::uint64_t seed);
+
 // The banded twin of uniform_row_length_sample(rows, row_length, seed): row r holds the
 // row_length contiguous columns starting at clamp(r - row_length / 2, 0, rows - row_length),
 // a band of neighbouring rows sharing nearly all of their x (the local end of

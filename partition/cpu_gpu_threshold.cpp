@@ -75,15 +75,16 @@ CpuGpuSplitTime balanced_cpu_gpu_threshold(const MatrixFeatures& features,
 }
 
 CpuGpuSplitCosts paper_003_split_costs(const CpuGpuTimeCoefficients& coefficients,
-                                       double host_device_bytes_per_ms, std::int64_t value_bytes) {
+                                       double x_randomness, double host_device_bytes_per_ms,
+                                       std::int64_t value_bytes) {
   return CpuGpuSplitCosts{
       .gpu_part_ms =
           [coefficients](const EllCooSplit& s) {
             return gpu_ell_time_ms(s.ell_nnz, coefficients);  // Eq. 7
           },
       .cpu_part_ms =
-          [coefficients](const EllCooSplit& s) {
-            return cpu_coo_time_ms(s.coo_nnz, coefficients);  // Eq. 6
+          [coefficients, x_randomness](const EllCooSplit& s) {
+            return cpu_coo_time_ms(s.coo_nnz, x_randomness, coefficients);  // Eq. 6
           },
       .host_device_bytes_per_ms = host_device_bytes_per_ms,
       .copy_latency_ms = 0.0,

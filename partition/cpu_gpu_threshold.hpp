@@ -61,8 +61,11 @@ CpuGpuSplitTime balanced_cpu_gpu_threshold(const MatrixFeatures& features,
                                            const CpuGpuSplitCosts& costs);
 
 // Eqs. 6-7 of paper 003 as the compute callables (models/families/cpu_gpu/cpu_gpu_time_model.hpp):
-// T_C = 2 NNZ(CPU) / fc / (nc - 1), T_G = NNZ(GPU) / (C F). The copies as given.
+// T_C = 2 NNZ(CPU) / fc / (nc - 1) scaled by the host's locality factor at x_randomness (the
+// matrix's x_gather_randomness, models/locality.hpp; 1: the random-column rate fc itself),
+// T_G = NNZ(GPU) / (C F). The copies as given.
 CpuGpuSplitCosts paper_003_split_costs(const CpuGpuTimeCoefficients& coefficients,
-                                       double host_device_bytes_per_ms, std::int64_t value_bytes);
+                                       double x_randomness, double host_device_bytes_per_ms,
+                                       std::int64_t value_bytes);
 
 }  // namespace spmvd

@@ -68,7 +68,7 @@ TEST(CpuGpuTimeModel, RefusesASingleCpuCore) {
   const CpuGpuTimeCoefficients c{.cpu_cores = 1, .cpu_operations_per_ms = 4,
                                  .gpu_streaming_processors = 2,
                                  .gpu_operations_per_ms_per_sp = 5};
-  EXPECT_THROW(cpu_coo_time_ms(10, c), Error);
+  EXPECT_THROW(cpu_coo_time_ms(10, 1.0, c), Error);
 }
 
 }  // namespace

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -29,6 +31,7 @@
 #include "models/families/bytes/bytes_calibration.hpp"
 #include "models/families/coo/coo_record.hpp"
 #include "models/families/cpu_gpu/cpu_gpu_fit.hpp"
+#include "models/locality.hpp"
 #include "models/model_accuracy.hpp"
 #include "models/model_plots.hpp"
 #include "models/model_predictor.hpp"
@@ -77,8 +80,28 @@ TEST(UniformRowLengthSample, RefusesRowsLongerThanTheMatrixIsWide) {
     EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
     EXPECT_STREQ(
         e.what(),
-        "uniform_row_length_sample: row length 5 must be in [1, rows = 4] and rows <= 2^31 - 1");
+        "uniform_row_length_sample: row length 5 must be in [1, rows = 4] and rows <= cols = 4 "
+        "<= 2^31 - 1");
   }
+}
+
+// The host's cpu_coo samples: few rows gathering from an x as wide as a real matrix's.
+TEST(WideUniformRowLengthSample, SpreadsEveryRowOverAllColumnsNotJustAsManyAsRows) {
+  const CsrMatrix<double> m = wide_uniform_row_length_sample(100, 8000, 8, 5);
+  EXPECT_NO_THROW(validate(m));
+  ASSERT_EQ(m.rows, 100);
+  ASSERT_EQ(m.cols, 8000);
+  ASSERT_EQ(m.nnz(), 800);
+  ColIndex widest = 0;
+  for (std::int64_t r = 0; r < m.rows; ++r) {
+    ASSERT_EQ(m.row_length(r), 8) << "row " << r;
+    // One column per eighth of x: the first below 1000, the last at or above 7000.
+    EXPECT_LT(m.col_indices[m.row_offsets[r]], 1000);
+    EXPECT_GE(m.col_indices[m.row_offsets[r + 1] - 1], 7000);
+    widest = std::max(widest, m.col_indices[m.row_offsets[r + 1] - 1]);
+  }
+  EXPECT_GE(widest, 100) << "columns beyond the row count";
+  EXPECT_THROW(wide_uniform_row_length_sample(100, 99, 8, 5), Error) << "fewer columns than rows";
 }
 
 TEST(UniformSampleFeatures, DescribeOneRowLength) {
@@ -840,16 +863,49 @@ TEST_F(CpuCalibration, FillsTheCpuSideOfThePaper003ModelFromCpuCoo) {
     EXPECT_DOUBLE_EQ(c.cpu_operations_per_ms, 2.0 / (slope_ms_per_nnz * cores));
     if (cores >= 2) {
       // Eq. 6 runs the COO part on nc - 1 cores: the measured slope scaled by nc / (nc - 1).
-      EXPECT_NEAR(cpu_coo_time_ms(1'000'000, c),
+      EXPECT_NEAR(cpu_coo_time_ms(1'000'000, 1.0, c),
                   1e6 * slope_ms_per_nnz * cores / (cores - 1.0),
                   1e-9 * 1e6 * slope_ms_per_nnz);
     }
+    // The host's banded ratio: the coo stage's, of its twin at the largest sample.
+    const std::vector<SamplePoint>& banded = set.records.find<CooRecord>()->variants[0].banded_ratio;
+    ASSERT_EQ(banded.size(), 1u);
+    EXPECT_DOUBLE_EQ(c.cpu_banded_ratio, banded_ratio_at(banded, banded.back().x));
+    EXPECT_GT(c.cpu_banded_ratio, 0.0);
     EXPECT_EQ(c.gpu_streaming_processors, 0);
     EXPECT_EQ(c.gpu_operations_per_ms_per_sp, 0.0);
     // Nothing crosses a bus on the CPU device: no copy is timed.
     EXPECT_EQ(c.host_device_bytes_per_ms, 0.0);
     EXPECT_EQ(c.host_device_copy_latency_ms, 0.0);
   }
+}
+
+// The host's rates beside a GPU: fc from the random samples' slope, rho the banded twins' slope
+// over it (their intercepts, the fixed cost of a multiply, left out as Eq. 6 leaves them).
+TEST(HostCooRates, RecoverTheRandomSlopeAndTheBandedRatioOfSyntheticTimings) {
+  std::vector<SamplePoint> random, banded;
+  for (double nnz = 1 << 20; nnz <= 1 << 22; nnz *= 2) {
+    random.push_back({nnz, 0.03 + 8e-7 * nnz});
+    banded.push_back({nnz, 0.02 + 0.3 * 8e-7 * nnz});
+  }
+  const std::optional<HostCooRates> rates = fit_host_coo_rates(random, banded);
+  ASSERT_TRUE(rates.has_value());
+  std::printf("random %.4g ms/nnz, banded ratio %.6f\n", rates->random_ms_per_nnz,
+              rates->banded_ratio);
+  EXPECT_NEAR(rates->random_ms_per_nnz, 8e-7, 8e-7 * 1e-9);
+  EXPECT_NEAR(rates->banded_ratio, 0.3, 1e-9);
+}
+
+TEST(HostCooRates, RefuseOneSizeOrASlopeThatIsNotPositive) {
+  const std::vector<SamplePoint> two{{1e6, 1.0}, {2e6, 2.0}};
+  const std::vector<SamplePoint> one{{1e6, 1.0}};
+  const std::vector<SamplePoint> falling{{1e6, 1.0}, {2e6, 0.9}};
+  EXPECT_FALSE(fit_host_coo_rates(one, two).has_value());
+  EXPECT_FALSE(fit_host_coo_rates(two, one).has_value());
+  EXPECT_FALSE(fit_host_coo_rates(two, falling).has_value()) << "a band without a rate";
+  EXPECT_FALSE(fit_host_coo_rates(falling, two).has_value());
+  ASSERT_TRUE(fit_host_coo_rates(two, two).has_value());
+  EXPECT_DOUBLE_EQ(fit_host_coo_rates(two, two)->banded_ratio, 1.0);
 }
 
 // The host part's copies: ms = latency + bytes / bandwidth per direction; the slower bandwidth

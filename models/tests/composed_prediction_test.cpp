@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "core/error.hpp"
 #include "core/part_features.hpp"
 #include "kernels/format_registry.hpp"
@@ -10,6 +13,7 @@
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
 #include "models/families/bytes/bytes_record.hpp"
 #include "models/families/cpu_gpu/cpu_gpu_record.hpp"
+#include "models/locality.hpp"
 #include "models/model_predictor.hpp"
 #include "models/part_time_predictor.hpp"
 #include "models/tests/test_device.hpp"
@@ -145,6 +149,46 @@ TEST(ComposedPrediction, AHostPartPaysItsCopiesAtTheCalibratedBandwidth) {
   EXPECT_FALSE(no_bandwidth.part_ms(host).has_value());
   host.transfer_values = 0;
   EXPECT_DOUBLE_EQ(*no_bandwidth.part_ms(host), compute_ms);
+}
+
+// The host's locality term: Eq. 6 at the random samples' fc times rho + (1 - rho) w, w the
+// part's x_gather_randomness (the whole matrix's sectors per non-zero at the part's row length).
+TEST(ComposedPrediction, AHostPartOfABandTakesTheBandedRatioOfARandomOnesTime) {
+  ModelSet set = bytes_only_set();
+  CpuGpuTimeCoefficients c{.cpu_cores = 16, .cpu_operations_per_ms = 1e5};
+  c.cpu_banded_ratio = 0.3;
+  set.records.put(c);
+  const DeviceInfo device = h100_like();
+  const auto host_part = [](double x_sectors_per_nonzero) {
+    MatrixFeatures whole = whole_matrix();
+    whole.x_sectors_per_nonzero = x_sectors_per_nonzero;
+    return FormatPart{
+        .runs = FormatPart::Runs::host,
+        .features = part_features(whole, {{10, 500}}),
+        .candidate = Candidate{.format = kCpuCooFormatId, .params = {}, .launch = {}}};
+  };
+  // A band of rows of 10 touches its sectors once per group (randomness 0); one sector per
+  // non-zero is at least what 10 random columns of 100000 touch (randomness 1).
+  const FormatPart banded = host_part(banded_sectors_per_nonzero(10.0));
+  const FormatPart random = host_part(1.0);
+  ASSERT_DOUBLE_EQ(x_gather_randomness(banded.features), 0.0);
+  ASSERT_DOUBLE_EQ(x_gather_randomness(random.features), 1.0);
+  const double random_ms = 2.0 * 5000 / 1e5 / 15.0;  // Eq. 6 at fc
+  const ModelPredictor predictor(set);
+  const ModelPartTimePredictor parts(predictor, format_registry(), device);
+  EXPECT_DOUBLE_EQ(*parts.part_ms(random), random_ms);
+  EXPECT_DOUBLE_EQ(*parts.part_ms(banded), 0.3 * random_ms);
+  // Halfway between the two: halfway between the times.
+  const FormatPart between = host_part(0.5 * (banded_sectors_per_nonzero(10.0) + 1.0));
+  const double w = x_gather_randomness(between.features);
+  EXPECT_GT(w, 0.0);
+  EXPECT_LT(w, 1.0);
+  EXPECT_DOUBLE_EQ(*parts.part_ms(between), (0.3 + 0.7 * w) * random_ms);
+  // The locality step switched off (an ablation): every host part at the random rate.
+  const std::vector<std::string> without{"locality"};
+  const ModelPredictor no_locality(set, without);
+  const ModelPartTimePredictor random_rate(no_locality, format_registry(), device);
+  EXPECT_DOUBLE_EQ(*random_rate.part_ms(banded), random_ms);
 }
 
 TEST(ComposedPrediction, SaysWhichPartCannotBePredicted) {

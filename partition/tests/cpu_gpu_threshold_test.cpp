@@ -7,6 +7,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
@@ -72,10 +73,27 @@ TEST(CpuGpuThreshold, PaperEquationsSixAndSevenPlugIn) {
                                  .gpu_streaming_processors = 2,
                                  .gpu_operations_per_ms_per_sp = 5};
   const CpuGpuSplitTime t =
-      balanced_cpu_gpu_threshold(paper_example(), paper_003_split_costs(c, kFreeCopies, 8));
+      balanced_cpu_gpu_threshold(paper_example(), paper_003_split_costs(c, 1.0, kFreeCopies, 8));
   EXPECT_EQ(t.ell_width, 3);
   EXPECT_DOUBLE_EQ(t.cpu_ms, 2.0);
   EXPECT_DOUBLE_EQ(t.gpu_ms, 2.3);
+}
+
+TEST(CpuGpuThreshold, TheHostPartOfABandRunsAtTheBandedRatioOfTheRandomTime) {
+  // As above, with the host's banded samples at half their random twins' time: at K = 3 a band
+  // (x randomness 0) takes TC = 2 x 0.5, random columns (1) TC = 2, and halfway 2 x 0.75.
+  CpuGpuTimeCoefficients c{.cpu_cores = 3,
+                           .cpu_operations_per_ms = 4,
+                           .gpu_streaming_processors = 2,
+                           .gpu_operations_per_ms_per_sp = 5};
+  c.cpu_banded_ratio = 0.5;
+  for (const auto& [randomness, cpu_ms] :
+       std::vector<std::pair<double, double>>{{0.0, 1.0}, {0.5, 1.5}, {1.0, 2.0}}) {
+    const CpuGpuSplitTime t = cpu_gpu_split_time(
+        paper_example(), 3, paper_003_split_costs(c, randomness, kFreeCopies, 8));
+    EXPECT_DOUBLE_EQ(t.cpu_ms, cpu_ms) << "randomness " << randomness;
+    EXPECT_DOUBLE_EQ(t.gpu_ms, 2.3) << "the GPU part has no host locality term";
+  }
 }
 
 TEST(CpuGpuThreshold, MinimisesTheMaximumOverEveryKOnSyntheticCurves) {

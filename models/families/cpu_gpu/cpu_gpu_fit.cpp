@@ -1,6 +1,7 @@
 #include "models/families/cpu_gpu/cpu_gpu_fit.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 
 #include "core/error.hpp"
@@ -9,15 +10,70 @@
 #include "models/calibration/sample_timing.hpp"
 #include "models/families/coo/coo_record.hpp"
 #include "models/fitting.hpp"
+#include "models/locality.hpp"
 #include "models/sample_generators.hpp"
 
 namespace spmvd {
 namespace {
 
-// The host samples of the paper 003 CPU side beside a GPU: 4 doubling sizes up to 2^21
-// non-zeros, a few ms each on a 16-core host (well under a second per precision).
-constexpr int kHostCooSizes = 4;
-constexpr std::int64_t kMaxHostCooSampleNnz = std::int64_t{1} << 21;
+// The host samples of the paper 003 CPU side beside a GPU: kHostCooSizes doubling sizes of
+// rows of CalibrationOptions::coo_row_length (8, the coo stage's) random columns, up to kMaxHostCooSampleNnz non-zeros (2^19
+// rows), every one over kHostCooSampleColumns columns, plus the banded twin of each.
+//
+// Why so wide: a random gather's cost is set by where x lives. The split's host part gathers
+// from the whole matrix's x, 1-8M columns on the suite (8-64 MB in fp64, beyond the L3 that a
+// 16-core host has to itself), while square samples of this many non-zeros had 2^15-2^18
+// columns (x within L2/L3): on the H100 box's host that fc ran random-16M's and the renumbered
+// meshes' host parts 1.1-1.6x slower than predicted (2026-11-24, ell_width 1). 2^22 columns
+// put a fp64 x at 32 MB (fp32 16 MB), the middle of that range, on every size, so the line
+// through the random samples is one cache regime and its slope the marginal cost of a gather
+// from DRAM; rows of 8 (the coo stage's) keep y's share of the traffic near a real remainder's.
+//
+// Why banded twins: a band's gathers hit the cache lines that neighbouring rows loaded
+// (banded-17M, the stencils and fem ran at 0.44-0.63 of that single fc); the twin of a sample is
+// banded_row_length_sample of its rows and row length, its band in the leading rows x rows
+// block of the same rows x cols shape (a square band is what banded matrices are: x streamed
+// once and reused row after row).
+//
+// Cost per precision on a 16-core host: 7M random and 7M banded non-zeros generated and built
+// (~0.1 s), and 9 applies each (2 warm-up, 7 timed) of ~3 ms (largest random fp64, 4M gathers
+// beyond L3 at ~0.8 ns) and ~1 ms (its twin): ~0.2 s in all (estimated from the suite's
+// host-part times, not yet measured on the box).
+constexpr int kHostCooSizes = 3;
+constexpr std::int64_t kMaxHostCooSampleNnz = std::int64_t{1} << 22;
+constexpr std::int64_t kHostCooSampleColumns = std::int64_t{1} << 22;
+
+// The random and banded (nnz, median ms) of the host's cpu_coo samples, and the host's cores.
+struct HostCooSamples {
+  std::vector<SamplePoint> random;
+  std::vector<SamplePoint> banded;
+  int cores = 0;
+};
+
+HostCooSamples time_host_coo_samples(const FormatEntry& entry, const CalibrationPlan& plan,
+                                     const CalibrationOptions& o) {
+  const std::unique_ptr<Device> host = make_cpu_device();
+  CalibrationOptions sizes = o;
+  sizes.size_steps = kHostCooSizes;
+  HostCooSamples out{.random = {}, .banded = {}, .cores = host->info().sm_count};
+  const auto time = [&](const CsrMatrix<double>& sample) {
+    auto op = entry.build(sample, plan.precision,
+                          Candidate{.format = kCpuCooFormatId, .params = {}, .launch = {}}, *host);
+    return median_apply_ms(*op, *host, sample, plan.precision, o);
+  };
+  for (const SampleShape& shape :
+       doubling_shapes(std::min(plan.max_sample_nnz, kMaxHostCooSampleNnz), sizes)) {
+    const std::int64_t cols = std::max(kHostCooSampleColumns, shape.rows);
+    const std::uint64_t seed = shape_seed(o.seed, shape);
+    const auto nnz = static_cast<double>(shape.nnz());
+    out.random.push_back(
+        {nnz, time(wide_uniform_row_length_sample(shape.rows, cols, shape.row_length, seed))});
+    CsrMatrix<double> twin = banded_row_length_sample(shape.rows, shape.row_length, seed);
+    twin.cols = cols;  // the same x as its random twin, the band in its first rows columns
+    out.banded.push_back({nnz, time(twin)});
+  }
+  return out;
+}
 
 // Copy sizes 4 KiB .. 64 MiB, x4 each: from a small vector's copy (latency-bound) to a large
 // matrix's x (a 8M-column fp64 x), tens of ms per precision on PCIe.
@@ -40,6 +96,20 @@ void fit_cpu_gpu_record(const FinishingFitInput& in) {
     set.records.put(*cpu_gpu);
 }
 
+std::optional<HostCooRates> fit_host_coo_rates(std::span<const SamplePoint> random,
+                                               std::span<const SamplePoint> banded) {
+  LinearFit random_fit, banded_fit;
+  try {
+    random_fit = fit_linear(random);
+    banded_fit = fit_linear(banded);
+  } catch (const Error&) {
+    return std::nullopt;  // fewer than 2 sizes: no slope
+  }
+  if (!(random_fit.slope > 0.0) || !(banded_fit.slope > 0.0)) return std::nullopt;
+  return HostCooRates{.random_ms_per_nnz = random_fit.slope,
+                      .banded_ratio = banded_fit.slope / random_fit.slope};
+}
+
 std::optional<CpuGpuTimeCoefficients> fit_cpu_gpu(const FormatRegistry& registry, Device& device,
                                                   const CalibrationPlan& plan,
                                                   const CalibrationOptions& o,
@@ -47,37 +117,34 @@ std::optional<CpuGpuTimeCoefficients> fit_cpu_gpu(const FormatRegistry& registry
                                                   std::optional<double> ell_ms_per_entry) {
   const FormatEntry* entry = registry.find(kCpuCooFormatId);
   if (entry == nullptr) return std::nullopt;
-  double cpu_ms_per_nnz = 0.0;
+  HostCooRates rates;
   int cores = 0;
   if (!device.info().is_gpu) {
     if (coo.empty()) return std::nullopt;
-    cpu_ms_per_nnz = coo.front().time_vs_nnz.slope;
+    // The coo stage's cpu_coo line and the banded ratio of its twin (its largest sample; 1
+    // where none was timed, as banded_ratio_at reads an empty list). Its samples are square, x
+    // as wide as their rows, so this rho is the in-cache one; it predicts nothing here — on the
+    // CPU device no composed format is admissible and the coo family prices cpu_coo with the
+    // same ratio — and is kept so the record reads the same on both devices.
+    rates = {.random_ms_per_nnz = coo.front().time_vs_nnz.slope,
+             .banded_ratio = banded_ratio_at(coo.front().banded_ratio,
+                                             std::numeric_limits<double>::max())};
     cores = device.info().sm_count;
   } else {
-    const std::unique_ptr<Device> host = make_cpu_device();
-    CalibrationOptions sizes = o;
-    sizes.size_steps = kHostCooSizes;
-    std::vector<SamplePoint> points;
-    for (const SampleShape& shape :
-         doubling_shapes(std::min(plan.max_sample_nnz, kMaxHostCooSampleNnz), sizes)) {
-      const CsrMatrix<double> sample =
-          uniform_row_length_sample(shape.rows, shape.row_length, shape_seed(o.seed, shape));
-      auto op =
-          entry->build(sample, plan.precision,
-                       Candidate{.format = kCpuCooFormatId, .params = {}, .launch = {}}, *host);
-      points.push_back({static_cast<double>(shape.nnz()),
-                        median_apply_ms(*op, *host, sample, plan.precision, o)});
-    }
-    cpu_ms_per_nnz = fit_linear(points).slope;
-    cores = host->info().sm_count;
+    const HostCooSamples samples = time_host_coo_samples(*entry, plan, o);
+    const std::optional<HostCooRates> fitted = fit_host_coo_rates(samples.random, samples.banded);
+    if (!fitted) return std::nullopt;
+    rates = *fitted;
+    cores = samples.cores;
   }
   std::vector<HostCopySample> copies;
   if (device.info().is_gpu)
     copies = time_pinned_copies(device, host_copy_sizes(), o.warmup_runs, o.timed_runs);
-  if (cpu_ms_per_nnz <= 0.0 || cores <= 0) return std::nullopt;
+  if (rates.random_ms_per_nnz <= 0.0 || cores <= 0) return std::nullopt;
   CpuGpuTimeCoefficients c;
   c.cpu_cores = cores;
-  c.cpu_operations_per_ms = 2.0 / (cpu_ms_per_nnz * static_cast<double>(cores));
+  c.cpu_operations_per_ms = 2.0 / (rates.random_ms_per_nnz * static_cast<double>(cores));
+  c.cpu_banded_ratio = rates.banded_ratio;
   if (ell_ms_per_entry && device.info().sm_count > 0) {
     c.gpu_streaming_processors = device.info().sm_count;
     c.gpu_operations_per_ms_per_sp =

@@ -20,8 +20,11 @@ namespace spmvd {
 // nc hardware threads of the host, a line ms = a * nnz + b; with TC = 2 NNZ / (fc * nc) on
 // those nc threads, fc = 2 / (a * nc) per core (Eq. 6 itself then runs the COO part on nc - 1,
 // one core driving the GPU). On the CPU device the coo stage has timed exactly this (its only
-// record is cpu_coo); beside a GPU the host is a second device, timed here and not planned,
-// since every planned variant runs on `device`. Eq. 7 (GPU side): ell_ms_per_entry, the slope of
+// record is cpu_coo), and cpu_banded_ratio is that record's banded ratio at its largest sample;
+// beside a GPU the host is a second device, timed here and not planned, since every planned
+// variant runs on `device`: random samples over an x as wide as a real matrix's and their
+// banded twins (fit_host_coo_rates; the shapes and why in cpu_gpu_fit.cpp). Eq. 7 (GPU side):
+// ell_ms_per_entry, the slope of
 // the fastest ELL launch's ms against rows * width; Eq. 7 uses only the product C * F, and
 // DeviceInfo counts SMs, not SPs, so C = sm_count and F is per SM: F = 1 / (slope * C). The
 // paper's equations have no constant term, so both intercepts are dropped (the launch floor is
@@ -34,6 +37,19 @@ std::optional<CpuGpuTimeCoefficients> fit_cpu_gpu(const FormatRegistry& registry
                                                   const CalibrationOptions& o,
                                                   const std::vector<CooCalibration>& coo,
                                                   std::optional<double> ell_ms_per_entry);
+
+// The host's rates from its cpu_coo samples, (nnz, ms) each: random_ms_per_nnz the slope of a
+// line through the random-column samples (fc's a), banded_ratio (rho, models/locality.hpp) the
+// slope through their banded twins divided by it — the time a band's non-zero takes against a
+// random one's, the fixed costs (intercepts) left out as Eq. 6 leaves them. nullopt when either
+// set has fewer than 2 distinct sizes or a slope is not positive (no rate).
+struct HostCooRates {
+  double random_ms_per_nnz = 0.0;
+  double banded_ratio = 0.0;
+  friend bool operator==(const HostCooRates&, const HostCooRates&) = default;
+};
+std::optional<HostCooRates> fit_host_coo_rates(std::span<const SamplePoint> random,
+                                               std::span<const SamplePoint> banded);
 
 // fit_cpu_gpu on the coo record and the ell stage's rate of the finished stages: puts the
 // cpu_gpu record into the set where there is one (calibration_finishing_fits).

@@ -13,9 +13,10 @@ std::vector<FamilyTable> tables_of(const CpuGpuTimeCoefficients& record) {
   return {
       {.name = std::string(CpuGpuTimeCoefficients::kFamily),
        .title = "paper 003's coefficients of the CPU-GPU split (Eqs. 6-8) and host copies",
-       .headers = {"cores nc", "ops/ms/core fc", "SMs C", "ops/ms/SM F", "host↔device GB/s",
-                   "copy latency µs"},
+       .headers = {"cores nc", "ops/ms/core fc", "host banded ρ", "SMs C", "ops/ms/SM F",
+                   "host↔device GB/s", "copy latency µs"},
        .rows = {{count_cell(record.cpu_cores), number_cell(record.cpu_operations_per_ms, "%.4g"),
+                 number_cell(record.cpu_banded_ratio, "%.2f"),
                  count_cell(record.gpu_streaming_processors),
                  number_cell(record.gpu_operations_per_ms_per_sp, "%.4g"),
                  number_cell(1e-6 * record.host_device_bytes_per_ms, "%.1f"),

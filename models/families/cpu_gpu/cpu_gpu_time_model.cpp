@@ -4,16 +4,19 @@
 
 #include "core/error.hpp"
 #include "models/df_split.hpp"
+#include "models/locality.hpp"
 
 namespace spmvd {
 
-double cpu_coo_time_ms(std::int64_t cpu_nnz, const CpuGpuTimeCoefficients& c) {
+double cpu_coo_time_ms(std::int64_t cpu_nnz, double x_randomness,
+                       const CpuGpuTimeCoefficients& c) {
   if (c.cpu_cores < 2 || c.cpu_operations_per_ms <= 0.0) {
     throw_invalid("cpu_coo_time_ms: needs >= 2 CPU cores (one drives the GPU) and a positive fc");
   }
-  // Paper 003 Eq. 6: a multiply and an add per non-zero on nc - 1 cores.
+  // Paper 003 Eq. 6: a multiply and an add per non-zero on nc - 1 cores, at the rate of the
+  // random-column samples; a band's gathers reuse the cache lines of neighbouring rows.
   return 2.0 * static_cast<double>(cpu_nnz) / c.cpu_operations_per_ms /
-         static_cast<double>(c.cpu_cores - 1);
+         static_cast<double>(c.cpu_cores - 1) * locality_factor(c.cpu_banded_ratio, x_randomness);
 }
 
 double gpu_ell_time_ms(std::int64_t gpu_nnz, const CpuGpuTimeCoefficients& c) {
@@ -38,7 +41,7 @@ CpuGpuTime cpu_gpu_time_ms(const MatrixFeatures& features, std::int64_t ell_widt
                            const CpuGpuTimeCoefficients& c) {
   const EllCooSplit split = ell_coo_split(features, ell_width);
   CpuGpuTime t;
-  t.cpu_ms = cpu_coo_time_ms(split.coo_nnz, c);
+  t.cpu_ms = cpu_coo_time_ms(split.coo_nnz, x_gather_randomness(features), c);
   t.gpu_ms = gpu_ell_time_ms(split.ell_nnz, c);
   t.total_ms = std::max(t.cpu_ms, t.gpu_ms);  // Eq. 8: the two run concurrently
   return t;

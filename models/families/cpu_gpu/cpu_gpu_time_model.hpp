@@ -6,6 +6,11 @@
 //   T  = max(TC, TG)                  (Eq. 8).
 // Beside a GPU the host part also pays its copies every multiply (issue 15; Sec. 5.1 leaves them
 // out): x to the host and its rows of y back, at the measured pinned copy bandwidth.
+// fc is one rate, but the host's x gathers are not: Eq. 6 is scaled by the x-locality factor
+// of models/locality.hpp, rho + (1 - rho) w, with rho = cpu_banded_ratio (the host's banded
+// samples against their random twins) and w the matrix's x_gather_randomness. On the H100 box's
+// 16-core host a single fc put the host part of banded, stencil and FEM matrices at 2x their
+// measured time and that of random or renumbered ones at 0.6-0.9x (2026-11-24, ell_width 1).
 
 #include <cstdint>
 #include <string_view>
@@ -29,6 +34,10 @@ struct CpuGpuTimeCoefficients {
   // the CPU device (nothing crosses a bus) or where the copies could not be measured.
   double host_device_bytes_per_ms = 0.0;
   double host_device_copy_latency_ms = 0.0;
+  // rho of the host's cpu_coo: T_banded / T_random of the calibration's twin samples, the
+  // ratio of the two fitted slopes (cpu_gpu_fit.hpp). fc is the random samples' rate; a
+  // matrix of x randomness w runs at fc / (rho + (1 - rho) w). 1: no locality term.
+  double cpu_banded_ratio = 1.0;
   static constexpr auto kFields = std::tuple{
       declare_field("cpu_cores", &CpuGpuTimeCoefficients::cpu_cores),
       declare_field("cpu_operations_per_ms", &CpuGpuTimeCoefficients::cpu_operations_per_ms),
@@ -37,7 +46,8 @@ struct CpuGpuTimeCoefficients {
                     &CpuGpuTimeCoefficients::gpu_operations_per_ms_per_sp),
       declare_field("host_device_bytes_per_ms", &CpuGpuTimeCoefficients::host_device_bytes_per_ms),
       declare_field("host_device_copy_latency_ms",
-                    &CpuGpuTimeCoefficients::host_device_copy_latency_ms)};
+                    &CpuGpuTimeCoefficients::host_device_copy_latency_ms),
+      declare_field("cpu_banded_ratio", &CpuGpuTimeCoefficients::cpu_banded_ratio)};
   friend bool operator==(const CpuGpuTimeCoefficients&, const CpuGpuTimeCoefficients&) = default;
 };
 
@@ -48,15 +58,20 @@ struct CpuGpuTime {
   friend bool operator==(const CpuGpuTime&, const CpuGpuTime&) = default;
 };
 
-// Eq. 6. Throws Error(invalid_argument) when nc < 2 or fc <= 0.
-double cpu_coo_time_ms(std::int64_t cpu_nnz, const CpuGpuTimeCoefficients& c);
+// Eq. 6 times the host's locality factor: cpu_nnz non-zeros gathering x with randomness
+// x_randomness in [0, 1] (x_gather_randomness of the matrix, models/locality.hpp; 1: random
+// columns, fc itself; 0: a band, fc / cpu_banded_ratio). Throws Error(invalid_argument) when
+// nc < 2 or fc <= 0.
+double cpu_coo_time_ms(std::int64_t cpu_nnz, double x_randomness,
+                       const CpuGpuTimeCoefficients& c);
 // Eq. 7. Throws Error(invalid_argument) when C or F is not positive.
 double gpu_ell_time_ms(std::int64_t gpu_nnz, const CpuGpuTimeCoefficients& c);
 // The copies of a host part: `copies` transfers moving `bytes` in all, at the measured
 // bandwidth plus a latency each. 0 for no bytes. Throws Error(invalid_argument) when bytes > 0
 // and no bandwidth is calibrated (host_device_bytes_per_ms <= 0).
 double host_copies_ms(std::uint64_t bytes, int copies, const CpuGpuTimeCoefficients& c);
-// Eqs. 4-8 for threshold K, with the split taken from the DF (models/df_split.hpp).
+// Eqs. 4-8 for threshold K, with the split taken from the DF (models/df_split.hpp); the COO
+// part at the whole matrix's x_gather_randomness (a part gathers from the matrix's x).
 CpuGpuTime cpu_gpu_time_ms(const MatrixFeatures& features, std::int64_t ell_width,
                            const CpuGpuTimeCoefficients& c);
 
