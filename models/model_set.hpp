@@ -25,7 +25,9 @@ namespace spmvd {
 // random and banded); a candidate without its own parameters' record takes the record sharing
 // most of them.
 // 20: the strip's ELL part is predicted at the slots its sorted rows' warps walk, and its parts
-// pay for writing y through the sort (cuda_strip_rules.hpp).
+// pay for writing y through the sort (cuda_strip_rules.hpp); the host rate of paper 003's CPU
+// side has a banded ratio (CpuGpuTimeCoefficients::cpu_banded_ratio) from wide random samples
+// and banded twins.
 inline constexpr int kModelVersion = 20;
 
 struct ModelSet {
