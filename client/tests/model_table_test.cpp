@@ -132,7 +132,8 @@ ModelSet set_of_three_families() {
                                          .gpu_operations_per_ms_per_sp = 2.3e6,
                                          .host_device_bytes_per_ms = 2.4e7,
                                          .host_device_copy_latency_ms = 0.0085,
-                                         .cpu_banded_ratio = 0.31});
+                                         .cpu_banded_ratio = 0.31,
+                                         .host_round_trip_ms = 0.32});
   CacheResidentCorrection resident{.format = FormatId{999}, .entries_per_thread = 2};
   resident.ratio_vs_length_rows = {.widths = {1, 8, 64},
                                    .rows = {1000, 100000},
@@ -203,7 +204,7 @@ TEST(ModelTables, PrintsPaperCoefficientsAndTheLaunchFloorAsTables) {
   ASSERT_LT(cpu_gpu + 2, lines.size());
   EXPECT_NE(lines[cpu_gpu + 1].find("host↔device GB/s"), std::string::npos);
   EXPECT_EQ(words_of(lines[cpu_gpu + 2]),
-            (Words{"16", "4.582e+05", "0.31", "132", "2.3e+06", "24.0", "8.50"}));
+            (Words{"16", "4.582e+05", "0.31", "132", "2.3e+06", "24.0", "8.50", "320.0"}));
   const std::size_t floor = index_of(lines, "  launch_floor (");
   ASSERT_LT(floor + 2, lines.size());
   EXPECT_EQ(words_of(lines[floor + 2]), (Words{"4.20"}));

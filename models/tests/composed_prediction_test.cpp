@@ -191,6 +191,45 @@ TEST(ComposedPrediction, AHostPartOfABandTakesTheBandedRatioOfARandomOnesTime) {
   EXPECT_DOUBLE_EQ(*random_rate.part_ms(banded), random_ms);
 }
 
+// A host part beside a GPU (it moves values over PCIe) pays the host path's round trip once a
+// multiply, on top of Eq. 6 and its copies; one that moves nothing (the CPU device) does not.
+TEST(ComposedPrediction, AHostPartBesideAGpuPaysTheHostPathsRoundTrip) {
+  ModelSet set = bytes_only_set();
+  const CpuGpuTimeCoefficients c{.cpu_cores = 16,
+                                 .cpu_operations_per_ms = 1e5,
+                                 .host_device_bytes_per_ms = 5e7,
+                                 .host_device_copy_latency_ms = 0.004,
+                                 .host_round_trip_ms = 0.3};
+  set.records.put(c);
+  const DeviceInfo device = h100_like();
+  FormatPart part{.runs = FormatPart::Runs::host,
+                  .features = part_features(whole_matrix(), {{10, 500}}),
+                  .candidate = Candidate{.format = kCpuCooFormatId, .params = {}, .launch = {}}};
+  part.features.x_sectors_per_nonzero = 1.0;  // random columns: Eq. 6 at fc itself
+  const ModelPredictor predictor(set);
+  const ModelPartTimePredictor parts(predictor, format_registry(), device);
+  const double eq6_ms = 2.0 * 5000 / 1e5 / 15.0;
+  EXPECT_DOUBLE_EQ(*parts.part_ms(part), eq6_ms);
+  part.transfer_values = 100'000 + 500;  // x down, the touched rows up
+  const double copies_ms = 2 * 0.004 + (100'500.0 * 8) / 5e7;
+  EXPECT_NEAR(*parts.part_ms(part), eq6_ms + copies_ms + 0.3, 1e-12);
+}
+
+// The round trip is what a timed split takes beyond its ELL kernel, Eq. 6 and its copies.
+TEST(ComposedPrediction, TheRoundTripIsTheSplitsTimeLessWhatTheModelAlreadyCounts) {
+  const CpuGpuTimeCoefficients c{.cpu_cores = 16,
+                                 .cpu_operations_per_ms = 1e5,
+                                 .host_device_bytes_per_ms = 5e7,
+                                 .host_device_copy_latency_ms = 0.004};
+  const double eq6_ms = 2.0 * 4096 / 1e5 / 15.0;
+  const double copies_ms = 2 * 0.004 + 65536.0 / 5e7;
+  EXPECT_NEAR(host_round_trip_ms_of(0.5, 0.01, 4096, 65536, kHostPartCopies, c), 0.49 - eq6_ms - copies_ms,
+              1e-12);
+  // A split timed faster than the parts the model counts has no round trip left, not a
+  // negative one.
+  EXPECT_EQ(host_round_trip_ms_of(0.01, 0.01, 4096, 65536, kHostPartCopies, c), 0.0);
+}
+
 TEST(ComposedPrediction, SaysWhichPartCannotBePredicted) {
   const ModelPredictor predictor(bytes_only_set());  // no host side calibrated
   const TwoPartRules rules(true);

@@ -82,7 +82,8 @@ CpuGpuTimeCoefficients paper_003_coefficients() {
           .gpu_operations_per_ms_per_sp = 2.3e6,
           .host_device_bytes_per_ms = 2.4e7,
           .host_device_copy_latency_ms = 0.0085,
-          .cpu_banded_ratio = 0.31};
+          .cpu_banded_ratio = 0.31,
+          .host_round_trip_ms = 0.32};
 }
 
 // full_set with every registered family that keeps a record.
@@ -124,6 +125,7 @@ TEST(ModelSet, JsonRoundTripKeepsTheRecordOfEveryRegisteredFamily) {
   }
   EXPECT_EQ(*back.records.find<CpuGpuTimeCoefficients>(), paper_003_coefficients());
   EXPECT_EQ(j.at("families").at("cpu_gpu").at("cpu_banded_ratio"), 0.31);
+  EXPECT_EQ(j.at("families").at("cpu_gpu").at("host_round_trip_ms"), 0.32);
   EXPECT_EQ(back.records.find<BytesRecord>()->formats.at(0).floor_ms, 0.007);
 }
 
@@ -223,8 +225,8 @@ TEST(ModelSet, EachRegisteredFamilysTableComesFromItsRecord) {
         {"cusparse_sell", "-", "6.00", "2500", "7.00", "40", "-", "0", "0.0", "0.0"}}},
       {"cpu_gpu",  // 2.4e7 bytes per ms = 24 GB/s, 0.0085 ms = 8.5 µs
        {{"cores nc", "ops/ms/core fc", "host banded ρ", "SMs C", "ops/ms/SM F",
-         "host↔device GB/s", "copy latency µs"},
-        {"16", "4.1e+05", "0.31", "132", "2.3e+06", "24.0", "8.50"}}}};
+         "host↔device GB/s", "copy latency µs", "host round trip µs"},
+        {"16", "4.1e+05", "0.31", "132", "2.3e+06", "24.0", "8.50", "320.0"}}}};
   std::set<std::string> families_with_tables;
   for (const FamilyEntry& entry : model_families()) {
     if (entry.read_record == nullptr) continue;

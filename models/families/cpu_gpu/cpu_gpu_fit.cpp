@@ -5,7 +5,10 @@
 #include <memory>
 
 #include "core/error.hpp"
+#include "kernels/format_parts.hpp"
 #include "kernels/formats/cpu_coo/cpu_coo_rules.hpp"
+#include "kernels/formats/cpu_gpu_split/cpu_gpu_split_rules.hpp"
+#include "kernels/formats/cuda_ell/cuda_ell_rules.hpp"
 #include "models/calibration/sample_plan.hpp"
 #include "models/calibration/sample_timing.hpp"
 #include "models/families/coo/coo_record.hpp"
@@ -73,6 +76,42 @@ HostCooSamples time_host_coo_samples(const FormatEntry& entry, const Calibration
     out.banded.push_back({nnz, time(twin)});
   }
   return out;
+}
+
+// The host path's round trip, timed: a split at K = 7 of kRoundTripRows rows of 8 random
+// columns (one host entry a row: Eq. 6 a few microseconds, x 32 KB in fp64) against cuda_ell
+// on the same sample, both at kRoundTripBlock; what the split takes beyond the ELL kernel, Eq. 6
+// and its copies is the path's fixed cost (host_round_trip_ms_of). nullopt where either format
+// is not registered or cannot be built here.
+constexpr std::int64_t kRoundTripRows = 4096;
+constexpr std::int64_t kRoundTripRowLength = 8;
+constexpr std::uint32_t kRoundTripBlock = 256;
+
+std::optional<double> time_host_round_trip(const FormatRegistry& registry, Device& device,
+                                           const CalibrationPlan& plan,
+                                           const CalibrationOptions& o,
+                                           const CpuGpuTimeCoefficients& c) {
+  const FormatEntry* split = registry.find(kCpuGpuSplitFormatId);
+  const FormatEntry* ell = registry.find(kCudaEllFormatId);
+  if (split == nullptr || ell == nullptr || !device.info().is_gpu) return std::nullopt;
+  const CsrMatrix<double> sample =
+      uniform_row_length_sample(kRoundTripRows, kRoundTripRowLength, o.seed);
+  const std::int64_t width = kRoundTripRowLength - 1;
+  const Candidate split_candidate =
+      CpuGpuSplitRules::candidate_for(width, kRoundTripBlock, sample.rows, device.info());
+  const Candidate ell_candidate{
+      .format = kCudaEllFormatId,
+      .params = FieldSet::of(CudaEllParams{.ell_width = static_cast<std::uint32_t>(
+                                               kRoundTripRowLength)}),
+      .launch = split_candidate.launch};
+  auto split_op = split->build(sample, plan.precision, split_candidate, device);
+  auto ell_op = ell->build(sample, plan.precision, ell_candidate, device);
+  const double split_ms = median_apply_ms(*split_op, device, sample, plan.precision, o);
+  const double ell_ms = median_apply_ms(*ell_op, device, sample, plan.precision, o);
+  // x down (every column) and one partial value per row up: the split's transfer_values.
+  const auto copy_bytes =
+      static_cast<std::uint64_t>(sample.cols + sample.rows) * value_bytes(plan.precision);
+  return host_round_trip_ms_of(split_ms, ell_ms, sample.rows, copy_bytes, kHostPartCopies, c);
 }
 
 // Copy sizes 4 KiB .. 64 MiB, x4 each: from a small vector's copy (latency-bound) to a large
@@ -151,8 +190,13 @@ std::optional<CpuGpuTimeCoefficients> fit_cpu_gpu(const FormatRegistry& registry
         1.0 / (*ell_ms_per_entry * static_cast<double>(device.info().sm_count));
   }
   fit_host_device_copies(copies, c);
+  if (c.host_device_bytes_per_ms > 0.0) {
+    if (const std::optional<double> round_trip = time_host_round_trip(registry, device, plan, o, c))
+      c.host_round_trip_ms = *round_trip;
+  }
   return c;
 }
+
 
 void fit_host_device_copies(std::span<const HostCopySample> samples, CpuGpuTimeCoefficients& c) {
   c.host_device_bytes_per_ms = 0.0;

@@ -37,6 +37,14 @@ double host_copies_ms(std::uint64_t bytes, int copies, const CpuGpuTimeCoefficie
          static_cast<double>(bytes) / c.host_device_bytes_per_ms;
 }
 
+double host_round_trip_ms_of(double split_ms, double ell_ms, std::int64_t host_nnz,
+                             std::uint64_t copy_bytes, int copies,
+                             const CpuGpuTimeCoefficients& c) {
+  const double host_ms =
+      cpu_coo_time_ms(host_nnz, 1.0, c) + host_copies_ms(copy_bytes, copies, c);
+  return std::max(0.0, split_ms - ell_ms - host_ms);
+}
+
 CpuGpuTime cpu_gpu_time_ms(const MatrixFeatures& features, std::int64_t ell_width,
                            const CpuGpuTimeCoefficients& c) {
   const EllCooSplit split = ell_coo_split(features, ell_width);

@@ -5,7 +5,10 @@
 //   TG = NNZ(GPU) / (C F)             (Eq. 7),
 //   T  = max(TC, TG)                  (Eq. 8).
 // Beside a GPU the host part also pays its copies every multiply (issue 15; Sec. 5.1 leaves them
-// out): x to the host and its rows of y back, at the measured pinned copy bandwidth.
+// out): x to the host and its rows of y back, at the measured pinned copy bandwidth, and the
+// fixed cost of the host path's round trip (host_round_trip_ms): on the H100 box the splits
+// whose K balances the two sides measured 1.4-2x their prediction without it, a fixed
+// 0.3-0.5 ms a multiply whatever the host part's size (2026-11-24, model version 20).
 // fc is one rate, but the host's x gathers are not: Eq. 6 is scaled by the x-locality factor
 // of models/locality.hpp, rho + (1 - rho) w, with rho = cpu_banded_ratio (the host's banded
 // samples against their random twins) and w the matrix's x_gather_randomness. On the H100 box's
@@ -38,6 +41,12 @@ struct CpuGpuTimeCoefficients {
   // ratio of the two fitted slopes (cpu_gpu_fit.hpp). fc is the random samples' rate; a
   // matrix of x randomness w runs at fc / (rho + (1 - rho) w). 1: no locality term.
   double cpu_banded_ratio = 1.0;
+  // The fixed cost of a host part's path per multiply beyond Eq. 6 and its copies' bytes and
+  // latencies: the fork from the device's stream, the CUDA driver thread's dispatch of the host
+  // function, oneTBB waking the host's workers and joining them, and the join back. Timed as a
+  // split of a small sample whose host part is one entry a row of 4096, less its ELL kernel,
+  // Eq. 6 and its copies (cpu_gpu_fit.cpp, host_round_trip_ms_of). 0 on the CPU device.
+  double host_round_trip_ms = 0.0;
   static constexpr auto kFields = std::tuple{
       declare_field("cpu_cores", &CpuGpuTimeCoefficients::cpu_cores),
       declare_field("cpu_operations_per_ms", &CpuGpuTimeCoefficients::cpu_operations_per_ms),
@@ -47,7 +56,8 @@ struct CpuGpuTimeCoefficients {
       declare_field("host_device_bytes_per_ms", &CpuGpuTimeCoefficients::host_device_bytes_per_ms),
       declare_field("host_device_copy_latency_ms",
                     &CpuGpuTimeCoefficients::host_device_copy_latency_ms),
-      declare_field("cpu_banded_ratio", &CpuGpuTimeCoefficients::cpu_banded_ratio)};
+      declare_field("cpu_banded_ratio", &CpuGpuTimeCoefficients::cpu_banded_ratio),
+      declare_field("host_round_trip_ms", &CpuGpuTimeCoefficients::host_round_trip_ms)};
   friend bool operator==(const CpuGpuTimeCoefficients&, const CpuGpuTimeCoefficients&) = default;
 };
 
@@ -70,6 +80,15 @@ double gpu_ell_time_ms(std::int64_t gpu_nnz, const CpuGpuTimeCoefficients& c);
 // bandwidth plus a latency each. 0 for no bytes. Throws Error(invalid_argument) when bytes > 0
 // and no bandwidth is calibrated (host_device_bytes_per_ms <= 0).
 double host_copies_ms(std::uint64_t bytes, int copies, const CpuGpuTimeCoefficients& c);
+// The host path's fixed cost (CpuGpuTimeCoefficients::host_round_trip_ms) from a split's
+// measured time on a sample: split_ms less the ELL kernel's time on the same sample (ell_ms),
+// Eq. 6 for the host part's host_nnz random non-zeros, and its `copies` copies moving
+// copy_bytes (c's bandwidth and latency); at least 0. Throws as cpu_coo_time_ms and
+// host_copies_ms do.
+double host_round_trip_ms_of(double split_ms, double ell_ms, std::int64_t host_nnz,
+                             std::uint64_t copy_bytes, int copies,
+                             const CpuGpuTimeCoefficients& c);
+
 // Eqs. 4-8 for threshold K, with the split taken from the DF (models/df_split.hpp); the COO
 // part at the whole matrix's x_gather_randomness (a part gathers from the matrix's x).
 CpuGpuTime cpu_gpu_time_ms(const MatrixFeatures& features, std::int64_t ell_width,
