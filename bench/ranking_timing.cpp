@@ -164,6 +164,7 @@ struct Options {
   std::vector<std::string> inputs;
   int repetitions = 20;
   std::string precision = "fp64";
+  std::uint64_t expected_multiplies = 1000;
   bool list = false;
 };
 
@@ -180,9 +181,11 @@ int run(const Options& options) {
   const spmvd::ModelPredictor models(
       *precision == spmvd::Precision::fp32 ? calibration.fp32 : calibration.fp64);
   spmvd::TunerOptions tuner;
+  tuner.default_expected_multiplies = options.expected_multiplies;
   tuner.memory_budget_bytes = device.memory_bytes;  // the whole device: none filtered by memory
-  std::printf("device: %s, %s, %d repetitions\n", signature.c_str(), options.precision.c_str(),
-              options.repetitions);
+  std::printf("device: %s, %s, %llu expected multiplies, %d repetitions\n", signature.c_str(),
+              options.precision.c_str(),
+              static_cast<unsigned long long>(options.expected_multiplies), options.repetitions);
   for (const std::string& source : options.inputs) {
     // A suite line: "<path or spec> [derived=COPIES] [renumber=SEED]".
     std::istringstream line(source);
@@ -245,6 +248,11 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
   app.add_option("--precision", options.precision, "fp64 or fp32")->capture_default_str();
+  app.add_option("--expected-multiplies", options.expected_multiplies,
+                 "the tuning's hint: the build charge, and which composed formats choose by the "
+                 "models (those whose build the multiplies could repay)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 50))
+      ->capture_default_str();
   app.add_flag("--list", options.list, "print the ranked candidates too");
   CLI11_PARSE(app, argc, argv);
   try {

@@ -63,11 +63,15 @@ double CsrVectorModel::sample_ms_at(const CsrVectorCalibration& calibration, dou
   // Piecewise linear through the measured samples (sorted by c at fit time); beyond the longest
   // sampled row, Fig. 3's line slope (time grows by a fixed cost per extra non-zero per row).
   if (length <= s.front().x) return s.front().y;
-  for (std::size_t i = 1; i < s.size(); ++i) {
-    if (length <= s[i].x) {
-      const double f = (length - s[i - 1].x) / (s[i].x - s[i - 1].x);
-      return s[i - 1].y + f * (s[i].y - s[i - 1].y);
-    }
+  // The first sample at or beyond length, by bisection: the models ask once per row length of
+  // every part a composed format prices (bench/ranking-timing).
+  const auto at_or_beyond = std::lower_bound(
+      s.begin() + 1, s.end(), length, [](const SamplePoint& p, double c) { return p.x < c; });
+  if (at_or_beyond != s.end()) {
+    const SamplePoint& hi = *at_or_beyond;
+    const SamplePoint& lo = *(at_or_beyond - 1);
+    const double f = (length - lo.x) / (hi.x - lo.x);
+    return lo.y + f * (hi.y - lo.y);
   }
   const SamplePoint& last = s.back();
   const SamplePoint& before = s[s.size() - 2];
