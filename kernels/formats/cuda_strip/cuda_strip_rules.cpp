@@ -184,7 +184,7 @@ FormatPart block_rows_part(const MatrixFeatures& whole, std::int64_t block_rows,
 // the feature was not extracted.
 std::optional<std::int64_t> sorted_range_row_runs(const MatrixFeatures& whole,
                                                   const SortedRowRange& range) {
-  const std::optional<BceRowRuns> runs = cuda_bce_row_runs(whole);
+  const auto runs = cuda_bce_row_runs_in_place(whole);
   if (!runs) return std::nullopt;
   std::int64_t total = 0;
   std::size_t s = 0;
@@ -192,7 +192,7 @@ std::optional<std::int64_t> sorted_range_row_runs(const MatrixFeatures& whole,
     while (s < whole.distribution.size() && whole.distribution[s].length < set.length) ++s;
     if (s == whole.distribution.size() || whole.distribution[s].length != set.length) continue;
     const std::int64_t all = whole.distribution[s].rows;
-    total += (runs->runs[s] * set.rows + all - 1) / all;
+    total += ((*runs)[s] * set.rows + all - 1) / all;
   }
   return total;
 }
