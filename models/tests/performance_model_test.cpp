@@ -302,6 +302,23 @@ TEST(CsrVectorModel, InterpolatesBetweenTheMeasuredSamples) {
   EXPECT_NEAR(model.predict_ms(f, launch(256, 32), h100_like()).ms, 0.05, 1e-12);
 }
 
+// sample_ms_at finds its segment by bisection (the models ask once per row length of every
+// part a composed format prices): bit for bit the walk over the samples it replaced.
+TEST(CsrVectorModel, SampleLookupByBisectionEqualsTheWalkOverTheSamples) {
+  CsrVectorCalibration c = csr_vector_256x32();
+  c.samples = {{1, 0.02}, {2, 0.021}, {4, 0.05}, {8, 0.09}, {16, 0.15}, {32, 0.31}, {64, 0.6}};
+  const auto walked = [&c](double length) {
+    const std::vector<SamplePoint>& s = c.samples;
+    if (length <= s.front().x) return s.front().y;
+    for (std::size_t i = 1; i < s.size(); ++i)
+      if (length <= s[i].x)
+        return s[i - 1].y + (length - s[i - 1].x) / (s[i].x - s[i - 1].x) * (s[i].y - s[i - 1].y);
+    return s.back().y + c.time_vs_row_length.above.slope * (length - s.back().x);
+  };
+  for (double length = 0.25; length <= 100.0; length += 0.25)
+    EXPECT_EQ(CsrVectorModel::sample_ms_at(c, length), walked(length)) << "length " << length;
+}
+
 TEST(CsrVectorModel, ScalesALargerSampleToTheBaseRowsKeepingTheFixedCostOnce) {
   // 10 strips of rows took 0.104 ms with a 0.004 ms fixed cost: one strip, 0.004 + 0.01.
   const SamplePoint one = csr_sample_at_rows({2, 0.104}, 2'703'360, 270'336, 0.004);
