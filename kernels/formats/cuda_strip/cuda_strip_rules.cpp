@@ -226,6 +226,41 @@ double or_infinity(const std::optional<double>& ms) {
   return ms ? *ms : std::numeric_limits<double>::infinity();
 }
 
+// The predicted ELL part below each separator, shared by the sweeps of every CSR width: it
+// does not depend on the width, and each width's strips are whole multiples of the warp-per-row
+// strip, so the wider widths' separators are among the narrower's (predicted once, not once a
+// width). nullopt where the part cannot be predicted.
+class EllPartsBelow {
+ public:
+  EllPartsBelow(const PartTimePredictor& predictor, const MatrixFeatures& f,
+                const DeviceInfo& device)
+      : predictor_(predictor), f_(f), device_(device) {}
+  std::optional<double> ms(const SortedRowsPart& below) {
+    const auto known = ms_.find(below.first_row);
+    if (known != ms_.end()) return known->second;
+    std::optional<double> ms;
+    if (below.first_row == 0) {
+      // All rows below: no partition, i.e. cuda_ell itself, unsorted (its own candidate, with
+      // its padding walked as the rows come).
+      ms = predictor_.part_ms(unsorted_ell_part(f_, device_));
+    } else {
+      const SortedRowRange range = sorted_row_range(f_, below.first_row, below.rows);
+      ms = predictor_.part_ms(gpu_part(
+          f_, range,
+          ell_part_candidate(below.rows, warp_walked_width(range), kStripDefaultBlockSize,
+                             device_)));
+    }
+    ms_.emplace(below.first_row, ms);
+    return ms;
+  }
+
+ private:
+  const PartTimePredictor& predictor_;
+  const MatrixFeatures& f_;
+  const DeviceInfo& device_;
+  std::map<std::int64_t, std::optional<double>> ms_;  // by the separator (first row below)
+};
+
 // The strip partition of paper 004 Sec. 5 at one CSR width. The paper sums the CSR-vector
 // time of the strips above (Sec. 4.3, Eq. *: one term per wave); a strip's term here is what
 // it adds to the predicted time of the CSR part that ends with it, so that the strips above a
@@ -233,7 +268,8 @@ double or_infinity(const std::optional<double>& ms) {
 // carry a launch floor, which a per-strip prediction would count once per strip). The rows
 // below are one cuda_ell part. nullopt where a part cannot be predicted.
 std::optional<StripPartition> sweep(const PartTimePredictor& predictor, const MatrixFeatures& f,
-                                    const DeviceInfo& device, std::uint32_t threads_per_row) {
+                                    const DeviceInfo& device, std::uint32_t threads_per_row,
+                                    EllPartsBelow& ell_parts_below) {
   bool predicted = true;
   const auto ms_of = [&](const std::optional<double>& ms) {
     predicted = predicted && ms.has_value();
@@ -254,17 +290,7 @@ std::optional<StripPartition> sweep(const PartTimePredictor& predictor, const Ma
           [&](const SortedRowsPart& strip) {
             return csr_part_ms(strip.first_row + strip.rows) - csr_part_ms(strip.first_row);
           },
-      .ell_part_ms =
-          [&](const SortedRowsPart& below) {
-            // All rows below: no partition, i.e. cuda_ell itself, unsorted (its own candidate,
-            // with its padding walked as the rows come).
-            if (below.first_row == 0) return ms_of(predictor.part_ms(unsorted_ell_part(f, device)));
-            const SortedRowRange range = sorted_row_range(f, below.first_row, below.rows);
-            return ms_of(predictor.part_ms(
-                gpu_part(f, range,
-                         ell_part_candidate(below.rows, warp_walked_width(range),
-                                            kStripDefaultBlockSize, device))));
-          }};
+      .ell_part_ms = [&](const SortedRowsPart& below) { return ms_of(ell_parts_below.ms(below)); }};
   const StripPartition p = strip_partition(
       distribution_of(f), costs,
       {.strip_rows = CudaStripRules::strip_rows(device, threads_per_row, kStripDefaultBlockSize),
@@ -467,6 +493,17 @@ std::vector<Candidate> CudaStripRules::candidates_chosen_by(const PartTimePredic
   if (!may_partition(features, device)) return {};
   const std::vector<Candidate> model_free = candidates(features, device);
   std::vector<Candidate> out;
+  // Both variants sweep a warp per row: each width is swept once (the sweeps are most of the
+  // choice's cost, bench/ranking-timing).
+  EllPartsBelow ell_parts_below(predictor, features, device);
+  std::map<std::uint32_t, std::optional<StripPartition>> sweeps;
+  const auto sweep_at = [&](std::uint32_t width) -> const std::optional<StripPartition>& {
+    auto known = sweeps.find(width);
+    if (known == sweeps.end())
+      known = sweeps.emplace(width, sweep(predictor, features, device, width, ell_parts_below))
+                  .first;
+    return known->second;
+  };
   for (const StripVariant variant : {StripVariant::paper, StripVariant::hopper}) {
     // The paper sweeps one warp per row; the hopper variant sweeps every compiled width and
     // keeps the one whose best split is predicted least.
@@ -475,7 +512,7 @@ std::vector<Candidate> CudaStripRules::candidates_chosen_by(const PartTimePredic
     bool predicted = true;
     for (const std::uint32_t width : kCsrVectorThreadsPerRow) {
       if (variant == StripVariant::paper && width != 32) continue;
-      const std::optional<StripPartition> p = sweep(predictor, features, device, width);
+      const std::optional<StripPartition>& p = sweep_at(width);
       if (!p) {
         predicted = false;
         break;
