@@ -228,7 +228,7 @@ bool CudaBceRules::admissible(const MatrixFeatures& features, const DeviceInfo& 
                               Precision precision, std::uint64_t memory_budget_bytes) const {
   if (!device.is_gpu) return false;
   if (features.rows >= std::numeric_limits<std::int32_t>::max()) return false;
-  return smallest_candidate_bytes(*this, features, device, precision) <= memory_budget_bytes;
+  return some_candidate_fits(*this, features, device, precision, memory_budget_bytes);
 }
 
 std::vector<Candidate> CudaBceRules::candidates(const MatrixFeatures& features,

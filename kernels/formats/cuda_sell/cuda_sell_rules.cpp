@@ -13,7 +13,7 @@ namespace spmvd {
 bool CudaSellRules::admissible(const MatrixFeatures& features, const DeviceInfo& device,
                                Precision precision, std::uint64_t memory_budget_bytes) const {
   if (!device.is_gpu) return false;
-  return smallest_candidate_bytes(*this, features, device, precision) <= memory_budget_bytes;
+  return some_candidate_fits(*this, features, device, precision, memory_budget_bytes);
 }
 
 std::vector<Candidate> CudaSellRules::candidates(const MatrixFeatures& features,

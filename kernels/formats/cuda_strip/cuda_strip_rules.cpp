@@ -362,14 +362,19 @@ std::vector<RowLengthCount> block_row_warp_shares(std::int64_t length, std::uint
   const std::int64_t block = block_size;
   const std::int64_t rounds = length / block;  // full rounds: 32 entries each warp
   const std::int64_t rest = length % block;    // the last round's entries, from warp 0
-  std::map<std::int64_t, std::int64_t> shares;
+  // The shares shrink from warp 0 on, so equal ones are neighbours: counted as they come (no
+  // map; the strip's parts ask for every block row's length), then turned ascending.
+  std::vector<RowLengthCount> out;
   for (std::int64_t warp = 0; warp < block / 32; ++warp) {
     const std::int64_t share =
         rounds * 32 + std::clamp<std::int64_t>(rest - warp * 32, 0, 32);
-    if (share > 0) ++shares[share];
+    if (share <= 0) continue;
+    if (!out.empty() && out.back().length == share)
+      ++out.back().rows;
+    else
+      out.push_back({share, 1});
   }
-  std::vector<RowLengthCount> out;
-  for (const auto& [share, warps] : shares) out.push_back({share, warps});
+  std::reverse(out.begin(), out.end());
   return out;
 }
 
@@ -440,8 +445,9 @@ bool CudaStripRules::is_valid(const Candidate& candidate, const MatrixFeatures& 
 
 bool CudaStripRules::admissible(const MatrixFeatures& features, const DeviceInfo& device,
                                 Precision precision, std::uint64_t memory_budget_bytes) const {
-  if (!device.is_gpu || candidates(features, device).empty()) return false;
-  return smallest_candidate_bytes(*this, features, device, precision) <= memory_budget_bytes;
+  // No candidate fits where there is none.
+  if (!device.is_gpu) return false;
+  return some_candidate_fits(*this, features, device, precision, memory_budget_bytes);
 }
 
 std::vector<Candidate> CudaStripRules::candidates(const MatrixFeatures& features,
