@@ -161,16 +161,15 @@ Candidate ell_part_candidate(std::int64_t rows, std::int64_t width, std::uint32_
 // critical path, the longest share.
 FormatPart block_rows_part(const MatrixFeatures& whole, std::int64_t block_rows,
                            std::uint32_t block_size, const DeviceInfo& device) {
-  std::map<std::int64_t, std::int64_t> shares;  // share length -> warps
-  for (const RowLengthCount& set : sorted_row_range(whole, 0, block_rows).distribution)
-    for (const RowLengthCount& share : block_row_warp_shares(set.length, block_size))
-      shares[share.length] += share.rows * set.rows;
+  // {share length, warps}, equal lengths merged by part_features (no map: the tuner predicts
+  // every strip candidate's parts).
   std::vector<RowLengthCount> distribution;
   std::int64_t warps = 0;
-  for (const auto& [length, count] : shares) {
-    distribution.push_back({length, count});
-    warps += count;
-  }
+  for (const RowLengthCount& set : sorted_row_range(whole, 0, block_rows).distribution)
+    for (const RowLengthCount& share : block_row_warp_shares(set.length, block_size)) {
+      distribution.push_back({share.length, share.rows * set.rows});
+      warps += share.rows * set.rows;
+    }
   return FormatPart{.runs = FormatPart::Runs::gpu,
                     .features = part_features(whole, std::move(distribution)),
                     .candidate = csr_part_candidate(warps, 32, block_size, device),
