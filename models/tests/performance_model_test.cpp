@@ -302,6 +302,32 @@ TEST(CsrVectorModel, InterpolatesBetweenTheMeasuredSamples) {
   EXPECT_NEAR(model.predict_ms(f, launch(256, 32), h100_like()).ms, 0.05, 1e-12);
 }
 
+// nearest_calibration returns a variant of exactly the launch without computing distances:
+// the same variant as the first of least variant_distance, over variants in any order (some
+// repeated, some with an unknown shape) and launches calibrated or not.
+TEST(NearestCalibration, AnExactVariantIsTheFirstOfLeastDistance) {
+  std::vector<CsrVectorCalibration> variants(7);
+  const int shapes[7][2] = {{256, 32}, {128, 4}, {512, 32}, {256, 4}, {0, 8}, {256, 32}, {128, 0}};
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    variants[i].kernel = kernel(shapes[i][0], shapes[i][1]);
+    variants[i].sample_strips = static_cast<std::int64_t>(i);  // tells the variants apart
+  }
+  const std::span<const CsrVectorCalibration> all(variants);
+  for (const std::uint32_t block : {0U, 64U, 128U, 256U, 512U, 1024U})
+    for (const std::uint32_t lanes : {0U, 1U, 2U, 4U, 8U, 32U}) {
+      std::size_t first_least = 0;
+      for (std::size_t i = 1; i < variants.size(); ++i)
+        if (variant_distance(variants[i].kernel, block, lanes) <
+            variant_distance(variants[first_least].kernel, block, lanes))
+          first_least = i;
+      bool exact = false;
+      const CsrVectorCalibration& found = nearest_calibration(all, block, lanes, "csr_vector", exact);
+      EXPECT_EQ(found.sample_strips, variants[first_least].sample_strips)
+          << "block " << block << ", lanes " << lanes;
+      EXPECT_EQ(exact, variant_distance(variants[first_least].kernel, block, lanes) == 0.0);
+    }
+}
+
 // sample_ms_at finds its segment by bisection (the models ask once per row length of every
 // part a composed format prices): bit for bit the walk over the samples it replaced.
 TEST(CsrVectorModel, SampleLookupByBisectionEqualsTheWalkOverTheSamples) {
