@@ -7,7 +7,8 @@
 // defined in the folder's .cu (GPU formats, compiled only with CUDA) or .cpp (CPU formats);
 // registry.cpp lists it with one line. Its parameters are its own struct, held by a Candidate as
 // a FieldSet (core/format_params.hpp). Decisions are functions of (features, device info)
-// alone: no rule queries the GPU, so every rule is unit-tested with a hand-written DeviceInfo.
+// alone: no rule queries the GPU, so every rule is unit-tested with a hand-written DeviceInfo;
+// and no rule keeps state, so the tuner and feature extraction call formats side by side.
 
 #include <cstdint>
 #include <memory>

@@ -64,6 +64,17 @@ inline constexpr double kWorkShapeStepWeight = 16.0;
 double variant_distance(const CalibratedKernel& kernel, std::uint32_t block_size,
                         std::uint32_t threads_per_row) noexcept;
 
+// variant_distance(kernel, block_size, threads_per_row) == 0, without its logarithms: each gap
+// is 0 where either side is unknown (<= 0) or the two are equal.
+inline bool at_variant_distance_zero(const CalibratedKernel& kernel, std::uint32_t block_size,
+                                     std::uint32_t threads_per_row) noexcept {
+  const auto no_gap = [](double wanted, double have) {
+    return wanted <= 0.0 || have <= 0.0 || wanted == have;
+  };
+  return no_gap(threads_per_row, kernel.threads_per_row) &&
+         no_gap(block_size, kernel.resources.threads_per_block);
+}
+
 template <typename Calibration>
 const Calibration& nearest_calibration(std::span<const Calibration> calibrations,
                                        std::uint32_t block_size, std::uint32_t threads_per_row,
@@ -71,6 +82,15 @@ const Calibration& nearest_calibration(std::span<const Calibration> calibrations
   if (calibrations.empty()) {
     throw Error(ErrorCode::failed_precondition,
                 "no " + std::string(family) + " calibration in the model set");
+  }
+  // The first variant at distance 0 is the one the search below returns (none is nearer, and
+  // a later one at 0 does not replace it): found without a logarithm per variant, as most
+  // predictions are of a calibrated launch (the composed formats' thousands of parts a matrix).
+  for (const Calibration& c : calibrations) {
+    if (at_variant_distance_zero(c.kernel, block_size, threads_per_row)) {
+      exact = true;
+      return c;
+    }
   }
   const Calibration* best = &calibrations.front();
   double best_distance = variant_distance(best->kernel, block_size, threads_per_row);

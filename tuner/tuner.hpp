@@ -128,7 +128,8 @@ using ChoosesByModels = std::function<bool(const FormatEntry&)>;
 
 // Admissible candidates of every registered format, in registry order. With part_predictor, a
 // composed format chooses its partition against it (FormatRules::candidates_chosen_by) where
-// chooses_by_models allows; otherwise it offers its model-free candidates.
+// chooses_by_models allows; otherwise it offers its model-free candidates. The formats are
+// enumerated side by side (oneTBB): chooses_by_models is called from several threads at once.
 std::vector<Candidate> enumerate_candidates(const FormatRegistry& registry,
                                             const MatrixFeatures& features,
                                             const DeviceInfo& device, Precision precision,
@@ -141,6 +142,7 @@ class CandidatePredictor {
  public:
   virtual ~CandidatePredictor() = default;
   // nullopt when no model can predict it (not calibrated, cannot launch): it is ranked last.
+  // Called from several threads at once (rank_candidates predicts side by side).
   virtual std::optional<Prediction> predict(const Candidate& candidate) const = 0;
 };
 
@@ -204,7 +206,7 @@ class RegistryBuildCostEstimate final : public BuildCostEstimate {
 
 // Predicted candidates by ascending predicted time plus, with build_costs, their build cost
 // over expected_multiplies (ties keep their order), then the ones without a prediction in
-// their order. O(n log n) plus n predictions.
+// their order. O(n log n) plus n predictions, made side by side (oneTBB).
 std::vector<RankedCandidate> rank_candidates(std::span<const Candidate> candidates,
                                              const CandidatePredictor& predictor,
                                              const BuildCostEstimate* build_costs = nullptr,

@@ -13,9 +13,12 @@
 #include <utility>
 #include <vector>
 
+#include "core/csr_normalize.hpp"
 #include "core/error.hpp"
+#include "kernels/format_registry.hpp"
 #include "kernels/formats/common/coo_layout.hpp"
 #include "kernels/formats/common/row_length_distribution.hpp"
+#include "kernels/formats/common/rules_support.hpp"
 #include "kernels/formats/common/sell_layout.hpp"
 #include "kernels/formats/cpu_coo/cpu_coo_rules.hpp"
 #include "kernels/formats/cuda_coo/cuda_coo_rules.hpp"
@@ -219,6 +222,38 @@ TEST(CatalogueRules, UsesTheIssuedAppendOnlyIdsAndNames) {
                                IdName{9, "cusparse_coo"}, IdName{10, "cusparse_sell"},
                                IdName{11, "cusparse_bsr"}, IdName{12, "cpu_coo"}));
   for (const auto& r : rules) EXPECT_EQ(r->needs_gpu(), r->name() != "cpu_coo") << r->name();
+}
+
+// cuda_sell, cuda_bce and cuda_strip decide admissibility by stopping at the first candidate
+// that fits the budget: the same answer as comparing the smallest candidate's bytes, at budgets
+// just below, at and above it.
+TEST(CatalogueRules, TheFirstCandidateThatFitsAdmitsAsTheSmallestDoes) {
+  // 20,000 rows of 3, 2,000 of 40 and 10 of 3,000: a strip separator, BCE blocks, SELL padding.
+  CsrMatrix<double> m{22010, 5000, {0}, {}, {}};
+  for (std::int64_t r = 0; r < m.rows; ++r) {
+    const std::int64_t length = r % 2201 == 0 ? 3000 : r % 11 == 0 ? 40 : 3;
+    for (std::int64_t c = 0; c < length; ++c) {
+      m.col_indices.push_back(static_cast<ColIndex>((r * 7 + c * 13) % m.cols));
+      m.values.push_back(1.0);
+    }
+    m.row_offsets.push_back(static_cast<RowOffset>(m.col_indices.size()));
+  }
+  sort_rows_and_sum_duplicates(m);
+  const MatrixFeatures f = features_of(m);
+  const DeviceInfo device = testing::h100();
+  int checked = 0;
+  for (const std::string_view name : {"cuda_sell", "cuda_bce", "cuda_strip"}) {
+    const FormatEntry* entry = format_registry().find(name);
+    if (entry == nullptr) continue;  // not compiled into this build
+    SCOPED_TRACE(std::string(name));
+    const FormatRules& rules = *entry->rules;
+    const std::uint64_t smallest = smallest_candidate_bytes(rules, f, device, Precision::fp64);
+    ASSERT_LT(smallest, ~std::uint64_t{0});  // offers candidates here
+    for (const std::uint64_t budget : {smallest - 1, smallest, smallest + 1, ~std::uint64_t{0}})
+      EXPECT_EQ(rules.admissible(f, device, Precision::fp64, budget), smallest <= budget);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 3);
 }
 
 TEST(CatalogueRules, EveryCandidateIsConcreteAndValidForItsFormat) {

@@ -704,6 +704,51 @@ TEST(CudaBceRowRuns, TheParallelCountEqualsASerialOneAcrossChunks) {
   EXPECT_EQ(compute_bce_row_runs(m, f.distribution).runs, serial);
 }
 
+// The block's runs are summed over its sets only, found by bisection in the ascending DF (OPA
+// asks for every block): equal to the sum over every set of the DF whose length is in range,
+// for every range of a seeded random matrix's lengths; and the runs read in place are the ones
+// decoded.
+TEST(CudaBceRowRuns, ABlocksRunsByBisectionEqualAScanOfEverySet) {
+  const std::uint64_t seed = 20261124;
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<std::int64_t> length(0, 40);
+  // Runs of a random length (0 to 40) and a third of the rows starting a new one.
+  std::vector<std::int64_t> lengths{length(rng)};
+  while (lengths.size() < 5000)
+    lengths.push_back(length(rng) % 3 == 0 ? length(rng) : lengths.back());
+  const CsrMatrix<double> m = rows_of_lengths(lengths, 64);
+  const CudaBceRules rules;
+  MatrixFeatures f = df_features(m);
+  add_own_features(rules, m, f);
+  const std::optional<BceRowRuns> decoded = cuda_bce_row_runs(f);
+  const auto in_place = cuda_bce_row_runs_in_place(f);
+  ASSERT_TRUE(decoded.has_value());
+  ASSERT_TRUE(in_place.has_value());
+  EXPECT_TRUE(std::equal(in_place->begin(), in_place->end(), decoded->runs.begin(),
+                         decoded->runs.end()));
+  const auto scanned = [&](std::int64_t first, std::int64_t last) {
+    std::int64_t runs = 0, rows = 0;
+    for (std::size_t s = 0; s < f.distribution.size(); ++s) {
+      if (f.distribution[s].length < first || f.distribution[s].length > last) continue;
+      runs += decoded->runs[s];
+      rows += f.distribution[s].rows;
+    }
+    return std::min({runs, rows, f.rows - rows + 1});
+  };
+  for (std::int64_t first = 0; first <= 42; ++first)
+    for (std::int64_t last = first; last <= 42; ++last)
+      EXPECT_EQ(bce_block_row_runs(f, *in_place, first, last), scanned(first, last))
+          << "seed " << seed << ", lengths [" << first << ", " << last << "]";
+}
+
+TEST(CudaBceRowRuns, InPlaceRefusesWhatDecodingRefuses) {
+  MatrixFeatures f = df_features(rows_of_lengths({2, 2, 3}, 4));
+  f.format_features.emplace("cuda_bce", FieldSet::of(BceRowRuns{.runs = {1}}));  // 2 sets
+  EXPECT_THROW(cuda_bce_row_runs_in_place(f), Error);
+  f.format_features.erase("cuda_bce");
+  EXPECT_EQ(cuda_bce_row_runs_in_place(f), std::nullopt);
+}
+
 TEST(CudaBceRules, BlocksOfScatteredRowsCarryTheirRowMapAndYSectorBytes) {
   // Rows alternate lengths 2 and 3: two blocks of scattered rows, or one block of one run.
   std::vector<std::int64_t> lengths;

@@ -143,6 +143,30 @@ TEST(CudaSellFeatures, TheHookFilesThemUnderTheFormatsName) {
   EXPECT_EQ(cuda_sell_features(f), own->as<CudaSellFeatures>("cuda_sell"));
 }
 
+// The tuner reads the entry in place once per candidate: the same lists as decoding gives.
+TEST(CudaSellFeatures, ReadInPlaceTheyAreTheDecodedOnes) {
+  for (const MatrixFeatures& f : {with_every_format(alternating_band()),
+                                  with_every_format(five_by_four())}) {
+    const std::optional<CudaSellFeatures> decoded = cuda_sell_features(f);
+    const std::optional<CudaSellFeaturesView> in_place = cuda_sell_features_view(f);
+    ASSERT_TRUE(decoded.has_value());
+    ASSERT_TRUE(in_place.has_value());
+    for (const std::int64_t height : {16, 32, 64})
+      EXPECT_EQ(padded_distribution(*in_place, height), padded_distribution(*decoded, height));
+    EXPECT_THAT(in_place->sort_windows, testing::ElementsAreArray(decoded->sort_windows));
+    EXPECT_THAT(in_place->sorted_sectors_per_nonzero,
+                testing::ElementsAreArray(decoded->sorted_sectors_per_nonzero));
+  }
+  MatrixFeatures absent = with_every_format(alternating_band());
+  absent.format_features.erase("cuda_sell");
+  EXPECT_EQ(cuda_sell_features_view(absent).has_value(), false);
+  MatrixFeatures malformed = with_every_format(alternating_band());
+  CudaSellFeatures own = *cuda_sell_features(malformed);
+  own.padded_rows_32.push_back(1);  // one row count more than lengths
+  malformed.format_features["cuda_sell"] = FieldSet::of(own);
+  EXPECT_THROW(cuda_sell_features_view(malformed), Error);
+}
+
 TEST(CudaSellFeatures, AreAbsentWhereTheHookDidNotRun) {
   MatrixFeatures f = with_every_format(alternating_band());
   f.format_features.erase("cuda_sell");  // a calibration sample: no hook ran

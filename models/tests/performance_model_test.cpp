@@ -302,6 +302,49 @@ TEST(CsrVectorModel, InterpolatesBetweenTheMeasuredSamples) {
   EXPECT_NEAR(model.predict_ms(f, launch(256, 32), h100_like()).ms, 0.05, 1e-12);
 }
 
+// nearest_calibration returns a variant of exactly the launch without computing distances:
+// the same variant as the first of least variant_distance, over variants in any order (some
+// repeated, some with an unknown shape) and launches calibrated or not.
+TEST(NearestCalibration, AnExactVariantIsTheFirstOfLeastDistance) {
+  std::vector<CsrVectorCalibration> variants(7);
+  const int shapes[7][2] = {{256, 32}, {128, 4}, {512, 32}, {256, 4}, {0, 8}, {256, 32}, {128, 0}};
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    variants[i].kernel = kernel(shapes[i][0], shapes[i][1]);
+    variants[i].sample_strips = static_cast<std::int64_t>(i);  // tells the variants apart
+  }
+  const std::span<const CsrVectorCalibration> all(variants);
+  for (const std::uint32_t block : {0U, 64U, 128U, 256U, 512U, 1024U})
+    for (const std::uint32_t lanes : {0U, 1U, 2U, 4U, 8U, 32U}) {
+      std::size_t first_least = 0;
+      for (std::size_t i = 1; i < variants.size(); ++i)
+        if (variant_distance(variants[i].kernel, block, lanes) <
+            variant_distance(variants[first_least].kernel, block, lanes))
+          first_least = i;
+      bool exact = false;
+      const CsrVectorCalibration& found = nearest_calibration(all, block, lanes, "csr_vector", exact);
+      EXPECT_EQ(found.sample_strips, variants[first_least].sample_strips)
+          << "block " << block << ", lanes " << lanes;
+      EXPECT_EQ(exact, variant_distance(variants[first_least].kernel, block, lanes) == 0.0);
+    }
+}
+
+// sample_ms_at finds its segment by bisection (the models ask once per row length of every
+// part a composed format prices): bit for bit the walk over the samples it replaced.
+TEST(CsrVectorModel, SampleLookupByBisectionEqualsTheWalkOverTheSamples) {
+  CsrVectorCalibration c = csr_vector_256x32();
+  c.samples = {{1, 0.02}, {2, 0.021}, {4, 0.05}, {8, 0.09}, {16, 0.15}, {32, 0.31}, {64, 0.6}};
+  const auto walked = [&c](double length) {
+    const std::vector<SamplePoint>& s = c.samples;
+    if (length <= s.front().x) return s.front().y;
+    for (std::size_t i = 1; i < s.size(); ++i)
+      if (length <= s[i].x)
+        return s[i - 1].y + (length - s[i - 1].x) / (s[i].x - s[i - 1].x) * (s[i].y - s[i - 1].y);
+    return s.back().y + c.time_vs_row_length.above.slope * (length - s.back().x);
+  };
+  for (double length = 0.25; length <= 100.0; length += 0.25)
+    EXPECT_EQ(CsrVectorModel::sample_ms_at(c, length), walked(length)) << "length " << length;
+}
+
 TEST(CsrVectorModel, ScalesALargerSampleToTheBaseRowsKeepingTheFixedCostOnce) {
   // 10 strips of rows took 0.104 ms with a 0.004 ms fixed cost: one strip, 0.004 + 0.01.
   const SamplePoint one = csr_sample_at_rows({2, 0.104}, 2'703'360, 270'336, 0.004);

@@ -15,6 +15,14 @@ std::uint64_t smallest_candidate_bytes(const FormatRules& rules, const MatrixFea
   return smallest;
 }
 
+bool some_candidate_fits(const FormatRules& rules, const MatrixFeatures& features,
+                         const DeviceInfo& device, Precision precision,
+                         std::uint64_t memory_budget_bytes) {
+  for (const Candidate& candidate : rules.candidates(features, device))
+    if (rules.device_bytes(features, precision, candidate) <= memory_budget_bytes) return true;
+  return false;
+}
+
 std::vector<Candidate> one_thread_per_row_candidates(FormatId format, const FormatParams& params,
                                                      std::span<const std::uint32_t> block_sizes,
                                                      std::int64_t rows, const DeviceInfo& device) {

@@ -15,6 +15,13 @@ namespace spmvd {
 std::uint64_t smallest_candidate_bytes(const FormatRules& rules, const MatrixFeatures& features,
                                        const DeviceInfo& device, Precision precision);
 
+// smallest_candidate_bytes(...) <= memory_budget_bytes, stopping at the first candidate that
+// fits: the tuner asks every format's admissible() once per tuning, and a format whose bytes
+// take a pass over the DF (cuda_sell, cuda_bce, cuda_strip) need not size all its candidates.
+bool some_candidate_fits(const FormatRules& rules, const MatrixFeatures& features,
+                         const DeviceInfo& device, Precision precision,
+                         std::uint64_t memory_budget_bytes);
+
 // One candidate per block size of a kernel that runs one thread per row, grid-stride, over one
 // wave of resident blocks (CudaCsrVectorRules::grid_size with one lane), each with `params`.
 std::vector<Candidate> one_thread_per_row_candidates(FormatId format, const FormatParams& params,

@@ -28,16 +28,19 @@ void check_boundaries(std::span<const std::int64_t> boundaries, std::int64_t lon
   }
   for (std::size_t j = 0; j < boundaries.size(); ++j) {
     const std::int64_t m = boundaries[j];
-    const std::string name = "boundary M_" + std::to_string(j + 1) + " = " + std::to_string(m);
+    // Named only when it is wrong: the tuner checks every candidate's boundaries several times.
+    const auto name = [&] {
+      return "boundary M_" + std::to_string(j + 1) + " = " + std::to_string(m);
+    };
     if (m <= 0 || (j > 0 && m <= boundaries[j - 1])) {
-      throw_invalid("cuda_bce: " + name + " must be positive and above the one before");
+      throw_invalid("cuda_bce: " + name() + " must be positive and above the one before");
     }
     if (m >= longest_row) {
-      throw_invalid("cuda_bce: " + name + " must be below the longest row, " +
+      throw_invalid("cuda_bce: " + name() + " must be below the longest row, " +
                     std::to_string(longest_row) + " (M_k, the last block's width)");
     }
     if (!is_row_length(m)) {
-      throw_invalid("cuda_bce: " + name + " is the length of no row (each block must be non-empty)");
+      throw_invalid("cuda_bce: " + name() + " is the length of no row (each block must be non-empty)");
     }
   }
 }
@@ -200,11 +203,22 @@ std::vector<std::vector<RowLengthCount>> bce_block_distributions(
 
 std::vector<BceBlockShape> bce_block_shapes(const MatrixFeatures& features,
                                             std::span<const std::int64_t> boundaries) {
-  std::vector<BceBlockShape> shapes;
-  for (const std::vector<RowLengthCount>& sets : bce_block_distributions(features, boundaries)) {
-    BceBlockShape shape{.rows = 0, .width = sets.back().length};
-    for (const RowLengthCount& set : sets) shape.rows += set.rows;
-    shapes.push_back(shape);
+  // bce_block_distributions' blocks, summed as they are walked instead of copied (the tuner
+  // sizes every candidate: device_bytes, the tile count).
+  const std::int64_t longest_row =
+      features.distribution.empty() ? 0 : features.distribution.back().length;
+  check_boundaries(boundaries, longest_row, [&](std::int64_t m) {
+    return std::binary_search(
+        features.distribution.begin(), features.distribution.end(), RowLengthCount{m, 0},
+        [](const RowLengthCount& a, const RowLengthCount& b) { return a.length < b.length; });
+  });
+  const std::vector<std::int64_t> upper = upper_lengths(boundaries, longest_row);
+  std::vector<BceBlockShape> shapes(upper.size());
+  std::size_t block = 0;
+  for (const RowLengthCount& set : features.distribution) {
+    while (set.length > upper[block]) ++block;  // ends: the last upper is the longest row
+    shapes[block].rows += set.rows;
+    shapes[block].width = set.length;
   }
   shapes.push_back({features.empty_rows, 0});
   return shapes;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <string>
+#include <variant>
 
 #include "core/error.hpp"
 
@@ -59,15 +60,35 @@ std::optional<BceRowRuns> cuda_bce_row_runs(const MatrixFeatures& features) {
   return runs;
 }
 
-std::int64_t bce_block_row_runs(const MatrixFeatures& features, const BceRowRuns& row_runs,
+std::optional<std::span<const std::int64_t>> cuda_bce_row_runs_in_place(
+    const MatrixFeatures& features) {
+  const auto it = features.format_features.find("cuda_bce");
+  if (it == features.format_features.end()) return std::nullopt;
+  const NamedField* field = it->second.find("runs");
+  const auto* runs =
+      field != nullptr ? std::get_if<std::vector<std::int64_t>>(&field->value) : nullptr;
+  if (runs == nullptr || it->second.fields().size() != 1 ||
+      runs->size() != features.distribution.size()) {
+    cuda_bce_row_runs(features);  // throws what decoding finds wrong
+    throw_invalid("features of cuda_bce: not BceRowRuns");
+  }
+  return std::span<const std::int64_t>(*runs);
+}
+
+std::int64_t bce_block_row_runs(const MatrixFeatures& features,
+                                std::span<const std::int64_t> row_runs,
                                 std::int64_t first_length, std::int64_t last_length) {
   std::int64_t runs = 0;
   std::int64_t block_rows = 0;
-  for (std::size_t s = 0; s < features.distribution.size(); ++s) {
-    const RowLengthCount& set = features.distribution[s];
-    if (set.length < first_length || set.length > last_length) continue;
-    runs += row_runs.runs[s];
-    block_rows += set.rows;
+  // The block's sets are consecutive in the ascending DF: found by bisection, not a full scan
+  // (OPA asks for every block of up to 128 groups).
+  const std::span<const RowLengthCount> sets(features.distribution);
+  const auto first = std::lower_bound(
+      sets.begin(), sets.end(), first_length,
+      [](const RowLengthCount& set, std::int64_t value) { return set.length < value; });
+  for (auto set = first; set != sets.end() && set->length <= last_length; ++set) {
+    runs += row_runs[static_cast<std::size_t>(set - sets.begin())];
+    block_rows += set->rows;
   }
   return std::min({runs, block_rows, features.rows - block_rows + 1});
 }

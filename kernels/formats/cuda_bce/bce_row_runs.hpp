@@ -37,10 +37,24 @@ BceRowRuns compute_bce_row_runs(const CsrMatrix<double>& matrix,
 // Error(invalid_argument) when it does not have one entry per set of the distribution.
 std::optional<BceRowRuns> cuda_bce_row_runs(const MatrixFeatures& features);
 
+// The same runs read in place, without copying them: the composed formats ask once per part
+// they price (BCE's OPA up to 8,256 parts a matrix). Valid while `features` is; nullopt and
+// throws as cuda_bce_row_runs.
+std::optional<std::span<const std::int64_t>> cuda_bce_row_runs_in_place(
+    const MatrixFeatures& features);
+
 // Runs of consecutive rows of a block holding the sets of lengths [first_length, last_length]:
 // at most the sum of its sets' runs (adjacent runs of two of its lengths merge), its rows, and
 // the rows outside it plus one (runs of the block are separated by rows of other blocks).
-std::int64_t bce_block_row_runs(const MatrixFeatures& features, const BceRowRuns& row_runs,
+// row_runs parallel to features.distribution (ascending): O(log sets + the block's sets).
+std::int64_t bce_block_row_runs(const MatrixFeatures& features,
+                                std::span<const std::int64_t> row_runs,
                                 std::int64_t first_length, std::int64_t last_length);
+inline std::int64_t bce_block_row_runs(const MatrixFeatures& features,
+                                       const BceRowRuns& row_runs, std::int64_t first_length,
+                                       std::int64_t last_length) {
+  return bce_block_row_runs(features, std::span<const std::int64_t>(row_runs.runs), first_length,
+                            last_length);
+}
 
 }  // namespace spmvd

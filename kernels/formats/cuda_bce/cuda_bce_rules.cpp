@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <map>
 #include <string>
 
 #include "core/error.hpp"
@@ -27,7 +26,8 @@ constexpr std::array<BceVariant, 2> kVariants{BceVariant::paper, BceVariant::hop
 
 // One block (its DF slice `sets`) as the part it runs as, for bce_lanes_per_row's lanes per row
 // (the same function the tiles use, so the model sees the kernel's critical path).
-FormatPart block_part(const MatrixFeatures& whole, const BceRowRuns* row_runs_of,
+FormatPart block_part(const MatrixFeatures& whole,
+                      const std::optional<std::span<const std::int64_t>>& row_runs_of,
                       std::vector<RowLengthCount> sets, BceVariant variant,
                       std::uint32_t block_size, std::int64_t resident_threads) {
   BceBlockShape shape{.rows = 0, .width = sets.empty() ? 0 : sets.back().length};
@@ -42,7 +42,7 @@ FormatPart block_part(const MatrixFeatures& whole, const BceRowRuns* row_runs_of
   // rows are not consecutive. Without the feature (not extracted) the runs are unknown and not
   // charged.
   const std::int64_t row_runs =
-      row_runs_of == nullptr || sets.empty()
+      !row_runs_of || sets.empty()
           ? 0
           : bce_block_row_runs(whole, *row_runs_of, sets.front().length, sets.back().length);
   const auto rows = static_cast<std::uint64_t>(shape.rows);
@@ -67,12 +67,18 @@ FormatPart block_part(const MatrixFeatures& whole, const BceRowRuns* row_runs_of
   }
   // 32 lanes a row. A block-wide row is block_size / 32 warps each walking a 1 / pieces share of
   // it: predicted as that many rows of ceil(length / pieces) (equal lengths merged into one set).
+  // The sets are ascending, so equal piece lengths are neighbours: merged as they come, without
+  // a map (OPA prices up to 8,256 blocks a matrix); part_features merges any that are not.
   const std::int64_t pieces = lanes / 32;
-  std::map<std::int64_t, std::int64_t> piece_rows;
-  for (const RowLengthCount& set : sets)
-    piece_rows[(set.length + pieces - 1) / pieces] += set.rows * pieces;
   std::vector<RowLengthCount> piece_sets;
-  for (const auto& [length, rows] : piece_rows) piece_sets.push_back({length, rows});
+  piece_sets.reserve(sets.size());
+  for (const RowLengthCount& set : sets) {
+    const std::int64_t length = (set.length + pieces - 1) / pieces;
+    if (!piece_sets.empty() && piece_sets.back().length == length)
+      piece_sets.back().rows += set.rows * pieces;
+    else
+      piece_sets.push_back({length, set.rows * pieces});
+  }
   part.features = part_features(whole, std::move(piece_sets));
   part.candidate = Candidate{
       .format = kCudaCsrVectorFormatId,
@@ -135,7 +141,7 @@ class PredictedGroupCost final : public BlockCost {
     }
     const auto groups = static_cast<std::int64_t>(group_ends_.size());
     block_ms_.assign(static_cast<std::size_t>(groups * groups), std::nullopt);
-    const std::optional<BceRowRuns> row_runs = cuda_bce_row_runs(features);
+    const auto row_runs = cuda_bce_row_runs_in_place(features);
     tbb::parallel_for(std::int64_t{0}, groups * groups, [&](std::int64_t index) {
       const std::int64_t first = index / groups, last = index % groups;
       if (first > last) return;
@@ -144,7 +150,7 @@ class PredictedGroupCost final : public BlockCost {
                                        features.distribution.begin() + group_ends_[last]);
       // What the block adds to the one launch (its fixed cost is the launch's, paid once).
       block_ms_[static_cast<std::size_t>(index)] =
-          part_ms_in_launch(block_part(features, row_runs ? &*row_runs : nullptr, std::move(sets),
+          part_ms_in_launch(block_part(features, row_runs, std::move(sets),
                                        BceVariant::hopper,
                                        kPredictedBlockSize, resident_threads),
                             predictor);
@@ -222,7 +228,7 @@ bool CudaBceRules::admissible(const MatrixFeatures& features, const DeviceInfo& 
                               Precision precision, std::uint64_t memory_budget_bytes) const {
   if (!device.is_gpu) return false;
   if (features.rows >= std::numeric_limits<std::int32_t>::max()) return false;
-  return smallest_candidate_bytes(*this, features, device, precision) <= memory_budget_bytes;
+  return some_candidate_fits(*this, features, device, precision, memory_budget_bytes);
 }
 
 std::vector<Candidate> CudaBceRules::candidates(const MatrixFeatures& features,
@@ -300,10 +306,10 @@ bool CudaBceRules::is_valid(const Candidate& candidate, const MatrixFeatures& fe
 std::vector<FormatPart> CudaBceRules::parts(const MatrixFeatures& features,
                                             const Candidate& candidate) const {
   const CudaBceParams params = params_of(candidate);
-  const std::optional<BceRowRuns> row_runs = cuda_bce_row_runs(features);
+  const auto row_runs = cuda_bce_row_runs_in_place(features);
   std::vector<FormatPart> out;
   for (std::vector<RowLengthCount>& sets : bce_block_distributions(features, params.boundaries))
-    out.push_back(block_part(features, row_runs ? &*row_runs : nullptr, std::move(sets),
+    out.push_back(block_part(features, row_runs, std::move(sets),
                              static_cast<BceVariant>(params.variant),
                              candidate.launch.block_size, params.resident_threads));
   return out;

@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 #include <span>
+#include <string_view>
+#include <variant>
 #include <vector>
 
 #include <tbb/parallel_for.h>
@@ -67,27 +69,71 @@ std::optional<CudaSellFeatures> cuda_sell_features(const MatrixFeatures& feature
   return f;
 }
 
+namespace {
+
+// The entry's list `name` in place; nullptr where it is absent or holds another kind.
+template <typename T>
+const std::vector<T>* list_in_place(const FieldSet& entry, std::string_view name) {
+  const NamedField* field = entry.find(name);
+  return field != nullptr ? std::get_if<std::vector<T>>(&field->value) : nullptr;
+}
+
+}  // namespace
+
+std::optional<CudaSellFeaturesView> cuda_sell_features_view(const MatrixFeatures& features) {
+  const auto it = features.format_features.find("cuda_sell");
+  if (it == features.format_features.end()) return std::nullopt;
+  const FieldSet& entry = it->second;
+  const auto* lengths_32 = list_in_place<std::int64_t>(entry, "padded_lengths_32");
+  const auto* rows_32 = list_in_place<std::int64_t>(entry, "padded_rows_32");
+  const auto* lengths_64 = list_in_place<std::int64_t>(entry, "padded_lengths_64");
+  const auto* rows_64 = list_in_place<std::int64_t>(entry, "padded_rows_64");
+  const auto* windows = list_in_place<std::int64_t>(entry, "sort_windows");
+  const auto* sectors = list_in_place<double>(entry, "sorted_sectors_per_nonzero");
+  if (lengths_32 == nullptr || rows_32 == nullptr || lengths_64 == nullptr || rows_64 == nullptr ||
+      windows == nullptr || sectors == nullptr || entry.fields().size() != 6 ||
+      lengths_32->size() != rows_32->size() || lengths_64->size() != rows_64->size() ||
+      windows->size() != sectors->size()) {
+    cuda_sell_features(features);  // throws what decoding finds wrong
+    throw_invalid("features of cuda_sell: not the six lists of CudaSellFeatures");
+  }
+  return CudaSellFeaturesView{.padded_lengths_32 = *lengths_32,
+                              .padded_rows_32 = *rows_32,
+                              .padded_lengths_64 = *lengths_64,
+                              .padded_rows_64 = *rows_64,
+                              .sort_windows = *windows,
+                              .sorted_sectors_per_nonzero = *sectors};
+}
+
+namespace {
+
+std::vector<RowLengthCount> zip_distribution(std::span<const std::int64_t> lengths,
+                                             std::span<const std::int64_t> rows) {
+  std::vector<RowLengthCount> out;
+  out.reserve(lengths.size());
+  for (std::size_t i = 0; i < lengths.size(); ++i) out.push_back({lengths[i], rows[i]});
+  return out;
+}
+
+}  // namespace
+
 std::vector<RowLengthCount> padded_distribution(const CudaSellFeatures& features,
                                                 std::int64_t slice_height) {
-  const std::vector<std::int64_t>* lengths = nullptr;
-  const std::vector<std::int64_t>* rows = nullptr;
-  if (slice_height == 32) {
-    lengths = &features.padded_lengths_32;
-    rows = &features.padded_rows_32;
-  } else if (slice_height == 64) {
-    lengths = &features.padded_lengths_64;
-    rows = &features.padded_rows_64;
-  } else {
-    return {};
-  }
-  std::vector<RowLengthCount> out;
-  for (std::size_t i = 0; i < lengths->size(); ++i) out.push_back({(*lengths)[i], (*rows)[i]});
-  return out;
+  if (slice_height == 32) return zip_distribution(features.padded_lengths_32, features.padded_rows_32);
+  if (slice_height == 64) return zip_distribution(features.padded_lengths_64, features.padded_rows_64);
+  return {};
+}
+
+std::vector<RowLengthCount> padded_distribution(const CudaSellFeaturesView& features,
+                                                std::int64_t slice_height) {
+  if (slice_height == 32) return zip_distribution(features.padded_lengths_32, features.padded_rows_32);
+  if (slice_height == 64) return zip_distribution(features.padded_lengths_64, features.padded_rows_64);
+  return {};
 }
 
 double sorted_sectors_per_nonzero(const MatrixFeatures& features, std::int64_t sort_window) {
   if (sort_window <= 1) return features.x_sectors_per_nonzero;
-  const std::optional<CudaSellFeatures> own = cuda_sell_features(features);
+  const std::optional<CudaSellFeaturesView> own = cuda_sell_features_view(features);
   if (!own) return features.x_sectors_per_nonzero;
   const std::int64_t window = std::min(sort_window, features.rows);
   for (std::size_t i = 0; i < own->sort_windows.size(); ++i)

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <tuple>
 #include <vector>
 
@@ -52,8 +53,24 @@ CudaSellFeatures compute_cuda_sell_features(const CsrMatrix<double>& m, double u
 // Error(invalid_argument) when the entry does not decode (a stored plan of another shape).
 std::optional<CudaSellFeatures> cuda_sell_features(const MatrixFeatures& features);
 
+// The same lists read in place, without copying them: the tuner asks for them once per
+// candidate (its device bytes, its gathers), and cuda_sell_features copies all six lists each
+// time (a fifth of ranking a power-law matrix, 2026-11-24, bench/ranking-timing). Valid while
+// `features` is; nullopt where the hook did not run; throws as cuda_sell_features does.
+struct CudaSellFeaturesView {
+  std::span<const std::int64_t> padded_lengths_32;
+  std::span<const std::int64_t> padded_rows_32;
+  std::span<const std::int64_t> padded_lengths_64;
+  std::span<const std::int64_t> padded_rows_64;
+  std::span<const std::int64_t> sort_windows;
+  std::span<const double> sorted_sectors_per_nonzero;
+};
+std::optional<CudaSellFeaturesView> cuda_sell_features_view(const MatrixFeatures& features);
+
 // The padded distribution of slices of slice_height (32 or 64) rows; empty for another height.
 std::vector<RowLengthCount> padded_distribution(const CudaSellFeatures& features,
+                                                std::int64_t slice_height);
+std::vector<RowLengthCount> padded_distribution(const CudaSellFeaturesView& features,
                                                 std::int64_t slice_height);
 
 // x sectors per non-zero after sorting within windows of sort_window rows: that of the

@@ -13,7 +13,7 @@ namespace spmvd {
 bool CudaSellRules::admissible(const MatrixFeatures& features, const DeviceInfo& device,
                                Precision precision, std::uint64_t memory_budget_bytes) const {
   if (!device.is_gpu) return false;
-  return smallest_candidate_bytes(*this, features, device, precision) <= memory_budget_bytes;
+  return some_candidate_fits(*this, features, device, precision, memory_budget_bytes);
 }
 
 std::vector<Candidate> CudaSellRules::candidates(const MatrixFeatures& features,
@@ -74,13 +74,15 @@ std::int64_t CudaSellRules::sell_slot_bound(const MatrixFeatures& features,
     return slice_height * sorted_group_leader_sum(features, slice_height);
   // Unsorted, the slices are the row groups of the features' group padding: exact, but for
   // the rows that pad the last slice to its full height (bounded by the longest row).
-  const std::optional<CudaSellFeatures> own = cuda_sell_features(features);
-  const std::vector<RowLengthCount> padded =
-      own ? padded_distribution(*own, slice_height) : std::vector<RowLengthCount>{};
-  if (sort_window <= 1 && !padded.empty()) {
-    std::int64_t slots = (slices * slice_height - features.rows) * features.row_length_max;
-    for (const RowLengthCount& set : padded) slots += set.length * set.rows;
-    return slots;
+  if (sort_window <= 1) {
+    const std::optional<CudaSellFeaturesView> own = cuda_sell_features_view(features);
+    const std::vector<RowLengthCount> padded =
+        own ? padded_distribution(*own, slice_height) : std::vector<RowLengthCount>{};
+    if (!padded.empty()) {
+      std::int64_t slots = (slices * slice_height - features.rows) * features.row_length_max;
+      for (const RowLengthCount& set : padded) slots += set.length * set.rows;
+      return slots;
+    }
   }
   return slice_height * longest_rows_length_sum(features, slices);
 }

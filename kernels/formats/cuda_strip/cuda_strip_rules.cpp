@@ -161,16 +161,15 @@ Candidate ell_part_candidate(std::int64_t rows, std::int64_t width, std::uint32_
 // critical path, the longest share.
 FormatPart block_rows_part(const MatrixFeatures& whole, std::int64_t block_rows,
                            std::uint32_t block_size, const DeviceInfo& device) {
-  std::map<std::int64_t, std::int64_t> shares;  // share length -> warps
-  for (const RowLengthCount& set : sorted_row_range(whole, 0, block_rows).distribution)
-    for (const RowLengthCount& share : block_row_warp_shares(set.length, block_size))
-      shares[share.length] += share.rows * set.rows;
+  // {share length, warps}, equal lengths merged by part_features (no map: the tuner predicts
+  // every strip candidate's parts).
   std::vector<RowLengthCount> distribution;
   std::int64_t warps = 0;
-  for (const auto& [length, count] : shares) {
-    distribution.push_back({length, count});
-    warps += count;
-  }
+  for (const RowLengthCount& set : sorted_row_range(whole, 0, block_rows).distribution)
+    for (const RowLengthCount& share : block_row_warp_shares(set.length, block_size)) {
+      distribution.push_back({share.length, share.rows * set.rows});
+      warps += share.rows * set.rows;
+    }
   return FormatPart{.runs = FormatPart::Runs::gpu,
                     .features = part_features(whole, std::move(distribution)),
                     .candidate = csr_part_candidate(warps, 32, block_size, device),
@@ -184,7 +183,7 @@ FormatPart block_rows_part(const MatrixFeatures& whole, std::int64_t block_rows,
 // the feature was not extracted.
 std::optional<std::int64_t> sorted_range_row_runs(const MatrixFeatures& whole,
                                                   const SortedRowRange& range) {
-  const std::optional<BceRowRuns> runs = cuda_bce_row_runs(whole);
+  const auto runs = cuda_bce_row_runs_in_place(whole);
   if (!runs) return std::nullopt;
   std::int64_t total = 0;
   std::size_t s = 0;
@@ -192,7 +191,7 @@ std::optional<std::int64_t> sorted_range_row_runs(const MatrixFeatures& whole,
     while (s < whole.distribution.size() && whole.distribution[s].length < set.length) ++s;
     if (s == whole.distribution.size() || whole.distribution[s].length != set.length) continue;
     const std::int64_t all = whole.distribution[s].rows;
-    total += (runs->runs[s] * set.rows + all - 1) / all;
+    total += ((*runs)[s] * set.rows + all - 1) / all;
   }
   return total;
 }
@@ -226,6 +225,41 @@ double or_infinity(const std::optional<double>& ms) {
   return ms ? *ms : std::numeric_limits<double>::infinity();
 }
 
+// The predicted ELL part below each separator, shared by the sweeps of every CSR width: it
+// does not depend on the width, and each width's strips are whole multiples of the warp-per-row
+// strip, so the wider widths' separators are among the narrower's (predicted once, not once a
+// width). nullopt where the part cannot be predicted.
+class EllPartsBelow {
+ public:
+  EllPartsBelow(const PartTimePredictor& predictor, const MatrixFeatures& f,
+                const DeviceInfo& device)
+      : predictor_(predictor), f_(f), device_(device) {}
+  std::optional<double> ms(const SortedRowsPart& below) {
+    const auto known = ms_.find(below.first_row);
+    if (known != ms_.end()) return known->second;
+    std::optional<double> ms;
+    if (below.first_row == 0) {
+      // All rows below: no partition, i.e. cuda_ell itself, unsorted (its own candidate, with
+      // its padding walked as the rows come).
+      ms = predictor_.part_ms(unsorted_ell_part(f_, device_));
+    } else {
+      const SortedRowRange range = sorted_row_range(f_, below.first_row, below.rows);
+      ms = predictor_.part_ms(gpu_part(
+          f_, range,
+          ell_part_candidate(below.rows, warp_walked_width(range), kStripDefaultBlockSize,
+                             device_)));
+    }
+    ms_.emplace(below.first_row, ms);
+    return ms;
+  }
+
+ private:
+  const PartTimePredictor& predictor_;
+  const MatrixFeatures& f_;
+  const DeviceInfo& device_;
+  std::map<std::int64_t, std::optional<double>> ms_;  // by the separator (first row below)
+};
+
 // The strip partition of paper 004 Sec. 5 at one CSR width. The paper sums the CSR-vector
 // time of the strips above (Sec. 4.3, Eq. *: one term per wave); a strip's term here is what
 // it adds to the predicted time of the CSR part that ends with it, so that the strips above a
@@ -233,7 +267,8 @@ double or_infinity(const std::optional<double>& ms) {
 // carry a launch floor, which a per-strip prediction would count once per strip). The rows
 // below are one cuda_ell part. nullopt where a part cannot be predicted.
 std::optional<StripPartition> sweep(const PartTimePredictor& predictor, const MatrixFeatures& f,
-                                    const DeviceInfo& device, std::uint32_t threads_per_row) {
+                                    const DeviceInfo& device, std::uint32_t threads_per_row,
+                                    EllPartsBelow& ell_parts_below) {
   bool predicted = true;
   const auto ms_of = [&](const std::optional<double>& ms) {
     predicted = predicted && ms.has_value();
@@ -254,17 +289,7 @@ std::optional<StripPartition> sweep(const PartTimePredictor& predictor, const Ma
           [&](const SortedRowsPart& strip) {
             return csr_part_ms(strip.first_row + strip.rows) - csr_part_ms(strip.first_row);
           },
-      .ell_part_ms =
-          [&](const SortedRowsPart& below) {
-            // All rows below: no partition, i.e. cuda_ell itself, unsorted (its own candidate,
-            // with its padding walked as the rows come).
-            if (below.first_row == 0) return ms_of(predictor.part_ms(unsorted_ell_part(f, device)));
-            const SortedRowRange range = sorted_row_range(f, below.first_row, below.rows);
-            return ms_of(predictor.part_ms(
-                gpu_part(f, range,
-                         ell_part_candidate(below.rows, warp_walked_width(range),
-                                            kStripDefaultBlockSize, device))));
-          }};
+      .ell_part_ms = [&](const SortedRowsPart& below) { return ms_of(ell_parts_below.ms(below)); }};
   const StripPartition p = strip_partition(
       distribution_of(f), costs,
       {.strip_rows = CudaStripRules::strip_rows(device, threads_per_row, kStripDefaultBlockSize),
@@ -336,14 +361,19 @@ std::vector<RowLengthCount> block_row_warp_shares(std::int64_t length, std::uint
   const std::int64_t block = block_size;
   const std::int64_t rounds = length / block;  // full rounds: 32 entries each warp
   const std::int64_t rest = length % block;    // the last round's entries, from warp 0
-  std::map<std::int64_t, std::int64_t> shares;
+  // The shares shrink from warp 0 on, so equal ones are neighbours: counted as they come (no
+  // map; the strip's parts ask for every block row's length), then turned ascending.
+  std::vector<RowLengthCount> out;
   for (std::int64_t warp = 0; warp < block / 32; ++warp) {
     const std::int64_t share =
         rounds * 32 + std::clamp<std::int64_t>(rest - warp * 32, 0, 32);
-    if (share > 0) ++shares[share];
+    if (share <= 0) continue;
+    if (!out.empty() && out.back().length == share)
+      ++out.back().rows;
+    else
+      out.push_back({share, 1});
   }
-  std::vector<RowLengthCount> out;
-  for (const auto& [share, warps] : shares) out.push_back({share, warps});
+  std::reverse(out.begin(), out.end());
   return out;
 }
 
@@ -414,8 +444,9 @@ bool CudaStripRules::is_valid(const Candidate& candidate, const MatrixFeatures& 
 
 bool CudaStripRules::admissible(const MatrixFeatures& features, const DeviceInfo& device,
                                 Precision precision, std::uint64_t memory_budget_bytes) const {
-  if (!device.is_gpu || candidates(features, device).empty()) return false;
-  return smallest_candidate_bytes(*this, features, device, precision) <= memory_budget_bytes;
+  // No candidate fits where there is none.
+  if (!device.is_gpu) return false;
+  return some_candidate_fits(*this, features, device, precision, memory_budget_bytes);
 }
 
 std::vector<Candidate> CudaStripRules::candidates(const MatrixFeatures& features,
@@ -467,6 +498,17 @@ std::vector<Candidate> CudaStripRules::candidates_chosen_by(const PartTimePredic
   if (!may_partition(features, device)) return {};
   const std::vector<Candidate> model_free = candidates(features, device);
   std::vector<Candidate> out;
+  // Both variants sweep a warp per row: each width is swept once (the sweeps are most of the
+  // choice's cost, bench/ranking-timing).
+  EllPartsBelow ell_parts_below(predictor, features, device);
+  std::map<std::uint32_t, std::optional<StripPartition>> sweeps;
+  const auto sweep_at = [&](std::uint32_t width) -> const std::optional<StripPartition>& {
+    auto known = sweeps.find(width);
+    if (known == sweeps.end())
+      known = sweeps.emplace(width, sweep(predictor, features, device, width, ell_parts_below))
+                  .first;
+    return known->second;
+  };
   for (const StripVariant variant : {StripVariant::paper, StripVariant::hopper}) {
     // The paper sweeps one warp per row; the hopper variant sweeps every compiled width and
     // keeps the one whose best split is predicted least.
@@ -475,7 +517,7 @@ std::vector<Candidate> CudaStripRules::candidates_chosen_by(const PartTimePredic
     bool predicted = true;
     for (const std::uint32_t width : kCsrVectorThreadsPerRow) {
       if (variant == StripVariant::paper && width != 32) continue;
-      const std::optional<StripPartition> p = sweep(predictor, features, device, width);
+      const std::optional<StripPartition>& p = sweep_at(width);
       if (!p) {
         predicted = false;
         break;
