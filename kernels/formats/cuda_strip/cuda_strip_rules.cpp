@@ -143,7 +143,8 @@ std::int64_t warp_walked_width(const SortedRowRange& range) {
     slots += (end_warp - first_warp) * 32 * set->length;
     position += set->rows;
   }
-  return std::clamp<std::int64_t>((2 * slots + rows) / (2 * rows), 1, std::max<std::int64_t>(range.width, 1));
+  return std::clamp<std::int64_t>((2 * slots + rows) / (2 * rows), 1,
+                                  std::max<std::int64_t>(range.width, 1));
 }
 
 Candidate ell_part_candidate(std::int64_t rows, std::int64_t width, std::uint32_t block_size,
