@@ -27,7 +27,8 @@ namespace spmvd {
 // 20: the strip's ELL part is predicted at the slots its sorted rows' warps walk, and its parts
 // pay for writing y through the sort (cuda_strip_rules.hpp); the host rate of paper 003's CPU
 // side has a banded ratio (CpuGpuTimeCoefficients::cpu_banded_ratio) from wide random samples
-// and banded twins, and the host path's round trip (host_round_trip_ms).
+// and banded twins, a touched row's own cost (cpu_ms_per_row) and the host path's round trip
+// (host_round_trip_ms).
 inline constexpr int kModelVersion = 20;
 
 struct ModelSet {

@@ -31,6 +31,7 @@ std::optional<double> ModelPartTimePredictor::part_ms(const FormatPart& part) co
     // A part beside a GPU (it moves values) also pays the host path's round trip.
     const double round_trip_ms = part.transfer_values > 0 ? cpu_gpu->host_round_trip_ms : 0.0;
     return cpu_coo_time_ms(part.features.nnz, randomness, *cpu_gpu) +
+           host_rows_time_ms(part.features.rows - part.features.empty_rows, *cpu_gpu) +
            host_copies_ms(bytes, kHostPartCopies, *cpu_gpu) + round_trip_ms;
   }
   const FormatEntry* entry = registry_.find(part.candidate.format);

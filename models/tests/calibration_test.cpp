@@ -896,6 +896,20 @@ TEST(HostCooRates, RecoverTheRandomSlopeAndTheBandedRatioOfSyntheticTimings) {
   EXPECT_NEAR(rates->banded_ratio, 0.3, 1e-9);
 }
 
+// Rows of 8 at s = a + b / 8 per non-zero, rows of 1 at a + b: the row's own cost and the
+// non-zeros' come apart, and the banded twins' ratio is the non-zeros' own.
+TEST(HostCooRates, SeparateARowsOwnCostFromItsNonZeros) {
+  const double a = 4e-7, b = 8e-7, rho = 0.25;
+  const HostCooRates at8{.random_ms_per_nnz = a + b / 8, .banded_ratio = (rho * a + b / 8) / (a + b / 8)};
+  const HostCooRates split = with_row_cost(at8, a + b, 8);
+  EXPECT_NEAR(split.random_ms_per_nnz, a, 1e-18);
+  EXPECT_NEAR(split.ms_per_row, b, 1e-18);
+  EXPECT_NEAR(split.banded_ratio, rho, 1e-12);
+  // Single-entry rows no dearer per non-zero: nothing to separate.
+  EXPECT_EQ(with_row_cost(at8, a + b / 8, 8), at8);
+  EXPECT_EQ(with_row_cost(at8, a + b, 1), at8);
+}
+
 TEST(HostCooRates, RefuseOneSizeOrASlopeThatIsNotPositive) {
   const std::vector<SamplePoint> two{{1e6, 1.0}, {2e6, 2.0}};
   const std::vector<SamplePoint> one{{1e6, 1.0}};

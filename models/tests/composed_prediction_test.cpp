@@ -213,6 +213,11 @@ TEST(ComposedPrediction, AHostPartBesideAGpuPaysTheHostPathsRoundTrip) {
   part.transfer_values = 100'000 + 500;  // x down, the touched rows up
   const double copies_ms = 2 * 0.004 + (100'500.0 * 8) / 5e7;
   EXPECT_NEAR(*parts.part_ms(part), eq6_ms + copies_ms + 0.3, 1e-12);
+  // Each of its 500 touched rows' own cost, moved from 16 to 15 threads as Eq. 6 is.
+  set.records.update<CpuGpuTimeCoefficients>([](CpuGpuTimeCoefficients& k) { k.cpu_ms_per_row = 1e-6; });
+  const ModelPredictor with_rows(set);
+  const ModelPartTimePredictor row_parts(with_rows, format_registry(), device);
+  EXPECT_NEAR(*row_parts.part_ms(part), eq6_ms + copies_ms + 0.3 + 500 * 1e-6 * 16.0 / 15.0, 1e-12);
 }
 
 // The round trip is what a timed split takes beyond its ELL kernel, Eq. 6 and its copies.

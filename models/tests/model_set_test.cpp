@@ -83,7 +83,8 @@ CpuGpuTimeCoefficients paper_003_coefficients() {
           .host_device_bytes_per_ms = 2.4e7,
           .host_device_copy_latency_ms = 0.0085,
           .cpu_banded_ratio = 0.31,
-          .host_round_trip_ms = 0.32};
+          .host_round_trip_ms = 0.32,
+          .cpu_ms_per_row = 2.5e-7};
 }
 
 // full_set with every registered family that keeps a record.
@@ -225,8 +226,8 @@ TEST(ModelSet, EachRegisteredFamilysTableComesFromItsRecord) {
         {"cusparse_sell", "-", "6.00", "2500", "7.00", "40", "-", "0", "0.0", "0.0"}}},
       {"cpu_gpu",  // 2.4e7 bytes per ms = 24 GB/s, 0.0085 ms = 8.5 µs
        {{"cores nc", "ops/ms/core fc", "host banded ρ", "SMs C", "ops/ms/SM F",
-         "host↔device GB/s", "copy latency µs", "host round trip µs"},
-        {"16", "4.1e+05", "0.31", "132", "2.3e+06", "24.0", "8.50", "320.0"}}}};
+         "host↔device GB/s", "copy latency µs", "host round trip µs", "host row ns"},
+        {"16", "4.1e+05", "0.31", "132", "2.3e+06", "24.0", "8.50", "320.0", "0.25"}}}};
   std::set<std::string> families_with_tables;
   for (const FamilyEntry& entry : model_families()) {
     if (entry.read_record == nullptr) continue;

@@ -17,8 +17,9 @@
 // ELL part is predicted at the slots its warps walk (sorted rows: a warp walks about its first
 // row's length, not the part's width), and each part pays for the sort: the permutation it
 // reads and a y sector again per run of consecutive caller rows (BCE's row runs feature). On
-// the H100 memory-bound suite (model-accuracy of the 2026-11-24 runs) the two took the
-// format's median error from 20.6 to 14.1 % (fp64) and 36.7 to 16.5 % (fp32).
+// the H100 memory-bound suite (model-accuracy of the 2026-11-24 version 19 run, the same
+// measurements) the two took the format's median error from 20.6 to 14.1 % (fp64) and 36.7 to
+// 16.5 % (fp32).
 
 #include <array>
 #include <cstdint>

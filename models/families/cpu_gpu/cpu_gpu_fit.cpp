@@ -50,6 +50,7 @@ constexpr std::int64_t kHostCooSampleColumns = std::int64_t{1} << 22;
 struct HostCooSamples {
   std::vector<SamplePoint> random;
   std::vector<SamplePoint> banded;
+  std::vector<SamplePoint> one_entry;  // rows of one random entry, the same non-zeros
   int cores = 0;
 };
 
@@ -58,7 +59,7 @@ HostCooSamples time_host_coo_samples(const FormatEntry& entry, const Calibration
   const std::unique_ptr<Device> host = make_cpu_device();
   CalibrationOptions sizes = o;
   sizes.size_steps = kHostCooSizes;
-  HostCooSamples out{.random = {}, .banded = {}, .cores = host->info().sm_count};
+  HostCooSamples out{.random = {}, .banded = {}, .one_entry = {}, .cores = host->info().sm_count};
   const auto time = [&](const CsrMatrix<double>& sample) {
     auto op = entry.build(sample, plan.precision,
                           Candidate{.format = kCpuCooFormatId, .params = {}, .launch = {}}, *host);
@@ -74,6 +75,12 @@ HostCooSamples time_host_coo_samples(const FormatEntry& entry, const Calibration
     CsrMatrix<double> twin = banded_row_length_sample(shape.rows, shape.row_length, seed);
     twin.cols = cols;  // the same x as its random twin, the band in its first rows columns
     out.banded.push_back({nnz, time(twin)});
+    // The same non-zeros one a row: what a row costs beyond its entries (with_row_cost). A
+    // split's remainder at a balanced K is mostly such rows (one or two entries past K).
+    const std::int64_t single_rows = shape.nnz();
+    out.one_entry.push_back(
+        {nnz, time(wide_uniform_row_length_sample(single_rows, std::max(cols, single_rows), 1,
+                                                  seed))});
   }
   return out;
 }
@@ -149,6 +156,19 @@ std::optional<HostCooRates> fit_host_coo_rates(std::span<const SamplePoint> rand
                       .banded_ratio = banded_fit.slope / random_fit.slope};
 }
 
+HostCooRates with_row_cost(const HostCooRates& rates, double one_entry_slope,
+                           std::int64_t row_length) {
+  if (row_length < 2) return rates;
+  const double length = static_cast<double>(row_length);
+  const double s = rates.random_ms_per_nnz;
+  const double row = (one_entry_slope - s) * length / (length - 1.0);
+  if (!(row > 0.0)) return rates;
+  const double entry = s - row / length;
+  const double banded_entry = s * rates.banded_ratio - row / length;
+  if (!(entry > 0.0) || !(banded_entry > 0.0)) return rates;
+  return {.random_ms_per_nnz = entry, .banded_ratio = banded_entry / entry, .ms_per_row = row};
+}
+
 std::optional<CpuGpuTimeCoefficients> fit_cpu_gpu(const FormatRegistry& registry, Device& device,
                                                   const CalibrationPlan& plan,
                                                   const CalibrationOptions& o,
@@ -174,6 +194,11 @@ std::optional<CpuGpuTimeCoefficients> fit_cpu_gpu(const FormatRegistry& registry
     const std::optional<HostCooRates> fitted = fit_host_coo_rates(samples.random, samples.banded);
     if (!fitted) return std::nullopt;
     rates = *fitted;
+    try {
+      rates = with_row_cost(rates, fit_linear(samples.one_entry).slope, o.coo_row_length);
+    } catch (const Error&) {
+      // fewer than 2 sizes: no slope; the row cost stays folded into the non-zeros' rate
+    }
     cores = samples.cores;
   }
   std::vector<HostCopySample> copies;
@@ -184,6 +209,7 @@ std::optional<CpuGpuTimeCoefficients> fit_cpu_gpu(const FormatRegistry& registry
   c.cpu_cores = cores;
   c.cpu_operations_per_ms = 2.0 / (rates.random_ms_per_nnz * static_cast<double>(cores));
   c.cpu_banded_ratio = rates.banded_ratio;
+  c.cpu_ms_per_row = rates.ms_per_row;
   if (ell_ms_per_entry && device.info().sm_count > 0) {
     c.gpu_streaming_processors = device.info().sm_count;
     c.gpu_operations_per_ms_per_sp =

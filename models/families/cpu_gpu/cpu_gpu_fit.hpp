@@ -46,10 +46,20 @@ std::optional<CpuGpuTimeCoefficients> fit_cpu_gpu(const FormatRegistry& registry
 struct HostCooRates {
   double random_ms_per_nnz = 0.0;
   double banded_ratio = 0.0;
+  double ms_per_row = 0.0;  // a touched row's own cost (with_row_cost); 0: folded into the above
   friend bool operator==(const HostCooRates&, const HostCooRates&) = default;
 };
 std::optional<HostCooRates> fit_host_coo_rates(std::span<const SamplePoint> random,
                                                std::span<const SamplePoint> banded);
+
+// Separates a row's own cost (its offsets, its partial sum's write) from its non-zeros': rates
+// fitted on rows of row_length entries hold s = a + b / row_length per non-zero, samples of one
+// entry a row (one_entry_slope, ms per non-zero = per row) hold a + b; so b = (s1 - s) L / (L - 1),
+// a = s - b / L, and the banded twins' s_band = rho' a + b / L give the non-zeros' own rho'.
+// Returns `rates` unchanged where the single-entry rows are not dearer (b <= 0), L < 2, or the
+// separation leaves no positive rate.
+HostCooRates with_row_cost(const HostCooRates& rates, double one_entry_slope,
+                           std::int64_t row_length);
 
 // fit_cpu_gpu on the coo record and the ell stage's rate of the finished stages: puts the
 // cpu_gpu record into the set where there is one (calibration_finishing_fits).

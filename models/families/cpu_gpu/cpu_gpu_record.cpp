@@ -14,14 +14,15 @@ std::vector<FamilyTable> tables_of(const CpuGpuTimeCoefficients& record) {
       {.name = std::string(CpuGpuTimeCoefficients::kFamily),
        .title = "paper 003's coefficients of the CPU-GPU split (Eqs. 6-8) and host copies",
        .headers = {"cores nc", "ops/ms/core fc", "host banded ρ", "SMs C", "ops/ms/SM F",
-                   "host↔device GB/s", "copy latency µs", "host round trip µs"},
+                   "host↔device GB/s", "copy latency µs", "host round trip µs", "host row ns"},
        .rows = {{count_cell(record.cpu_cores), number_cell(record.cpu_operations_per_ms, "%.4g"),
                  number_cell(record.cpu_banded_ratio, "%.2f"),
                  count_cell(record.gpu_streaming_processors),
                  number_cell(record.gpu_operations_per_ms_per_sp, "%.4g"),
                  number_cell(1e-6 * record.host_device_bytes_per_ms, "%.1f"),
                  number_cell(1e3 * record.host_device_copy_latency_ms, "%.2f"),
-                 number_cell(1e3 * record.host_round_trip_ms, "%.1f")}}}};
+                 number_cell(1e3 * record.host_round_trip_ms, "%.1f"),
+                 number_cell(1e6 * record.cpu_ms_per_row, "%.2f")}}}};
 }
 
 std::vector<NamedSvg> plots_of(const CpuGpuTimeCoefficients&, Precision) { return {}; }

@@ -19,6 +19,12 @@ double cpu_coo_time_ms(std::int64_t cpu_nnz, double x_randomness,
          static_cast<double>(c.cpu_cores - 1) * locality_factor(c.cpu_banded_ratio, x_randomness);
 }
 
+double host_rows_time_ms(std::int64_t touched_rows, const CpuGpuTimeCoefficients& c) {
+  if (c.cpu_cores < 2) throw_invalid("host_rows_time_ms: needs >= 2 CPU cores (one drives the GPU)");
+  const double cores = static_cast<double>(c.cpu_cores);
+  return static_cast<double>(touched_rows) * c.cpu_ms_per_row * cores / (cores - 1.0);
+}
+
 double gpu_ell_time_ms(std::int64_t gpu_nnz, const CpuGpuTimeCoefficients& c) {
   if (c.gpu_streaming_processors <= 0 || c.gpu_operations_per_ms_per_sp <= 0.0) {
     throw_invalid("gpu_ell_time_ms: C and F must be positive");
@@ -40,8 +46,9 @@ double host_copies_ms(std::uint64_t bytes, int copies, const CpuGpuTimeCoefficie
 double host_round_trip_ms_of(double split_ms, double ell_ms, std::int64_t host_nnz,
                              std::uint64_t copy_bytes, int copies,
                              const CpuGpuTimeCoefficients& c) {
-  const double host_ms =
-      cpu_coo_time_ms(host_nnz, 1.0, c) + host_copies_ms(copy_bytes, copies, c);
+  // The sample's host part is one entry in each of host_nnz rows.
+  const double host_ms = cpu_coo_time_ms(host_nnz, 1.0, c) + host_rows_time_ms(host_nnz, c) +
+                         host_copies_ms(copy_bytes, copies, c);
   return std::max(0.0, split_ms - ell_ms - host_ms);
 }
 
@@ -49,7 +56,8 @@ CpuGpuTime cpu_gpu_time_ms(const MatrixFeatures& features, std::int64_t ell_widt
                            const CpuGpuTimeCoefficients& c) {
   const EllCooSplit split = ell_coo_split(features, ell_width);
   CpuGpuTime t;
-  t.cpu_ms = cpu_coo_time_ms(split.coo_nnz, x_gather_randomness(features), c);
+  t.cpu_ms = cpu_coo_time_ms(split.coo_nnz, x_gather_randomness(features), c) +
+             host_rows_time_ms(split.coo_rows, c);
   t.gpu_ms = gpu_ell_time_ms(split.ell_nnz, c);
   t.total_ms = std::max(t.cpu_ms, t.gpu_ms);  // Eq. 8: the two run concurrently
   return t;

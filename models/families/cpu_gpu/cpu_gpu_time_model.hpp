@@ -47,6 +47,12 @@ struct CpuGpuTimeCoefficients {
   // split of a small sample whose host part is one entry a row of 4096, less its ELL kernel,
   // Eq. 6 and its copies (cpu_gpu_fit.cpp, host_round_trip_ms_of). 0 on the CPU device.
   double host_round_trip_ms = 0.0;
+  // A touched row's own cost on the host (its offsets, its partial sum written), ms on all nc
+  // hardware threads, beside fc's per non-zero: timed rows of 8 and of 1 entry
+  // (cpu_gpu_fit.cpp, with_row_cost). On the H100 box a single fc put the host parts of one or
+  // two entries a row (the splits at a balanced K) at 0.5-0.6 of their time and those of 16 a
+  // row (K = 1) at 1.6-2x (2026-11-24, model version 20's first calibration). 0: folded into fc.
+  double cpu_ms_per_row = 0.0;
   static constexpr auto kFields = std::tuple{
       declare_field("cpu_cores", &CpuGpuTimeCoefficients::cpu_cores),
       declare_field("cpu_operations_per_ms", &CpuGpuTimeCoefficients::cpu_operations_per_ms),
@@ -57,7 +63,8 @@ struct CpuGpuTimeCoefficients {
       declare_field("host_device_copy_latency_ms",
                     &CpuGpuTimeCoefficients::host_device_copy_latency_ms),
       declare_field("cpu_banded_ratio", &CpuGpuTimeCoefficients::cpu_banded_ratio),
-      declare_field("host_round_trip_ms", &CpuGpuTimeCoefficients::host_round_trip_ms)};
+      declare_field("host_round_trip_ms", &CpuGpuTimeCoefficients::host_round_trip_ms),
+      declare_field("cpu_ms_per_row", &CpuGpuTimeCoefficients::cpu_ms_per_row)};
   friend bool operator==(const CpuGpuTimeCoefficients&, const CpuGpuTimeCoefficients&) = default;
 };
 
@@ -74,6 +81,9 @@ struct CpuGpuTime {
 // nc < 2 or fc <= 0.
 double cpu_coo_time_ms(std::int64_t cpu_nnz, double x_randomness,
                        const CpuGpuTimeCoefficients& c);
+// The touched rows' own cost of a host part: rows x cpu_ms_per_row, moved from nc to nc - 1
+// threads as Eq. 6 is. Throws Error(invalid_argument) when nc < 2.
+double host_rows_time_ms(std::int64_t touched_rows, const CpuGpuTimeCoefficients& c);
 // Eq. 7. Throws Error(invalid_argument) when C or F is not positive.
 double gpu_ell_time_ms(std::int64_t gpu_nnz, const CpuGpuTimeCoefficients& c);
 // The copies of a host part: `copies` transfers moving `bytes` in all, at the measured
@@ -82,7 +92,8 @@ double gpu_ell_time_ms(std::int64_t gpu_nnz, const CpuGpuTimeCoefficients& c);
 double host_copies_ms(std::uint64_t bytes, int copies, const CpuGpuTimeCoefficients& c);
 // The host path's fixed cost (CpuGpuTimeCoefficients::host_round_trip_ms) from a split's
 // measured time on a sample: split_ms less the ELL kernel's time on the same sample (ell_ms),
-// Eq. 6 for the host part's host_nnz random non-zeros, and its `copies` copies moving
+// Eq. 6 and the rows' own cost for the host part's host_nnz random non-zeros, one a row, and
+// its `copies` copies moving
 // copy_bytes (c's bandwidth and latency); at least 0. Throws as cpu_coo_time_ms and
 // host_copies_ms do.
 double host_round_trip_ms_of(double split_ms, double ell_ms, std::int64_t host_nnz,
