@@ -20,8 +20,9 @@ namespace spmvd {
 namespace {
 
 // The host samples of the paper 003 CPU side beside a GPU: kHostCooSizes doubling sizes of
-// rows of CalibrationOptions::coo_row_length (8, the coo stage's) random columns, up to kMaxHostCooSampleNnz non-zeros (2^19
-// rows), every one over kHostCooSampleColumns columns, plus the banded twin of each.
+// rows of CalibrationOptions::coo_row_length (8, the coo stage's) random columns, up to
+// kMaxHostCooSampleNnz non-zeros (2^19 rows), every one over kHostCooSampleColumns columns,
+// plus the banded twin of each and the same non-zeros one a row (with_row_cost).
 //
 // Why so wide: a random gather's cost is set by where x lives. The split's host part gathers
 // from the whole matrix's x, 1-8M columns on the suite (8-64 MB in fp64, beyond the L3 that a
@@ -38,10 +39,10 @@ namespace {
 // block of the same rows x cols shape (a square band is what banded matrices are: x streamed
 // once and reused row after row).
 //
-// Cost per precision on a 16-core host: 7M random and 7M banded non-zeros generated and built
-// (~0.1 s), and 9 applies each (2 warm-up, 7 timed) of ~3 ms (largest random fp64, 4M gathers
-// beyond L3 at ~0.8 ns) and ~1 ms (its twin): ~0.2 s in all (estimated from the suite's
-// host-part times, not yet measured on the box).
+// Cost per precision: 7M random, 7M banded and 7M single-entry-row non-zeros generated and
+// built, and 9 applies each (2 warm-up, 7 timed) of a few ms; the whole calibration with them
+// took 104-107 s on the H100 box (2026-11-24, spmvd's log), against 148 s before this stage's
+// samples and the version 20 changes.
 constexpr int kHostCooSizes = 3;
 constexpr std::int64_t kMaxHostCooSampleNnz = std::int64_t{1} << 22;
 constexpr std::int64_t kHostCooSampleColumns = std::int64_t{1} << 22;
