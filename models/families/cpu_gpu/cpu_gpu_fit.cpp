@@ -41,8 +41,7 @@ namespace {
 //
 // Cost per precision: 7M random, 7M banded and 7M single-entry-row non-zeros generated and
 // built, and 9 applies each (2 warm-up, 7 timed) of a few ms; the whole calibration with them
-// took 104-107 s on the H100 box (2026-11-24, spmvd's log), against 148 s before this stage's
-// samples and the version 20 changes.
+// took 104-107 s on the H100 box (2026-11-24, spmvd's log).
 constexpr int kHostCooSizes = 3;
 constexpr std::int64_t kMaxHostCooSampleNnz = std::int64_t{1} << 22;
 constexpr std::int64_t kHostCooSampleColumns = std::int64_t{1} << 22;
