@@ -83,6 +83,19 @@ struct TuningSetup {
   spmvd::RegistryBuildCostEstimate build_costs;
 };
 
+// tune_matrix's choice of the composed formats that choose by the models: those whose build the
+// expected multiplies at the serving plan's predicted time could repay.
+spmvd::ChoosesByModels repayable_formats(const TuningSetup& setup,
+                                         const spmvd::TunerOptions& options,
+                                         const spmvd::Candidate& serving) {
+  std::optional<double> repayable_ms;
+  if (const auto p = setup.candidates.predict(serving))
+    repayable_ms = p->ms * static_cast<double>(options.default_expected_multiplies);
+  return [&setup, repayable_ms](const spmvd::FormatEntry& entry) {
+    return !repayable_ms || setup.build_costs.format_build_ms(&entry) < *repayable_ms;
+  };
+}
+
 // tune_matrix up to its first build: enumeration (composed formats choosing by the models where
 // their build could be repaid) and ranking into measurement order.
 std::vector<spmvd::RankedCandidate> rank_as_the_tuner(const spmvd::ModelPredictor& models,
@@ -93,12 +106,7 @@ std::vector<spmvd::RankedCandidate> rank_as_the_tuner(const spmvd::ModelPredicto
                                                       const spmvd::Candidate& serving) {
   const spmvd::FormatRegistry& registry = spmvd::format_registry();
   const TuningSetup setup(models, registry, features, device, precision, options, serving);
-  std::optional<double> repayable_ms;
-  if (const auto p = setup.candidates.predict(serving))
-    repayable_ms = p->ms * static_cast<double>(options.default_expected_multiplies);
-  const spmvd::ChoosesByModels repayable = [&](const spmvd::FormatEntry& entry) {
-    return !repayable_ms || setup.build_costs.format_build_ms(&entry) < *repayable_ms;
-  };
+  const spmvd::ChoosesByModels repayable = repayable_formats(setup, options, serving);
   const auto candidates = spmvd::enumerate_candidates(
       registry, features, device, precision, options.memory_budget_bytes, &setup.parts, repayable);
   const auto ranked = spmvd::rank_candidates(candidates, setup.candidates, &setup.build_costs,
@@ -121,24 +129,14 @@ void time_per_format(const spmvd::ModelPredictor& models, const spmvd::MatrixFea
                      std::map<std::string, FormatTime>& out) {
   const spmvd::FormatRegistry& registry = spmvd::format_registry();
   const TuningSetup setup(models, registry, features, device, precision, options, serving);
-  std::optional<double> repayable_ms;
-  if (const auto p = setup.candidates.predict(serving))
-    repayable_ms = p->ms * static_cast<double>(options.default_expected_multiplies);
+  const spmvd::ChoosesByModels repayable = repayable_formats(setup, options, serving);
   for (const spmvd::FormatEntry& entry : registry.entries()) {
-    const spmvd::FormatRules& rules = *entry.rules;
-    if (rules.needs_gpu() && !device.is_gpu) continue;
-    FormatTime& t = out[std::string(rules.name())];
+    if (entry.rules->needs_gpu() && !device.is_gpu) continue;
+    FormatTime& t = out[std::string(entry.rules->name())];
     auto start = Clock::now();
-    std::vector<spmvd::Candidate> space;
-    if (rules.admissible(features, device, precision, options.memory_budget_bytes)) {
-      const bool by_models =
-          !repayable_ms || setup.build_costs.format_build_ms(&entry) < *repayable_ms;
-      space = by_models ? rules.candidates_chosen_by(setup.parts, features, device)
-                          : rules.candidates(features, device);
-      std::erase_if(space, [&](const spmvd::Candidate& c) {
-        return rules.device_bytes(features, precision, c) > options.memory_budget_bytes;
-      });
-    }
+    const std::vector<spmvd::Candidate> space =
+        spmvd::enumerate_format(entry, features, device, precision, options.memory_budget_bytes,
+                                &setup.parts, repayable);
     t.enumerate_ms.push_back(ms_since(start));
     start = Clock::now();
     for (const spmvd::Candidate& c : space) (void)setup.candidates.predict(c);

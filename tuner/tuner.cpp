@@ -14,6 +14,25 @@
 
 namespace spmvd {
 
+std::vector<Candidate> enumerate_format(const FormatEntry& entry, const MatrixFeatures& features,
+                                        const DeviceInfo& device, Precision precision,
+                                        std::uint64_t memory_budget_bytes,
+                                        const PartTimePredictor* part_predictor,
+                                        const ChoosesByModels& chooses_by_models) {
+  const FormatRules& rules = *entry.rules;
+  if (rules.needs_gpu() && !device.is_gpu) return {};
+  if (!rules.admissible(features, device, precision, memory_budget_bytes)) return {};
+  const bool by_models =
+      part_predictor != nullptr && (!chooses_by_models || chooses_by_models(entry));
+  std::vector<Candidate> space = by_models
+                                     ? rules.candidates_chosen_by(*part_predictor, features, device)
+                                     : rules.candidates(features, device);
+  std::erase_if(space, [&](const Candidate& c) {
+    return rules.device_bytes(features, precision, c) > memory_budget_bytes;
+  });
+  return space;
+}
+
 std::vector<Candidate> enumerate_candidates(const FormatRegistry& registry,
                                             const MatrixFeatures& features,
                                             const DeviceInfo& device, Precision precision,
@@ -26,19 +45,8 @@ std::vector<Candidate> enumerate_candidates(const FormatRegistry& registry,
   const std::span<const FormatEntry> entries = registry.entries();
   std::vector<std::vector<Candidate>> spaces(entries.size());
   tbb::parallel_for(std::size_t{0}, entries.size(), [&](std::size_t i) {
-    const FormatEntry& entry = entries[i];
-    const FormatRules& rules = *entry.rules;
-    if (rules.needs_gpu() && !device.is_gpu) return;
-    if (!rules.admissible(features, device, precision, memory_budget_bytes)) return;
-    const bool by_models =
-        part_predictor != nullptr && (!chooses_by_models || chooses_by_models(entry));
-    std::vector<Candidate> space = by_models
-                                       ? rules.candidates_chosen_by(*part_predictor, features, device)
-                                       : rules.candidates(features, device);
-    std::erase_if(space, [&](const Candidate& c) {
-      return rules.device_bytes(features, precision, c) > memory_budget_bytes;
-    });
-    spaces[i] = std::move(space);
+    spaces[i] = enumerate_format(entries[i], features, device, precision, memory_budget_bytes,
+                                 part_predictor, chooses_by_models);
   });
   std::vector<Candidate> out;
   for (std::vector<Candidate>& space : spaces)

@@ -126,6 +126,15 @@ struct Measurement {
 // Which formats choose their partitions against the models; empty: all of them.
 using ChoosesByModels = std::function<bool(const FormatEntry&)>;
 
+// One format's share of enumerate_candidates: nothing where it needs a GPU the device is not or
+// is not admissible; else its candidates (chosen against part_predictor where given and
+// chooses_by_models allows) that fit the memory budget.
+std::vector<Candidate> enumerate_format(const FormatEntry& entry, const MatrixFeatures& features,
+                                        const DeviceInfo& device, Precision precision,
+                                        std::uint64_t memory_budget_bytes,
+                                        const PartTimePredictor* part_predictor,
+                                        const ChoosesByModels& chooses_by_models);
+
 // Admissible candidates of every registered format, in registry order. With part_predictor, a
 // composed format chooses its partition against it (FormatRules::candidates_chosen_by) where
 // chooses_by_models allows; otherwise it offers its model-free candidates. The formats are
