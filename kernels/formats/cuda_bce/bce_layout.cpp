@@ -182,8 +182,13 @@ BceLayout<Value> make_bce_layout(const CsrMatrix<double>& matrix,
   return build_layout<Value>(matrix, boundaries, std::nullopt);
 }
 
-std::vector<std::vector<RowLengthCount>> bce_block_distributions(
-    const MatrixFeatures& features, std::span<const std::int64_t> boundaries) {
+namespace {
+
+// Checks the boundaries against the DF, then calls on_set(block, set) for each non-empty row
+// vector set in order with the block it falls in; returns the number of blocks.
+template <typename OnSet>
+std::size_t walk_block_sets(const MatrixFeatures& features,
+                            std::span<const std::int64_t> boundaries, OnSet&& on_set) {
   const std::int64_t longest_row =
       features.distribution.empty() ? 0 : features.distribution.back().length;
   check_boundaries(boundaries, longest_row, [&](std::int64_t m) {
@@ -192,12 +197,24 @@ std::vector<std::vector<RowLengthCount>> bce_block_distributions(
         [](const RowLengthCount& a, const RowLengthCount& b) { return a.length < b.length; });
   });
   const std::vector<std::int64_t> upper = upper_lengths(boundaries, longest_row);
-  std::vector<std::vector<RowLengthCount>> blocks(upper.size());
   std::size_t block = 0;
   for (const RowLengthCount& set : features.distribution) {
     while (set.length > upper[block]) ++block;  // ends: the last upper is the longest row
-    blocks[block].push_back(set);
+    on_set(block, set);
   }
+  return upper.size();
+}
+
+}  // namespace
+
+std::vector<std::vector<RowLengthCount>> bce_block_distributions(
+    const MatrixFeatures& features, std::span<const std::int64_t> boundaries) {
+  // At most one block per boundary and one up to the longest row; the walk says how many.
+  std::vector<std::vector<RowLengthCount>> blocks(boundaries.size() + 1);
+  blocks.resize(walk_block_sets(features, boundaries,
+                                [&](std::size_t block, const RowLengthCount& set) {
+                                  blocks[block].push_back(set);
+                                }));
   return blocks;
 }
 
@@ -205,21 +222,12 @@ std::vector<BceBlockShape> bce_block_shapes(const MatrixFeatures& features,
                                             std::span<const std::int64_t> boundaries) {
   // bce_block_distributions' blocks, summed as they are walked instead of copied (the tuner
   // sizes every candidate: device_bytes, the tile count).
-  const std::int64_t longest_row =
-      features.distribution.empty() ? 0 : features.distribution.back().length;
-  check_boundaries(boundaries, longest_row, [&](std::int64_t m) {
-    return std::binary_search(
-        features.distribution.begin(), features.distribution.end(), RowLengthCount{m, 0},
-        [](const RowLengthCount& a, const RowLengthCount& b) { return a.length < b.length; });
-  });
-  const std::vector<std::int64_t> upper = upper_lengths(boundaries, longest_row);
-  std::vector<BceBlockShape> shapes(upper.size());
-  std::size_t block = 0;
-  for (const RowLengthCount& set : features.distribution) {
-    while (set.length > upper[block]) ++block;  // ends: the last upper is the longest row
-    shapes[block].rows += set.rows;
-    shapes[block].width = set.length;
-  }
+  std::vector<BceBlockShape> shapes(boundaries.size() + 1);
+  shapes.resize(walk_block_sets(features, boundaries,
+                                [&](std::size_t block, const RowLengthCount& set) {
+                                  shapes[block].rows += set.rows;
+                                  shapes[block].width = set.length;
+                                }));
   shapes.push_back({features.empty_rows, 0});
   return shapes;
 }
