@@ -117,18 +117,25 @@ std::vector<RowLengthCount> zip_distribution(std::span<const std::int64_t> lengt
 
 }  // namespace
 
-std::vector<RowLengthCount> padded_distribution(const CudaSellFeatures& features,
+std::vector<RowLengthCount> padded_distribution(const CudaSellFeaturesView& features,
                                                 std::int64_t slice_height) {
-  if (slice_height == 32) return zip_distribution(features.padded_lengths_32, features.padded_rows_32);
-  if (slice_height == 64) return zip_distribution(features.padded_lengths_64, features.padded_rows_64);
+  if (slice_height == 32)
+    return zip_distribution(features.padded_lengths_32, features.padded_rows_32);
+  if (slice_height == 64)
+    return zip_distribution(features.padded_lengths_64, features.padded_rows_64);
   return {};
 }
 
-std::vector<RowLengthCount> padded_distribution(const CudaSellFeaturesView& features,
+std::vector<RowLengthCount> padded_distribution(const CudaSellFeatures& features,
                                                 std::int64_t slice_height) {
-  if (slice_height == 32) return zip_distribution(features.padded_lengths_32, features.padded_rows_32);
-  if (slice_height == 64) return zip_distribution(features.padded_lengths_64, features.padded_rows_64);
-  return {};
+  return padded_distribution(
+      CudaSellFeaturesView{.padded_lengths_32 = features.padded_lengths_32,
+                           .padded_rows_32 = features.padded_rows_32,
+                           .padded_lengths_64 = features.padded_lengths_64,
+                           .padded_rows_64 = features.padded_rows_64,
+                           .sort_windows = features.sort_windows,
+                           .sorted_sectors_per_nonzero = features.sorted_sectors_per_nonzero},
+      slice_height);
 }
 
 double sorted_sectors_per_nonzero(const MatrixFeatures& features, std::int64_t sort_window) {
