@@ -73,6 +73,13 @@ class FieldSet {
   bool empty() const noexcept { return fields_.empty(); }
   // nullptr when absent.
   const NamedField* find(std::string_view name) const noexcept;
+  // The list field `name` read in place (no copy, as `as` makes); nullptr when absent or of
+  // another kind. Valid while the set is.
+  template <typename T>
+  const std::vector<T>* list(std::string_view name) const noexcept {
+    const NamedField* field = find(name);
+    return field != nullptr ? std::get_if<std::vector<T>>(&field->value) : nullptr;
+  }
 
   friend bool operator==(const FieldSet&, const FieldSet&) = default;
 

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <string>
-#include <variant>
 
 #include "core/error.hpp"
 
@@ -64,9 +63,7 @@ std::optional<std::span<const std::int64_t>> cuda_bce_row_runs_in_place(
     const MatrixFeatures& features) {
   const auto it = features.format_features.find("cuda_bce");
   if (it == features.format_features.end()) return std::nullopt;
-  const NamedField* field = it->second.find("runs");
-  const auto* runs =
-      field != nullptr ? std::get_if<std::vector<std::int64_t>>(&field->value) : nullptr;
+  const std::vector<std::int64_t>* runs = it->second.list<std::int64_t>("runs");
   if (runs == nullptr || it->second.fields().size() != 1 ||
       runs->size() != features.distribution.size()) {
     cuda_bce_row_runs(features);  // throws what decoding finds wrong

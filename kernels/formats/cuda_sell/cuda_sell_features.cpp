@@ -4,8 +4,6 @@
 #include <map>
 #include <set>
 #include <span>
-#include <string_view>
-#include <variant>
 #include <vector>
 
 #include <tbb/parallel_for.h>
@@ -69,27 +67,16 @@ std::optional<CudaSellFeatures> cuda_sell_features(const MatrixFeatures& feature
   return f;
 }
 
-namespace {
-
-// The entry's list `name` in place; nullptr where it is absent or holds another kind.
-template <typename T>
-const std::vector<T>* list_in_place(const FieldSet& entry, std::string_view name) {
-  const NamedField* field = entry.find(name);
-  return field != nullptr ? std::get_if<std::vector<T>>(&field->value) : nullptr;
-}
-
-}  // namespace
-
 std::optional<CudaSellFeaturesView> cuda_sell_features_view(const MatrixFeatures& features) {
   const auto it = features.format_features.find("cuda_sell");
   if (it == features.format_features.end()) return std::nullopt;
   const FieldSet& entry = it->second;
-  const auto* lengths_32 = list_in_place<std::int64_t>(entry, "padded_lengths_32");
-  const auto* rows_32 = list_in_place<std::int64_t>(entry, "padded_rows_32");
-  const auto* lengths_64 = list_in_place<std::int64_t>(entry, "padded_lengths_64");
-  const auto* rows_64 = list_in_place<std::int64_t>(entry, "padded_rows_64");
-  const auto* windows = list_in_place<std::int64_t>(entry, "sort_windows");
-  const auto* sectors = list_in_place<double>(entry, "sorted_sectors_per_nonzero");
+  const auto* lengths_32 = entry.list<std::int64_t>("padded_lengths_32");
+  const auto* rows_32 = entry.list<std::int64_t>("padded_rows_32");
+  const auto* lengths_64 = entry.list<std::int64_t>("padded_lengths_64");
+  const auto* rows_64 = entry.list<std::int64_t>("padded_rows_64");
+  const auto* windows = entry.list<std::int64_t>("sort_windows");
+  const auto* sectors = entry.list<double>("sorted_sectors_per_nonzero");
   if (lengths_32 == nullptr || rows_32 == nullptr || lengths_64 == nullptr || rows_64 == nullptr ||
       windows == nullptr || sectors == nullptr || entry.fields().size() != 6 ||
       lengths_32->size() != rows_32->size() || lengths_64->size() != rows_64->size() ||
