@@ -156,7 +156,7 @@ std::optional<std::size_t> predict_measured(const Predictors& predictors,
     return std::nullopt;
   }
   candidate = *own;
-  const std::uint64_t matrix_bytes = entry->rules->device_bytes(features, precision, candidate);
+  const std::uint64_t matrix_bytes = entry->rules->streamed_bytes(features, precision, candidate);
   try {
     const spmvd::ModelPredictor& predictor = predictors.of(precision);
     const spmvd::Prediction p =

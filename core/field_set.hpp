@@ -81,6 +81,14 @@ class FieldSet {
     return field != nullptr ? std::get_if<std::vector<T>>(&field->value) : nullptr;
   }
 
+  // The scalar field `name` (std::int64_t or double) read in place; nullptr when absent or of
+  // another kind.
+  template <typename T>
+  const T* scalar(std::string_view name) const noexcept {
+    const NamedField* field = find(name);
+    return field != nullptr ? std::get_if<T>(&field->value) : nullptr;
+  }
+
   friend bool operator==(const FieldSet&, const FieldSet&) = default;
 
  private:

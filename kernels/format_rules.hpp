@@ -56,6 +56,13 @@ class FormatRules {
   // Bytes the built format occupies on the device (padding included).
   virtual std::uint64_t device_bytes(const MatrixFeatures& features, Precision precision,
                                      const Candidate& candidate) const = 0;
+  // Bytes one multiply reads of the built format: what the bytes family's time is made of
+  // (models/families/bytes). device_bytes by default; less where a kernel skips stored bytes
+  // (SELL's padding after a row's last entry, whose sectors no running row shares).
+  virtual std::uint64_t streamed_bytes(const MatrixFeatures& features, Precision precision,
+                                       const Candidate& candidate) const {
+    return device_bytes(features, precision, candidate);
+  }
   // Is a candidate read back from the plan cache still one this format would run? The
   // default: it must be one of candidates(features, device).
   virtual bool is_valid(const Candidate& candidate, const MatrixFeatures& features,

@@ -25,7 +25,7 @@ struct PredictionInput {
   const MatrixFeatures& features;
   const Candidate& candidate;
   const DeviceInfo& device;
-  // The format's device bytes (FormatRules::device_bytes), for the bytes model's storage.
+  // The bytes one multiply reads of the format (FormatRules::streamed_bytes), for the bytes model.
   std::optional<std::uint64_t> matrix_bytes;
   // x randomness of the candidate's gathers (models/locality.hpp: 0 a band, 1 random).
   double gather_randomness = 1.0;

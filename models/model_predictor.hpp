@@ -36,7 +36,7 @@ class ModelPredictor {
   const FamilyModel& predicting_family(const FormatRules& rules) const;
 
   // The family's base prediction corrected by every step not switched off; matrix_bytes is the
-  // format's storage (FormatRules::device_bytes; csr_storage_bytes_estimate when absent).
+  // format's streamed bytes (FormatRules::streamed_bytes; csr_storage_bytes_estimate when absent).
   // Throws Error(failed_precondition) when neither the format's family nor the bytes family is
   // calibrated for it, and Error(invalid_argument) when the candidate cannot launch.
   // Thread-safe.

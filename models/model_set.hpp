@@ -29,7 +29,10 @@ namespace spmvd {
 // side has a banded ratio (CpuGpuTimeCoefficients::cpu_banded_ratio) from wide random samples
 // and banded twins, a touched row's own cost (cpu_ms_per_row) and the host path's round trip
 // (host_round_trip_ms).
-inline constexpr int kModelVersion = 20;
+// 21: the bytes family counts what a multiply reads (FormatRules::streamed_bytes): unsorted
+// SELL's padding only in the 32-byte sectors a running row shares (cuda_sell's sector_slots
+// features), so cuda_sell and cusparse_sell plans and features of version 20 are re-made.
+inline constexpr int kModelVersion = 21;
 
 struct ModelSet {
   std::string device_signature;  // DeviceInfo::signature() of the calibrated device

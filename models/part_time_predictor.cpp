@@ -41,8 +41,8 @@ std::optional<double> ModelPartTimePredictor::part_ms(const FormatPart& part) co
     const FormatRules& rules = *entry->rules;
     ms = predictor_
              .predict_ms(rules, part.features, part.candidate, device_,
-                         rules.device_bytes(part.features, predictor_.model_set().precision,
-                                            part.candidate))
+                         rules.streamed_bytes(part.features, predictor_.model_set().precision,
+                                              part.candidate))
              .ms;
   } catch (const Error&) {
     return std::nullopt;

@@ -60,7 +60,7 @@ std::optional<Prediction> ModelCandidatePredictor::predict(const Candidate& cand
   if (entry == nullptr) return std::nullopt;
   try {
     return models_.predict_ms(*entry->rules, features_, candidate, device_,
-                              entry->rules->device_bytes(features_, precision_, candidate));
+                              entry->rules->streamed_bytes(features_, precision_, candidate));
   } catch (const Error&) {
     // Not calibrated, or the model says it cannot launch: rank it last rather than guess.
     return std::nullopt;

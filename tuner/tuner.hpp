@@ -156,7 +156,7 @@ class CandidatePredictor {
 };
 
 // A ModelPredictor for one matrix: each candidate's format family (FormatRules::model_family),
-// its FormatRules::device_bytes as the bytes model's matrix bytes.
+// its FormatRules::streamed_bytes as the bytes model's matrix bytes.
 class ModelCandidatePredictor final : public CandidatePredictor {
  public:
   // Keeps references: all must outlive this object.

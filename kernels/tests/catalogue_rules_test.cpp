@@ -512,6 +512,82 @@ TEST(CudaSellRules, UnsortedSlotsComeFromTheGroupPadding) {
   EXPECT_EQ(CudaSellRules::sell_slot_bound(f, 64, 1), 64 * 50 + 2 * 1 + 62 * 50);
 }
 
+// A multiply reads a slot's sector only where one of the sector's rows still runs: the
+// padding behind a long row costs bytes only in the sectors it shares with that row.
+TEST(SellRules, UnsortedStreamedBytesReadPaddingOnlyInTheSectorsOfARunningRow) {
+  // 66 rows: rows 0 and 40 of 50 entries, the rest of 1 (as above).
+  CsrMatrix<double> m{66, 100, {0}, {}, {}};
+  for (std::int64_t r = 0; r < 66; ++r) {
+    const std::int64_t length = r == 0 || r == 40 ? 50 : 1;
+    for (std::int64_t c = 0; c < length; ++c) {
+      m.col_indices.push_back(static_cast<ColIndex>(c));
+      m.values.push_back(1.0);
+    }
+    m.row_offsets.push_back(static_cast<RowOffset>(m.col_indices.size()));
+  }
+  const MatrixFeatures f = features_of(m);
+  // Groups of 4: two at 50 (rows 0-3, 40-43), 14 of 4 rows at 1, rows 64-65 at 1.
+  const std::uint64_t slots_4 = 2 * 4 * 50 + 14 * 4 + 2;
+  // Groups of 8: two at 50 (rows 0-7, 40-47), 6 of 8 rows at 1, rows 64-65 at 1.
+  const std::uint64_t slots_8 = 2 * 8 * 50 + 6 * 8 + 2;
+  EXPECT_EQ(CudaSellRules::unsorted_slot_stream_bytes(f, Precision::fp64),
+            slots_8 * 4 + slots_4 * 8);
+  EXPECT_EQ(CudaSellRules::unsorted_slot_stream_bytes(f, Precision::fp32), slots_8 * (4 + 4));
+
+  const CudaSellRules cuda_sell;
+  const Candidate unsorted{
+      .format = kCudaSellFormatId,
+      .params = FieldSet::of(CudaSellParams{.slice_height = 32, .sort_window = 1}),
+      .launch = {.block_size = 128, .threads_per_row = 1, .grid_size = 1}};
+  // 3 slices: 4 64-bit offsets.
+  EXPECT_EQ(cuda_sell.streamed_bytes(f, Precision::fp64, unsorted),
+            4 * 8 + slots_8 * 4 + slots_4 * 8);
+  EXPECT_LT(cuda_sell.streamed_bytes(f, Precision::fp64, unsorted),
+            cuda_sell.device_bytes(f, Precision::fp64, unsorted) / 5);
+  // Sorted rows are read as stored.
+  Candidate sorted = unsorted;
+  sorted.params = FieldSet::of(CudaSellParams{.slice_height = 32, .sort_window = 66});
+  EXPECT_EQ(cuda_sell.streamed_bytes(f, Precision::fp64, sorted),
+            cuda_sell.device_bytes(f, Precision::fp64, sorted));
+
+  const CusparseSellRules cusparse_sell;
+  const Candidate library{.format = kCusparseSellFormatId,
+                          .params = FieldSet::of(CusparseSellParams{
+                              .slice_height = 32, .library_algorithm = kCusparseSpmvSellAlg1}),
+                          .launch = {}};
+  // 32-bit offsets, and the workspace bound as device_bytes counts it.
+  EXPECT_EQ(cusparse_sell.streamed_bytes(f, Precision::fp32, library),
+            4 * 4 + slots_8 * 8 + CusparseCsrRules::workspace_bound_bytes(66));
+
+  // Without cuda_sell's features (a calibration sample), the stored slots.
+  MatrixFeatures bare = f;
+  bare.format_features.erase("cuda_sell");
+  EXPECT_EQ(cuda_sell.streamed_bytes(bare, Precision::fp64, unsorted),
+            cuda_sell.device_bytes(bare, Precision::fp64, unsorted));
+  EXPECT_EQ(cusparse_sell.streamed_bytes(bare, Precision::fp64, library),
+            cusparse_sell.device_bytes(bare, Precision::fp64, library));
+}
+
+// Rows of one length: nothing to skip, every stored byte is read.
+TEST(SellRules, StreamedBytesOfRowsOfOneLengthAreTheStoredOnes) {
+  CsrMatrix<double> m{64, 68, {0}, {}, {}};
+  for (std::int64_t r = 0; r < 64; ++r) {
+    for (std::int64_t c = 0; c < 5; ++c) {
+      m.col_indices.push_back(static_cast<ColIndex>(r + c));
+      m.values.push_back(1.0);
+    }
+    m.row_offsets.push_back(static_cast<RowOffset>(m.col_indices.size()));
+  }
+  const MatrixFeatures f = features_of(m);
+  const CudaSellRules cuda_sell;
+  const Candidate unsorted{
+      .format = kCudaSellFormatId,
+      .params = FieldSet::of(CudaSellParams{.slice_height = 32, .sort_window = 1}),
+      .launch = {.block_size = 128, .threads_per_row = 1, .grid_size = 1}};
+  for (const Precision p : {Precision::fp32, Precision::fp64})
+    EXPECT_EQ(cuda_sell.streamed_bytes(f, p, unsorted), cuda_sell.device_bytes(f, p, unsorted));
+}
+
 TEST(CudaSellRules, FallsBackToEllPaddingForFeaturesWithoutADistribution) {
   // Hand-written features: 100 rows, 300 entries, longest row 50, no distribution.
   MatrixFeatures f;

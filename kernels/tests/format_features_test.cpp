@@ -101,6 +101,22 @@ TEST(CudaSellFeatures, GroupPaddingCountsEveryRowAtItsGroupsLongest) {
   EXPECT_THAT(padded_distribution(own, 16), IsEmpty());  // not measured
 }
 
+TEST(CudaSellFeatures, SectorSlotsCountEachSectorsRowsAtTheirLongest) {
+  // 18 rows: every eighth row (0, 8, 16) of 8 entries, the others of 1; 36 entries.
+  std::vector<int> lengths(18, 1);
+  for (std::size_t r = 0; r < lengths.size(); r += 8) lengths[r] = 8;
+  const CudaSellFeatures own = compute_cuda_sell_features(matrix_with_row_lengths(lengths, 8), 0.0);
+  // Groups of 4: rows 0-3, 8-11 at 8 (32 each), 4-7, 12-15 at 1 (4 each), 16-17 at 8 (16).
+  EXPECT_EQ(own.sector_slots_4, 32 + 4 + 32 + 4 + 16);
+  // Groups of 8: rows 0-7 and 8-15 at 8 (64 each), 16-17 at 8 (16).
+  EXPECT_EQ(own.sector_slots_8, 64 + 64 + 16);
+  // Rows of one length leave nothing to skip: every slot is an entry.
+  const CudaSellFeatures uniform =
+      compute_cuda_sell_features(matrix_with_row_lengths(std::vector<int>(10, 3), 8), 0.0);
+  EXPECT_EQ(uniform.sector_slots_4, 30);
+  EXPECT_EQ(uniform.sector_slots_8, 30);
+}
+
 TEST(CudaSellFeatures, SortedGathersCountTheSectorsInTheSortedRowOrder) {
   const MatrixFeatures f = with_every_format(alternating_band());
   // Unsorted: group 0 holds columns 0-32 (5 sectors), group 1 columns 32-64 (5): 10 / 96.
@@ -156,6 +172,8 @@ TEST(CudaSellFeatures, ReadInPlaceTheyAreTheDecodedOnes) {
     EXPECT_THAT(in_place->sort_windows, testing::ElementsAreArray(decoded->sort_windows));
     EXPECT_THAT(in_place->sorted_sectors_per_nonzero,
                 testing::ElementsAreArray(decoded->sorted_sectors_per_nonzero));
+    EXPECT_EQ(in_place->sector_slots_4, decoded->sector_slots_4);
+    EXPECT_EQ(in_place->sector_slots_8, decoded->sector_slots_8);
   }
   MatrixFeatures absent = with_every_format(alternating_band());
   absent.format_features.erase("cuda_sell");

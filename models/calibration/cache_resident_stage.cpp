@@ -60,7 +60,7 @@ Candidate candidate(const PlannedVariant& v, const SampleShape& shape,
 SampleAxis axis(const TimedSample& sample) {
   // x = footprint; kappa = ms / what the set fitted by all other stages predicts.
   const std::uint64_t matrix_bytes =
-      sample.rules.device_bytes(sample.features, sample.precision, sample.candidate);
+      sample.rules.streamed_bytes(sample.features, sample.precision, sample.candidate);
   return {.x = footprint_bytes(sample.features, matrix_bytes, sample.precision),
           .predicted_ms = sample.fitted_so_far
                               ->predict_ms(sample.rules, sample.features, sample.candidate,

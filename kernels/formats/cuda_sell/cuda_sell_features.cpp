@@ -29,12 +29,26 @@ void group_padding(const CsrMatrix<double>& m, std::int64_t group_rows,
   }
 }
 
+// Slots of groups of group_rows consecutive rows, each at its group's longest row.
+std::int64_t group_slots(const CsrMatrix<double>& m, std::int64_t group_rows) {
+  std::int64_t slots = 0;
+  for (std::int64_t first = 0; first < m.rows; first += group_rows) {
+    const std::int64_t last = std::min(first + group_rows, m.rows);
+    std::int64_t longest = 0;
+    for (std::int64_t r = first; r < last; ++r) longest = std::max(longest, m.row_length(r));
+    slots += longest * (last - first);
+  }
+  return slots;
+}
+
 }  // namespace
 
 CudaSellFeatures compute_cuda_sell_features(const CsrMatrix<double>& m, double unsorted_sectors) {
   CudaSellFeatures f;
   group_padding(m, 32, f.padded_lengths_32, f.padded_rows_32);
   group_padding(m, 64, f.padded_lengths_64, f.padded_rows_64);
+  f.sector_slots_4 = group_slots(m, 4);
+  f.sector_slots_8 = group_slots(m, 8);
   std::set<std::int64_t> windows{m.rows};
   for (const std::int64_t w : kSellFeatureSortWindows) windows.insert(std::min(w, m.rows));
   bool one_length = true;
@@ -77,19 +91,24 @@ std::optional<CudaSellFeaturesView> cuda_sell_features_view(const MatrixFeatures
   const auto* rows_64 = entry.list<std::int64_t>("padded_rows_64");
   const auto* windows = entry.list<std::int64_t>("sort_windows");
   const auto* sectors = entry.list<double>("sorted_sectors_per_nonzero");
+  const auto* slots_4 = entry.scalar<std::int64_t>("sector_slots_4");
+  const auto* slots_8 = entry.scalar<std::int64_t>("sector_slots_8");
   if (lengths_32 == nullptr || rows_32 == nullptr || lengths_64 == nullptr || rows_64 == nullptr ||
-      windows == nullptr || sectors == nullptr || entry.fields().size() != 6 ||
+      windows == nullptr || sectors == nullptr || slots_4 == nullptr || slots_8 == nullptr ||
+      entry.fields().size() != 8 ||
       lengths_32->size() != rows_32->size() || lengths_64->size() != rows_64->size() ||
       windows->size() != sectors->size()) {
     cuda_sell_features(features);  // throws what decoding finds wrong
-    throw_invalid("features of cuda_sell: not the six lists of CudaSellFeatures");
+    throw_invalid("features of cuda_sell: not the eight fields of CudaSellFeatures");
   }
   return CudaSellFeaturesView{.padded_lengths_32 = *lengths_32,
                               .padded_rows_32 = *rows_32,
                               .padded_lengths_64 = *lengths_64,
                               .padded_rows_64 = *rows_64,
                               .sort_windows = *windows,
-                              .sorted_sectors_per_nonzero = *sectors};
+                              .sorted_sectors_per_nonzero = *sectors,
+                              .sector_slots_4 = *slots_4,
+                              .sector_slots_8 = *slots_8};
 }
 
 namespace {
@@ -121,7 +140,9 @@ std::vector<RowLengthCount> padded_distribution(const CudaSellFeatures& features
                            .padded_lengths_64 = features.padded_lengths_64,
                            .padded_rows_64 = features.padded_rows_64,
                            .sort_windows = features.sort_windows,
-                           .sorted_sectors_per_nonzero = features.sorted_sectors_per_nonzero},
+                           .sorted_sectors_per_nonzero = features.sorted_sectors_per_nonzero,
+                           .sector_slots_4 = features.sector_slots_4,
+                           .sector_slots_8 = features.sector_slots_8},
       slice_height);
 }
 

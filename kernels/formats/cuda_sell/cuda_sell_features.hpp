@@ -34,6 +34,13 @@ struct CudaSellFeatures {
   // across the window, so a mesh whose lengths vary gathers x at random once sorted.
   std::vector<std::int64_t> sort_windows;
   std::vector<double> sorted_sectors_per_nonzero;
+  // Slots of groups of 4 (8) consecutive rows, each group counted at its longest row: the slots
+  // of an unsorted slice whose 32-byte sector is fetched for fp64 values (for fp32 values and
+  // 32-bit column indices). Padding follows a row's entries and both SELL kernels stop a row at
+  // its first padding column (common/sell_layout.hpp), so a sector is read only where one of its
+  // rows is still running: the padding that costs bytes is this, not the slice's.
+  std::int64_t sector_slots_4 = 0;
+  std::int64_t sector_slots_8 = 0;
 
   static constexpr auto kFields = std::tuple{
       declare_field("padded_lengths_32", &CudaSellFeatures::padded_lengths_32),
@@ -41,7 +48,9 @@ struct CudaSellFeatures {
       declare_field("padded_lengths_64", &CudaSellFeatures::padded_lengths_64),
       declare_field("padded_rows_64", &CudaSellFeatures::padded_rows_64),
       declare_field("sort_windows", &CudaSellFeatures::sort_windows),
-      declare_field("sorted_sectors_per_nonzero", &CudaSellFeatures::sorted_sectors_per_nonzero)};
+      declare_field("sorted_sectors_per_nonzero", &CudaSellFeatures::sorted_sectors_per_nonzero),
+      declare_field("sector_slots_4", &CudaSellFeatures::sector_slots_4),
+      declare_field("sector_slots_8", &CudaSellFeatures::sector_slots_8)};
   friend bool operator==(const CudaSellFeatures&, const CudaSellFeatures&) = default;
 };
 
@@ -64,6 +73,8 @@ struct CudaSellFeaturesView {
   std::span<const std::int64_t> padded_rows_64;
   std::span<const std::int64_t> sort_windows;
   std::span<const double> sorted_sectors_per_nonzero;
+  std::int64_t sector_slots_4 = 0;
+  std::int64_t sector_slots_8 = 0;
 };
 std::optional<CudaSellFeaturesView> cuda_sell_features_view(const MatrixFeatures& features);
 

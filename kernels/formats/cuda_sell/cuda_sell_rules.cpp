@@ -45,6 +45,30 @@ std::uint64_t CudaSellRules::device_bytes(const MatrixFeatures& features, Precis
          permutation;
 }
 
+std::uint64_t CudaSellRules::streamed_bytes(const MatrixFeatures& features, Precision precision,
+                                            const Candidate& candidate) const {
+  const CudaSellParams params = params_of(candidate);
+  const std::optional<std::uint64_t> slots =
+      params.sort_window <= 1 ? unsorted_slot_stream_bytes(features, precision) : std::nullopt;
+  if (!slots) return device_bytes(features, precision, candidate);
+  const std::int64_t height = std::max<std::uint32_t>(params.slice_height, 1);
+  const auto slices = static_cast<std::uint64_t>((features.rows + height - 1) / height);
+  return (slices + 1) * sizeof(std::int64_t) + *slots;
+}
+
+std::optional<std::uint64_t> CudaSellRules::unsorted_slot_stream_bytes(
+    const MatrixFeatures& features, Precision precision) {
+  const std::optional<CudaSellFeaturesView> own = cuda_sell_features_view(features);
+  if (!own) return std::nullopt;
+  // A sector holds 32 / b entries of b bytes of one slice column: 8 rows of indices or fp32
+  // values, 4 rows of fp64 values.
+  const auto slots_of = [&](std::uint64_t entry_bytes) {
+    return static_cast<std::uint64_t>(entry_bytes == 8 ? own->sector_slots_4 : own->sector_slots_8);
+  };
+  const std::uint64_t vb = value_bytes(precision);
+  return slots_of(sizeof(ColIndex)) * sizeof(ColIndex) + slots_of(vb) * vb;
+}
+
 std::optional<FieldSet> CudaSellRules::own_features(const CsrMatrix<double>& matrix,
                                                     const MatrixFeatures& common) const {
   return FieldSet::of(compute_cuda_sell_features(matrix, common.x_sectors_per_nonzero));

@@ -56,6 +56,10 @@ class CudaSellRules final : public FormatRules {
   // sell_slot_bound.
   std::uint64_t device_bytes(const MatrixFeatures& features, Precision precision,
                              const Candidate& candidate) const override;
+  // Unsorted (sort_window <= 1): device_bytes with the slots' column indices and values read
+  // per 32-byte sector (unsorted_slot_stream_bytes); sorted, device_bytes.
+  std::uint64_t streamed_bytes(const MatrixFeatures& features, Precision precision,
+                               const Candidate& candidate) const override;
 
   // CudaSellFeatures (cuda_sell_features.hpp).
   std::optional<FieldSet> own_features(const CsrMatrix<double>& matrix,
@@ -74,6 +78,12 @@ class CudaSellRules final : public FormatRules {
   // length of a distinct row. Features without a distribution: C * slices * the longest row.
   static std::int64_t sell_slot_bound(const MatrixFeatures& features, std::int64_t slice_height,
                                       std::int64_t sort_window);
+  // The column-index and value bytes a multiply reads of an unsorted SELL layout (either slice
+  // height): per 32-byte sector of a slice column, the slots of the sector's rows where one of
+  // them still runs (CudaSellFeatures::sector_slots_4 / _8). nullopt without cuda_sell's own
+  // features (calibration samples, whose rows of one length leave no padding to skip).
+  static std::optional<std::uint64_t> unsorted_slot_stream_bytes(const MatrixFeatures& features,
+                                                                 Precision precision);
 
   // Builds cuda_sell (cuda_sell_rules.hpp) on the source's CUDA device: the SELL-C-sigma arrays
   // and the row permutation built on the device from the shared CSR (common/device_sell.hpp),

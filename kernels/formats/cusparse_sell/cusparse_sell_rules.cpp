@@ -41,4 +41,16 @@ std::uint64_t CusparseSellRules::device_bytes(const MatrixFeatures& features, Pr
          CusparseCsrRules::workspace_bound_bytes(features.rows);
 }
 
+std::uint64_t CusparseSellRules::streamed_bytes(const MatrixFeatures& features,
+                                                Precision precision,
+                                                const Candidate& candidate) const {
+  const std::optional<std::uint64_t> slots =
+      CudaSellRules::unsorted_slot_stream_bytes(features, precision);
+  if (!slots) return device_bytes(features, precision, candidate);
+  const std::int64_t height = std::max<std::uint32_t>(params_of(candidate).slice_height, 1);
+  const auto slices = static_cast<std::uint64_t>((features.rows + height - 1) / height);
+  return (slices + 1) * sizeof(std::int32_t) + *slots +
+         CusparseCsrRules::workspace_bound_bytes(features.rows);
+}
+
 }  // namespace spmvd

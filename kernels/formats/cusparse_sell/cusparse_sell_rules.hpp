@@ -48,6 +48,12 @@ class CusparseSellRules final : public FormatRules {
   // CusparseCsrRules::workspace_bound_bytes: an upper bound (the row order is not a feature).
   std::uint64_t device_bytes(const MatrixFeatures& features, Precision precision,
                              const Candidate& candidate) const override;
+  // device_bytes with the slots read per 32-byte sector (CudaSellRules::
+  // unsorted_slot_stream_bytes): cuSPARSE's padding column -1 ends a row, as in cuda_sell.
+  // Measured so: 2026-11-24 H100 tuner-live samples (20 unseen matrices, model-accuracy
+  // --samples), cusparse_sell's median error 20.9 % with the stored slots, docs/MODELS.md.
+  std::uint64_t streamed_bytes(const MatrixFeatures& features, Precision precision,
+                               const Candidate& candidate) const override;
 
   // Builds cusparse_sell (cusparse_sell_rules.hpp) on the source's CUDA device: the unsorted
   // sliced ELL arrays (cuSPARSE's padding convention) built on the device from the shared CSR

@@ -293,10 +293,10 @@ Candidate format_bytes_candidate(const PlannedVariant& v, const SampleShape& sha
 }
 
 SampleAxis bytes_axis(const TimedSample& sample) {
-  // The bytes the model will count for this multiply, with the format's own footprint
-  // as the tuner passes it (FormatRules::device_bytes).
+  // The bytes the model will count for this multiply, as the tuner passes them
+  // (FormatRules::streamed_bytes).
   const std::uint64_t matrix_bytes =
-      sample.rules.device_bytes(sample.features, sample.precision, sample.candidate);
+      sample.rules.streamed_bytes(sample.features, sample.precision, sample.candidate);
   return {.x = static_cast<double>(bytes_moved(sample.features, matrix_bytes, sample.device,
                                                sample.precision, BytesCalibration{}.l2_share_for_x)
                                        .total()),

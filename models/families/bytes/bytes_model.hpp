@@ -39,8 +39,8 @@ struct BytesCalibration {
   friend bool operator==(const BytesCalibration&, const BytesCalibration&) = default;
 };
 
-// Bytes the format's own arrays occupy (and are read once per multiply); FormatRules::
-// device_bytes at the model set's precision is the intended source.
+// Bytes of the format's own arrays one multiply reads; FormatRules::streamed_bytes at the model
+// set's precision is the intended source.
 using StorageBytesFn = std::function<std::uint64_t(const MatrixFeatures&, const Candidate&)>;
 
 // CSR with 32-bit indices: (rows + 1) * 4 + nnz * (4 + value bytes).
