@@ -27,6 +27,7 @@ data=${BUNDLE_DATA:?source .gpu/env.sh first}
 summary=()
 
 nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv | tee "$OUT/gpu.txt"
+lscpu 2>/dev/null | grep -E "^(Model name|CPU\(s\)|Socket)" | tee -a "$OUT/gpu.txt" || true
 
 stage_tests() {
   kernels_conformance_gpu --gtest_brief=1 > "$OUT/tests_gpu.log" 2>&1

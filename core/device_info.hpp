@@ -23,9 +23,14 @@ struct DeviceInfo {
   int driver_version = 0;    // cudaDriverGetVersion, e.g. 13000
   int runtime_version = 0;   // cudaRuntimeGetVersion
   int cusparse_version = 0;  // cusparseGetVersion
+  // A GPU's host: its CPU model and hardware threads ("<model name> x<threads>"). A calibration
+  // times the host too (the CPU–GPU split's host part, the host-device copies), so the same GPU
+  // on another host is another device. Empty where unknown (a DeviceInfo built by hand).
+  std::string host;
 
   // The plan-cache key part naming this device: GPU model, compute capability, SM count,
-  // memory, driver, CUDA and cuSPARSE versions (ARCHITECTURE.md "Plans and the cache").
+  // memory, driver, CUDA and cuSPARSE versions and the host (ARCHITECTURE.md "Plans and the
+  // cache"); the CPU model and threads for the CPU backend.
   std::string signature() const;
 };
 

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <utility>
 
 #include "core/device_info.hpp"
@@ -102,6 +103,10 @@ DeviceBuffer upload(Device& device, const T* host, std::size_t count) {
 }
 
 std::unique_ptr<Device> make_cpu_device();
+// The host CPU's model name (/proc/cpuinfo; "unknown CPU" where the kernel prints none) and its
+// hardware threads: the CPU device's name and size, and the host a GPU device names.
+std::string cpu_model_name();
+int cpu_hardware_threads() noexcept;
 // Number of CUDA devices visible (0 when built without CUDA or when no driver/GPU is present).
 int cuda_device_count() noexcept;
 // Throws Error(failed_precondition) when built without CUDA or the ordinal does not exist.

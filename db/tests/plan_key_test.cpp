@@ -58,5 +58,17 @@ TEST(PlanKey, DeviceSignatureChangesWithEachLibraryVersion) {
   }
 }
 
+// A calibration times the host too (the split's host part, the copies): the same GPU on another
+// host is another device, and its plans and calibration are its own.
+TEST(PlanKey, DeviceSignatureNamesTheGpusHost) {
+  DeviceInfo on_epyc{.is_gpu = true, .name = "NVIDIA H100 80GB HBM3", .sm_count = 132};
+  on_epyc.host = "AMD EPYC 9454 48-Core Processor x16";
+  DeviceInfo on_xeon = on_epyc;
+  on_xeon.host = "Intel(R) Xeon(R) Platinum 8480+ x16";
+  EXPECT_TRUE(on_epyc.signature().ends_with("|host AMD EPYC 9454 48-Core Processor x16"))
+      << on_epyc.signature();
+  EXPECT_NE(on_epyc.signature(), on_xeon.signature());
+}
+
 }  // namespace
 }  // namespace spmvd

@@ -42,6 +42,8 @@ void fill_hashed(Value* out, std::size_t count, std::uint64_t seed) {
                     [&](const tbb::blocked_range<std::size_t>& r) { fill(r.begin(), r.end()); });
 }
 
+}  // namespace
+
 std::string cpu_model_name() {
   std::ifstream cpuinfo("/proc/cpuinfo");
   std::string line;
@@ -55,11 +57,17 @@ std::string cpu_model_name() {
   return "unknown CPU";  // e.g. aarch64 kernels that do not print "model name"
 }
 
+int cpu_hardware_threads() noexcept {
+  return static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+}
+
+namespace {
+
 DeviceInfo read_cpu_info() {
   DeviceInfo info;
   info.is_gpu = false;
   info.name = cpu_model_name();
-  info.sm_count = static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+  info.sm_count = cpu_hardware_threads();
   const long pages = sysconf(_SC_PHYS_PAGES), page_bytes = sysconf(_SC_PAGESIZE);
   if (pages > 0 && page_bytes > 0)
     info.memory_bytes = static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_bytes);

@@ -50,6 +50,7 @@ DeviceInfo read_device_info(int ordinal) {
   info.max_blocks_per_sm = props.maxBlocksPerMultiProcessor;
   info.registers_per_sm = props.regsPerMultiprocessor;
   info.shared_memory_per_sm_bytes = props.sharedMemPerMultiprocessor;
+  info.host = cpu_model_name() + " x" + std::to_string(cpu_hardware_threads());
   SPMVD_CUDA_CHECK(cudaDriverGetVersion(&info.driver_version));
   SPMVD_CUDA_CHECK(cudaRuntimeGetVersion(&info.runtime_version));
   // cusparseGetVersion needs a handle; creating one also proves the library loads.
