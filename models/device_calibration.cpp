@@ -26,6 +26,7 @@ void for_each_device_field(Info& d, Visit&& visit) {
   visit("driver_version", d.driver_version);
   visit("runtime_version", d.runtime_version);
   visit("cusparse_version", d.cusparse_version);
+  visit("host", d.host);
 }
 
 nlohmann::json device_to_json(const DeviceInfo& device) {

@@ -971,6 +971,20 @@ TEST_F(CpuCalibration, RoundTripsThroughJson) {
   EXPECT_EQ(back.device.l2_bytes, device_->info().l2_bytes);
 }
 
+// A GPU's calibration names its host (DeviceInfo::host) in its signature and keeps it in its
+// device record, so it reads back on the same GPU and host and is refused on another host.
+TEST_F(CpuCalibration, RoundTripsTheHostOfAGpu) {
+  DeviceCalibration on_host = *calibration_;
+  on_host.device = h100_like();
+  on_host.device.host = "Intel(R) Xeon(R) Processor x16";
+  on_host.fp32.device_signature = on_host.fp64.device_signature = on_host.device.signature();
+  const std::string text = device_calibration_to_json(on_host);
+  EXPECT_EQ(device_calibration_from_json(text, on_host.device.signature()), on_host);
+  DeviceInfo other_host = on_host.device;
+  other_host.host = "AMD EPYC 9454 48-Core Processor x16";
+  EXPECT_THROW(device_calibration_from_json(text, other_host.signature()), Error);
+}
+
 TEST_F(CpuCalibration, RefusesAnotherDeviceSignature) {
   const std::string text = device_calibration_to_json(*calibration_);
   try {
