@@ -289,6 +289,13 @@ BudgetedSelection select_within_budget(std::span<const Candidate> candidates,
   const bool budgeted = choice.budget_ms > 0.0 || options.mode != TuneMode::exhaustive;
 
   std::size_t taken = out.measured;  // the probe counts as one of k
+  // Where the models rank the baseline first, it is measured as the guard it always is (below)
+  // and the k candidates are the ones after it, the first of them as unconditionally as a top
+  // that is not the baseline: a tuning never keeps ALG1 without having timed one other
+  // candidate (H100, 2026-11-24, model version 21: ALG1 predicted 0.0194 ms and COO 0.0195 on
+  // Groebner-x16, where COO measured 9 % faster; docs/TUNER.md).
+  const bool baseline_first = !order.empty() && is_baseline_candidate(order.front().candidate);
+  const std::size_t k = choice.k + (baseline_first ? 1 : 0);
   for (; next < limit; ++next) {
     // The baseline (cuSPARSE CSR ALG1, which serves the matrix while it is tuned; second in
     // measurement_order) is measured whatever the mode and budget: the models rank across
@@ -296,8 +303,9 @@ BudgetedSelection select_within_budget(std::span<const Candidate> candidates,
     // never get (H100, 2026-11-23, memory-bound suite: the models' top was 1.1-2.6x slower than
     // ALG1 on 6 of 10 matrices; docs/TUNER.md). It costs a cuSPARSE preprocess and a few runs.
     const bool baseline_guard = next == 1 && is_baseline_candidate(order[next].candidate);
-    if (found && taken >= choice.k && !baseline_guard) break;
-    if (found && budgeted && !baseline_guard) {
+    if (found && taken >= k && !baseline_guard) break;
+    const bool first_after_baseline = baseline_first && taken == 1;
+    if (found && budgeted && !baseline_guard && !first_after_baseline) {
       // The next measurement's cost from what this tuning has observed: its build as the
       // estimate ranking charged it (device or host rate) scaled by the worst observed /
       // estimated build so far, or without estimates the slowest build rate seen; its runs at

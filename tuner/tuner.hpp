@@ -37,7 +37,9 @@ namespace spmvd {
 //    exhaustive) and k; plans record the mode and the tuning cost (docs/TUNER.md).
 // 6: the budget estimates each candidate's build at the rate ranking charges it and passes over
 //    a candidate that does not fit for cheaper ones behind it.
-inline constexpr std::uint32_t kTunerVersion = 6;
+// 7: where the models rank the baseline first, the candidate after it is measured too (the
+//    baseline does not use up model-only's one candidate).
+inline constexpr std::uint32_t kTunerVersion = 7;
 
 struct TunerOptions {
   // Runs of a verify-top-k or exhaustive measurement; the median of the timed runs is a

@@ -141,6 +141,27 @@ TEST(BudgetedTuning, AModelWhoseTopIsSlowerThanTheBaselineLeavesTheBaseline) {
   EXPECT_EQ(timer.kept, baseline());
 }
 
+TEST(BudgetedTuning, ABaselineRankedFirstIsNotModelOnlysOneCandidate) {
+  // The models rank cuSPARSE CSR ALG1 first (0.5 ms), c1 next; c1 measures 1 ms, ALG1 5. The
+  // baseline is measured as the guard, and c1 as model-only's one candidate, over a budget that
+  // the feature pass has spent already.
+  Scenario s;
+  s.predictor = FakePredictor{{{baseline(), 0.5},
+                               {candidate(1), 1.0},
+                               {candidate(2), 2.0},
+                               {candidate(3), 3.0},
+                               {candidate(4), 4.0}}};
+  FakeTimer timer(s.times);
+  const BudgetedSelection r =
+      select_within_budget(s.all, &s.predictor, timer, Scenario::options(),
+                           TuneHints{.expected_multiplies = 100, .features_ms = 50.0},
+                           Scenario::kNnz);
+  EXPECT_EQ(r.record.mode, TuneMode::model_only);
+  EXPECT_EQ(timer.measured, (std::vector<Candidate>{baseline(), candidate(1)}));
+  EXPECT_EQ(r.best.candidate, candidate(1));
+  EXPECT_EQ(timer.kept, candidate(1));
+}
+
 TEST(BudgetedTuning, VerifyTopKMeasuresWhatTheBudgetAllowsAndKeepsTheFastest) {
   const Scenario s;
   FakeTimer timer(s.times);
