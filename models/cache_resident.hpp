@@ -59,8 +59,8 @@ struct CacheResidentCorrection {
   friend bool operator==(const CacheResidentCorrection&, const CacheResidentCorrection&) = default;
 };
 
-// What a multiply keeps in L2: the format's arrays as a multiply reads them (matrix_bytes, FormatRules::streamed_bytes),
-// x and y.
+// What a multiply keeps in L2: the format's arrays as a multiply reads them (matrix_bytes,
+// FormatRules::streamed_bytes), x and y.
 double footprint_bytes(const MatrixFeatures& features, std::uint64_t matrix_bytes,
                        Precision precision) noexcept;
 
