@@ -26,7 +26,7 @@ struct DeviceInfo {
   // A GPU's host: its CPU model and hardware threads ("<model name> x<threads>"). A calibration
   // times the host too (the CPU–GPU split's host part, the host-device copies), so the same GPU
   // on another host is another device. Empty where unknown (a DeviceInfo built by hand).
-  std::string host;
+  std::string host{};
 
   // The plan-cache key part naming this device: GPU model, compute capability, SM count,
   // memory, driver, CUDA and cuSPARSE versions and the host (ARCHITECTURE.md "Plans and the

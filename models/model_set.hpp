@@ -32,7 +32,10 @@ namespace spmvd {
 // 21: the bytes family counts what a multiply reads (FormatRules::streamed_bytes): unsorted
 // SELL's padding only in the 32-byte sectors a running row shares (cuda_sell's sector_slots
 // features), so cuda_sell and cusparse_sell plans and features of version 20 are re-made.
-inline constexpr int kModelVersion = 21;
+// 22: a bytes record timed with its own features is keyed by its lanes a row as well
+// (FormatBytesCalibration::threads_per_row): BRO-ELL's 4-lane Hopper layout gets a record of its
+// own.
+inline constexpr int kModelVersion = 22;
 
 struct ModelSet {
   std::string device_signature;  // DeviceInfo::signature() of the calibrated device

@@ -378,12 +378,14 @@ TEST(PlanCalibration, FitsAFormatOfferedOnBandsAloneOnBandedSamplesWithItsOwnFea
 TEST(PlanCalibration, FitsAFormatOfferedOnlyWithItsOwnFeaturesOnRandomSizesAndTheirTwins) {
   // BRO-ELL offers nothing without its stream sizes, and on random columns once they are
   // counted: its records are timed with their own features on the random sizes, their banded
-  // twins and a tiny sample of the sizes' row length, and reach both of its kernel variants.
+  // twins and a tiny sample of the sizes' row length, and reach both of its kernel variants
+  // and both of its lane counts (the 4-lane Hopper layout is a record of its own).
   FormatRegistry registry = gpu_catalogue();
   registry.add(std::make_unique<CudaBroEllRules>(), never_built);
   const CalibrationPlan plan =
       plan_calibration(registry, h100_like(), Precision::fp64, {}, fixed_registers(30));
   std::set<std::uint32_t> kernel_variants;
+  std::set<int> lanes;
   std::size_t records = 0, in_l2 = 0;
   for (const PlannedVariant& v : plan.variants) {
     if (v.format != kCudaBroEllFormatId) continue;
@@ -396,6 +398,7 @@ TEST(PlanCalibration, FitsAFormatOfferedOnlyWithItsOwnFeaturesOnRandomSizesAndTh
     ASSERT_EQ(v.stage, CalibrationStage::format_bytes);
     ++records;
     kernel_variants.insert(v.params.as<CudaBroEllParams>("cuda_bro_ell").variant);
+    lanes.insert(v.kernel.threads_per_row);
     ASSERT_EQ(v.samples.size(), 5u);  // two sizes, their twins, the tiny sample
     for (std::size_t i = 0; i < 2; ++i) {
       EXPECT_FALSE(v.samples[i].banded);
@@ -408,9 +411,10 @@ TEST(PlanCalibration, FitsAFormatOfferedOnlyWithItsOwnFeaturesOnRandomSizesAndTh
     EXPECT_EQ(v.samples.back(), (SampleShape{.rows = kLatencySampleRows,
                                              .row_length = v.samples.front().row_length}));
   }
-  EXPECT_EQ(records, kOwnFeatureBytesVariants);
+  EXPECT_EQ(records, kOwnFeatureBytesVariants + 1);  // the spread two, then the 4-lane layout
   EXPECT_EQ(in_l2, records);
   EXPECT_EQ(kernel_variants, (std::set<std::uint32_t>{kBroVariantPaper, kBroVariantHopper}));
+  EXPECT_EQ(lanes, (std::set<int>{1, 4}));
 }
 
 TEST(PlanCalibration, EveryOwnFeatureRecordOffersItsCandidateOnEachOfItsSamples) {

@@ -459,6 +459,7 @@ TEST(OwnBytesCalibration, TakesTheRecordSharingMostOfTheCandidatesParameters) {
   const auto record = [&](std::int64_t slice_height, std::int64_t variant, double floor_ms) {
     return FormatBytesCalibration{.format = FormatId{17},
                                   .params = params(slice_height, variant),
+                                  .threads_per_row = 0,
                                   .bytes = {},
                                   .long_row_step_ms = 0.0,
                                   .long_row_step_beyond_l2_ms = 0.0,
@@ -478,6 +479,41 @@ TEST(OwnBytesCalibration, TakesTheRecordSharingMostOfTheCandidatesParameters) {
   EXPECT_EQ(own(32, 0, FormatId{17})->floor_ms, 1.0);
   EXPECT_EQ(own(32, 7, FormatId{17})->floor_ms, 1.0);  // shares nothing: the first
   EXPECT_EQ(own(256, 0, FormatId{18}), nullptr);        // another format has no record
+}
+
+TEST(OwnBytesCalibration, TakesARecordOfTheCandidatesLanesFirst) {
+  // Records (slice 256, 1 lane a row) and (slice 256, 4 lanes): a 4-lane candidate at slice 32
+  // takes the 4-lane record although both share its variant; a 1-lane one the 1-lane record;
+  // a record of 0 lanes holds for any launch.
+  const FieldSet params({{"slice_height", std::int64_t{256}}, {"variant", std::int64_t{1}}});
+  const FieldSet slice_32({{"slice_height", std::int64_t{32}}, {"variant", std::int64_t{1}}});
+  const auto record = [&](std::uint32_t lanes, double floor_ms) {
+    return FormatBytesCalibration{.format = FormatId{17},
+                                  .params = params,
+                                  .threads_per_row = lanes,
+                                  .bytes = {},
+                                  .long_row_step_ms = 0.0,
+                                  .long_row_step_beyond_l2_ms = 0.0,
+                                  .floor_ms = floor_ms,
+                                  .block_row_ratio = {}};
+  };
+  ModelSet set;
+  set.records.put(BytesRecord{.shared = std::nullopt, .formats = {record(1, 1.0), record(4, 4.0)}});
+  const auto own = [&](const FieldSet& p, std::uint32_t lanes) {
+    return own_bytes_calibration(
+        set, Candidate{.format = FormatId{17}, .params = p, .launch = {.threads_per_row = lanes}});
+  };
+  EXPECT_EQ(own(params, 4)->floor_ms, 4.0);
+  EXPECT_EQ(own(params, 1)->floor_ms, 1.0);
+  EXPECT_EQ(own(slice_32, 4)->floor_ms, 4.0);
+  EXPECT_EQ(own(slice_32, 1)->floor_ms, 1.0);
+  ModelSet any_launch;
+  any_launch.records.put(BytesRecord{.shared = std::nullopt, .formats = {record(0, 7.0)}});
+  EXPECT_EQ(own_bytes_calibration(any_launch, Candidate{.format = FormatId{17},
+                                                        .params = params,
+                                                        .launch = {.threads_per_row = 4}})
+                ->floor_ms,
+            7.0);
 }
 
 }  // namespace

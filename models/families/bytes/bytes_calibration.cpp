@@ -39,6 +39,13 @@ void plan_bytes(const FormatRegistry& registry, const DeviceInfo& device,
 
 // The distinct parameters of the format's first candidates on a sample of these features, at
 // most `most` of them.
+// One layout a format offers: its parameters and the lanes a row its launch gives them.
+struct OfferedLayout {
+  FormatParams params;
+  std::uint32_t lanes = 0;
+  friend bool operator==(const OfferedLayout&, const OfferedLayout&) = default;
+};
+
 std::vector<FormatParams> format_bytes_params(const FormatRules& rules,
                                               const MatrixFeatures& features,
                                               const DeviceInfo& device,
@@ -78,6 +85,44 @@ std::vector<FormatParams> spread_params(const std::vector<FormatParams>& offered
     }
     taken[pick] = true;
     out.push_back(offered[pick]);
+  }
+  return out;
+}
+
+// A format's distinct (parameters, lanes a row) among its candidates, in their order.
+std::vector<OfferedLayout> offered_layouts(const FormatRules& rules, const MatrixFeatures& features,
+                                           const DeviceInfo& device) {
+  std::vector<OfferedLayout> out;
+  for (const Candidate& c : rules.candidates(features, device)) {
+    if (!rules.parts(features, c).empty()) continue;  // composed: as format_bytes_params
+    const OfferedLayout layout{c.params, c.launch.threads_per_row};
+    if (std::find(out.begin(), out.end(), layout) == out.end()) out.push_back(layout);
+  }
+  return out;
+}
+
+// The layouts a format timed with its own features gets records for: kOwnFeatureBytesVariants
+// spread over the parameters (spread_params), then, for each lane count those leave out, the
+// first layout offered at it: a layout cut for 4 lanes a row is no 1-lane layout's record
+// (BRO-ELL's 4-lane Hopper layout ran at 1.25-1.7x what its 1-lane record predicted, H100
+// 2026-11-24 fp32).
+std::vector<OfferedLayout> layouts_to_time(const std::vector<OfferedLayout>& offered) {
+  std::vector<FormatParams> params;
+  for (const OfferedLayout& layout : offered)
+    if (std::find(params.begin(), params.end(), layout.params) == params.end())
+      params.push_back(layout.params);
+  std::vector<OfferedLayout> out;
+  for (const FormatParams& p : spread_params(params, kOwnFeatureBytesVariants))
+    for (const OfferedLayout& layout : offered)
+      if (layout.params == p) {
+        out.push_back(layout);  // the first lanes offered with them
+        break;
+      }
+  for (const OfferedLayout& layout : offered) {
+    const bool covered = std::any_of(out.begin(), out.end(), [&](const OfferedLayout& o) {
+      return o.lanes == layout.lanes;
+    });
+    if (!covered) out.push_back(layout);
   }
   return out;
 }
@@ -139,9 +184,10 @@ PlannedVariant bands_only_variant(FormatId format, const FormatParams& params,
 // ELL width, are the sizes' own). No long-row samples: a long row is no BRO layout's shape (its
 // critical-path bound refuses it), and its compressed stream would follow the long row's
 // columns, not the record's.
-PlannedVariant own_features_variant(FormatId format, const FormatParams& params,
+PlannedVariant own_features_variant(FormatId format, const OfferedLayout& layout,
                                     std::span<const SampleShape> shapes) {
-  PlannedVariant v = format_bytes_record(format, params);
+  PlannedVariant v = format_bytes_record(format, layout.params);
+  v.kernel.threads_per_row = static_cast<int>(layout.lanes);
   v.own_features = true;
   v.samples.assign(shapes.begin(), shapes.end());
   add_banded_twins(v, {}, std::nullopt);
@@ -231,12 +277,10 @@ void plan_format_bytes(const FormatRegistry& registry, const DeviceInfo& device,
     // on the shared CSR ALG1 fit, without a banded ratio or its decode cost, BRO-ELL's paper
     // variant came out 1.2-1.35 slow on bands and stencils and 0.8 fast on random columns, H100
     // 2026-11-24); if only on bands (DIA), it is fitted on bands.
-    const std::vector<FormatParams> own_random = spread_params(
-        format_bytes_params(rules, probe_features(rules, shapes.front(), o.seed), device,
-                            std::numeric_limits<std::size_t>::max()),
-        kOwnFeatureBytesVariants);
-    for (const FormatParams& params : own_random)
-      plan.variants.push_back(own_features_variant(format, params, shapes));
+    const std::vector<OfferedLayout> own_random = layouts_to_time(
+        offered_layouts(rules, probe_features(rules, shapes.front(), o.seed), device));
+    for (const OfferedLayout& layout : own_random)
+      plan.variants.push_back(own_features_variant(format, layout, shapes));
     if (!own_random.empty()) continue;
     // Only a format without parameters: a record is keyed by its parameters, and where they
     // follow the matrix (EHYB's partition count, from its rows) no one set is offered on every
@@ -275,14 +319,21 @@ Candidate format_bytes_candidate(const PlannedVariant& v, const SampleShape& sha
   const FormatEntry* entry = registry.find(v.format);
   const std::vector<Candidate> own =
       entry ? entry->rules->candidates(features, device) : std::vector<Candidate>{};
-  auto same = std::find_if(own.begin(), own.end(),
-                           [&](const Candidate& o) { return o.params == v.params; });
+  // A record keyed by lanes too (own-feature records: v.kernel.threads_per_row) times them.
+  const auto lanes_match = [&](const Candidate& o) {
+    return v.kernel.threads_per_row == 0 ||
+           o.launch.threads_per_row == static_cast<std::uint32_t>(v.kernel.threads_per_row);
+  };
+  auto same = std::find_if(own.begin(), own.end(), [&](const Candidate& o) {
+    return o.params == v.params && lanes_match(o);
+  });
   // A format timed with its own features may have parameters that follow the sample (BRO-HYB's
   // ELL width, from its row lengths): the candidate sharing most of the record's, as a
   // prediction finds the record (own_bytes_calibration).
   if (same == own.end() && v.own_features)
     same = std::max_element(own.begin(), own.end(), [&](const Candidate& a, const Candidate& b) {
-      return shared_field_count(a.params, v.params) < shared_field_count(b.params, v.params);
+      return std::pair(lanes_match(a), shared_field_count(a.params, v.params)) <
+             std::pair(lanes_match(b), shared_field_count(b.params, v.params));
     });
   if (same == own.end())
     throw Error(ErrorCode::internal,
@@ -351,6 +402,7 @@ void add_line_record(CalibrationState& state, const VariantMeasurements& m,
   add_format_bytes(state,
                    {.format = m.variant.format,
                     .params = m.variant.params,
+                    .threads_per_row = static_cast<std::uint32_t>(m.variant.kernel.threads_per_row),
                     .bytes = BytesCalibration{.time_vs_bytes = fit,
                                               .l2_share_for_x = BytesCalibration{}.l2_share_for_x,
                                               .samples = std::move(line),
@@ -399,6 +451,7 @@ void fit_format_bytes(const VariantMeasurements& m, CalibrationState& state) {
   add_format_bytes(
       state, {.format = variant.format,
               .params = variant.params,
+              .threads_per_row = 0,
               .bytes = BytesCalibration{.time_vs_bytes = bytes_fit,
                                         .l2_share_for_x = BytesCalibration{}.l2_share_for_x,
                                         .samples = split.random,

@@ -48,18 +48,23 @@ const FormatBytesCalibration* own_bytes_calibration(const ModelSet& set,
                                                     const Candidate& candidate) noexcept {
   const BytesRecord* record = set.records.find<BytesRecord>();
   if (record == nullptr) return nullptr;
-  // The record of the candidate's parameters, else the one sharing most of them (the first of
-  // equals): BRO-ELL's slice-32 Hopper layout takes the slice-256 Hopper record, whose kernel
-  // it runs, rather than the paper variant's.
+  // The record of the candidate's parameters and lanes, else the nearest: one of its lanes
+  // first (a layout cut for 4 lanes a row streams unlike the same layout at 1), then the one
+  // sharing most parameters (the first of equals): BRO-ELL's slice-32 Hopper layout takes the
+  // slice-256 Hopper record, whose kernel it runs, rather than the paper variant's.
+  const auto same_lanes = [&](const FormatBytesCalibration& own) {
+    return own.threads_per_row == 0 || own.threads_per_row == candidate.launch.threads_per_row;
+  };
   const FormatBytesCalibration* nearest = nullptr;
-  std::size_t nearest_shared = 0;
+  std::pair<bool, std::size_t> nearest_key{false, 0};
   for (const FormatBytesCalibration& own : record->formats) {
     if (own.format != candidate.format) continue;
-    if (own.params == candidate.params) return &own;
-    const std::size_t shared = shared_field_count(own.params, candidate.params);
-    if (nearest == nullptr || shared > nearest_shared) {
+    if (own.params == candidate.params && same_lanes(own)) return &own;
+    const std::pair<bool, std::size_t> key{same_lanes(own),
+                                           shared_field_count(own.params, candidate.params)};
+    if (nearest == nullptr || key > nearest_key) {
       nearest = &own;
-      nearest_shared = shared;
+      nearest_key = key;
     }
   }
   return nearest;

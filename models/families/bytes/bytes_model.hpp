@@ -56,6 +56,11 @@ struct FormatBytesCalibration {
   // format gets one record per distinct parameters of its first kFormatBytesVariants
   // candidates, since cuSPARSE's algorithms of one format differ by 20-30%.
   FormatParams params{};
+  // The lanes a row of the candidate timed (its launch's threads_per_row) where the format
+  // offers one layout at several (BRO-ELL's Hopper layout: 1 or 4 lanes a row, the 4-lane one
+  // predicted at 0.6-0.8 of its time on the 1-lane record, H100 2026-11-24 fp32); 0: the
+  // record holds for any launch (the format's lanes do not change its layout).
+  std::uint32_t threads_per_row = 0;
   BytesCalibration bytes;
   // Extra ms per non-zero of the longest row: the format's critical path where one thread (or
   // one block row) walks a row alone — SELL, BSR; ~0 for formats that balance non-zeros (COO,
@@ -77,6 +82,7 @@ struct FormatBytesCalibration {
   static constexpr auto kFields = std::tuple{
       declare_field("format", &FormatBytesCalibration::format),
       declare_field("params", &FormatBytesCalibration::params),
+      declare_field("threads_per_row", &FormatBytesCalibration::threads_per_row),
       declare_field("bytes", &FormatBytesCalibration::bytes),
       declare_field("long_row_step_ms", &FormatBytesCalibration::long_row_step_ms),
       declare_field("long_row_step_beyond_l2_ms", &FormatBytesCalibration::long_row_step_beyond_l2_ms),
