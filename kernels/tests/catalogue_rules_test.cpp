@@ -491,8 +491,8 @@ TEST(CudaSellRules, SlotBoundHoldsForTheWorstRowOrder) {
   EXPECT_EQ(CudaSellRules::sell_slot_bound(f, 32, 66), 32 * (50 + 1 + 1));
 }
 
-TEST(CudaSellRules, UnsortedSlotsComeFromTheGroupPadding) {
-  // 66 rows: the two rows of 50 at rows 0 and 40 (different slices of 32), the rest of 1.
+// 66 rows: rows 0 and 40 (different slices of 32) of 50 entries, the rest of 1.
+CsrMatrix<double> two_long_rows() {
   CsrMatrix<double> m{66, 100, {0}, {}, {}};
   for (std::int64_t r = 0; r < 66; ++r) {
     const std::int64_t length = r == 0 || r == 40 ? 50 : 1;
@@ -502,6 +502,11 @@ TEST(CudaSellRules, UnsortedSlotsComeFromTheGroupPadding) {
     }
     m.row_offsets.push_back(static_cast<RowOffset>(m.col_indices.size()));
   }
+  return m;
+}
+
+TEST(CudaSellRules, UnsortedSlotsComeFromTheGroupPadding) {
+  const CsrMatrix<double> m = two_long_rows();
   const MatrixFeatures f = features_of(m);
   // Slices of 32: widths 50, 50 and 1 (rows 64-65, padded to 32 rows at the bound's 50).
   EXPECT_EQ(CudaSellRules::sell_slot_bound(f, 32, 1), 32 * 50 + 32 * 50 + 2 * 1 + 30 * 50);
@@ -515,17 +520,7 @@ TEST(CudaSellRules, UnsortedSlotsComeFromTheGroupPadding) {
 // A multiply reads a slot's sector only where one of the sector's rows still runs: the
 // padding behind a long row costs bytes only in the sectors it shares with that row.
 TEST(SellRules, UnsortedStreamedBytesReadPaddingOnlyInTheSectorsOfARunningRow) {
-  // 66 rows: rows 0 and 40 of 50 entries, the rest of 1 (as above).
-  CsrMatrix<double> m{66, 100, {0}, {}, {}};
-  for (std::int64_t r = 0; r < 66; ++r) {
-    const std::int64_t length = r == 0 || r == 40 ? 50 : 1;
-    for (std::int64_t c = 0; c < length; ++c) {
-      m.col_indices.push_back(static_cast<ColIndex>(c));
-      m.values.push_back(1.0);
-    }
-    m.row_offsets.push_back(static_cast<RowOffset>(m.col_indices.size()));
-  }
-  const MatrixFeatures f = features_of(m);
+  const MatrixFeatures f = features_of(two_long_rows());
   // Groups of 4: two at 50 (rows 0-3, 40-43), 14 of 4 rows at 1, rows 64-65 at 1.
   const std::uint64_t slots_4 = 2 * 4 * 50 + 14 * 4 + 2;
   // Groups of 8: two at 50 (rows 0-7, 40-47), 6 of 8 rows at 1, rows 64-65 at 1.

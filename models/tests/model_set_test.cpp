@@ -450,6 +450,18 @@ TEST(ModelSet, SummaryListsEveryFitWithQuality) {
   EXPECT_FALSE(s.contains("cpu_gpu")) << "no paper 003 record, no coefficients";
 }
 
+// A bytes record of format 17 that only its parameters, lanes and floor tell apart.
+FormatBytesCalibration format_17_record(FieldSet params, std::uint32_t lanes, double floor_ms) {
+  return FormatBytesCalibration{.format = FormatId{17},
+                                .params = std::move(params),
+                                .threads_per_row = lanes,
+                                .bytes = {},
+                                .long_row_step_ms = 0.0,
+                                .long_row_step_beyond_l2_ms = 0.0,
+                                .floor_ms = floor_ms,
+                                .block_row_ratio = {}};
+}
+
 TEST(OwnBytesCalibration, TakesTheRecordSharingMostOfTheCandidatesParameters) {
   // Records of (slice_height, variant): (256, 0), (256, 1). A candidate at (32, 1) runs
   // variant 1's kernel: it takes (256, 1), not the format's first record.
@@ -457,14 +469,7 @@ TEST(OwnBytesCalibration, TakesTheRecordSharingMostOfTheCandidatesParameters) {
     return FieldSet({{"slice_height", slice_height}, {"variant", variant}});
   };
   const auto record = [&](std::int64_t slice_height, std::int64_t variant, double floor_ms) {
-    return FormatBytesCalibration{.format = FormatId{17},
-                                  .params = params(slice_height, variant),
-                                  .threads_per_row = 0,
-                                  .bytes = {},
-                                  .long_row_step_ms = 0.0,
-                                  .long_row_step_beyond_l2_ms = 0.0,
-                                  .floor_ms = floor_ms,
-                                  .block_row_ratio = {}};
+    return format_17_record(params(slice_height, variant), 0, floor_ms);
   };
   ModelSet set;
   set.records.put(BytesRecord{.shared = std::nullopt,
@@ -488,14 +493,7 @@ TEST(OwnBytesCalibration, TakesARecordOfTheCandidatesLanesFirst) {
   const FieldSet params({{"slice_height", std::int64_t{256}}, {"variant", std::int64_t{1}}});
   const FieldSet slice_32({{"slice_height", std::int64_t{32}}, {"variant", std::int64_t{1}}});
   const auto record = [&](std::uint32_t lanes, double floor_ms) {
-    return FormatBytesCalibration{.format = FormatId{17},
-                                  .params = params,
-                                  .threads_per_row = lanes,
-                                  .bytes = {},
-                                  .long_row_step_ms = 0.0,
-                                  .long_row_step_beyond_l2_ms = 0.0,
-                                  .floor_ms = floor_ms,
-                                  .block_row_ratio = {}};
+    return format_17_record(params, lanes, floor_ms);
   };
   ModelSet set;
   set.records.put(BytesRecord{.shared = std::nullopt, .formats = {record(1, 1.0), record(4, 4.0)}});

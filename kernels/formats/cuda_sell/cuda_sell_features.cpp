@@ -13,16 +13,24 @@
 namespace spmvd {
 namespace {
 
-// Rows of each group of group_rows consecutive rows counted at the group's longest row.
-void group_padding(const CsrMatrix<double>& m, std::int64_t group_rows,
-                   std::vector<std::int64_t>& lengths, std::vector<std::int64_t>& rows) {
-  std::map<std::int64_t, std::int64_t> rows_by_length;
+// visit(longest, rows) for each group of group_rows consecutive rows (the last may be shorter).
+template <typename Visit>
+void for_each_row_group(const CsrMatrix<double>& m, std::int64_t group_rows, Visit&& visit) {
   for (std::int64_t first = 0; first < m.rows; first += group_rows) {
     const std::int64_t last = std::min(first + group_rows, m.rows);
     std::int64_t longest = 0;
     for (std::int64_t r = first; r < last; ++r) longest = std::max(longest, m.row_length(r));
-    rows_by_length[longest] += last - first;
+    visit(longest, last - first);
   }
+}
+
+// Rows of each group of group_rows consecutive rows counted at the group's longest row.
+void group_padding(const CsrMatrix<double>& m, std::int64_t group_rows,
+                   std::vector<std::int64_t>& lengths, std::vector<std::int64_t>& rows) {
+  std::map<std::int64_t, std::int64_t> rows_by_length;
+  for_each_row_group(m, group_rows, [&](std::int64_t longest, std::int64_t group) {
+    rows_by_length[longest] += group;
+  });
   for (const auto& [length, count] : rows_by_length) {
     lengths.push_back(length);
     rows.push_back(count);
@@ -32,12 +40,8 @@ void group_padding(const CsrMatrix<double>& m, std::int64_t group_rows,
 // Slots of groups of group_rows consecutive rows, each at its group's longest row.
 std::int64_t group_slots(const CsrMatrix<double>& m, std::int64_t group_rows) {
   std::int64_t slots = 0;
-  for (std::int64_t first = 0; first < m.rows; first += group_rows) {
-    const std::int64_t last = std::min(first + group_rows, m.rows);
-    std::int64_t longest = 0;
-    for (std::int64_t r = first; r < last; ++r) longest = std::max(longest, m.row_length(r));
-    slots += longest * (last - first);
-  }
+  for_each_row_group(m, group_rows,
+                     [&](std::int64_t longest, std::int64_t group) { slots += longest * group; });
   return slots;
 }
 
