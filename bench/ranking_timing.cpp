@@ -4,7 +4,8 @@
 // against the part predictions (FormatRules::candidates_chosen_by), and predicting and ranking
 // every candidate, the builds charged over the expected multiplies and the default plan
 // (cuSPARSE CSR ALG1) serving. Features are extracted once (standard effort, as a tuning of
-// fewer than TunerOptions::thorough_features_multiplies extracts them); the rest is repeated.
+// fewer than TunerOptions::thorough_features_multiplies extracts them, the formats whose build
+// the expected multiplies cannot repay left out); the rest is repeated.
 // Prints the median ms, a per-format breakdown and a hash of the ranked list (formats,
 // parameters, launches and predicted times, bit for bit): two builds that print the same hash
 // rank the same. A benchmark, not a test.
@@ -17,15 +18,13 @@
 #include <bit>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "bench/bench_input.hpp"
+#include "bench/tuning_setup.hpp"
 #include "core/error.hpp"
 #include "kernels/format_registry.hpp"
-#include "kernels/formats/cusparse_csr/cusparse_csr_rules.hpp"
 #include "models/device_calibration.hpp"
 #include "models/model_predictor.hpp"
 #include "models/part_time_predictor.hpp"
@@ -44,14 +43,6 @@ double median(std::vector<double> values) {
   if (values.empty()) return 0.0;
   std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
   return values[values.size() / 2];
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw spmvd::Error(spmvd::ErrorCode::not_found, "cannot read " + path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 // FNV-1a over every ranked candidate's format, parameters, launch and predicted time's bits.
@@ -83,19 +74,6 @@ struct TuningSetup {
   spmvd::RegistryBuildCostEstimate build_costs;
 };
 
-// tune_matrix's choice of the composed formats that choose by the models: those whose build the
-// expected multiplies at the serving plan's predicted time could repay.
-spmvd::ChoosesByModels repayable_formats(const TuningSetup& setup,
-                                         const spmvd::TunerOptions& options,
-                                         const spmvd::Candidate& serving) {
-  std::optional<double> repayable_ms;
-  if (const auto p = setup.candidates.predict(serving))
-    repayable_ms = p->ms * static_cast<double>(options.default_expected_multiplies);
-  return [&setup, repayable_ms](const spmvd::FormatEntry& entry) {
-    return !repayable_ms || setup.build_costs.format_build_ms(&entry) < *repayable_ms;
-  };
-}
-
 // tune_matrix up to its first build: enumeration (composed formats choosing by the models where
 // their build could be repaid) and ranking into measurement order.
 std::vector<spmvd::RankedCandidate> rank_as_the_tuner(const spmvd::ModelPredictor& models,
@@ -106,7 +84,8 @@ std::vector<spmvd::RankedCandidate> rank_as_the_tuner(const spmvd::ModelPredicto
                                                       const spmvd::Candidate& serving) {
   const spmvd::FormatRegistry& registry = spmvd::format_registry();
   const TuningSetup setup(models, registry, features, device, precision, options, serving);
-  const spmvd::ChoosesByModels repayable = repayable_formats(setup, options, serving);
+  const spmvd::FormatFilter repayable = spmvd::repayable_formats(
+      setup.candidates, setup.build_costs, serving, options.default_expected_multiplies);
   const auto candidates = spmvd::enumerate_candidates(
       registry, features, device, precision, options.memory_budget_bytes, &setup.parts, repayable);
   const auto ranked = spmvd::rank_candidates(candidates, setup.candidates, &setup.build_costs,
@@ -129,7 +108,8 @@ void time_per_format(const spmvd::ModelPredictor& models, const spmvd::MatrixFea
                      std::map<std::string, FormatTime>& out) {
   const spmvd::FormatRegistry& registry = spmvd::format_registry();
   const TuningSetup setup(models, registry, features, device, precision, options, serving);
-  const spmvd::ChoosesByModels repayable = repayable_formats(setup, options, serving);
+  const spmvd::FormatFilter repayable = spmvd::repayable_formats(
+      setup.candidates, setup.build_costs, serving, options.default_expected_multiplies);
   for (const spmvd::FormatEntry& entry : registry.entries()) {
     if (entry.rules->needs_gpu() && !device.is_gpu) continue;
     FormatTime& t = out[std::string(entry.rules->name())];
@@ -145,17 +125,6 @@ void time_per_format(const spmvd::ModelPredictor& models, const spmvd::MatrixFea
   }
 }
 
-// The default plan a matrix is served by while it is tuned (server/engine.cpp default_plan):
-// cuSPARSE CSR ALG1.
-spmvd::Candidate default_serving_candidate(const spmvd::MatrixFeatures& features,
-                                           const spmvd::DeviceInfo& device) {
-  const spmvd::FormatEntry* entry = spmvd::format_registry().find(spmvd::kCusparseCsrFormatId);
-  if (entry != nullptr)
-    for (const spmvd::Candidate& c : entry->rules->candidates(features, device))
-      if (spmvd::is_baseline_candidate(c)) return c;
-  throw spmvd::Error(spmvd::ErrorCode::failed_precondition, "no cuSPARSE CSR ALG1 candidate");
-}
-
 struct Options {
   std::string calibration_path;
   std::string data_dir;
@@ -167,12 +136,10 @@ struct Options {
 };
 
 int run(const Options& options) {
-  const std::string text = read_file(options.calibration_path);
-  const std::string signature =
-      nlohmann::json::parse(text).at("device_signature").get<std::string>();
   const spmvd::DeviceCalibration calibration =
-      spmvd::device_calibration_from_json(text, signature);
+      spmvd::read_device_calibration(options.calibration_path);
   const spmvd::DeviceInfo& device = calibration.device;
+  const std::string signature = device.signature();
   const auto precision = spmvd::parse_precision(options.precision);
   if (!precision)
     throw spmvd::Error(spmvd::ErrorCode::invalid_argument, "bad --precision " + options.precision);
@@ -191,9 +158,16 @@ int run(const Options& options) {
     if (parsed.size() != 1)
       throw spmvd::Error(spmvd::ErrorCode::invalid_argument, "not one input: " + source);
     const auto matrix = spmvd::load_bench_input(parsed.front(), options.data_dir);
+    // As the daemon's pass: the formats whose build these multiplies cannot repay left out.
     const spmvd::MatrixFeatures features = spmvd::extract_features(
-        matrix, spmvd::format_registry(), spmvd::FeatureEffort::standard);
-    const spmvd::Candidate serving = default_serving_candidate(features, device);
+        matrix, spmvd::format_registry(), spmvd::FeatureEffort::standard, nullptr,
+        [&](const spmvd::MatrixFeatures& common) {
+          return spmvd::repayable_formats(models, spmvd::format_registry(), common, device,
+                                          *precision, tuner,
+                                          spmvd::default_serving_candidate(common, device),
+                                          tuner.default_expected_multiplies);
+        });
+    const spmvd::Candidate serving = spmvd::default_serving_candidate(features, device);
     std::vector<double> total_ms;
     std::vector<spmvd::RankedCandidate> ranked;
     for (int i = 0; i < options.repetitions; ++i) {

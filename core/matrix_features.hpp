@@ -2,10 +2,12 @@
 // The structural features of a matrix that the tuner and the models decide from (computed by
 // tuner/feature_extraction). Values do not enter: only the sparsity pattern does.
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/field_set.hpp"
@@ -49,6 +51,14 @@ struct MatrixFeatures {
   // (FormatRules::own_features; read through that format's typed accessor). Absent where the
   // hook did not run (calibration samples): each format says how it bounds itself then.
   std::map<std::string, FieldSet, std::less<>> format_features;
+  // The formats whose own features the pass left out, by name, ascending: their builds could
+  // not be repaid by the multiplies the tuning expected (tuner/feature_extraction.hpp), so the
+  // tuner does not offer them until a later pass adds their features.
+  std::vector<std::string> formats_left_out;
+
+  bool left_out(std::string_view format) const noexcept {
+    return std::binary_search(formats_left_out.begin(), formats_left_out.end(), format);
+  }
 
   friend bool operator==(const MatrixFeatures&, const MatrixFeatures&) = default;
 };

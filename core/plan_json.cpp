@@ -168,6 +168,7 @@ json features_to_json(const MatrixFeatures& f) {
        finite(f.mean_row_span_fraction, "features.mean_row_span_fraction")},
       {"x_sectors_per_nonzero", finite(f.x_sectors_per_nonzero, "features.x_sectors_per_nonzero")},
       {"format_features", std::move(format_features)},
+      {"formats_left_out", f.formats_left_out},
   };
 }
 
@@ -197,6 +198,18 @@ MatrixFeatures features_from_json(const json& object, const std::string& path) {
   for (const auto& [format, fields] : own.items())
     f.format_features.emplace(format,
                               field_set_from_json(fields, "plan JSON", own_path + "." + format));
+  // Absent from the features of a pass that left no format out (spmv-bench's, and every pass
+  // before tuner version 8).
+  if (object.contains("formats_left_out")) {
+    const std::string left_out_path = join(path, "formats_left_out");
+    for_each_entry(object["formats_left_out"], left_out_path,
+                   [&f](const json& entry, const std::string& entry_path) {
+                     if (!entry.is_string()) fail_type(entry_path, entry, "string");
+                     f.formats_left_out.push_back(entry.get<std::string>());
+                   });
+    if (!std::is_sorted(f.formats_left_out.begin(), f.formats_left_out.end()))
+      fail("field '" + left_out_path + "' is not in ascending order");
+  }
   return f;
 }
 

@@ -3,6 +3,7 @@
 // names are refused at start-up. Everything that lists formats iterates this registry.
 
 #include <concepts>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string_view>
@@ -44,6 +45,9 @@ struct FormatEntry {
     return build_from(source, precision, candidate);
   }
 };
+
+// A choice among the registered formats (which to offer, which to compute features for).
+using FormatFilter = std::function<bool(const FormatEntry&)>;
 
 // A format builds either from a BuildSource (`build(const BuildSource&, Precision, const
 // Candidate&)`: it converts on the device) or from the host CSR alone (`build(const

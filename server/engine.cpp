@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -234,16 +235,44 @@ PlanKey Engine::plan_key(const Resident& m) const {
                  kTunerVersion, kModelVersion};
 }
 
-void Engine::extract_features_of(Resident& m, FeatureEffort effort) {
+FormatFilter Engine::repayable_for(Resident& m, const MatrixFeatures& features,
+                                   std::uint64_t expected_multiplies) const {
+  if (config_.tuner.mode == TuneMode::exhaustive) return {};
+  const std::shared_ptr<const ModelPredictor> models = predictor_for(m.summary.precision);
+  if (!models) return {};
+  Candidate serving;
+  {
+    std::lock_guard lock(m.mutex);
+    serving = Candidate{m.plan.format, m.plan.params, m.plan.launch};
+  }
+  return repayable_formats(*models, registry_, features, device_.info(), m.summary.precision,
+                           config_.tuner, serving, expected_multiplies);
+}
+
+void Engine::extract_features_of(Resident& m, FeatureEffort effort,
+                                 std::uint64_t expected_multiplies) {
   const auto start = std::chrono::steady_clock::now();
   // A thorough pass computes reorderings to size them (RCM): the builds take them from here.
   std::vector<std::shared_ptr<const PlanPartition>> computed;
-  m.features = extract_features(m.host, registry_, effort, &computed);
+  if (!m.features_extracted ||
+      (effort == FeatureEffort::thorough && m.features_effort == FeatureEffort::standard)) {
+    m.features = extract_features(
+        m.host, registry_, effort, &computed, [&](const MatrixFeatures& common) {
+          return repayable_for(m, common, expected_multiplies);
+        });
+    m.features_ms = 0.0;
+    m.features_extracted = true;
+    m.features_effort = effort;
+  } else if (m.features.formats_left_out.empty() ||
+             extend_features(m.host, registry_, m.features_effort, m.features,
+                             repayable_for(m, m.features, expected_multiplies),
+                             &computed) == 0) {
+    return;
+  }
   for (std::shared_ptr<const PlanPartition>& partition : computed)
     source_of(m).offer_partition(std::move(partition));
-  m.features_ms = elapsed_ms(start);
-  m.features_extracted = true;
-  m.features_effort = effort;
+  // An extension adds to the pass it extends: the plan's features cost both.
+  m.features_ms += elapsed_ms(start);
 }
 
 std::optional<Plan> Engine::cached_plan(Resident& m) {
@@ -259,6 +288,18 @@ std::optional<Plan> Engine::cached_plan(Resident& m) {
   if (!plan) return std::nullopt;
   const FormatEntry* entry = registry_.find(plan->format);
   const Candidate candidate{plan->format, plan->params, plan->launch};
+  // A plan tuned expecting more multiplies may be of a format this matrix's pass left out (its
+  // build not repaid at this hint): its own features are computed before it is judged, as the
+  // price of a hit that skips the tuning, and count in the features' cost.
+  if (entry != nullptr && m.features.left_out(entry->rules->name())) {
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<std::shared_ptr<const PlanPartition>> computed;
+    extend_features(m.host, registry_, m.features_effort, m.features,
+                    [entry](const FormatEntry& e) { return &e == entry; }, &computed);
+    for (std::shared_ptr<const PlanPartition>& partition : computed)
+      source_of(m).offer_partition(std::move(partition));
+    m.features_ms += elapsed_ms(start);
+  }
   // A plan made from a thorough pass (an RCM reordering, sized only there) may be loaded with
   // a standard one: before it is judged invalid, its format's thorough features (only that
   // format's, and only where it has any) are computed.
@@ -413,10 +454,7 @@ TuneOutcome Engine::run_tuning(const TuneJob& job) {
       job.expected_multiplies ? job.expected_multiplies : m.expected_multiplies;
   const std::uint64_t expected = hinted ? hinted : config_.tuner.default_expected_multiplies;
   // A later tuning expecting more extends a standard pass.
-  const FeatureEffort effort = feature_effort_for(expected);
-  if (!m.features_extracted || (effort == FeatureEffort::thorough &&
-                                m.features_effort == FeatureEffort::standard))
-    extract_features_of(m, effort);
+  extract_features_of(m, feature_effort_for(expected), expected);
   std::optional<Plan> plan = job.force || job.bypass_cache ? std::nullopt : cached_plan(m);
   outcome.cache_hit = plan.has_value();
   std::unique_ptr<SpmvOperator> op;
@@ -528,11 +566,22 @@ TuneOutcome Engine::tune(const std::string& handle, bool force,
     return queue_tuning(m, false, false, expected_multiplies).get();
   }
   // Widened where the earlier tuning left candidates unmeasured, or where the hint now pays for
-  // a thorough feature pass the matrix has not had: that pass offers candidates (RCM layouts)
-  // which even an exhaustive tuning on standard features never saw.
+  // features the matrix has not had: a thorough pass offers candidates (RCM layouts), and so
+  // does a format the earlier pass left out, which even an exhaustive tuning never saw.
   const TuningRecord& t = done->plan.tuning;
-  const bool new_candidates = feature_effort_for(expected_multiplies) == FeatureEffort::thorough &&
-                              m->features_effort == FeatureEffort::standard;
+  const MatrixFeatures& tuned_from = done->plan.features;
+  const FormatFilter repayable = tuned_from.formats_left_out.empty()
+                                     ? FormatFilter{}
+                                     : repayable_for(*m, tuned_from, expected_multiplies);
+  const bool repays_left_out =
+      !tuned_from.formats_left_out.empty() &&
+      std::ranges::any_of(tuned_from.formats_left_out, [&](const std::string& name) {
+        const FormatEntry* entry = registry_.find(name);
+        return entry != nullptr && (!repayable || repayable(*entry));
+      });
+  const bool new_candidates = (feature_effort_for(expected_multiplies) == FeatureEffort::thorough &&
+                               m->features_effort == FeatureEffort::standard) ||
+                              repays_left_out;
   if (expected_multiplies > t.expected_multiplies &&
       (t.mode != TuneMode::exhaustive || new_candidates))
     return queue_tuning(m, false, true, expected_multiplies).get();

@@ -182,9 +182,17 @@ class Engine {
   // The stored plan for m, if this build can still run it (computing its format's thorough
   // features where the plan needs them); drops one it cannot.
   std::optional<Plan> cached_plan(Resident& m);
-  // The feature pass of m at `effort`, timed into m.features_ms (part of the tuning cost); the
-  // partitions a thorough pass computed are offered to m's build source.
-  void extract_features_of(Resident& m, FeatureEffort effort);
+  // The feature pass of m at `effort` for a tuning expecting `expected_multiplies`: the first
+  // pass, a thorough one where a standard one was made, or the formats an earlier pass left
+  // out that these multiplies now repay (nothing where none). Timed into m.features_ms (part
+  // of the tuning cost); the partitions a thorough pass computed are offered to m's build
+  // source.
+  void extract_features_of(Resident& m, FeatureEffort effort, std::uint64_t expected_multiplies);
+  // The formats whose build a tuning of m expecting `expected_multiplies` could repay, given
+  // its features so far (tuner.hpp repayable_formats; the serving plan is m's); every format
+  // without models for m's precision, or where tunings are forced exhaustive (the oracle).
+  FormatFilter repayable_for(Resident& m, const MatrixFeatures& features,
+                             std::uint64_t expected_multiplies) const;
   // m's build source, made again where a finished tuning released it.
   BuildSource& source_of(Resident& m);
   void forget_plan(const PlanKey& key);  // erase, logging a store failure

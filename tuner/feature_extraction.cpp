@@ -14,9 +14,7 @@
 
 namespace spmvd {
 
-MatrixFeatures extract_features(const CsrMatrix<double>& m, const FormatRegistry& registry,
-                                FeatureEffort effort,
-                                std::vector<std::shared_ptr<const PlanPartition>>* partitions) {
+MatrixFeatures common_features(const CsrMatrix<double>& m) {
   MatrixFeatures f;
   f.rows = m.rows;
   f.cols = m.cols;
@@ -47,22 +45,66 @@ MatrixFeatures extract_features(const CsrMatrix<double>& m, const FormatRegistry
       std::sqrt(std::max(0.0, sum_squares / n - f.row_length_mean * f.row_length_mean));
   if (m.cols > 0) f.mean_row_span_fraction = span_sum / n / static_cast<double>(m.cols);
   f.x_sectors_per_nonzero = x_sectors_per_nonzero(m);
-  // Then what each registered format alone needs, given the common features: the hooks are
-  // independent (pure in m and f), so they run side by side; they were most of the pass when
-  // run one after another (bench/feature_timing: ~85 % on a 4.4M-nonzero stencil), each a
-  // single walk of the matrix that one core cannot keep busy for long.
-  const std::span<const FormatEntry> entries = registry.entries();
+  return f;
+}
+
+namespace {
+
+// Runs the hooks of `entries` on m given f's common features and files what they return; the
+// hooks are independent (pure in m and f), so they run side by side: they were most of the
+// pass when run one after another (bench/feature_timing: ~85 % on a 4.4M-nonzero stencil), each
+// a single walk of the matrix that one core cannot keep busy for long.
+void add_hooks(const CsrMatrix<double>& m, std::span<const FormatEntry* const> entries,
+               FeatureEffort effort, MatrixFeatures& f,
+               std::vector<std::shared_ptr<const PlanPartition>>* partitions) {
   std::vector<std::optional<FieldSet>> own(entries.size());
   std::vector<std::vector<std::shared_ptr<const PlanPartition>>> computed(entries.size());
   tbb::parallel_for(std::size_t{0}, entries.size(), [&](std::size_t i) {
-    own[i] = own_features_at(*entries[i].rules, m, f, effort, &computed[i]);
+    own[i] = own_features_at(*entries[i]->rules, m, f, effort, &computed[i]);
   });
   for (std::size_t i = 0; i < entries.size(); ++i) {
-    if (own[i]) f.format_features.emplace(std::string(entries[i].rules->name()), std::move(*own[i]));
+    if (own[i])
+      f.format_features.insert_or_assign(std::string(entries[i]->rules->name()),
+                                         std::move(*own[i]));
     if (partitions != nullptr)
       partitions->insert(partitions->end(), computed[i].begin(), computed[i].end());
   }
+}
+
+}  // namespace
+
+MatrixFeatures extract_features(const CsrMatrix<double>& m, const FormatRegistry& registry,
+                                FeatureEffort effort,
+                                std::vector<std::shared_ptr<const PlanPartition>>* partitions,
+                                const std::function<FormatFilter(const MatrixFeatures&)>& computes_own) {
+  MatrixFeatures f = common_features(m);
+  if (m.rows == 0) return f;
+  const FormatFilter wanted = computes_own ? computes_own(f) : FormatFilter{};
+  std::vector<const FormatEntry*> hooked;
+  for (const FormatEntry& entry : registry.entries()) {
+    if (!wanted || wanted(entry))
+      hooked.push_back(&entry);
+    else
+      f.formats_left_out.emplace_back(entry.rules->name());
+  }
+  std::sort(f.formats_left_out.begin(), f.formats_left_out.end());
+  add_hooks(m, hooked, effort, f, partitions);
   return f;
+}
+
+std::size_t extend_features(const CsrMatrix<double>& m, const FormatRegistry& registry,
+                            FeatureEffort effort, MatrixFeatures& f,
+                            const FormatFilter& computes_own,
+                            std::vector<std::shared_ptr<const PlanPartition>>* partitions) {
+  std::vector<const FormatEntry*> hooked;
+  std::erase_if(f.formats_left_out, [&](const std::string& name) {
+    const FormatEntry* entry = registry.find(name);
+    if (entry == nullptr || (computes_own && !computes_own(*entry))) return false;
+    hooked.push_back(entry);
+    return true;
+  });
+  add_hooks(m, hooked, effort, f, partitions);
+  return hooked.size();
 }
 
 }  // namespace spmvd

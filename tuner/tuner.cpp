@@ -18,9 +18,10 @@ std::vector<Candidate> enumerate_format(const FormatEntry& entry, const MatrixFe
                                         const DeviceInfo& device, Precision precision,
                                         std::uint64_t memory_budget_bytes,
                                         const PartTimePredictor* part_predictor,
-                                        const ChoosesByModels& chooses_by_models) {
+                                        const FormatFilter& chooses_by_models) {
   const FormatRules& rules = *entry.rules;
   if (rules.needs_gpu() && !device.is_gpu) return {};
+  if (features.left_out(rules.name())) return {};
   if (!rules.admissible(features, device, precision, memory_budget_bytes)) return {};
   const bool by_models =
       part_predictor != nullptr && (!chooses_by_models || chooses_by_models(entry));
@@ -38,7 +39,7 @@ std::vector<Candidate> enumerate_candidates(const FormatRegistry& registry,
                                             const DeviceInfo& device, Precision precision,
                                             std::uint64_t memory_budget_bytes,
                                             const PartTimePredictor* part_predictor,
-                                            const ChoosesByModels& chooses_by_models) {
+                                            const FormatFilter& chooses_by_models) {
   // The formats' spaces are independent (rules are stateless, the predictors thread-safe):
   // enumerated side by side, then concatenated in registry order. A composed format choosing
   // against the models takes most of the time (bench/ranking-timing).
@@ -82,6 +83,34 @@ double RegistryBuildCostEstimate::format_build_ms(const FormatEntry* entry) cons
                         ? options_.device_build_ns_per_nonzero
                         : options_.host_build_ns_per_nonzero;
   return ns * static_cast<double>(nnz_) * 1e-6;
+}
+
+FormatFilter repayable_formats(const CandidatePredictor& predictor,
+                               const RegistryBuildCostEstimate& build_costs,
+                               const Candidate& serving, std::uint64_t expected_multiplies) {
+  const std::optional<Prediction> p = predictor.predict(serving);
+  if (!p) return {};
+  const double repayable_ms = p->ms * static_cast<double>(std::max<std::uint64_t>(expected_multiplies, 1));
+  return [&build_costs, repayable_ms](const FormatEntry& entry) {
+    return entry.builds_on_device || build_costs.format_build_ms(&entry) < repayable_ms;
+  };
+}
+
+FormatFilter repayable_formats(const ModelPredictor& models, const FormatRegistry& registry,
+                               const MatrixFeatures& features, const DeviceInfo& device,
+                               Precision precision, const TunerOptions& options,
+                               const Candidate& serving, std::uint64_t expected_multiplies) {
+  const ModelCandidatePredictor predictor(models, registry, features, device, precision);
+  const RegistryBuildCostEstimate build_costs(registry, options, features.nnz, &serving);
+  const FormatFilter repayable =
+      repayable_formats(predictor, build_costs, serving, expected_multiplies);
+  if (!repayable) return {};
+  std::set<const FormatEntry*> accepted;
+  for (const FormatEntry& entry : registry.entries())
+    if (repayable(entry)) accepted.insert(&entry);
+  return [accepted = std::move(accepted)](const FormatEntry& entry) {
+    return accepted.contains(&entry);
+  };
 }
 
 std::vector<RankedCandidate> rank_candidates(std::span<const Candidate> candidates,
@@ -477,17 +506,13 @@ TunedPlan tune_matrix(const FormatRegistry& registry, Device& device,
   const RegistryBuildCostEstimate build_costs(registry, options, features.nnz,
                                               serving != nullptr ? &serving->candidate : nullptr);
   // A composed format chooses its partition against the models (BCE's OPA prices thousands of
-  // blocks) only where its build could be repaid: even a plan that made every multiply free
-  // saves at most the expected multiplies at the serving plan's predicted time.
-  std::optional<double> repayable_ms;
+  // blocks) only where its build could be repaid. (Where the feature pass was given the same
+  // hint, such formats were left out of it and are not offered at all.)
+  FormatFilter repayable;
   if (models && serving != nullptr)
-    if (const auto p = models->predict(serving->candidate))
-      repayable_ms = p->ms * static_cast<double>(hints.expected_multiplies
-                                                     ? hints.expected_multiplies
-                                                     : options.default_expected_multiplies);
-  const ChoosesByModels repayable = [&](const FormatEntry& entry) {
-    return !repayable_ms || build_costs.format_build_ms(&entry) < *repayable_ms;
-  };
+    repayable = repayable_formats(*models, build_costs, serving->candidate,
+                                  hints.expected_multiplies ? hints.expected_multiplies
+                                                            : options.default_expected_multiplies);
   const auto candidates = enumerate_candidates(registry, features, device.info(), precision,
                                                options.memory_budget_bytes,
                                                part_predictor ? &*part_predictor : nullptr,

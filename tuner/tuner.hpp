@@ -39,7 +39,9 @@ namespace spmvd {
 //    a candidate that does not fit for cheaper ones behind it.
 // 7: where the models rank the baseline first, the candidate after it is measured too (the
 //    baseline does not use up model-only's one candidate).
-inline constexpr std::uint32_t kTunerVersion = 7;
+// 8: a format built by a host algorithm whose build the expected multiplies cannot repay is
+//    left out of the feature pass and not offered (MatrixFeatures::formats_left_out).
+inline constexpr std::uint32_t kTunerVersion = 8;
 
 struct TunerOptions {
   // Runs of a verify-top-k or exhaustive measurement; the median of the timed runs is a
@@ -125,17 +127,15 @@ struct Measurement {
   double median_ms = 0.0;
 };
 
-// Which formats choose their partitions against the models; empty: all of them.
-using ChoosesByModels = std::function<bool(const FormatEntry&)>;
-
-// One format's share of enumerate_candidates: nothing where it needs a GPU the device is not or
-// is not admissible; else its candidates (chosen against part_predictor where given and
+// One format's share of enumerate_candidates: nothing where it needs a GPU the device is not,
+// where the feature pass left it out (MatrixFeatures::formats_left_out) or where it is not
+// admissible; else its candidates (chosen against part_predictor where given and
 // chooses_by_models allows) that fit the memory budget.
 std::vector<Candidate> enumerate_format(const FormatEntry& entry, const MatrixFeatures& features,
                                         const DeviceInfo& device, Precision precision,
                                         std::uint64_t memory_budget_bytes,
                                         const PartTimePredictor* part_predictor,
-                                        const ChoosesByModels& chooses_by_models);
+                                        const FormatFilter& chooses_by_models);
 
 // Admissible candidates of every registered format, in registry order. With part_predictor, a
 // composed format chooses its partition against it (FormatRules::candidates_chosen_by) where
@@ -146,7 +146,7 @@ std::vector<Candidate> enumerate_candidates(const FormatRegistry& registry,
                                             const DeviceInfo& device, Precision precision,
                                             std::uint64_t memory_budget_bytes,
                                             const PartTimePredictor* part_predictor = nullptr,
-                                            const ChoosesByModels& chooses_by_models = {});
+                                            const FormatFilter& chooses_by_models = {});
 
 // Predicts one candidate's time; the model predictor in production, fakes in tests.
 class CandidatePredictor {
@@ -214,6 +214,22 @@ class RegistryBuildCostEstimate final : public BuildCostEstimate {
   std::int64_t nnz_;
   const Candidate* serving_;
 };
+
+// The formats whose build the expected multiplies could repay: every format converted on the
+// device, and one built by a host algorithm only where its estimated build (build_costs) is
+// below the serving plan's predicted time over those multiplies, which is more than any plan
+// could save, even one whose multiplies were free. Every format where the serving plan has no
+// prediction. Keeps references to its arguments.
+FormatFilter repayable_formats(const CandidatePredictor& predictor,
+                               const RegistryBuildCostEstimate& build_costs,
+                               const Candidate& serving, std::uint64_t expected_multiplies);
+// The same for one matrix's features with the models and the options' build rates, decided for
+// every registered format at once: the filter owns its verdicts (a feature pass's computes_own,
+// tuner/feature_extraction.hpp).
+FormatFilter repayable_formats(const ModelPredictor& models, const FormatRegistry& registry,
+                               const MatrixFeatures& features, const DeviceInfo& device,
+                               Precision precision, const TunerOptions& options,
+                               const Candidate& serving, std::uint64_t expected_multiplies);
 
 // Predicted candidates by ascending predicted time plus, with build_costs, their build cost
 // over expected_multiplies (ties keep their order), then the ones without a prediction in

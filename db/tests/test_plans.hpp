@@ -52,6 +52,7 @@ inline Plan full_plan(std::uint32_t seed = 1) {
       {"cusparse_bsr",
        FieldSet({{"block_dims", std::vector<std::int64_t>{2, 4}},
                  {"blocks", std::vector<std::int64_t>{1'000'000'000'000LL + seed, 3}}})}};
+  plan.features.formats_left_out = {"cuda_bro_ell", "cuda_ehyb"};
   plan.tuning = TuningRecord{
       .mode = TuneMode::verify_top_k,
       .k = 3 + seed,

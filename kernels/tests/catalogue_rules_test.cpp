@@ -766,6 +766,31 @@ TEST(CudaDiaRules, CountsTheOccupiedDiagonals) {
   EXPECT_EQ(compute_cuda_dia_features(five_by_five()).diagonals, 5);
 }
 
+// Rows are counted in ranges side by side: a band across many ranges counts each diagonal
+// once, and a matrix with more diagonals than counted gives the cap, however it is split.
+TEST(CudaDiaRules, CountsDiagonalsAcrossRowRangesUpToTheCap) {
+  const std::int64_t n = 100'000;  // several ranges of rows
+  CsrMatrix<double> band{n, n, {0}, {}, {}};
+  for (std::int64_t r = 0; r < n; ++r) {
+    for (const std::int64_t d : {-300, -1, 0, 7}) {
+      const std::int64_t c = r + d;
+      if (c < 0 || c >= n) continue;
+      band.col_indices.push_back(static_cast<ColIndex>(c));
+      band.values.push_back(1.0);
+    }
+    band.row_offsets.push_back(static_cast<RowOffset>(band.col_indices.size()));
+  }
+  EXPECT_EQ(compute_cuda_dia_features(band).diagonals, 4);
+  // Row r holds column (r * 37) mod n: a new offset almost every row, in every range.
+  CsrMatrix<double> scattered{n, n, {0}, {}, {}};
+  for (std::int64_t r = 0; r < n; ++r) {
+    scattered.col_indices.push_back(static_cast<ColIndex>((r * 37) % n));
+    scattered.values.push_back(1.0);
+    scattered.row_offsets.push_back(static_cast<RowOffset>(r + 1));
+  }
+  EXPECT_EQ(compute_cuda_dia_features(scattered).diagonals, kDiaMaxDiagonals + 1);
+}
+
 TEST(CudaDiaRules, AdmitsAFewFullDiagonalsWithTheirExactBytes) {
   const MatrixFeatures f = features_of(tridiagonal_six());
   const CudaDiaRules rules;

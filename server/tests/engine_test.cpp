@@ -14,6 +14,8 @@
 #include "db/sqlite_plan_store.hpp"
 #include "kernels/formats/cpu_csr/cpu_csr_rules.hpp"
 #include "kernels/formats/cuda_bro_ell/cuda_bro_ell_rules.hpp"
+#include "models/device_calibration.hpp"
+#include "models/families/bytes/bytes_record.hpp"
 #include "tuner/feature_extraction.hpp"
 
 namespace spmvd {
@@ -517,6 +519,62 @@ TEST(EngineFeatureEffort, AnExhaustiveTuningIsWidenedWhenTheHintPaysForAThorough
   const TuneOutcome widened = engine.tune(summary.handle, false, 2'000'000);
   EXPECT_EQ(widened.plan.tuning.expected_multiplies, 2'000'000u);
   EXPECT_EQ(rcm_sized(widened.plan), 1);
+}
+
+// A calibration for this machine's CPU device with only the bytes model, at 10 GB/s: cpu_csr
+// (converted where it is, the default plan on the CPU) is predicted at ~1.2 ns a non-zero, so a
+// host-built format's ~28 ns a non-zero is repaid from a few dozen multiplies on.
+std::string bytes_only_cpu_calibration(const Device& device) {
+  DeviceCalibration calibration;
+  calibration.device = device.info();
+  for (ModelSet* set : {&calibration.fp32, &calibration.fp64}) {
+    set->device_signature = calibration.device.signature();
+    set->records.update<BytesRecord>([&](BytesRecord& r) {
+      r.shared = BytesCalibration{
+          .time_vs_bytes = {.intercept = 1e-4, .slope = 1.0 / 1e7, .quality = {}}};
+    });
+  }
+  calibration.fp32.precision = Precision::fp32;
+  calibration.fp64.precision = Precision::fp64;
+  return device_calibration_to_json(calibration);
+}
+
+// Tuner version 8: a pass for a tuning whose multiplies cannot repay a host build leaves those
+// formats out (no features, no candidates); a later hint that repays them extends the pass and
+// widens the tuning, which then offers them.
+TEST(EngineFeatureEffort, FormatsWhoseBuildTheHintCannotRepayAreLeftOutUntilAHintRepaysThem) {
+  const auto device = make_cpu_device();
+  SqlitePlanStore store({.path = ":memory:"});
+  store.put_calibration(device->info().signature(), kModelVersion,
+                        bytes_only_cpu_calibration(*device));
+  Engine engine({.memory_budget_bytes = 64 << 20,
+                 .tuner = {.warmup_runs = 1, .timed_runs = 3},
+                 .calibration = {}},
+                *device, store, format_registry());
+  ASSERT_TRUE(engine.load_calibration(false, {}));
+  const FormatEntry* cpu_coo = format_registry().find("cpu_coo");
+  ASSERT_NE(cpu_coo, nullptr);
+  ASSERT_FALSE(cpu_coo->builds_on_device);  // built on the host: charged at 28 ns a non-zero
+  const auto m = random_matrix(20'000, 20'000, 5);
+  const auto summary = engine.add_matrix(m, Precision::fp64, "random", /*expected=*/2);
+  const TuneOutcome first = engine.tune(summary.handle, false, 2);
+  EXPECT_TRUE(first.plan.features.left_out("cpu_coo"));
+  EXPECT_FALSE(first.plan.features.left_out("cpu_csr"));
+  EXPECT_NE(first.plan.format, cpu_coo->rules->id());
+  const std::vector<MeasurementSample> before =
+      store.list_samples(device->info().signature(), Precision::fp64);
+  ASSERT_FALSE(before.empty());
+  for (const MeasurementSample& s : before) EXPECT_NE(s.measured.format, cpu_coo->rules->id());
+
+  // 10^5 multiplies repay it: the pass is extended and the tuning widened, measuring cpu_coo.
+  const TuneOutcome widened = engine.tune(summary.handle, false, 100'000);
+  EXPECT_EQ(widened.plan.tuning.expected_multiplies, 100'000u);
+  EXPECT_FALSE(widened.plan.features.left_out("cpu_coo"));
+  const std::vector<MeasurementSample> after =
+      store.list_samples(device->info().signature(), Precision::fp64);
+  EXPECT_TRUE(std::ranges::any_of(after, [&](const MeasurementSample& s) {
+    return s.measured.format == cpu_coo->rules->id();
+  }));
 }
 
 }  // namespace

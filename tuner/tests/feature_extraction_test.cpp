@@ -170,6 +170,46 @@ TEST(FeatureExtraction, FilesOwnFeaturesOnlyUnderRegisteredFormats) {
                                       "cuda_dia", "cuda_ehyb", "cuda_sell", "cusparse_bsr"}));
 }
 
+TEST(FeatureExtraction, LeavesOutTheFormatsTheFilterRefusesAndAddsThemLater) {
+  FormatRegistry registry;
+  registry.add(std::make_unique<HookRules>(7, "kept", true), &never_built);
+  registry.add(std::make_unique<HookRules>(8, "refused_with_hook", true), &never_built);
+  registry.add(std::make_unique<HookRules>(9, "refused_without", false), &never_built);
+  const auto m = matrix_with_row_lengths({2, 3, 1, 4}, 6);
+  const MatrixFeatures full = extract_features(m, registry);
+  EXPECT_TRUE(full.formats_left_out.empty());
+
+  // The filter is made from the common features, which the pass has computed by then.
+  double sectors_given = -1.0;
+  MatrixFeatures f = extract_features(
+      m, registry, FeatureEffort::standard, nullptr, [&](const MatrixFeatures& common) {
+        sectors_given = common.x_sectors_per_nonzero;
+        return FormatFilter(
+            [](const FormatEntry& entry) { return entry.rules->name() == "kept"; });
+      });
+  EXPECT_EQ(sectors_given, full.x_sectors_per_nonzero);
+  // Refused formats are listed (ascending) whether or not they have a hook, and nothing of
+  // theirs is filed.
+  EXPECT_EQ(f.formats_left_out,
+            (std::vector<std::string>{"refused_with_hook", "refused_without"}));
+  EXPECT_TRUE(f.left_out("refused_without"));
+  EXPECT_FALSE(f.left_out("kept"));
+  EXPECT_EQ(f.format_features.size(), 1U);
+  EXPECT_TRUE(f.format_features.contains("kept"));
+
+  // Extending with a filter that still refuses one adds only the other.
+  EXPECT_EQ(extend_features(m, registry, FeatureEffort::standard, f,
+                            [](const FormatEntry& entry) {
+                              return entry.rules->name() == "refused_with_hook";
+                            }),
+            1U);
+  EXPECT_EQ(f.formats_left_out, (std::vector<std::string>{"refused_without"}));
+  // Then with no filter: every format; the features are those of a pass that left none out.
+  EXPECT_EQ(extend_features(m, registry, FeatureEffort::standard, f, {}), 1U);
+  EXPECT_EQ(f, full);
+  EXPECT_EQ(extend_features(m, registry, FeatureEffort::standard, f, {}), 0U);
+}
+
 TEST(FeatureExtraction, EmptyMatrixHasZeroFeatures) {
   CsrMatrix<double> m;
   m.cols = 3;

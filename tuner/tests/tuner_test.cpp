@@ -147,6 +147,59 @@ TEST(EnumerateCandidates, LetsAComposedFormatChooseAgainstThePartPredictor) {
   EXPECT_EQ(with[2], without[2]);
 }
 
+TEST(EnumerateCandidates, OffersNothingOfAFormatTheFeaturePassLeftOut) {
+  FormatRegistry registry;
+  registry.add(std::make_unique<ModelChosenRules>(), never_built);
+  registry.add(std::make_unique<FixedRules>(7, false, 100), never_built);
+  MatrixFeatures features;
+  const DeviceInfo cpu;
+  const auto all = enumerate_candidates(registry, features, cpu, Precision::fp64, 1000);
+  features.formats_left_out = {std::string(registry.find(FormatId{9})->rules->name())};
+  const auto offered = enumerate_candidates(registry, features, cpu, Precision::fp64, 1000);
+  ASSERT_FALSE(offered.empty());
+  EXPECT_LT(offered.size(), all.size());
+  for (const Candidate& c : offered) EXPECT_EQ(c.format, FormatId{7});
+}
+
+// Predicts every candidate at `ms`, or nothing.
+class ConstantPredictor final : public CandidatePredictor {
+ public:
+  explicit ConstantPredictor(std::optional<double> ms) : ms_(ms) {}
+  std::optional<Prediction> predict(const Candidate&) const override {
+    if (!ms_) return std::nullopt;
+    return Prediction{.ms = *ms_};
+  }
+
+ private:
+  std::optional<double> ms_;
+};
+
+TEST(RepayableFormats, AHostBuildMustCostLessThanTheServingPlansExpectedMultiplies) {
+  FormatRegistry registry;
+  registry.add(std::make_unique<FixedRules>(7, false, 100), never_built, /*builds_on_device=*/true);
+  registry.add(std::make_unique<FixedRules>(8, true, 100), never_built, /*builds_on_device=*/false);
+  const FormatEntry& device_built = *registry.find(FormatId{7});
+  const FormatEntry& host_built = *registry.find(FormatId{8});
+  TunerOptions options;
+  options.device_build_ns_per_nonzero = 0.3;
+  options.host_build_ns_per_nonzero = 28.0;
+  // 10^6 nonzeros: a host build is estimated at 28 ms, a device one at 0.3 ms.
+  const RegistryBuildCostEstimate costs(registry, options, 1'000'000, nullptr);
+  const Candidate serving = candidate(7, 256);
+  // The serving plan at 0.02 ms a multiply: 1000 multiplies take 20 ms, less than the host
+  // build, which no plan could repay then; 2000 take 40 ms, and it could.
+  const ConstantPredictor predictor(0.02);
+  const FormatFilter at_1000 = repayable_formats(predictor, costs, serving, 1000);
+  ASSERT_TRUE(at_1000);
+  EXPECT_TRUE(at_1000(device_built));
+  EXPECT_FALSE(at_1000(host_built));
+  EXPECT_TRUE(repayable_formats(predictor, costs, serving, 2000)(host_built));
+  // A device build is never refused, even where its estimate is not repaid either.
+  EXPECT_TRUE(repayable_formats(predictor, costs, serving, 1)(device_built));
+  // Without a prediction of the serving plan nothing can be judged: every format.
+  EXPECT_FALSE(repayable_formats(ConstantPredictor(std::nullopt), costs, serving, 1000));
+}
+
 // Formats name their model family (FormatRules::model_family); nothing else keeps a format ->
 // family table. A name no family is registered under would silently fall back to the bytes
 // model, so every registered format's is checked (every build registers every format's rules).

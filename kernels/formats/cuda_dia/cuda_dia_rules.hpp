@@ -33,14 +33,16 @@ inline constexpr std::int64_t kDiaMaxDiagonals = 1024;
 
 // cuda_dia's own features (FormatRules::own_features).
 struct CudaDiaFeatures {
-  // Distinct offsets (column - row) of the non-zeros, counted up to kDiaMaxDiagonals + 1.
+  // Distinct offsets (column - row) of the non-zeros, counted up to kDiaMaxDiagonals + 1:
+  // min(distinct, kDiaMaxDiagonals + 1).
   std::int64_t diagonals = 0;
   static constexpr auto kFields =
       std::tuple{declare_field("diagonals", &CudaDiaFeatures::diagonals)};
   friend bool operator==(const CudaDiaFeatures&, const CudaDiaFeatures&) = default;
 };
 
-// O(nnz) with a bitmap of rows + cols bits; stops at kDiaMaxDiagonals + 1.
+// O(nnz) with a bitmap of rows + cols bits per thread, ranges of rows side by side (oneTBB);
+// each range stops past kDiaMaxDiagonals + 1.
 CudaDiaFeatures compute_cuda_dia_features(const CsrMatrix<double>& m);
 // nullopt where the hook did not run (calibration samples); throws Error(invalid_argument)
 // when the entry does not decode.
