@@ -23,9 +23,14 @@ class Device {
   virtual ~Device() = default;
   virtual const DeviceInfo& info() const noexcept = 0;
 
-  // Throws Error(resource_exhausted) when the memory is not there.
+  // Throws Error(resource_exhausted) when the memory is not there. On the GPU both are ordered
+  // on the device's stream (a pool that keeps freed memory for the next allocation): memory is
+  // used only by work on that stream, or by work that waits for it.
   virtual void* allocate(std::size_t bytes) = 0;
   virtual void release(void* pointer) noexcept = 0;
+  // Gives memory released to the pool back to the system, once the work before it is done (the
+  // daemon's trimmer calls it after matrices are released). Nothing where there is no pool.
+  virtual void release_unused_memory() noexcept {}
   virtual void copy_from_host(void* device_dst, const void* host_src, std::size_t bytes) = 0;
   virtual void copy_to_host(void* host_dst, const void* device_src, std::size_t bytes) = 0;
   virtual void copy_on_device(void* device_dst, const void* device_src, std::size_t bytes) = 0;
@@ -48,7 +53,7 @@ class Device {
   virtual void* native_stream() const noexcept = 0;
 };
 
-// cudaMalloc's alignment (256 bytes; the CPU device's is 64): regions carved out of one buffer
+// CUDA allocations' alignment (256 bytes; the CPU device's is 64): regions carved out of one buffer
 // at multiples of it are as aligned as their own allocations would be, on every backend.
 inline constexpr std::size_t kDeviceAlignmentBytes = 256;
 constexpr std::size_t round_up_to_device_alignment(std::size_t bytes) noexcept {
@@ -74,7 +79,7 @@ class DeviceBuffer {
 
   void* data() const noexcept { return data_; }
   // The address `offset_bytes` into the buffer, for one allocation carved into regions (one
-  // cudaMalloc instead of one per region); null for an empty buffer.
+  // allocation instead of one per region); null for an empty buffer.
   void* data_at(std::size_t offset_bytes) const noexcept {
     return data_ ? static_cast<unsigned char*>(data_) + offset_bytes : nullptr;
   }

@@ -146,7 +146,8 @@ Engine::Engine(EngineConfig config, Device& device, PlanStore& plans,
     : config_(config), device_(device), plans_(plans), registry_(registry) {
   if (config_.trim_memory_interval_ms > 0)
     trimmer_ = std::make_unique<MemoryTrimmer>(
-        std::chrono::milliseconds(config_.trim_memory_interval_ms));
+        std::chrono::milliseconds(config_.trim_memory_interval_ms),
+        [this] { device_.release_unused_memory(); });
   tuning_thread_ = std::thread([this] { run_tuning_thread(); });
   if (config_.refit_interval_s > 0) refit_thread_ = std::thread([this] { run_refit_thread(); });
 }

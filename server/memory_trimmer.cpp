@@ -2,10 +2,13 @@
 
 #include <malloc.h>
 
+#include <utility>
+
 namespace spmvd {
 
-MemoryTrimmer::MemoryTrimmer(std::chrono::milliseconds min_interval)
-    : min_interval_(min_interval), thread_([this] { run(); }) {}
+MemoryTrimmer::MemoryTrimmer(std::chrono::milliseconds min_interval,
+                             std::function<void()> also_trim)
+    : min_interval_(min_interval), also_trim_(std::move(also_trim)), thread_([this] { run(); }) {}
 
 MemoryTrimmer::~MemoryTrimmer() {
   {
@@ -40,6 +43,7 @@ void MemoryTrimmer::run() {
     pending_ = false;
     lock.unlock();
     malloc_trim(0);
+    if (also_trim_) also_trim_();
     last_trim = std::chrono::steady_clock::now();
     lock.lock();
     ++trims_;

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -22,7 +23,11 @@ class MemoryTrimmer {
  public:
   // min_interval bounds the cost: a trim of a large heap takes milliseconds and holds each
   // arena's lock while it walks it.
-  explicit MemoryTrimmer(std::chrono::milliseconds min_interval);
+  // also_trim, where given, runs on the trimmer's thread after each malloc_trim: the device's
+  // pool gives back the device memory the released matrices left in it
+  // (Device::release_unused_memory).
+  explicit MemoryTrimmer(std::chrono::milliseconds min_interval,
+                         std::function<void()> also_trim = {});
   ~MemoryTrimmer();  // finishes a pending trim's wait early and joins
   MemoryTrimmer(const MemoryTrimmer&) = delete;
   MemoryTrimmer& operator=(const MemoryTrimmer&) = delete;
@@ -36,6 +41,7 @@ class MemoryTrimmer {
   void run();
 
   const std::chrono::milliseconds min_interval_;
+  const std::function<void()> also_trim_;
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   bool pending_ = false;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <mutex>
 #include <string>
 
@@ -68,6 +69,17 @@ class CudaDevice final : public Device {
     SPMVD_CUDA_CHECK(cudaSetDevice(ordinal_));
     info_ = read_device_info(ordinal_);
     SPMVD_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    use_pool_ = memory_pools_supported(ordinal_);
+    if (use_pool_) {
+      // Stream-ordered allocation from the device's pool, which keeps what is freed for the
+      // next allocation instead of returning it at every synchronisation: a tuning builds and
+      // drops candidates of similar sizes one after another, and cudaMalloc / cudaFree cost
+      // a page mapping and a device-wide synchronisation each (docs/TUNER.md "Stages and cost
+      // accounting"). allocate() gives the pool's free memory back when a request does not fit.
+      SPMVD_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool_, ordinal_));
+      std::uint64_t keep_all = std::numeric_limits<std::uint64_t>::max();
+      SPMVD_CUDA_CHECK(cudaMemPoolSetAttribute(pool_, cudaMemPoolAttrReleaseThreshold, &keep_all));
+    }
     // time_ms's two events, made once: every Multiply request is timed.
     try {
       SPMVD_CUDA_CHECK(cudaEventCreate(&start_));
@@ -87,10 +99,22 @@ class CudaDevice final : public Device {
 
   const DeviceInfo& info() const noexcept override { return info_; }
 
+  // Ordered on the stream like every use of the memory (the split's side stream waits on an
+  // event of this stream before it touches its buffers, and is synchronised before they go).
   void* allocate(std::size_t bytes) override {
     SPMVD_CUDA_CHECK(cudaSetDevice(ordinal_));
     void* pointer = nullptr;
-    const cudaError_t status = cudaMalloc(&pointer, bytes);
+    cudaError_t status = use_pool_ ? cudaMallocAsync(&pointer, bytes, stream_)
+                                   : cudaMalloc(&pointer, bytes);
+    if (status == cudaErrorMemoryAllocation && use_pool_) {
+      // The pool may hold freed memory in pieces this request does not fit: once the frees
+      // before it have completed, all of it goes back to the device, and the request is tried
+      // again.
+      (void)cudaGetLastError();
+      SPMVD_CUDA_CHECK(cudaStreamSynchronize(stream_));
+      SPMVD_CUDA_CHECK(cudaMemPoolTrimTo(pool_, 0));
+      status = cudaMallocAsync(&pointer, bytes, stream_);
+    }
     if (status == cudaErrorMemoryAllocation) {
       (void)cudaGetLastError();
       throw Error(ErrorCode::resource_exhausted,
@@ -102,7 +126,18 @@ class CudaDevice final : public Device {
   }
   void release(void* pointer) noexcept override {
     SPMVD_CUDA_CHECK_NO_THROW(cudaSetDevice(ordinal_));
-    SPMVD_CUDA_CHECK_NO_THROW(cudaFree(pointer));
+    if (use_pool_)
+      SPMVD_CUDA_CHECK_NO_THROW(cudaFreeAsync(pointer, stream_));
+    else
+      SPMVD_CUDA_CHECK_NO_THROW(cudaFree(pointer));
+  }
+
+  void release_unused_memory() noexcept override {
+    if (!use_pool_) return;
+    SPMVD_CUDA_CHECK_NO_THROW(cudaSetDevice(ordinal_));
+    // Frees count as done once the host has seen the stream pass them.
+    SPMVD_CUDA_CHECK_NO_THROW(cudaStreamSynchronize(stream_));
+    SPMVD_CUDA_CHECK_NO_THROW(cudaMemPoolTrimTo(pool_, 0));
   }
 
   // Host copies wait for the stream: the host buffer may be reused as soon as they return.
@@ -197,9 +232,17 @@ class CudaDevice final : public Device {
     SPMVD_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, stream_));
   }
 
+  static bool memory_pools_supported(int ordinal) {
+    int supported = 0;
+    SPMVD_CUDA_CHECK(cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, ordinal));
+    return supported != 0;
+  }
+
   int ordinal_;
   DeviceInfo info_;
   cudaStream_t stream_ = nullptr;
+  bool use_pool_ = false;
+  cudaMemPool_t pool_ = nullptr;
   std::mutex timing_mutex_;
   cudaEvent_t start_ = nullptr;
   cudaEvent_t stop_ = nullptr;

@@ -146,5 +146,27 @@ TEST_F(CudaDevice, ReportsOutOfMemoryAsResourceExhaustedNamingTheBytes) {
   EXPECT_NE(still_works.data(), nullptr);
 }
 
+// Freed memory stays in the device's pool for the next allocation; a request the pool's pieces
+// cannot hold gets that memory back: 40 % of the device freed, then 70 % asked for, fits only
+// if the pool gives its 40 % back.
+TEST_F(CudaDevice, MemoryFreedToThePoolIsGivenBackWhenALargerRequestNeedsIt) {
+  const std::uint64_t memory = device_->info().memory_bytes;
+  {
+    DeviceBuffer first(*device_, memory / 10 * 4);
+    device_->fill_bytes(first.data(), 0x5a, first.bytes());
+    device_->synchronize();
+  }
+  {
+    DeviceBuffer again(*device_, memory / 10 * 4);  // the freed block, reused
+    EXPECT_NE(again.data(), nullptr);
+  }
+  DeviceBuffer larger(*device_, memory / 10 * 7);
+  device_->fill_bytes(larger.data(), 0xa5, larger.bytes());
+  device_->synchronize();
+  std::uint8_t last = 0;
+  device_->copy_to_host(&last, static_cast<std::uint8_t*>(larger.data()) + larger.bytes() - 1, 1);
+  EXPECT_EQ(last, 0xa5);
+}
+
 }  // namespace
 }  // namespace spmvd

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <thread>
 
 namespace spmvd {
@@ -20,6 +21,17 @@ TEST(MemoryTrimmer, TrimsOnlyWhenAsked) {
   EXPECT_EQ(trimmer.trims(), 0u);
   trimmer.request();
   EXPECT_TRUE(reaches(trimmer, 1));
+}
+
+TEST(MemoryTrimmer, RunsWhatElseItIsGivenWithEachTrim) {
+  std::atomic<int> device_trims{0};
+  MemoryTrimmer trimmer(std::chrono::milliseconds(1), [&] { ++device_trims; });
+  trimmer.request();
+  ASSERT_TRUE(reaches(trimmer, 1));
+  EXPECT_EQ(device_trims.load(), 1);
+  trimmer.request();
+  ASSERT_TRUE(reaches(trimmer, 2));
+  EXPECT_EQ(device_trims.load(), 2);
 }
 
 TEST(MemoryTrimmer, ABurstOfRequestsFoldsIntoFewTrimsAndTheLastIsServed) {
