@@ -139,8 +139,13 @@ stage_memory() {
       ${CHURN_ARGS:---clients 32 --rounds 3} >> "$log" 2>&1
     grep -E "^(Rss|Anonymous|Private_Dirty)" "/proc/$pid/smaps_rollup" | tr -s ' ' | paste -sd' ' >> "$log"
     echo "threads=$(ls /proc/$pid/task | wc -l) anon_mappings=$(grep -c -E '^[0-9a-f]+-[0-9a-f]+ rw-p 00000000 00:00 0 *$' /proc/$pid/maps)" >> "$log"
+    # The device memory the daemon still holds with every matrix released (its pool gives freed
+    # memory back on each trim): the CUDA context's own plus what is still allocated.
+    local gpu_mib
+    gpu_mib=$(nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits | awk -F', ' -v p="$pid" '$1 == p {print $2}')
+    echo "gpu_used_mib_after_release=${gpu_mib:-?}" >> "$log"
     kill -TERM "$pid"; wait "$pid"
-    summary+=("memory $variant: $(grep -E 'phase=released' "$log" | tail -n 3 | awk '{print $3}' | paste -sd' ') (rss after each round's release)")
+    summary+=("memory $variant: $(grep -E 'phase=released' "$log" | tail -n 3 | awk '{print $3}' | paste -sd' ') (rss after each round's release); device ${gpu_mib:-?} MiB after the last")
   done
   grep -vE "^\[" "$log" | tail -n 40
 }
