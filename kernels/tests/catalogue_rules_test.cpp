@@ -154,6 +154,38 @@ TEST(SellLayout, SortsRowsByLengthWithinTheWindowAndKeepsThePermutation) {
                                                      8, 3, 9, 0}));
 }
 
+// Slices are measured side by side, and a slice longer than one task's rows (ELL's one slice)
+// across several tasks: every slice gets its own longest row wherever that row falls.
+TEST(SellSliceOffsets, PadEachSliceToItsLongestRowWhateverItsLength) {
+  const std::int64_t n = 100'000;
+  CsrMatrix<double> m{n, 10, {0}, {}, {}};
+  for (std::int64_t r = 0; r < n; ++r) {
+    // One entry a row, three in row 70,001 (in a late task of the one-slice case), two in the
+    // last row.
+    const std::int64_t length = r == 70'001 ? 3 : (r == n - 1 ? 2 : 1);
+    for (std::int64_t k = 0; k < length; ++k) {
+      m.col_indices.push_back(static_cast<ColIndex>(k));
+      m.values.push_back(1.0);
+    }
+    m.row_offsets.push_back(static_cast<RowOffset>(m.col_indices.size()));
+  }
+  EXPECT_EQ(sell_slice_offsets(m, n, {}), (std::vector<std::int64_t>{0, 3 * n}));
+  const std::vector<std::int64_t> halves = sell_slice_offsets(m, n / 2, {});
+  EXPECT_EQ(halves, (std::vector<std::int64_t>{0, n / 2, n / 2 + 3 * (n / 2)}));
+  // Many short slices (n / 32 = 3125, all full): 32 slots each, 96 for slice 2187 (row
+  // 70,001), 64 for the last (row 99,999).
+  const std::vector<std::int64_t> short_slices = sell_slice_offsets(m, 32, {});
+  ASSERT_EQ(short_slices.size(), 3126u);
+  EXPECT_EQ(short_slices[2187], 32 * 2187);
+  EXPECT_EQ(short_slices[2188], 32 * 2187 + 96);
+  EXPECT_EQ(short_slices.back(), 32 * 3123 + 96 + 64);
+  // In an order: reversed, rows 70,001 and 99,999 both fall in the first half.
+  std::vector<std::int32_t> reversed(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) reversed[i] = static_cast<std::int32_t>(n - 1 - i);
+  EXPECT_EQ(sell_slice_offsets(m, n / 2, reversed),
+            (std::vector<std::int64_t>{0, 3 * (n / 2), 3 * (n / 2) + n / 2}));
+}
+
 TEST(SellRowOrder, SortsOnlyWithinEachWindow) {
   // Windows {0, 1, 2} (lengths 2, 1, 4) and {3, 4} (lengths 0, 2).
   EXPECT_THAT(sell_row_order(five_by_five(), 3), ElementsAre(2, 0, 1, 4, 3));

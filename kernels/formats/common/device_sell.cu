@@ -76,15 +76,7 @@ std::shared_ptr<const DeviceSellLayout> make_device_sell_layout(const BuildSourc
   const bool sorted = sort_window > 1;
   const std::vector<std::int32_t> order =
       sorted ? sell_row_order(matrix, sort_window) : std::vector<std::int32_t>();
-  const auto row_at = [&](std::int64_t i) { return sorted ? order[i] : i; };
-  const std::int64_t slices = (matrix.rows + slice_height - 1) / slice_height;
-  sell->host_slice_offsets.assign(static_cast<std::size_t>(slices) + 1, 0);
-  for (std::int64_t s = 0; s < slices; ++s) {
-    std::int64_t width = 0;
-    for (std::int64_t i = s * slice_height; i < std::min(matrix.rows, (s + 1) * slice_height); ++i)
-      width = std::max(width, matrix.row_length(row_at(i)));
-    sell->host_slice_offsets[s + 1] = sell->host_slice_offsets[s] + width * slice_height;
-  }
+  sell->host_slice_offsets = sell_slice_offsets(matrix, slice_height, order);
   sell->slice_offsets =
       upload(device, sell->host_slice_offsets.data(), sell->host_slice_offsets.size());
   sell->permutation = upload(device, order.data(), order.size());  // empty unless sorted

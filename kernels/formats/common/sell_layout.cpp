@@ -1,5 +1,9 @@
 #include "kernels/formats/common/sell_layout.hpp"
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/parallel_reduce.h>
+
 #include <algorithm>
 #include <string>
 
@@ -14,6 +18,40 @@ std::vector<std::int32_t> sell_row_order(const CsrMatrix<double>& matrix,
   return length_sorted_row_order(matrix, sort_window);
 }
 
+std::vector<std::int64_t> sell_slice_offsets(const CsrMatrix<double>& matrix,
+                                             std::int64_t slice_height,
+                                             std::span<const std::int32_t> order) {
+  const std::int64_t slices = (matrix.rows + slice_height - 1) / slice_height;
+  const auto row_at = [&](std::int64_t i) -> std::int64_t {
+    return order.empty() ? i : order[static_cast<std::size_t>(i)];
+  };
+  // The longest of rows [first, last) of the order.
+  const auto longest = [&](std::int64_t first, std::int64_t last) {
+    std::int64_t width = 0;
+    for (std::int64_t i = first; i < last; ++i) width = std::max(width, matrix.row_length(row_at(i)));
+    return width;
+  };
+  constexpr std::int64_t kRowsPerTask = 1 << 14;
+  std::vector<std::int64_t> offsets(static_cast<std::size_t>(slices) + 1, 0);
+  tbb::parallel_for(std::int64_t{0}, slices, [&](std::int64_t s) {
+    const std::int64_t first = s * slice_height;
+    const std::int64_t last = std::min(matrix.rows, first + slice_height);
+    offsets[static_cast<std::size_t>(s) + 1] =
+        last - first <= kRowsPerTask
+            ? longest(first, last)
+            : tbb::parallel_reduce(
+                  tbb::blocked_range<std::int64_t>(first, last, kRowsPerTask), std::int64_t{0},
+                  [&](const tbb::blocked_range<std::int64_t>& rows, std::int64_t width) {
+                    return std::max(width, longest(rows.begin(), rows.end()));
+                  },
+                  [](std::int64_t a, std::int64_t b) { return std::max(a, b); });
+  });
+  // Widths to offsets: slot counts summed in slice order.
+  for (std::size_t s = 1; s < offsets.size(); ++s)
+    offsets[s] = offsets[s - 1] + offsets[s] * slice_height;
+  return offsets;
+}
+
 template <typename Value>
 SellLayout<Value> make_sell_layout(const CsrMatrix<double>& matrix, std::int64_t slice_height,
                                    std::int64_t sort_window) {
@@ -26,15 +64,7 @@ SellLayout<Value> make_sell_layout(const CsrMatrix<double>& matrix, std::int64_t
   sell.rows = matrix.rows;
   sell.slice_height = slice_height;
   const std::vector<std::int32_t> order = sell_row_order(matrix, sort_window);
-  const std::int64_t slices = (matrix.rows + slice_height - 1) / slice_height;
-
-  sell.slice_offsets.assign(static_cast<std::size_t>(slices) + 1, 0);
-  for (std::int64_t s = 0; s < slices; ++s) {
-    std::int64_t width = 0;
-    for (std::int64_t i = s * slice_height; i < std::min(matrix.rows, (s + 1) * slice_height); ++i)
-      width = std::max(width, matrix.row_length(order[i]));
-    sell.slice_offsets[s + 1] = sell.slice_offsets[s] + width * slice_height;
-  }
+  sell.slice_offsets = sell_slice_offsets(matrix, slice_height, order);
 
   sell.col_indices.assign(static_cast<std::size_t>(sell.slots()), kPaddingColumn);
   sell.values.assign(static_cast<std::size_t>(sell.slots()), Value(0));

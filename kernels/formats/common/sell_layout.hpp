@@ -11,6 +11,7 @@
 // same arrays serve cuda_sell, cuda_ell and cusparse_sell.
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "core/csr_matrix.hpp"
@@ -39,6 +40,14 @@ struct SellLayout {
 // sort_window consecutive rows (sort_window <= 1: identity): core's length_sorted_row_order,
 // the order the features' sorted gathers are counted in.
 std::vector<std::int32_t> sell_row_order(const CsrMatrix<double>& matrix, std::int64_t sort_window);
+
+// Each slice's first slot, ceil(rows / C) + 1 entries (the last is every slot): slice s holds
+// the C rows order[s C ..] (the rows in their own order where order is empty), each padded to
+// the longest of them. O(rows), the slices side by side and the rows of a long slice too
+// (oneTBB: ELL is one slice of every row, and this was most of its device build).
+std::vector<std::int64_t> sell_slice_offsets(const CsrMatrix<double>& matrix,
+                                             std::int64_t slice_height,
+                                             std::span<const std::int32_t> order);
 
 // Throws Error(invalid_argument) for slice_height < 1 or rows >= 2^31.
 template <typename Value>

@@ -55,15 +55,14 @@ std::unique_ptr<SpmvOperator> CudaEllRules::build(const BuildSource& source, Pre
   Device& device = source.device();
   check_gpu_device("cuda_ell", device);
   const CsrMatrix<double>& matrix = source.host();
-  std::int64_t longest = 0;
-  for (std::int64_t r = 0; r < matrix.rows; ++r) longest = std::max(longest, matrix.row_length(r));
-  const std::uint32_t width = params_of(candidate).ell_width;
-  if (longest != width)
-    throw_invalid("cuda_ell: candidate ell_width " + std::to_string(width) +
-                  " differs from the matrix's longest row, " + std::to_string(longest));
-  // ELL is SELL of one slice holding every row, unsorted (ell_layout.hpp).
+  // ELL is SELL of one slice holding every row, unsorted (ell_layout.hpp): its width is the
+  // longest row, which the layout finds (shared by every block size).
   auto ell =
       shared_device_sell_layout(source, precision, std::max<std::int64_t>(matrix.rows, 1), 1);
+  const std::uint32_t width = params_of(candidate).ell_width;
+  if (ell->width() != width)
+    throw_invalid("cuda_ell: candidate ell_width " + std::to_string(width) +
+                  " differs from the matrix's longest row, " + std::to_string(ell->width()));
   if (precision == Precision::fp32)
     return std::make_unique<CudaEllOperator<float>>(std::move(ell), candidate.launch, device);
   return std::make_unique<CudaEllOperator<double>>(std::move(ell), candidate.launch, device);
