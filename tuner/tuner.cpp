@@ -232,7 +232,8 @@ BudgetedSelection select_within_budget(std::span<const Candidate> candidates,
                                        const CandidatePredictor* predictor, CandidateTimer& timer,
                                        const TunerOptions& options, const TuneHints& hints,
                                        std::int64_t nnz,
-                                       const BuildCostEstimate* build_costs) {
+                                       const BuildCostEstimate* build_costs,
+                                       const std::function<double()>& clock_ms) {
   BudgetedSelection out;
   TuningCost& cost = out.record.cost;
   cost.features_ms = hints.features_ms;
@@ -240,7 +241,13 @@ BudgetedSelection select_within_budget(std::span<const Candidate> candidates,
   out.record.expected_multiplies =
       hints.expected_multiplies ? hints.expected_multiplies : options.default_expected_multiplies;
 
-  const auto ranking_start = std::chrono::steady_clock::now();
+  const auto now_ms = [&clock_ms] {
+    return clock_ms ? clock_ms()
+                    : std::chrono::duration<double, std::milli>(
+                          std::chrono::steady_clock::now().time_since_epoch())
+                          .count();
+  };
+  const double ranking_start_ms = now_ms();
   std::vector<RankedCandidate> ranked;
   if (predictor != nullptr) {
     ranked = rank_candidates(candidates, *predictor, build_costs,
@@ -249,7 +256,7 @@ BudgetedSelection select_within_budget(std::span<const Candidate> candidates,
     for (const Candidate& c : candidates) ranked.push_back({c, std::nullopt});
   }
   const std::vector<RankedCandidate> order = measurement_order(ranked);
-  cost.ranking_ms = hints.enumeration_ms + elapsed_ms(ranking_start);
+  cost.ranking_ms = hints.enumeration_ms + (now_ms() - ranking_start_ms);
   const auto spent = [&] {
     return cost.features_ms + cost.ranking_ms + cost.builds_ms + cost.measurements_ms;
   };

@@ -290,11 +290,14 @@ struct BudgetedSelection {
 // within the budget; when none has been measured the search goes on (to
 // max_candidates_measured) past the budget, since a plan is needed. Throws
 // Error(failed_precondition) when none could be measured.
+// `clock_ms` times the ranking (the host's steady clock, in ms, where empty): the tests give a
+// frozen one, so that what their budgets admit does not depend on how loaded the machine is.
 BudgetedSelection select_within_budget(std::span<const Candidate> candidates,
                                        const CandidatePredictor* predictor, CandidateTimer& timer,
                                        const TunerOptions& options, const TuneHints& hints,
                                        std::int64_t nnz,
-                                       const BuildCostEstimate* build_costs = nullptr);
+                                       const BuildCostEstimate* build_costs = nullptr,
+                                       const std::function<double()>& clock_ms = {});
 
 // Builds each candidate on `device` and times it the way Engine::multiply runs a plan: for
 // each run, x is written afresh (Multiply copies it in from the host; the timer copies it from

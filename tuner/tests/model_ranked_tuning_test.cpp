@@ -101,11 +101,15 @@ struct Scenario {
                                                   {baseline(), 5.0}};
 };
 
+// The ranking's clock for these tests: frozen, so ranking costs nothing and what a budget admits
+// is the scenario's arithmetic alone, however loaded the machine running them is.
+double frozen_clock() { return 0.0; }
+
 BudgetedSelection tune(const Scenario& s, FakeTimer& timer, std::uint64_t expected,
                        TunerOptions options = Scenario::options()) {
   return select_within_budget(s.all, &s.predictor, timer, options,
                               TuneHints{.expected_multiplies = expected, .features_ms = 0.0},
-                              Scenario::kNnz);
+                              Scenario::kNnz, nullptr, frozen_clock);
 }
 
 double spent(const TuningCost& c) {
@@ -155,7 +159,7 @@ TEST(BudgetedTuning, ABaselineRankedFirstIsNotModelOnlysOneCandidate) {
   const BudgetedSelection r =
       select_within_budget(s.all, &s.predictor, timer, Scenario::options(),
                            TuneHints{.expected_multiplies = 100, .features_ms = 50.0},
-                           Scenario::kNnz);
+                           Scenario::kNnz, nullptr, frozen_clock);
   EXPECT_EQ(r.record.mode, TuneMode::model_only);
   EXPECT_EQ(timer.measured, (std::vector<Candidate>{baseline(), candidate(1)}));
   EXPECT_EQ(r.best.candidate, candidate(1));
@@ -268,7 +272,8 @@ TEST(BudgetedTuning, CostAccountingAddsUp) {
   FakeTimer timer(s.times);
   const BudgetedSelection r = select_within_budget(
       s.all, &s.predictor, timer, Scenario::options(),
-      TuneHints{.expected_multiplies = 500, .features_ms = 0.25}, Scenario::kNnz);
+      TuneHints{.expected_multiplies = 500, .features_ms = 0.25}, Scenario::kNnz, nullptr,
+      frozen_clock);
   const TuningCost& c = r.record.cost;
   EXPECT_DOUBLE_EQ(c.features_ms, 0.25);
   EXPECT_DOUBLE_EQ(c.builds_ms, 4.0);  // four builds of 1 ms
@@ -308,14 +313,16 @@ TEST(BudgetedTuning, TiesGoToTheBetterRankedCandidateWhateverTheInputOrder) {
                           std::vector<Candidate>{candidate(2), candidate(1)}}) {
     FakeTimer timer(times);
     const BudgetedSelection r =
-        select_within_budget(all, &predictor, timer, options, TuneHints{}, Scenario::kNnz);
+        select_within_budget(all, &predictor, timer, options, TuneHints{}, Scenario::kNnz,
+                             nullptr, frozen_clock);
     EXPECT_EQ(r.best.candidate, candidate(1));
   }
   // Equal predictions keep the registry's order (rank_candidates is stable): the first wins.
   const FakePredictor flat({{candidate(1), 1.0}, {candidate(2), 1.0}});
   FakeTimer timer(times);
   const std::vector<Candidate> all{candidate(2), candidate(1)};
-  EXPECT_EQ(select_within_budget(all, &flat, timer, options, TuneHints{}, Scenario::kNnz)
+  EXPECT_EQ(select_within_budget(all, &flat, timer, options, TuneHints{}, Scenario::kNnz, nullptr,
+                                 frozen_clock)
                 .best.candidate,
             candidate(2));
 }
@@ -339,7 +346,7 @@ TEST(BudgetedTuning, WithoutPredictionsTheFirstMeasurementSetsTheBudget) {
   const std::vector<Candidate> all{candidate(1), candidate(2), candidate(3)};
   const BudgetedSelection r = select_within_budget(
       all, nullptr, timer, Scenario::options(), TuneHints{.expected_multiplies = 500},
-      Scenario::kNnz);
+      Scenario::kNnz, nullptr, frozen_clock);
   EXPECT_EQ(timer.runs_seen[0].timed, 1);
   EXPECT_DOUBLE_EQ(r.record.budget_ms, 50.0);
   EXPECT_EQ(r.best.candidate, candidate(3));
@@ -587,7 +594,7 @@ TEST(BudgetedTuning, PassesOverACandidateWhoseBuildOverrunsTheBudgetForCheaperOn
   const BudgetedSelection r =
       select_within_budget(s.all, &s.predictor, timer, Scenario::options(),
                            TuneHints{.expected_multiplies = 500, .features_ms = 0.0},
-                           Scenario::kNnz, &costs);
+                           Scenario::kNnz, &costs, frozen_clock);
   EXPECT_EQ(r.record.mode, TuneMode::verify_top_k);
   EXPECT_EQ(r.record.k, 3u);
   EXPECT_EQ(timer.measured, (std::vector<Candidate>{candidate(1), baseline(), candidate(3)}));
@@ -609,8 +616,9 @@ TEST(BudgetedTuning, CountsTheEnumerationAsRankingAndTheTimersSetUpAsMeasurement
   const TuneHints hints{.expected_multiplies = 100, .features_ms = 0.0, .enumeration_ms = 4.0,
                         .timer_setup_ms = 3.0};
   const BudgetedSelection r =
-      select_within_budget(s.all, &s.predictor, timer, Scenario::options(), hints, Scenario::kNnz);
-  EXPECT_GE(r.record.cost.ranking_ms, 4.0);
+      select_within_budget(s.all, &s.predictor, timer, Scenario::options(), hints, Scenario::kNnz,
+                           nullptr, frozen_clock);
+  EXPECT_DOUBLE_EQ(r.record.cost.ranking_ms, 4.0);  // the enumeration; the frozen clock adds 0
   // model-only: c1 (1 ms build + 2 runs of 1 ms) and the baseline (1 + 2 x 5 ms) after the 3 ms.
   EXPECT_DOUBLE_EQ(r.record.cost.measurements_ms, 3.0 + 2.0 + 10.0);
   EXPECT_DOUBLE_EQ(r.record.cost.total_ms, r.record.cost.features_ms + r.record.cost.ranking_ms +
