@@ -69,19 +69,19 @@ class CudaDevice final : public Device {
     SPMVD_CUDA_CHECK(cudaSetDevice(ordinal_));
     info_ = read_device_info(ordinal_);
     SPMVD_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-    use_pool_ = memory_pools_supported(ordinal_);
-    if (use_pool_) {
-      // Stream-ordered allocation from the device's pool, which keeps what is freed for the
-      // next allocation instead of returning it at every synchronisation: a tuning builds and
-      // drops candidates of similar sizes one after another, and cudaMalloc / cudaFree cost
-      // a page mapping and a device-wide synchronisation each (docs/TUNER.md "Stages and cost
-      // accounting"). allocate() gives the pool's free memory back when a request does not fit.
-      SPMVD_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool_, ordinal_));
-      std::uint64_t keep_all = std::numeric_limits<std::uint64_t>::max();
-      SPMVD_CUDA_CHECK(cudaMemPoolSetAttribute(pool_, cudaMemPoolAttrReleaseThreshold, &keep_all));
-    }
-    // time_ms's two events, made once: every Multiply request is timed.
     try {
+      use_pool_ = memory_pools_supported(ordinal_);
+      if (use_pool_) {
+        // Stream-ordered allocation from the device's pool, which keeps what is freed for the
+        // next allocation instead of returning it at every synchronisation: a tuning builds and
+        // drops candidates of similar sizes one after another, and cudaMalloc / cudaFree cost
+        // a page mapping and a device-wide synchronisation each (docs/OPERATIONS.md "Memory").
+        // allocate() gives the pool's free memory back when a request does not fit.
+        SPMVD_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool_, ordinal_));
+        std::uint64_t keep_all = std::numeric_limits<std::uint64_t>::max();
+        SPMVD_CUDA_CHECK(cudaMemPoolSetAttribute(pool_, cudaMemPoolAttrReleaseThreshold, &keep_all));
+      }
+      // time_ms's two events, made once: every Multiply request is timed.
       SPMVD_CUDA_CHECK(cudaEventCreate(&start_));
       SPMVD_CUDA_CHECK(cudaEventCreate(&stop_));
     } catch (...) {
