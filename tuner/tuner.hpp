@@ -40,7 +40,8 @@ namespace spmvd {
 // 7: where the models rank the baseline first, the candidate after it is measured too (the
 //    baseline does not use up model-only's one candidate).
 // 8: a format built by a host algorithm whose build the expected multiplies cannot repay is
-//    left out of the feature pass and not offered (MatrixFeatures::formats_left_out).
+//    left out of the feature pass and not offered (MatrixFeatures::formats_left_out); a device
+//    conversion is charged 0.1 ns a nonzero instead of 0.3 (its builds got cheaper).
 inline constexpr std::uint32_t kTunerVersion = 8;
 
 struct TunerOptions {
@@ -67,13 +68,14 @@ struct TunerOptions {
   double build_ns_per_nonzero_estimate = 7.5;
   // What ranking charges a candidate for its build, per nonzero, amortised over the expected
   // multiplies (rank_candidates), and what the budget expects a build to cost before it is
-  // observed: the medians of an H100 run (2026-11-24, spmv-bench over
-  // bench/suite_memory_bound.txt, fp64, from the CSR on the device), 0.3 ns for the formats
-  // converted on the device (FormatEntry::builds_on_device: ELL 0.31, SELL 0.56, cuSPARSE SELL
-  // 0.35, HYB 0.62, DIA 0.08; the CSR and COO formats 0.00-0.03) and 28 ns for those built on
-  // the host (BCE 11, BRO-COO 20, the split 22, the strip 23, BSR 34, BRO-ELL 39, BRO-HYB 56,
-  // EHYB 174). The serving build costs nothing. 0 turns the charge off.
-  double device_build_ns_per_nonzero = 0.3;
+  // observed: the medians of H100 runs (2026-11-24, spmv-bench over
+  // bench/suite_memory_bound.txt, fp64, from the CSR on the device; docs/BENCHMARKS.md
+  // "Builds from the resident CSR"), 0.1 ns for the formats converted on the device
+  // (FormatEntry::builds_on_device: ELL 0.06, SELL 0.39, cuSPARSE SELL 0.08, HYB 0.61, DIA
+  // 0.06; the CSR and COO formats 0.01) and 28 ns for those built on the host (BCE 11, BRO-COO
+  // 20, the split 22, the strip 23, BSR 34, BRO-ELL 39, BRO-HYB 56, EHYB 174). The serving
+  // build costs nothing. 0 turns the charge off.
+  double device_build_ns_per_nonzero = 0.1;
   double host_build_ns_per_nonzero = 28.0;
   // From this many expected multiplies on, the feature pass is thorough (FeatureEffort: RCM
   // sized by computing it). A thorough pass costs ~0.3-0.5 us a nonzero more (Boost's RCM, the
