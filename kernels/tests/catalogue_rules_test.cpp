@@ -169,6 +169,7 @@ TEST(SellSliceOffsets, PadEachSliceToItsLongestRowWhateverItsLength) {
     }
     m.row_offsets.push_back(static_cast<RowOffset>(m.col_indices.size()));
   }
+  EXPECT_EQ(longest_row(m), 3);
   EXPECT_EQ(sell_slice_offsets(m, n, {}), (std::vector<std::int64_t>{0, 3 * n}));
   const std::vector<std::int64_t> halves = sell_slice_offsets(m, n / 2, {});
   EXPECT_EQ(halves, (std::vector<std::int64_t>{0, n / 2, n / 2 + 3 * (n / 2)}));

@@ -103,7 +103,7 @@ void expect_hyb_equals_host(Device& device, const BuildSource& source, std::int6
   expect_same_array("COO values", download<Value>(device, built->coo_values), host.coo.values);
 }
 
-std::int64_t longest_row(const CsrMatrix<double>& m) {
+std::int64_t longest_row_serially(const CsrMatrix<double>& m) {
   std::int64_t longest = 0;
   for (std::int64_t r = 0; r < m.rows; ++r) longest = std::max(longest, m.row_length(r));
   return longest;
@@ -126,7 +126,7 @@ void expect_layouts_equal_host(Device& device, const CsrMatrix<double>& matrix) 
     SCOPED_TRACE("ELL (one slice of every row)");
     expect_sell_equals_host<Value>(device, source, make_ell_layout<Value>(matrix), all_rows, 1);
   }
-  const std::int64_t longest = longest_row(matrix);
+  const std::int64_t longest = longest_row_serially(matrix);
   std::vector<std::int64_t> widths{0, 1, longest / 2, longest, longest + 2};
   std::sort(widths.begin(), widths.end());
   widths.erase(std::unique(widths.begin(), widths.end()), widths.end());
@@ -233,7 +233,7 @@ TEST_F(DeviceLayouts, CandidatesDifferingInLaunchParametersShareOneBuild) {
   EXPECT_FALSE(watched.expired()) << "the first operator still holds it";
 
   // cuda_ell: one slice of every row, its own key, shared by its block sizes.
-  const std::int64_t longest = longest_row(matrix);
+  const std::int64_t longest = longest_row_serially(matrix);
   const auto ell_candidate = [&](std::uint32_t block_size) {
     return Candidate{
         .format = kCudaEllFormatId,

@@ -18,33 +18,43 @@ std::vector<std::int32_t> sell_row_order(const CsrMatrix<double>& matrix,
   return length_sorted_row_order(matrix, sort_window);
 }
 
+namespace {
+
+// The longest of rows order[first .. last) (the rows themselves where order is empty): a long
+// range's rows side by side (oneTBB).
+std::int64_t longest_in(const CsrMatrix<double>& matrix, std::span<const std::int32_t> order,
+                        std::int64_t first, std::int64_t last) {
+  const auto longest = [&](std::int64_t from, std::int64_t to) {
+    std::int64_t width = 0;
+    for (std::int64_t i = from; i < to; ++i)
+      width = std::max(width, matrix.row_length(order.empty() ? i : order[static_cast<std::size_t>(i)]));
+    return width;
+  };
+  constexpr std::int64_t kRowsPerTask = 1 << 14;
+  if (last - first <= kRowsPerTask) return longest(first, last);
+  return tbb::parallel_reduce(
+      tbb::blocked_range<std::int64_t>(first, last, kRowsPerTask), std::int64_t{0},
+      [&](const tbb::blocked_range<std::int64_t>& rows, std::int64_t width) {
+        return std::max(width, longest(rows.begin(), rows.end()));
+      },
+      [](std::int64_t a, std::int64_t b) { return std::max(a, b); });
+}
+
+}  // namespace
+
+std::int64_t longest_row(const CsrMatrix<double>& matrix) {
+  return longest_in(matrix, {}, 0, matrix.rows);
+}
+
 std::vector<std::int64_t> sell_slice_offsets(const CsrMatrix<double>& matrix,
                                              std::int64_t slice_height,
                                              std::span<const std::int32_t> order) {
   const std::int64_t slices = (matrix.rows + slice_height - 1) / slice_height;
-  const auto row_at = [&](std::int64_t i) -> std::int64_t {
-    return order.empty() ? i : order[static_cast<std::size_t>(i)];
-  };
-  // The longest of rows [first, last) of the order.
-  const auto longest = [&](std::int64_t first, std::int64_t last) {
-    std::int64_t width = 0;
-    for (std::int64_t i = first; i < last; ++i) width = std::max(width, matrix.row_length(row_at(i)));
-    return width;
-  };
-  constexpr std::int64_t kRowsPerTask = 1 << 14;
   std::vector<std::int64_t> offsets(static_cast<std::size_t>(slices) + 1, 0);
   tbb::parallel_for(std::int64_t{0}, slices, [&](std::int64_t s) {
     const std::int64_t first = s * slice_height;
-    const std::int64_t last = std::min(matrix.rows, first + slice_height);
     offsets[static_cast<std::size_t>(s) + 1] =
-        last - first <= kRowsPerTask
-            ? longest(first, last)
-            : tbb::parallel_reduce(
-                  tbb::blocked_range<std::int64_t>(first, last, kRowsPerTask), std::int64_t{0},
-                  [&](const tbb::blocked_range<std::int64_t>& rows, std::int64_t width) {
-                    return std::max(width, longest(rows.begin(), rows.end()));
-                  },
-                  [](std::int64_t a, std::int64_t b) { return std::max(a, b); });
+        longest_in(matrix, order, first, std::min(matrix.rows, first + slice_height));
   });
   // Widths to offsets: slot counts summed in slice order.
   for (std::size_t s = 1; s < offsets.size(); ++s)

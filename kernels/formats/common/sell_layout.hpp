@@ -41,6 +41,9 @@ struct SellLayout {
 // the order the features' sorted gathers are counted in.
 std::vector<std::int32_t> sell_row_order(const CsrMatrix<double>& matrix, std::int64_t sort_window);
 
+// The matrix's longest row (0 without rows): its rows side by side (oneTBB).
+std::int64_t longest_row(const CsrMatrix<double>& matrix);
+
 // Each slice's first slot, ceil(rows / C) + 1 entries (the last is every slot): slice s holds
 // the C rows order[s C ..] (the rows in their own order where order is empty), each padded to
 // the longest of them. O(rows), the slices side by side and the rows of a long slice too

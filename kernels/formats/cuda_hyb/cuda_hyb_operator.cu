@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/formats/common/builder_checks.hpp"
+#include "kernels/formats/common/sell_layout.hpp"
 #include "kernels/formats/common/segmented_coo_kernel.cuh"
 #include "kernels/formats/common/spmv_device.cuh"
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
@@ -65,8 +66,7 @@ std::unique_ptr<SpmvOperator> CudaHybRules::build(const BuildSource& source, Pre
   Device& device = source.device();
   check_gpu_device("cuda_hyb", device);
   const CsrMatrix<double>& matrix = source.host();
-  std::int64_t longest = 0;
-  for (std::int64_t r = 0; r < matrix.rows; ++r) longest = std::max(longest, matrix.row_length(r));
+  const std::int64_t longest = longest_row(matrix);
   // A wider ELL part than the longest row would be pure padding.
   if (params.ell_width > longest)
     throw_invalid("cuda_hyb: ell_width " + std::to_string(params.ell_width) +

@@ -1,6 +1,9 @@
 #include "kernels/formats/cuda_hyb/device_hyb_layout.hpp"
 
+#include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 
 #include <algorithm>
 #include <string>
@@ -45,6 +48,42 @@ __global__ void split_hyb_kernel(
   }
 }
 
+// Row r's entries past the ELL part (0 for r = rows, the scan's last item): the COO offsets
+// are their exclusive sum.
+struct RowOverflow {
+  const std::int64_t* row_offsets;
+  std::int64_t rows;
+  std::int64_t ell_width;
+  __host__ __device__ std::int64_t operator()(std::int64_t r) const {
+    if (r >= rows) return 0;
+    const std::int64_t length = row_offsets[r + 1] - row_offsets[r];
+    return length > ell_width ? length - ell_width : 0;
+  }
+};
+
+// coo_offsets[r] = the overflow of the rows before r, r = 0 .. rows, by one scan of the device
+// CSR's offsets (the host walked the rows and uploaded 8 bytes a row before: most of the build);
+// returns coo_offsets[rows], the COO part's size.
+std::int64_t scan_coo_offsets(Device& device, const DeviceCsrArrays& csr, std::int64_t ell_width,
+                              DeviceBuffer& coo_offsets) {
+  const auto stream = static_cast<cudaStream_t>(device.native_stream());
+  const auto items = static_cast<std::int64_t>(csr.rows) + 1;
+  coo_offsets = DeviceBuffer(device, static_cast<std::size_t>(items) * sizeof(std::int64_t));
+  const auto overflow = thrust::make_transform_iterator(
+      thrust::counting_iterator<std::int64_t>(0),
+      RowOverflow{csr.row_offsets.as<const std::int64_t>(), csr.rows, ell_width});
+  std::size_t temp_bytes = 0;
+  SPMVD_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, overflow,
+                                                 coo_offsets.as<std::int64_t>(), items, stream));
+  // At least a byte: CUB reads a null temp pointer as the size query and would do nothing.
+  DeviceBuffer temp(device, std::max<std::size_t>(temp_bytes, 1));
+  SPMVD_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.data(), temp_bytes, overflow,
+                                                 coo_offsets.as<std::int64_t>(), items, stream));
+  std::int64_t total = 0;
+  device.copy_to_host(&total, coo_offsets.as<const std::int64_t>() + csr.rows, sizeof total);
+  return total;  // copy_to_host waited for the stream
+}
+
 template <typename Value>
 void launch_split(Device& device, const DeviceCsrArrays& csr, const DeviceBuffer& coo_offsets,
                   DeviceHybLayout& hyb) {
@@ -78,12 +117,9 @@ std::shared_ptr<const DeviceHybLayout> make_device_hyb_layout(const BuildSource&
   hyb->ell_width = ell_width;
   hyb->precision = precision;
 
-  // O(rows) on the host: where each row's overflow starts in the COO remainder.
-  std::vector<std::int64_t> coo_offsets(static_cast<std::size_t>(matrix.rows) + 1, 0);
-  for (std::int64_t r = 0; r < matrix.rows; ++r)
-    coo_offsets[r + 1] =
-        coo_offsets[r] + std::max<std::int64_t>(matrix.row_length(r) - ell_width, 0);
-  hyb->coo_nnz = coo_offsets.back();
+  // Where each row's overflow starts in the COO remainder, on the device.
+  DeviceBuffer coo_offsets;
+  hyb->coo_nnz = scan_coo_offsets(device, *csr, ell_width, coo_offsets);
 
   const auto ell_slots = static_cast<std::size_t>(matrix.rows * ell_width);
   const auto coo_entries = static_cast<std::size_t>(hyb->coo_nnz);
@@ -100,14 +136,12 @@ std::shared_ptr<const DeviceHybLayout> make_device_hyb_layout(const BuildSource&
   device.fill_bytes(hyb->ell_values.data(), 0x00, hyb->ell_values.bytes());
   if (matrix.rows == 0 || matrix.nnz() == 0) return hyb;
 
-  const DeviceBuffer coo_offsets_on_device = upload(device, coo_offsets.data(), coo_offsets.size());
   if (precision == Precision::fp32)
-    launch_split<float>(device, *csr, coo_offsets_on_device, *hyb);
+    launch_split<float>(device, *csr, coo_offsets, *hyb);
   else
-    launch_split<double>(device, *csr, coo_offsets_on_device, *hyb);
-  // The kernel reads coo_offsets_on_device, freed on return, and the source's CSR, which a
-  // one-off build frees with its source: wait for it here rather than rely on cudaFree's
-  // implicit synchronisation.
+    launch_split<double>(device, *csr, coo_offsets, *hyb);
+  // The kernel reads the source's CSR, which a one-off build frees with its source: wait for
+  // it here (coo_offsets' free is ordered after it on the stream either way).
   device.synchronize();
   return hyb;
 }
