@@ -71,8 +71,8 @@ struct TunerOptions {
   // observed: the medians of H100 runs (2026-11-24, spmv-bench over
   // bench/suite_memory_bound.txt, fp64, from the CSR on the device; docs/BENCHMARKS.md
   // "Builds from the resident CSR"), 0.1 ns for the formats converted on the device
-  // (FormatEntry::builds_on_device: ELL 0.06, SELL 0.39, cuSPARSE SELL 0.08, HYB 0.61, DIA
-  // 0.06; the CSR and COO formats 0.01) and 28 ns for those built on the host (BCE 11, BRO-COO
+  // (FormatEntry::builds_on_device: ELL 0.05, SELL 0.35, cuSPARSE SELL 0.06, HYB 0.05, DIA
+  // 0.06; the CSR and COO formats 0.00-0.01) and 28 ns for those built on the host (BCE 11, BRO-COO
   // 20, the split 22, the strip 23, BSR 34, BRO-ELL 39, BRO-HYB 56, EHYB 174). The serving
   // build costs nothing. 0 turns the charge off.
   double device_build_ns_per_nonzero = 0.1;
