@@ -570,21 +570,20 @@ TuneOutcome Engine::tune(const std::string& handle, bool force,
   // features the matrix has not had: a thorough pass offers candidates (RCM layouts), and so
   // does a format the earlier pass left out, which even an exhaustive tuning never saw.
   const TuningRecord& t = done->plan.tuning;
-  const MatrixFeatures& tuned_from = done->plan.features;
-  const FormatFilter repayable = tuned_from.formats_left_out.empty()
-                                     ? FormatFilter{}
-                                     : repayable_for(*m, tuned_from, expected_multiplies);
-  const bool repays_left_out =
-      !tuned_from.formats_left_out.empty() &&
-      std::ranges::any_of(tuned_from.formats_left_out, [&](const std::string& name) {
-        const FormatEntry* entry = registry_.find(name);
-        return entry != nullptr && (!repayable || repayable(*entry));
-      });
-  const bool new_candidates = (feature_effort_for(expected_multiplies) == FeatureEffort::thorough &&
-                               m->features_effort == FeatureEffort::standard) ||
-                              repays_left_out;
+  const auto new_candidates = [&] {
+    if (feature_effort_for(expected_multiplies) == FeatureEffort::thorough &&
+        m->features_effort == FeatureEffort::standard)
+      return true;
+    const MatrixFeatures& tuned_from = done->plan.features;
+    if (tuned_from.formats_left_out.empty()) return false;
+    const FormatFilter repayable = repayable_for(*m, tuned_from, expected_multiplies);
+    return std::ranges::any_of(tuned_from.formats_left_out, [&](const std::string& name) {
+      const FormatEntry* entry = registry_.find(name);
+      return entry != nullptr && (!repayable || repayable(*entry));
+    });
+  };
   if (expected_multiplies > t.expected_multiplies &&
-      (t.mode != TuneMode::exhaustive || new_candidates))
+      (t.mode != TuneMode::exhaustive || new_candidates()))
     return queue_tuning(m, false, true, expected_multiplies).get();
   return *done;
 }

@@ -1,8 +1,9 @@
 #pragma once
 // Structural features of a CSR matrix (core/matrix_features.hpp): one pass over row_offsets
 // plus one over the first/last column of each row, one over the columns for the x gathers
-// (O(nnz)), then each registered format's own features (FormatRules::own_features: SELL's slice
-// padding and sorted gathers, BSR's block counts, ...). No values read.
+// (O(nnz)), then the own features of each registered format the pass is asked for
+// (FormatRules::own_features: SELL's slice padding and sorted gathers, BSR's block counts, ...).
+// No values read.
 
 #include <functional>
 

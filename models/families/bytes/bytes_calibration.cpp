@@ -37,8 +37,6 @@ void plan_bytes(const FormatRegistry& registry, const DeviceInfo& device,
   plan.variants.push_back(std::move(v));
 }
 
-// The distinct parameters of the format's first candidates on a sample of these features, at
-// most `most` of them.
 // One layout a format offers: its parameters and the lanes a row its launch gives them.
 struct OfferedLayout {
   FormatParams params;
@@ -46,6 +44,8 @@ struct OfferedLayout {
   friend bool operator==(const OfferedLayout&, const OfferedLayout&) = default;
 };
 
+// The distinct parameters of the format's first candidates on a sample of these features, at
+// most `most` of them.
 std::vector<FormatParams> format_bytes_params(const FormatRules& rules,
                                               const MatrixFeatures& features,
                                               const DeviceInfo& device,
