@@ -20,7 +20,9 @@ namespace spmvd {
 // Builds the format on source.device(), values converted to `precision`, from the source's
 // host CSR or its shared device CSR (kernels/build_source.hpp). Throws
 // Error(resource_exhausted) when device memory runs out, Error(invalid_argument) when the
-// candidate does not fit the matrix.
+// candidate does not fit the matrix. A builder runs its host algorithm (a layout, a partition)
+// inside without_device_lock (kernels/device_lock.hpp): the caller's device lock is released
+// for it, so multiplies of other matrices go on meanwhile.
 using BuildOperatorFn = std::unique_ptr<SpmvOperator> (*)(const BuildSource& source,
                                                           Precision precision,
                                                           const Candidate& candidate);

@@ -11,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "db/plan_sql.hpp"
+#include "kernels/device_lock.hpp"
 #include "kernels/formats/cpu_csr/cpu_csr_rules.hpp"
 #include "kernels/formats/cusparse_csr/cusparse_csr_rules.hpp"
 #include "tuner/feature_extraction.hpp"
@@ -349,7 +350,18 @@ std::unique_ptr<SpmvOperator> Engine::build_locked(Resident& m, const Plan& plan
   // computing it again (kernels/build_source.hpp).
   BuildSource& source = source_of(m);
   source.offer_partition(plan.partition.shared());
-  std::lock_guard device_lock(device_mutex_);
+  // Held for the build but its host phase (a cache hit of an EHYB plan runs METIS's layout for
+  // seconds): multiplies of the other matrices go on meanwhile (kernels/device_lock.hpp).
+  class BuildLock final : public DeviceLockHolder {
+   public:
+    explicit BuildLock(std::mutex& mutex) : lock_(mutex) {}
+    void release() override { lock_.unlock(); }
+    void reacquire() override { lock_.lock(); }
+
+   private:
+    std::unique_lock<std::mutex> lock_;
+  } lock(device_mutex_);
+  const HeldForBuild held(lock);
   return entry->build(source, m.summary.precision, candidate);
 }
 

@@ -196,6 +196,7 @@ class Engine {
   // m's build source, made again where a finished tuning released it.
   BuildSource& source_of(Resident& m);
   void forget_plan(const PlanKey& key);  // erase, logging a store failure
+  // Builds plan for m under the device lock, its host phase without it (kernels/device_lock.hpp).
   std::unique_ptr<SpmvOperator> build_locked(Resident& m, const Plan& plan);
   // Whether `plan` is the one m serves already (same format, parameters, launch, precision).
   bool serves(Resident& m, const Plan& plan);

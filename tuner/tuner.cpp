@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "kernels/device_lock.hpp"
 #include "kernels/formats/cusparse_csr/cusparse_csr_rules.hpp"
 #include "models/part_time_predictor.hpp"
 
@@ -372,17 +373,31 @@ namespace {
 // The timed runs' x: hashed_uniform of the index (kernels/hashed_uniform.hpp) with this seed.
 constexpr std::uint64_t kTimerXSeed = 0x5eed;
 
-// The device lock for one build or one run; adds how long taking it waited to waited_ms.
-class TimedDeviceLock {
+// The device lock for one build or one run; adds how long taking it (and, for a build, taking
+// it back after its host phase: kernels/device_lock.hpp) waited to waited_ms.
+class TimedDeviceLock final : public DeviceLockHolder {
  public:
-  TimedDeviceLock(std::mutex* mutex, double& waited_ms) {
+  TimedDeviceLock(std::mutex* mutex, double& waited_ms) : waited_ms_(waited_ms) {
     if (mutex == nullptr) return;
+    lock_ = std::unique_lock(*mutex, std::defer_lock);
+    reacquire();
+  }
+  TimedDeviceLock(const TimedDeviceLock&) = delete;
+  TimedDeviceLock& operator=(const TimedDeviceLock&) = delete;
+  ~TimedDeviceLock() = default;
+
+  void release() override {
+    if (lock_.owns_lock()) lock_.unlock();
+  }
+  void reacquire() override {
+    if (lock_.mutex() == nullptr || lock_.owns_lock()) return;
     const auto start = std::chrono::steady_clock::now();
-    lock_ = std::unique_lock(*mutex);
-    waited_ms += elapsed_ms(start);
+    lock_.lock();
+    waited_ms_ += elapsed_ms(start);
   }
 
  private:
+  double& waited_ms_;
   std::unique_lock<std::mutex> lock_;
 };
 
@@ -428,7 +443,8 @@ CandidateTiming DeviceCandidateTimer::measure(const Candidate& candidate, RunCou
     const auto build_start = std::chrono::steady_clock::now();
     const auto build_cost = [&] { return elapsed_ms(build_start) - timing.waited_ms; };
     try {
-      const TimedDeviceLock lock(device_mutex_, timing.waited_ms);
+      TimedDeviceLock lock(device_mutex_, timing.waited_ms);
+      const HeldForBuild held(lock);  // its host phase runs without it
       last_ = entry->build(source_, precision_, candidate);
       device_.synchronize();  // a build's asynchronous copies and kernels are part of its cost
     } catch (const Error& e) {

@@ -395,14 +395,30 @@ TEST(CudaBceLayout, HopperLanesGrowToAWarpOrABlockPerRowWhereTheRowsCannotFillTh
   EXPECT_EQ(bce_lanes_per_row(BceVariant::paper, {50, 50000}, 256, h100), 1);
   // The tiles: 50 rows of 5000 at a block a row are 50 tiles; 40 rows of 300 at a warp a row
   // 5 tiles of 8 rows (256 threads); 1000 rows of 3 at 1 lane 4 tiles; 10 empty rows 1 tile.
+  // Longest chain first: the block-wide rows (5000 / 256 -> 20 gathers a lane), the warp-wide
+  // ones (300 / 32 -> 10), the rows of 3, the empty rows.
   const std::vector<BceBlockShape> shapes{{1000, 3}, {40, 300}, {50, 5000}, {10, 0}};
   const BceTiles tiles = make_bce_tiles(shapes, BceVariant::hopper, 256, h100);
   EXPECT_THAT(tiles.block_lanes, ElementsAre(1, 32, 256, 1));
-  EXPECT_EQ(tiles.size(), 4 + 5 + 50 + 1);
+  EXPECT_EQ(tiles.size(), 50 + 5 + 4 + 1);
   EXPECT_EQ(bce_tile_count(shapes, BceVariant::hopper, 256, h100), 60);
-  EXPECT_EQ(tiles.tile_first_row[4 + 5], 1040);   // the first block-wide row
-  EXPECT_EQ(tiles.tile_first_row[4 + 5 + 1], 1041);
-  EXPECT_EQ(tiles.tile_first_row[4 + 1], 1008);   // the second warp-a-row tile
+  EXPECT_EQ(tiles.tile_block[0], 2);
+  EXPECT_EQ(tiles.tile_first_row[0], 1040);  // the first block-wide row
+  EXPECT_EQ(tiles.tile_end_row[0], 1041);
+  EXPECT_EQ(tiles.tile_first_row[1], 1041);
+  EXPECT_EQ(tiles.tile_block[50], 1);
+  EXPECT_EQ(tiles.tile_first_row[50 + 1], 1008);  // the second warp-a-row tile
+  EXPECT_EQ(tiles.tile_end_row[50 + 4], 1040);    // the last, 8 rows cut to the block's 40
+  EXPECT_EQ(tiles.tile_block[55], 0);
+  EXPECT_EQ(tiles.tile_first_row[55], 0);
+  EXPECT_EQ(tiles.tile_end_row[58], 1000);
+  EXPECT_EQ(tiles.tile_block[59], 3);
+  EXPECT_EQ(tiles.tile_first_row[59], 1090);
+  EXPECT_EQ(tiles.tile_end_row[59], 1100);
+  // The paper variant keeps Algorithm 4's block order.
+  const BceTiles paper = make_bce_tiles(shapes, BceVariant::paper, 256, h100);
+  EXPECT_TRUE(std::is_sorted(paper.tile_first_row.begin(), paper.tile_first_row.end()));
+  EXPECT_TRUE(std::is_sorted(paper.tile_block.begin(), paper.tile_block.end()));
 }
 
 TEST(CudaBceLayout, HostReplayOfWarpAndBlockPerRowTilesEqualsCsrOnAFewVeryLongRows) {
@@ -614,13 +630,14 @@ TEST(CudaBceLayout, TilesOfConsecutiveCallerRowsCarryTheirFirstRow) {
   };
   const CsrMatrix<double> mixed = matrix_of({1, 5, 5, 5, 5, 1, 5, 0});
   const auto [tiles, bases] = tiles_and_bases(mixed, {1});
-  EXPECT_THAT(tiles.tile_first_row, ElementsAre(0, 2, 7));
-  // rowNo = (0, 5, 1, 2, 3, 4, 6, 7): rows 0 and 5 are not consecutive, nor 1, 2, 3, 4, 6;
+  // The block of width 5 first (the longer chain), then the rows of 1, then the empty row.
+  EXPECT_THAT(tiles.tile_first_row, ElementsAre(2, 0, 7));
+  // rowNo = (0, 5, 1, 2, 3, 4, 6, 7): rows 1, 2, 3, 4, 6 are not consecutive, nor 0 and 5;
   // the empty row's one-row tile is.
   EXPECT_THAT(bases, ElementsAre(-1, -1, 7));
   // Row 6 empty instead: block 2 is rows 1..4, consecutive from row 1; rows 6, 7 likewise.
   const CsrMatrix<double> run = matrix_of({1, 5, 5, 5, 5, 1, 0, 0});
-  EXPECT_THAT(tiles_and_bases(run, {1}).second, ElementsAre(-1, 1, 6));
+  EXPECT_THAT(tiles_and_bases(run, {1}).second, ElementsAre(1, -1, 6));
   // One block and no empty rows (k = 1): rowNo is the identity, every tile has its base.
   const CsrMatrix<double> one_block = rows_of_lengths(rng, {{3, 100}, {7, 100}}, 0, 20);
   const auto [one_tiles, one_bases] = tiles_and_bases(one_block, {});

@@ -264,16 +264,31 @@ BceTiles make_bce_tiles(std::span<const BceBlockShape> shapes, BceVariant varian
                         std::uint32_t block_size, std::int64_t resident_threads) {
   check_block_size(block_size);
   BceTiles tiles;
-  std::int64_t first = 0;
+  std::vector<std::int64_t> block_first(shapes.size() + 1, 0);
   for (std::size_t b = 0; b < shapes.size(); ++b) {
-    const std::int32_t lanes = bce_lanes_per_row(variant, shapes[b], block_size, resident_threads);
-    tiles.block_lanes.push_back(lanes);
-    const std::int64_t rows_per_tile = block_size / lanes;
+    tiles.block_lanes.push_back(
+        bce_lanes_per_row(variant, shapes[b], block_size, resident_threads));
+    block_first[b + 1] = block_first[b] + shapes[b].rows;
+  }
+  std::vector<std::size_t> order(shapes.size());
+  for (std::size_t b = 0; b < order.size(); ++b) order[b] = b;
+  if (variant == BceVariant::hopper) {
+    // Longest chain first (the header says why); the empty rows' chain is 0, so they stay last.
+    const auto chain = [&](std::size_t b) {
+      return (shapes[b].width + tiles.block_lanes[b] - 1) / tiles.block_lanes[b];
+    };
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return chain(a) > chain(b); });
+  }
+  for (const std::size_t b : order) {
+    const std::int64_t rows_per_tile = block_size / tiles.block_lanes[b];
     for (std::int64_t r = 0; r < shapes[b].rows; r += rows_per_tile) {
       tiles.tile_block.push_back(static_cast<std::int32_t>(b));
-      tiles.tile_first_row.push_back(static_cast<std::int32_t>(first + r));
+      tiles.tile_first_row.push_back(static_cast<std::int32_t>(block_first[b] + r));
+      tiles.tile_end_row.push_back(
+          static_cast<std::int32_t>(std::min(block_first[b] + r + rows_per_tile,
+                                             block_first[b + 1])));
     }
-    first += shapes[b].rows;
   }
   return tiles;
 }
@@ -283,8 +298,7 @@ std::vector<std::int32_t> bce_tile_row_bases(std::span<const std::int32_t> row_n
   std::vector<std::int32_t> bases(static_cast<std::size_t>(tiles.size()), -1);
   tbb::parallel_for(std::int64_t{0}, tiles.size(), [&](std::int64_t t) {
     const std::int64_t first = tiles.tile_first_row[t];
-    const std::int64_t end =
-        t + 1 < tiles.size() ? tiles.tile_first_row[t + 1] : std::ssize(row_no);
+    const std::int64_t end = tiles.tile_end_row[t];
     for (std::int64_t p = first + 1; p < end; ++p)
       if (row_no[p] != row_no[first] + (p - first)) return;
     bases[t] = row_no[first];

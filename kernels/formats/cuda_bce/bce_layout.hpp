@@ -150,10 +150,17 @@ struct BceTiles {
   std::vector<std::int32_t> block_lanes;     // per block of the shapes, empty rows last
   std::vector<std::int32_t> tile_block;      // tile -> block
   std::vector<std::int32_t> tile_first_row;  // tile -> its first BCE position
+  std::vector<std::int32_t> tile_end_row;    // tile -> one past its last (host side only)
   std::int64_t size() const noexcept { return static_cast<std::int64_t>(tile_block.size()); }
 };
 // `shapes` as shapes_with_empty_rows gives them; block_size a power of two >= 32; lanes per
 // block from bce_lanes_per_row (resident_threads as there).
+// Tile order: paper, block by block as Algorithm 4. hopper, the blocks by their rows' chain
+// (ceil(W / lanes) gathers a lane, a stable sort, longest first; the empty rows last): the GPU
+// starts CUDA blocks roughly in index order, so a block-wide row placed last (circuit-3M's 50
+// rows of 50000, ~100 dependent gathers a lane) would start when every SM is finishing the
+// short rows and run alone after them; first, it runs beside them (longest processing time
+// first, the classic list-scheduling rule).
 BceTiles make_bce_tiles(std::span<const BceBlockShape> shapes, BceVariant variant,
                         std::uint32_t block_size, std::int64_t resident_threads);
 // make_bce_tiles(...).size() without building the tables (the candidates' grid_size).
@@ -164,8 +171,7 @@ std::int64_t bce_tile_count(std::span<const BceBlockShape> shapes, BceVariant va
 // rows of the caller (rowNo[p] = rowNo[first] + (p - first) over the whole tile: k = 1 without
 // empty rows, a run of equally classed rows, every one-row tile), else -1. The hopper kernel
 // then writes y[base + (p - first)] without reading rowNo: 4 bytes a row fewer. `row_no` the
-// layout's, `tiles` the tiles it was laid out for (tile t covers its first position up to the
-// next tile's). O(N).
+// layout's, `tiles` the tiles it was laid out for. O(N).
 std::vector<std::int32_t> bce_tile_row_bases(std::span<const std::int32_t> row_no,
                                              const BceTiles& tiles);
 

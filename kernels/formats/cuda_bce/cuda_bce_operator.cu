@@ -3,6 +3,7 @@
 
 #include "core/error.hpp"
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/device_lock.hpp"
 #include "kernels/formats/common/builder_checks.hpp"
 #include "kernels/formats/common/spmv_device.cuh"
 #include "kernels/formats/cuda_bce/bce_layout.hpp"
@@ -213,20 +214,30 @@ std::unique_ptr<SpmvOperator> build_as(const CsrMatrix<double>& matrix, const Ma
                                        const Candidate& candidate, Device& device) {
   const CudaBceParams params = CudaBceRules::params_of(candidate);
   const auto variant = static_cast<BceVariant>(params.variant);
-  // The tiling the candidate was chosen with (its resident_threads, checked against grid_size).
-  const BceTiles tiles = make_bce_tiles(bce_block_shapes(df, params.boundaries), variant,
-                                        candidate.launch.block_size, params.resident_threads);
-  const BceLayout<Value> bce = make_bce_layout<Value>(matrix, params.boundaries, tiles.block_lanes);
-  std::vector<std::int32_t> tile_row_bases, block_uniform_lengths;
-  if (variant == BceVariant::hopper) {
-    tile_row_bases = bce_tile_row_bases(bce.row_no, tiles);
-    for (const std::vector<RowLengthCount>& sets : bce_block_distributions(df, params.boundaries))
-      block_uniform_lengths.push_back(sets.size() == 1 ? static_cast<std::int32_t>(sets[0].length)
-                                                       : -1);
-    block_uniform_lengths.push_back(0);  // the empty rows' block
-  }
-  return std::make_unique<CudaBceOperator<Value>>(bce, tiles, tile_row_bases,
-                                                  block_uniform_lengths, variant,
+  // The host phase: the tiling the candidate was chosen with (its resident_threads, checked
+  // against grid_size), Algorithm 3's reordering and the layout.
+  struct HostLayout {
+    BceTiles tiles;
+    BceLayout<Value> bce;
+    std::vector<std::int32_t> tile_row_bases, block_uniform_lengths;
+  };
+  const HostLayout host = without_device_lock([&] {
+    HostLayout h;
+    h.tiles = make_bce_tiles(bce_block_shapes(df, params.boundaries), variant,
+                             candidate.launch.block_size, params.resident_threads);
+    h.bce = make_bce_layout<Value>(matrix, params.boundaries, h.tiles.block_lanes);
+    if (variant == BceVariant::hopper) {
+      h.tile_row_bases = bce_tile_row_bases(h.bce.row_no, h.tiles);
+      for (const std::vector<RowLengthCount>& sets :
+           bce_block_distributions(df, params.boundaries))
+        h.block_uniform_lengths.push_back(
+            sets.size() == 1 ? static_cast<std::int32_t>(sets[0].length) : -1);
+      h.block_uniform_lengths.push_back(0);  // the empty rows' block
+    }
+    return h;
+  });
+  return std::make_unique<CudaBceOperator<Value>>(host.bce, host.tiles, host.tile_row_bases,
+                                                  host.block_uniform_lengths, variant,
                                                   candidate.launch, device);
 }
 
@@ -236,8 +247,9 @@ std::unique_ptr<SpmvOperator> CudaBceRules::build(const CsrMatrix<double>& matri
                                                   Precision precision, const Candidate& candidate,
                                                   Device& device) {
   // The candidate against this matrix's DF: params, block size, boundaries, grid_size.
-  const MatrixFeatures df =
-      distribution_features(row_length_distribution(matrix.row_offsets), matrix.cols);
+  const MatrixFeatures df = without_device_lock([&] {
+    return distribution_features(row_length_distribution(matrix.row_offsets), matrix.cols);
+  });
   check_candidate(candidate, df);
   check_gpu_device("cuda_bce", device);
   if (precision == Precision::fp32) return build_as<float>(matrix, df, candidate, device);

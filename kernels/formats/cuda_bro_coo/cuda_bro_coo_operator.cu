@@ -3,6 +3,7 @@
 
 #include "core/error.hpp"
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/device_lock.hpp"
 #include "kernels/formats/common/bro_parts.cuh"
 #include "kernels/formats/common/builder_checks.hpp"
 #include "kernels/formats/common/spmv_device.cuh"
@@ -18,8 +19,9 @@ class CudaBroCooOperator final : public SpmvOperator {
                      const LaunchConfig& launch, Device& device)
       : rows_(matrix.rows),
         stream_(static_cast<cudaStream_t>(device.native_stream())),
-        part_(bro::make_bro_coo_layout<Value>(matrix, interval_rounds), launch.block_size, device) {
-  }
+        part_(without_device_lock(
+                  [&] { return bro::make_bro_coo_layout<Value>(matrix, interval_rounds); }),
+              launch.block_size, device) {}
 
   void apply(const void* x, void* y, double alpha, double beta) override {
     auto* y_values = static_cast<Value*>(y);

@@ -3,6 +3,7 @@
 
 #include "core/error.hpp"
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/device_lock.hpp"
 #include "kernels/formats/common/bro_parts.cuh"
 #include "kernels/formats/common/builder_checks.hpp"
 #include "kernels/formats/common/gather_device.cuh"
@@ -17,7 +18,7 @@ class CudaBroEllOperator final : public SpmvOperator {
   CudaBroEllOperator(const BuildSource& source, const BroEllChoice& choice,
                      const LaunchConfig& launch)
       : CudaBroEllOperator(source.host(), choice, launch, source.device(),
-                           bro_ell_order_partition(source, choice)) {}
+                           without_device_lock([&] { return bro_ell_order_partition(source, choice); })) {}
 
   void apply(const void* x, void* y, double alpha, double beta) override {
     const auto* x_values = static_cast<const Value*>(x);
@@ -53,12 +54,14 @@ class CudaBroEllOperator final : public SpmvOperator {
                                                                   Device& device,
                                                                   const PlanPartition* given) {
     std::vector<std::int32_t> order;
-    const CsrMatrix<double> rows =
-        bro_ell_stream_rows(matrix, choice, order,
-                            given != nullptr ? std::span<const std::int32_t>(given->entries)
-                                             : std::span<const std::int32_t>());
-    const bro::BroEllLayout<Value> layout = bro::make_bro_ell_layout<Value>(
-        rows, choice.params.slice_height, bro_words_per_symbol(choice.params.variant));
+    const bro::BroEllLayout<Value> layout = without_device_lock([&] {
+      const CsrMatrix<double> rows =
+          bro_ell_stream_rows(matrix, choice, order,
+                              given != nullptr ? std::span<const std::int32_t>(given->entries)
+                                               : std::span<const std::int32_t>());
+      return bro::make_bro_ell_layout<Value>(rows, choice.params.slice_height,
+                                             bro_words_per_symbol(choice.params.variant));
+    });
     return std::make_unique<bro_detail::BroEllPart<Value>>(
         layout, order, choice.threads_per_row, launch.block_size, launch.grid_size, device);
   }

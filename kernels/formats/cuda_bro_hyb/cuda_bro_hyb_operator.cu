@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/device_lock.hpp"
 #include "kernels/formats/common/bro_parts.cuh"
 #include "kernels/formats/common/builder_checks.hpp"
 #include "kernels/formats/cuda_bro_hyb/cuda_bro_hyb_rules.hpp"
@@ -21,14 +22,16 @@ std::unique_ptr<bro_detail::BroEllPart<Value>> make_ell_part(const CsrMatrix<dou
                                                              Device& device,
                                                              const PlanPartition* bar) {
   std::vector<std::int32_t> order;
-  const CsrMatrix<double> rows =
-      bro_ell_stream_rows(leading, choice, order,
-                          bar != nullptr ? std::span<const std::int32_t>(bar->entries)
-                                         : std::span<const std::int32_t>());
+  const bro::BroEllLayout<Value> layout = without_device_lock([&] {
+    const CsrMatrix<double> rows =
+        bro_ell_stream_rows(leading, choice, order,
+                            bar != nullptr ? std::span<const std::int32_t>(bar->entries)
+                                           : std::span<const std::int32_t>());
+    return bro::make_bro_ell_layout<Value>(rows, choice.params.slice_height,
+                                           bro_words_per_symbol(choice.params.variant));
+  });
   return std::make_unique<bro_detail::BroEllPart<Value>>(
-      bro::make_bro_ell_layout<Value>(rows, choice.params.slice_height,
-                                      bro_words_per_symbol(choice.params.variant)),
-      order, choice.threads_per_row, launch.block_size, launch.grid_size, device);
+      layout, order, choice.threads_per_row, launch.block_size, launch.grid_size, device);
 }
 
 template <typename Value>
@@ -43,8 +46,10 @@ class CudaBroHybOperator final : public SpmvOperator {
       : stream_(static_cast<cudaStream_t>(device.native_stream())),
         bar_(std::move(bar)),
         ell_(make_ell_part<Value>(leading, choice, launch, device, bar_.get())),
-        coo_(bro::make_bro_coo_layout<Value>(bro::trailing_entries(matrix, params.ell_width),
-                                             params.interval_rounds),
+        coo_(without_device_lock([&] {
+               return bro::make_bro_coo_layout<Value>(
+                   bro::trailing_entries(matrix, params.ell_width), params.interval_rounds);
+             }),
              launch.block_size, device) {}
 
   void apply(const void* x, void* y, double alpha, double beta) override {
@@ -78,8 +83,11 @@ std::unique_ptr<SpmvOperator> CudaBroHybRules::build(const BuildSource& source, 
       bro_ell_choice_index("cuda_bro_hyb", params.ell(), candidate.launch.threads_per_row);
   bro_coo_rounds_index("cuda_bro_hyb", params.interval_rounds);
   check_bro_hyb_reorder(params);
-  std::int64_t longest = 0;
-  for (std::int64_t r = 0; r < matrix.rows; ++r) longest = std::max(longest, matrix.row_length(r));
+  const std::int64_t longest = without_device_lock([&] {
+    std::int64_t l = 0;
+    for (std::int64_t r = 0; r < matrix.rows; ++r) l = std::max(l, matrix.row_length(r));
+    return l;
+  });
   if (params.ell_width > longest)
     throw_invalid("cuda_bro_hyb: ell_width " + std::to_string(params.ell_width) +
                   " is above the longest row (" + std::to_string(longest) + ")");
@@ -88,9 +96,11 @@ std::unique_ptr<SpmvOperator> CudaBroHybRules::build(const BuildSource& source, 
   if (candidate.launch.grid_size == 0) throw_invalid("cuda_bro_hyb: grid_size is 0");
   check_gpu_device("cuda_bro_hyb", device);
   const BroEllChoice& choice = kBroEllChoices[index];
-  const CsrMatrix<double> leading = bro::leading_entries(matrix, params.ell_width);
-  const std::shared_ptr<const PlanPartition> bar =
-      bro_hyb_bar_partition(source, leading, params, choice, longest);
+  // The host phase: the leading entries and their BAR order (the layouts follow in the parts).
+  const CsrMatrix<double> leading =
+      without_device_lock([&] { return bro::leading_entries(matrix, params.ell_width); });
+  const std::shared_ptr<const PlanPartition> bar = without_device_lock(
+      [&] { return bro_hyb_bar_partition(source, leading, params, choice, longest); });
   if (precision == Precision::fp32)
     return std::make_unique<CudaBroHybOperator<float>>(matrix, leading, params, choice,
                                                        candidate.launch, device, bar);

@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/device_lock.hpp"
 #include "kernels/formats/common/builder_checks.hpp"
 #include "kernels/formats/common/spmv_device.cuh"
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_kernel.cuh"
@@ -201,7 +202,8 @@ template <typename Value>
 std::unique_ptr<SpmvOperator> build_as(const CsrMatrix<double>& matrix,
                                        const CudaStripParams& params, Device& device) {
   return std::make_unique<CudaStripOperator<Value>>(
-      make_strip_layout<Value>(matrix, params.separator), params, device);
+      without_device_lock([&] { return make_strip_layout<Value>(matrix, params.separator); }),
+      params, device);
 }
 
 }  // namespace

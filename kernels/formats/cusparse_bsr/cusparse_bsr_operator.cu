@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/device_lock.hpp"
 #include "kernels/cuda/host_log.hpp"
 #include "kernels/formats/common/builder_checks.hpp"
 #include "kernels/formats/common/cusparse_spmv.cuh"
@@ -91,7 +92,8 @@ class CusparseBsrOperator final : public SpmvOperator {
 template <typename Value>
 std::unique_ptr<SpmvOperator> build_as(const CsrMatrix<double>& matrix, std::int64_t block_dim,
                                        Device& device) {
-  const BsrLayout<Value> bsr = make_bsr_layout<Value>(matrix, block_dim);
+  const BsrLayout<Value> bsr =
+      without_device_lock([&] { return make_bsr_layout<Value>(matrix, block_dim); });
   const std::int64_t slots = bsr.blocks() * block_dim * block_dim;
   // The rules could only apply a necessary condition for the fill-in rule (cusparse_bsr_rules.hpp);
   // say when the real fill-in breaks it, so a tuner log shows why BSR lost.
