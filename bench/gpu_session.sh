@@ -20,6 +20,10 @@
 #           everything in $OUT/tuner-live.tgz for bench/tuner_live.py
 #   memory  the daemon's resident memory across upload/release rounds (spmvd-memory-churn),
 #           under the glibc malloc settings MALLOC_VARIANTS lists (issue 18's retention)
+#   lock    other matrices uploaded and multiplied while one matrix (LOCK_MATRIX, a suite line)
+#           is tuned exhaustively, every format built (host phases without the device lock:
+#           kernels/device_lock.hpp); each upload + first multiply timed by the client
+#           (LOCK_DB: a calibrated database, default the daemon stage's)
 set -uo pipefail
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -181,6 +185,46 @@ stage_tuner-live() {
     tar czf "$OUT/tuner-live.tgz" --exclude live/mtx -C /tmp live
   done
   python3 bench/tuner_live.py $dir 2>&1 | head -n 14 || true
+}
+
+stage_lock() {
+  local dir=/tmp/lock log="$OUT/lock.log" db=/tmp/lock.db
+  rm -rf $dir && mkdir -p $dir/mtx && : > "$log"
+  echo "${LOCK_MATRIX:-fem:blocks=60000,block=3,coupling=8,seed=9 label=fem-b3-4M}" > $dir/suite.txt
+  matrix_stats --suite $dir/suite.txt --data-dir "$data/matrices" --write-mtx $dir/mtx \
+    > /dev/null 2> $dir/matrix_stats.err
+  local big; big=$(ls $dir/mtx/*.mtx | head -n 1)
+  rm -f $db*; cp "${LOCK_DB:-/tmp/spmvd-plans.db}" $db 2>/dev/null
+  start_daemon "$OUT/daemon-lock.log" --database $db --tune-mode exhaustive --log-level debug
+  if [ -z "$daemon_port" ]; then summary+=("lock: daemon did not start"); return; fi
+  local server=127.0.0.1:$daemon_port
+  spmv --server $server run --force "$big" > $dir/big.log 2>&1 &
+  local big_pid=$!
+  sleep 2  # its upload and feature pass; then its candidates build
+  local small="$data/matrices/${LOCK_SMALL:-bcsstk16}.mtx.gz" n=0
+  while kill -0 $big_pid 2>/dev/null; do
+    local handle t0
+    handle=$(spmv --server $server upload "$small" 2>> "$log" | tail -n 1 | tr -d '[:space:]')
+    # The client's whole call: process start, connection, x out and y back (4884 rows).
+    t0=$(date +%s%N)
+    spmv --server $server multiply "$handle" > /dev/null 2>> "$log" &&
+      echo "multiply_ms $(( ($(date +%s%N) - t0) / 1000000 ))" >> "$log"
+    spmv --server $server release "$handle" > /dev/null 2>> "$log"
+  done
+  wait $big_pid; local big_rc=$?
+  kill -TERM $daemon_pid; wait $daemon_pid
+  cat $dir/big.log >> "$log"
+  # Median and max of a column of numbers.
+  stats() { sort -n | awk '{v[NR] = $1} END {if (!NR) print "none"; else printf "%d, median %.1f ms, max %.1f ms", NR, v[int((NR + 1) / 2)], v[NR]}'; }
+  local multiplies servable builds
+  multiplies=$(awk '/^multiply_ms/ {print $2}' "$log" | stats)
+  servable=$(grep "${LOCK_SMALL:-bcsstk16}.mtx.gz' resident" "$OUT/daemon-lock.log" |
+    sed -E 's/.*servable ([0-9.]+) ms after.*/\1/' | stats)
+  builds=$(grep -oE "build [0-9.]+ ms" "$OUT/daemon-lock.log" | awk '{print $2}' | stats)
+  summary+=("lock: big run exit $big_rc; the big tuning's builds: $builds")
+  summary+=("lock: meanwhile small uploads servable after arrival: $servable; multiplies (client wall time): $multiplies")
+  grep -E "waited" "$OUT/daemon-lock.log" | head -n 3
+  grep -E "plan:|tuning|builds:|total:" $dir/big.log | head -n 8
 }
 
 # Predictions of a fresh calibration against an earlier suite run (BENCH_JSON).

@@ -331,20 +331,23 @@ TEST(CudaBceRules, EveryCandidateOnTheConformanceMatricesBuildsAndIsBoundedByDev
           make_bce_layout<double>(named.matrix, params.boundaries, tiles.block_lanes);
       EXPECT_EQ(std::max<std::int64_t>(tiles.size(), 1), c.launch.grid_size);
       const std::uint64_t k = static_cast<std::uint64_t>(bce.blocks());
+      const bool hopper = variant == BceVariant::hopper;
+      const auto split = static_cast<std::uint64_t>(tiles.partials * 8 + tiles.counters * 4);
       const std::uint64_t uploaded =
           tiles.size() * 8u + (k + 2) * 8 + (k + 1) * 8 + (k + 1) * 8 + (k + 1) * 4 +
-          (variant == BceVariant::hopper ? bce.row_lengths.size() * 4 + (k + 1) * 4 : 0) +
-          bce.row_no.size() * 4 +
-          bce.offsets.size() * 4 + bce.values.size() * 8;
+          (hopper ? bce.row_lengths.size() * 4 + (k + 1) * 4 + tiles.size() * 8u +
+                        (k + 1) * 20 + split
+                  : 0) +
+          bce.row_no.size() * 4 + bce.offsets.size() * 4 + bce.values.size() * 8;
       const std::uint64_t device_bytes = rules.device_bytes(features, Precision::fp64, c);
       EXPECT_LE(uploaded, device_bytes);
       // Exactly the built slots (padding to the lanes included), rowNo (and the row lengths),
-      // 4 int64 per block and per empty-row block and one past, 2 int32 per tile (and the
-      // tile's row base).
-      const bool hopper = variant == BceVariant::hopper;
+      // 4 int64 per block and per empty-row block and one past (and, hopper, 20 bytes a block
+      // for the pieces), 2 int32 per tile (and the tile's row base and piece), the piece sums
+      // and counts of the split rows.
       EXPECT_EQ(device_bytes, bce.offsets.size() * 12 + bce.row_no.size() * (hopper ? 8 : 4) +
-                                  (k + 2) * 32 +
-                                  std::uint64_t{c.launch.grid_size} * (hopper ? 12 : 8));
+                                  (k + 2) * 32 + (hopper ? (k + 1) * 20 : 0) +
+                                  std::uint64_t{c.launch.grid_size} * (hopper ? 16 : 8) + split);
     }
   }
 }
@@ -395,9 +398,9 @@ TEST(CudaBceLayout, HopperLanesGrowToAWarpOrABlockPerRowWhereTheRowsCannotFillTh
   EXPECT_EQ(bce_lanes_per_row(BceVariant::paper, {50, 50000}, 256, h100), 1);
   // The tiles: 50 rows of 5000 at a block a row are 50 tiles; 40 rows of 300 at a warp a row
   // 5 tiles of 8 rows (256 threads); 1000 rows of 3 at 1 lane 4 tiles; 10 empty rows 1 tile.
-  // Longest chain first: the block-wide rows (5000 / 256 -> 20 gathers a lane), the warp-wide
-  // ones (300 / 32 -> 10), the rows of 3, the empty rows.
-  const std::vector<BceBlockShape> shapes{{1000, 3}, {40, 300}, {50, 5000}, {10, 0}};
+  // Longest chain first: the block-wide rows (4000 / 256 -> 16 gathers a lane, one piece), the
+  // warp-wide ones (300 / 32 -> 10), the rows of 3, the empty rows.
+  const std::vector<BceBlockShape> shapes{{1000, 3}, {40, 300}, {50, 4000}, {10, 0}};
   const BceTiles tiles = make_bce_tiles(shapes, BceVariant::hopper, 256, h100);
   EXPECT_THAT(tiles.block_lanes, ElementsAre(1, 32, 256, 1));
   EXPECT_EQ(tiles.size(), 50 + 5 + 4 + 1);
@@ -457,6 +460,48 @@ TEST(CudaBceLayout, HostReplayOfWarpAndBlockPerRowTilesEqualsCsrOnAFewVeryLongRo
       EXPECT_TRUE(block_rows);
     }
   }
+}
+
+// Block-wide rows longer than block_size x kBceSlotsPerLanePerPiece are cut into pieces, one
+// CUDA block each, whose sums the last to arrive adds: the replay still equals CSR.
+TEST(CudaBceLayout, HostReplayOfRowsSplitIntoPiecesEqualsCsr) {
+  const std::int64_t h100 = kH100ResidentThreads;
+  // 9000 slots: 2048 a piece at block size 128 (5 pieces), 8192 at 512 (2); never for fewer
+  // lanes than the block, nor on paper.
+  EXPECT_EQ(bce_row_pieces(BceVariant::hopper, {4, 9000}, 128, 128), 5);
+  EXPECT_EQ(bce_row_pieces(BceVariant::hopper, {4, 9000}, 512, 512), 2);
+  EXPECT_EQ(bce_row_pieces(BceVariant::hopper, {4, 8192}, 512, 512), 1);
+  EXPECT_EQ(bce_row_pieces(BceVariant::hopper, {4, 9000}, 32, 128), 1);
+  EXPECT_EQ(bce_row_pieces(BceVariant::paper, {4, 9000}, 1, 128), 1);
+  // The tiles: every piece of every row, the pieces' sums and counts laid out per block.
+  const std::vector<BceBlockShape> shapes{{1000, 3}, {4, 9000}, {2, 0}};
+  const BceTiles tiles = make_bce_tiles(shapes, BceVariant::hopper, 128, h100);
+  EXPECT_THAT(tiles.block_pieces, ElementsAre(1, 5, 1));
+  EXPECT_EQ(tiles.partials, 20);
+  EXPECT_EQ(tiles.counters, 4);
+  EXPECT_EQ(tiles.size(), 4 * 5 + 8 + 1);
+  EXPECT_EQ(bce_tile_count(shapes, BceVariant::hopper, 128, h100), tiles.size());
+  EXPECT_THAT(std::vector<std::int32_t>(tiles.tile_piece.begin(), tiles.tile_piece.begin() + 6),
+              ElementsAre(0, 1, 2, 3, 4, 0));
+  EXPECT_EQ(tiles.tile_first_row[5], 1001);  // the second long row's first piece
+
+  const std::uint64_t seed = testing::test_seed();
+  std::cout << "seed " << seed << " (SPMVD_TEST_SEED)\n";
+  std::mt19937_64 rng(seed);
+  // 3000 rows of 2-6 and 4 of ~9000 (of 12000 columns) and 4 of ~2250.
+  const CsrMatrix<double> m = few_long_rows_matrix(rng, 3000, 4, 9000, 12000);
+  const MatrixFeatures f = df_features(m);
+  bool split = false;
+  for (const auto& boundaries : {std::vector<std::int64_t>{}, every_other_length(f)}) {
+    for (const std::uint32_t block : {128u, 256u, 512u}) {
+      const BceTiles t = make_bce_tiles(bce_block_shapes(f, boundaries), BceVariant::hopper,
+                                        block, h100);
+      split |= std::ranges::any_of(t.block_pieces, [](std::int32_t p) { return p > 1; });
+      expect_matches_csr<double>(m, boundaries, BceVariant::hopper, block, "split rows");
+      expect_matches_csr<float>(m, boundaries, BceVariant::hopper, block, "split rows fp32");
+    }
+  }
+  EXPECT_TRUE(split);
 }
 
 // Rows of the given lengths (each length `count` times, in this order, then `empty` empty
@@ -826,12 +871,15 @@ TEST(CudaBceRules, HopperPartsAreTheWideBlocksAsTheWarpsThatRunThem) {
   EXPECT_EQ(parts[1].candidate.launch.grid_size, 2u);  // 10 rows x 32 lanes / 256
   EXPECT_EQ(parts[1].features.rows, 10);
   EXPECT_EQ(parts[1].features.row_length_max, 300);
-  // A block a row: 8 warps a row, so 400 warp-rows of 6250, the chain each lane walks 196.
+  // A block a row cut into 13 pieces of 4096 slots (16 a lane: kBceSlotsPerLanePerPiece), each
+  // 8 warps: 104 warp-rows a row, 5200 of ceil(50000 / 104) = 481, the chain each lane walks
+  // 481 / 32 -> 16 (196 uncut).
   EXPECT_EQ(parts[2].candidate.format, kCudaCsrVectorFormatId);
   EXPECT_EQ(parts[2].candidate.launch.threads_per_row, 32u);
-  EXPECT_EQ(parts[2].features.rows, 400);
-  EXPECT_EQ(parts[2].features.row_length_max, 6250);
-  EXPECT_EQ(parts[2].features.nnz, 50 * 50000);
+  EXPECT_EQ(parts[2].features.rows, 5200);
+  EXPECT_EQ(parts[2].features.row_length_max, 481);
+  EXPECT_GE(parts[2].features.nnz, 50 * 50000);  // rounded up a warp-row at most
+  EXPECT_LT(parts[2].features.nnz, 50 * 50000 + 5200);
   // The paper variant runs every block a thread a row: all cuda_ell.
   Candidate paper = c;
   paper.params = FieldSet::of(CudaBceParams{

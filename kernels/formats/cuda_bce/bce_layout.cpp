@@ -248,14 +248,23 @@ std::int32_t bce_lanes_per_row(BceVariant variant, BceBlockShape shape, std::uin
   return base;
 }
 
+std::int32_t bce_row_pieces(BceVariant variant, BceBlockShape shape, std::int32_t lanes,
+                            std::uint32_t block_size) noexcept {
+  if (variant != BceVariant::hopper || lanes != static_cast<std::int32_t>(block_size)) return 1;
+  const std::int64_t piece_slots = std::int64_t{block_size} * kBceSlotsPerLanePerPiece;
+  return static_cast<std::int32_t>(std::max<std::int64_t>(
+      (shape.width + piece_slots - 1) / piece_slots, 1));
+}
+
 std::int64_t bce_tile_count(std::span<const BceBlockShape> shapes, BceVariant variant,
                             std::uint32_t block_size, std::int64_t resident_threads) {
   check_block_size(block_size);
   std::int64_t tiles = 0;
   for (const BceBlockShape& shape : shapes) {
-    const std::int64_t rows_per_tile =
-        block_size / bce_lanes_per_row(variant, shape, block_size, resident_threads);
-    tiles += (shape.rows + rows_per_tile - 1) / rows_per_tile;
+    const std::int32_t lanes = bce_lanes_per_row(variant, shape, block_size, resident_threads);
+    const std::int64_t rows_per_tile = block_size / lanes;
+    tiles += (shape.rows + rows_per_tile - 1) / rows_per_tile *
+             bce_row_pieces(variant, shape, lanes, block_size);
   }
   return tiles;
 }
@@ -266,16 +275,26 @@ BceTiles make_bce_tiles(std::span<const BceBlockShape> shapes, BceVariant varian
   BceTiles tiles;
   std::vector<std::int64_t> block_first(shapes.size() + 1, 0);
   for (std::size_t b = 0; b < shapes.size(); ++b) {
-    tiles.block_lanes.push_back(
-        bce_lanes_per_row(variant, shapes[b], block_size, resident_threads));
+    const std::int32_t lanes = bce_lanes_per_row(variant, shapes[b], block_size, resident_threads);
+    const std::int32_t pieces = bce_row_pieces(variant, shapes[b], lanes, block_size);
+    tiles.block_lanes.push_back(lanes);
+    tiles.block_pieces.push_back(pieces);
+    tiles.block_partial_first.push_back(pieces > 1 ? tiles.partials : 0);
+    tiles.block_counter_first.push_back(pieces > 1 ? tiles.counters : 0);
+    if (pieces > 1) {
+      tiles.partials += shapes[b].rows * pieces;
+      tiles.counters += shapes[b].rows;
+    }
     block_first[b + 1] = block_first[b] + shapes[b].rows;
   }
   std::vector<std::size_t> order(shapes.size());
   for (std::size_t b = 0; b < order.size(); ++b) order[b] = b;
   if (variant == BceVariant::hopper) {
-    // Longest chain first (the header says why); the empty rows' chain is 0, so they stay last.
+    // Longest chain first (the header says why): a lane's slots of one tile, its piece's for a
+    // split row. The empty rows' chain is 0, so they stay last.
     const auto chain = [&](std::size_t b) {
-      return (shapes[b].width + tiles.block_lanes[b] - 1) / tiles.block_lanes[b];
+      const std::int64_t slots = (shapes[b].width + tiles.block_lanes[b] - 1) / tiles.block_lanes[b];
+      return (slots + tiles.block_pieces[b] - 1) / tiles.block_pieces[b];
     };
     std::stable_sort(order.begin(), order.end(),
                      [&](std::size_t a, std::size_t b) { return chain(a) > chain(b); });
@@ -283,11 +302,13 @@ BceTiles make_bce_tiles(std::span<const BceBlockShape> shapes, BceVariant varian
   for (const std::size_t b : order) {
     const std::int64_t rows_per_tile = block_size / tiles.block_lanes[b];
     for (std::int64_t r = 0; r < shapes[b].rows; r += rows_per_tile) {
-      tiles.tile_block.push_back(static_cast<std::int32_t>(b));
-      tiles.tile_first_row.push_back(static_cast<std::int32_t>(block_first[b] + r));
-      tiles.tile_end_row.push_back(
-          static_cast<std::int32_t>(std::min(block_first[b] + r + rows_per_tile,
-                                             block_first[b + 1])));
+      for (std::int32_t piece = 0; piece < tiles.block_pieces[b]; ++piece) {
+        tiles.tile_block.push_back(static_cast<std::int32_t>(b));
+        tiles.tile_first_row.push_back(static_cast<std::int32_t>(block_first[b] + r));
+        tiles.tile_piece.push_back(piece);
+        tiles.tile_end_row.push_back(static_cast<std::int32_t>(
+            std::min(block_first[b] + r + rows_per_tile, block_first[b + 1])));
+      }
     }
   }
   return tiles;
@@ -347,9 +368,14 @@ void bce_reference_multiply(const BceLayout<Value>& layout, const BceTiles& tile
                   std::to_string(tiles.size()) + " tiles");
   }
   std::vector<Value> lane_sums;
+  // A split row's piece sums, in piece order (the kernel's last piece adds them so).
+  std::vector<Value> partials(static_cast<std::size_t>(tiles.partials), Value(0));
+  std::vector<std::int32_t> arrived(static_cast<std::size_t>(tiles.counters), 0);
   for (std::int64_t tile = 0; tile < tiles.size(); ++tile) {
     const std::int64_t b = tiles.tile_block[tile];
     const std::int32_t lanes = tiles.block_lanes[b];
+    const std::int32_t pieces = hopper ? tiles.block_pieces[b] : 1;
+    const std::int32_t piece = hopper ? tiles.tile_piece[tile] : 0;
     const std::int64_t rownum = block_end(b) - block_begin(b);
     const std::int64_t width = b < k ? layout.block_widths[b] : 0;
     const std::int64_t block_pos = layout.block_slot_offsets[std::min(b, k)];
@@ -368,11 +394,17 @@ void bce_reference_multiply(const BceLayout<Value>& layout, const BceTiles& tile
       } else {
         const std::int64_t length = layout.row_lengths[static_cast<std::size_t>(position)];
         lane_sums.assign(static_cast<std::size_t>(lanes), Value(0));
-        // The kernel's slot walk: lane l from blockPos + (position - Ap) * L + l, N * L a step.
+        // The kernel's slot walk: lane l from blockPos + (position - Ap) * L + l, N * L a step;
+        // a piece q of a split row from its slot q * L * kBceSlotsPerLanePerPiece on.
         const std::int64_t step = std::int64_t{lanes} * rownum;
+        const std::int64_t piece_slots =
+            pieces > 1 ? std::int64_t{lanes} * kBceSlotsPerLanePerPiece : length;
+        const std::int64_t piece_begin = piece * piece_slots;
+        const std::int64_t piece_end = std::min(length, piece_begin + piece_slots);
         for (std::int32_t lane = 0; lane < lanes; ++lane) {
-          std::int64_t slot = block_pos + (position - block_begin(b)) * lanes + lane;
-          for (std::int64_t i = lane; i < length; i += lanes, slot += step) {
+          std::int64_t slot = block_pos + (position - block_begin(b)) * lanes + lane +
+                              piece * kBceSlotsPerLanePerPiece * step * (pieces > 1);
+          for (std::int64_t i = piece_begin + lane; i < piece_end; i += lanes, slot += step) {
             const auto idx = static_cast<std::size_t>(slot);
             lane_sums[lane] += layout.values[idx] * x[layout.offsets[idx]];
           }
@@ -387,6 +419,17 @@ void bce_reference_multiply(const BceLayout<Value>& layout, const BceTiles& tile
           lane_sums = std::move(warp_totals);
         }
         sum = lane_sums[0];
+        if (pieces > 1) {
+          const std::int64_t row_in_block = position - block_begin(b);
+          const auto first = static_cast<std::size_t>(tiles.block_partial_first[b] +
+                                                      row_in_block * pieces);
+          partials[first + static_cast<std::size_t>(piece)] = sum;
+          const auto counter =
+              static_cast<std::size_t>(tiles.block_counter_first[b] + row_in_block);
+          if (++arrived[counter] < pieces) continue;  // not the last piece: no y write
+          sum = Value(0);
+          for (std::int32_t q = 0; q < pieces; ++q) sum += partials[first + static_cast<std::size_t>(q)];
+        }
       }
       const std::int64_t base = hopper ? tile_row_bases[tile] : -1;
       const std::int64_t row = base >= 0 ? base + (position - tiles.tile_first_row[tile])

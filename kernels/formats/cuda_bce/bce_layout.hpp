@@ -124,6 +124,16 @@ inline constexpr std::int64_t kBceWarpPerRowMinWidth = 256;
 // 4 dependent gathers cost) and the row's chain is W / block_size gathers.
 inline constexpr std::int64_t kBceBlockPerRowMinWidth = 1024;
 
+// A block-wide row longer than block_size x this many slots is cut into pieces, each its own
+// CUDA block (hopper; bce_row_pieces). Why: a CUDA block walks its row's W / block_size slots a
+// lane as one dependent chain (an index load, then its gather, ~1-1.5 us from DRAM, four in
+// flight with the kernel's unrolling), so circuit-3M's 50 rows of 50000 kept 50 SMs busy for
+// ~100 gathers a lane (at block size 128, ~390: 0.42 ms against 0.19 at 512, H100 2026-11-24)
+// while the other SMs had finished. 16 slots a lane is four rounds of the unrolled loop: the
+// piece's chain is then about what a short row's is, and its block reduction, partial store
+// and atomic count (~1-2 us) stay a small share of it.
+inline constexpr std::int64_t kBceSlotsPerLanePerPiece = 16;
+
 // Lanes that share one row of a block of this shape. paper: 1 (Algorithm 4). hopper:
 //  - the base: 4 from width 32, 2 from width 16, else 1 (each lane keeps >= 8 slots of the
 //    block's widest row). Kept wherever rows x base >= resident_threads: the block's rows alone
@@ -145,18 +155,33 @@ inline constexpr std::int64_t kBceBlockPerRowMinWidth = 1024;
 std::int32_t bce_lanes_per_row(BceVariant variant, BceBlockShape shape, std::uint32_t block_size,
                                std::int64_t resident_threads) noexcept;
 
+// The pieces each row of a block of this shape is cut into (each piece its own tile, the
+// pieces' sums added by the last to finish): ceil(W / (block_size x kBceSlotsPerLanePerPiece))
+// for the hopper variant's block-wide rows (lanes == block_size), else 1.
+std::int32_t bce_row_pieces(BceVariant variant, BceBlockShape shape, std::int32_t lanes,
+                            std::uint32_t block_size) noexcept;
+
 // The kernels' launch: one CUDA block of block_size threads per tile.
 struct BceTiles {
   std::vector<std::int32_t> block_lanes;     // per block of the shapes, empty rows last
+  std::vector<std::int32_t> block_pieces;    // per block: bce_row_pieces
+  // Per block, where its rows' piece sums (row r's piece q at first + r * pieces + q) and
+  // arrival counts (row r's at first + r) start; both 0 for unsplit blocks.
+  std::vector<std::int64_t> block_partial_first;
+  std::vector<std::int64_t> block_counter_first;
+  std::int64_t partials = 0;  // piece sums of all split rows
+  std::int64_t counters = 0;  // split rows
   std::vector<std::int32_t> tile_block;      // tile -> block
   std::vector<std::int32_t> tile_first_row;  // tile -> its first BCE position
+  std::vector<std::int32_t> tile_piece;      // tile -> its piece of the row (0 if unsplit)
   std::vector<std::int32_t> tile_end_row;    // tile -> one past its last (host side only)
   std::int64_t size() const noexcept { return static_cast<std::int64_t>(tile_block.size()); }
 };
 // `shapes` as shapes_with_empty_rows gives them; block_size a power of two >= 32; lanes per
 // block from bce_lanes_per_row (resident_threads as there).
-// Tile order: paper, block by block as Algorithm 4. hopper, the blocks by their rows' chain
-// (ceil(W / lanes) gathers a lane, a stable sort, longest first; the empty rows last): the GPU
+// Tile order: paper, block by block as Algorithm 4. hopper, the blocks by their tiles' chain
+// (ceil(W / lanes) gathers a lane, over the pieces of a split row; a stable sort, longest first;
+// the empty rows last): the GPU
 // starts CUDA blocks roughly in index order, so a block-wide row placed last (circuit-3M's 50
 // rows of 50000, ~100 dependent gathers a lane) would start when every SM is finishing the
 // short rows and run alone after them; first, it runs beside them (longest processing time
@@ -177,10 +202,11 @@ std::vector<std::int32_t> bce_tile_row_bases(std::span<const std::int32_t> row_n
 
 // y = alpha A x + beta y (beta == 0: y write-only) over the built arrays, each kernel thread
 // replayed with the kernel's own slot arithmetic (lane l of position p starts at
-// blockPos + (p - Ap) * L + l and steps by N * L) and in the order the GPU kernel adds (lanes
-// reduced by xor shuffles within each warp; a block-wide row's warp sums then by one more
-// warp's xor shuffles): the unit tests' check of the layout and of the kernels' index
-// arithmetic. x and y in the caller's order; hopper rows written through `tile_row_bases`
+// blockPos + (p - Ap) * L + l and steps by N * L; piece q of a split row at its slot
+// q * L * kBceSlotsPerLanePerPiece) and in the order the GPU kernel adds (lanes reduced by xor
+// shuffles within each warp; a block-wide row's warp sums then by one more warp's xor
+// shuffles; a split row's piece sums from 0 in piece order): the unit tests' check of the
+// layout and of the kernels' index arithmetic. x and y in the caller's order; hopper rows written through `tile_row_bases`
 // (bce_tile_row_bases) where the tile has a base, through rowNo elsewhere (paper: rowNo always,
 // as Algorithm 4). Throws Error(invalid_argument) when the layout was not interleaved for the
 // tiles' lanes, or tile_row_bases has not one entry per tile (hopper).

@@ -28,6 +28,13 @@ struct BceDeviceArrays {
   const std::int32_t* block_uniform_length;
   const std::int32_t* row_no;       // N
   const std::int32_t* offsets;
+  // Split rows (hopper; BceTiles): each tile's piece, each block's pieces a row and where its
+  // rows' piece sums and arrival counts start, the counts themselves (zero between launches).
+  const std::int32_t* tile_piece;
+  const std::int32_t* block_pieces;
+  const std::int64_t* block_partial_first;
+  const std::int64_t* block_counter_first;
+  std::int32_t* counters;
 };
 
 // Algorithm 4 of paper 000 as printed: one CUDA block per tile (a sub-block of at most
@@ -77,12 +84,18 @@ constexpr int kBceMaxWarpsPerBlock = static_cast<int>(kBceBlockSizes.back() / 32
 // warps: blockDim.x is a multiple of 32 and lanes divides 32 or equals blockDim.x). A tile whose
 // rows are consecutive rows of the caller (its tile_row_base >= 0) writes y without reading
 // rowNo.
+// A row split into pieces (BceTiles::block_pieces > 1, block-wide rows only): each piece's
+// CUDA block walks slots [q P, (q + 1) P) of the row (P = lanes x kBceSlotsPerLanePerPiece),
+// stores its sum, and the last piece to arrive (an atomic count, after a fence, as CUDA's
+// threadFenceReduction sample) adds the sums in piece order (the same sum on every run) and
+// writes y; it resets the count for the next launch, which the stream orders after this one.
 template <typename Value>
 __global__ void __launch_bounds__(kBceMaxBlockSize, kBceFullOccupancyBlocks) bce_hopper_kernel(BceDeviceArrays a, const Value* __restrict__ values,
                                   const Value* __restrict__ x, Value* __restrict__ y, Value alpha,
-                                  Value beta) {
+                                  Value beta, Value* partials) {
   const std::int32_t b = __ldg(a.tile_block + blockIdx.x);
   const std::int32_t lanes = __ldg(a.block_lanes + b);
+  const std::int32_t pieces = __ldg(a.block_pieces + b);
   const std::int64_t begin = __ldg(a.block_rows + b);
   const std::int64_t end = __ldg(a.block_rows + b + 1);
   const std::int64_t position = __ldg(a.tile_first_row + blockIdx.x) + threadIdx.x / lanes;
@@ -95,12 +108,20 @@ __global__ void __launch_bounds__(kBceMaxBlockSize, kBceFullOccupancyBlocks) bce
                                                     : __ldg(a.row_lengths + position);
   const std::int64_t step = lanes * rownum;
   std::int64_t slot = __ldg(a.block_pos + b) + (position - begin) * lanes + lane;
+  std::int32_t first = lane, last = length;  // this tile's slots of the row
+  std::int32_t piece = 0;
+  if (pieces > 1) {
+    piece = __ldg(a.tile_piece + blockIdx.x);
+    first += piece * lanes * static_cast<std::int32_t>(kBceSlotsPerLanePerPiece);
+    last = min(length, (piece + 1) * lanes * static_cast<std::int32_t>(kBceSlotsPerLanePerPiece));
+    slot += piece * kBceSlotsPerLanePerPiece * step;
+  }
   Value sum = 0;
   // Unrolled so that several index and value loads are in flight before their gathers (the
   // slots of one row are independent); the loads stay scalar: each is already one coalesced
   // request per warp in the interleaved block.
 #pragma unroll 4
-  for (std::int32_t i = lane; i < length; i += lanes, slot += step)
+  for (std::int32_t i = first; i < last; i += lanes, slot += step)
     sum += __ldg(values + slot) * __ldg(x + __ldg(a.offsets + slot));
   for (std::int32_t offset = min(lanes, 32) / 2; offset > 0; offset /= 2)
     sum += __shfl_xor_sync(0xffffffffu, sum, offset);
@@ -117,6 +138,20 @@ __global__ void __launch_bounds__(kBceMaxBlockSize, kBceFullOccupancyBlocks) bce
     sum = warp_lane < lanes / 32 ? warp_totals[warp_lane] : Value(0);
     for (int offset = 16; offset > 0; offset /= 2)
       sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+    if (pieces > 1) {
+      if (threadIdx.x != 0) return;
+      const std::int64_t row_in_block = position - begin;
+      Value* row_partials = partials + __ldg(a.block_partial_first + b) + row_in_block * pieces;
+      std::int32_t* arrived = a.counters + __ldg(a.block_counter_first + b) + row_in_block;
+      row_partials[piece] = sum;
+      __threadfence();  // the sum is visible before the count says it is there
+      if (atomicAdd(arrived, 1) != pieces - 1) return;
+      __threadfence();
+      sum = 0;
+      for (std::int32_t q = 0; q < pieces; ++q)
+        sum += *static_cast<volatile const Value*>(row_partials + q);
+      *arrived = 0;
+    }
   }
   if (active && lane == 0) {
     const std::int32_t base = __ldg(a.tile_row_base + blockIdx.x);
@@ -157,6 +192,20 @@ class CudaBceOperator final : public SpmvOperator {
       block_uniform_length_ =
           upload(device, block_uniform_lengths.data(), block_uniform_lengths.size());
     }
+    if (variant == BceVariant::hopper) {
+      tile_piece_ = upload(device, tiles.tile_piece.data(), tiles.tile_piece.size());
+      block_pieces_ = upload(device, tiles.block_pieces.data(), tiles.block_pieces.size());
+      block_partial_first_ =
+          upload(device, tiles.block_partial_first.data(), tiles.block_partial_first.size());
+      block_counter_first_ =
+          upload(device, tiles.block_counter_first.data(), tiles.block_counter_first.size());
+      if (tiles.counters > 0) {
+        partials_ = DeviceBuffer(device, static_cast<std::size_t>(tiles.partials) * sizeof(Value));
+        counters_ =
+            DeviceBuffer(device, static_cast<std::size_t>(tiles.counters) * sizeof(std::int32_t));
+        device.fill_bytes(counters_.data(), 0, counters_.bytes());  // no piece has arrived
+      }
+    }
     row_no_ = upload(device, bce.row_no.data(), bce.row_no.size());
     offsets_ = upload(device, bce.offsets.data(), bce.offsets.size());
     values_ = upload(device, bce.values.data(), bce.values.size());
@@ -174,7 +223,12 @@ class CudaBceOperator final : public SpmvOperator {
                             .row_lengths = row_lengths_.as<const std::int32_t>(),
                             .block_uniform_length = block_uniform_length_.as<const std::int32_t>(),
                             .row_no = row_no_.as<const std::int32_t>(),
-                            .offsets = offsets_.as<const std::int32_t>()};
+                            .offsets = offsets_.as<const std::int32_t>(),
+                            .tile_piece = tile_piece_.as<const std::int32_t>(),
+                            .block_pieces = block_pieces_.as<const std::int32_t>(),
+                            .block_partial_first = block_partial_first_.as<const std::int64_t>(),
+                            .block_counter_first = block_counter_first_.as<const std::int64_t>(),
+                            .counters = counters_.as<std::int32_t>()};
     const auto grid = static_cast<unsigned>(tiles_);
     const auto* xv = static_cast<const Value*>(x);
     auto* yv = static_cast<Value*>(y);
@@ -183,7 +237,8 @@ class CudaBceOperator final : public SpmvOperator {
           a, values_.as<const Value>(), xv, yv, static_cast<Value>(alpha), static_cast<Value>(beta));
     } else {
       bce_hopper_kernel<Value><<<grid, launch_.block_size, 0, stream_>>>(
-          a, values_.as<const Value>(), xv, yv, static_cast<Value>(alpha), static_cast<Value>(beta));
+          a, values_.as<const Value>(), xv, yv, static_cast<Value>(alpha), static_cast<Value>(beta),
+          partials_.as<Value>());
     }
     SPMVD_CUDA_CHECK_LAUNCH();
   }
@@ -193,7 +248,9 @@ class CudaBceOperator final : public SpmvOperator {
     return tile_block_.bytes() + tile_first_row_.bytes() + tile_row_base_.bytes() +
            block_rows_.bytes() + block_widths_.bytes() + block_pos_.bytes() + block_lanes_.bytes() +
            row_lengths_.bytes() + block_uniform_length_.bytes() + row_no_.bytes() +
-           offsets_.bytes() + values_.bytes();
+           offsets_.bytes() + values_.bytes() + tile_piece_.bytes() + block_pieces_.bytes() +
+           block_partial_first_.bytes() + block_counter_first_.bytes() + partials_.bytes() +
+           counters_.bytes();
   }
 
  private:
@@ -205,6 +262,8 @@ class CudaBceOperator final : public SpmvOperator {
   DeviceBuffer tile_block_, tile_first_row_, tile_row_base_, block_rows_, block_widths_, block_pos_,
       block_lanes_;
   DeviceBuffer row_lengths_, block_uniform_length_, row_no_, offsets_, values_;
+  DeviceBuffer tile_piece_, block_pieces_, block_partial_first_, block_counter_first_;
+  DeviceBuffer partials_, counters_;  // split rows' piece sums and arrival counts
 };
 
 // The matrix's DF features (`df`, as check_candidate saw them) give the block shapes, the shapes

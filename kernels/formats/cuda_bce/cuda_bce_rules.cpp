@@ -65,11 +65,13 @@ FormatPart block_part(const MatrixFeatures& whole,
                                            block_size)}};
     return part;
   }
-  // 32 lanes a row. A block-wide row is block_size / 32 warps each walking a 1 / pieces share of
-  // it: predicted as that many rows of ceil(length / pieces) (equal lengths merged into one set).
+  // 32 lanes a row. A block-wide row is block_size / 32 warps (times its bce_row_pieces CUDA
+  // blocks, for a split row) each walking a 1 / pieces share of it: predicted as that many rows
+  // of ceil(length / pieces) (equal lengths merged into one set).
   // The sets are ascending, so equal piece lengths are neighbours: merged as they come, without
   // a map (OPA prices up to 8,256 blocks a matrix); part_features merges any that are not.
-  const std::int64_t pieces = lanes / 32;
+  const std::int64_t pieces =
+      lanes / 32 * bce_row_pieces(variant, shape, lanes, block_size);
   std::vector<RowLengthCount> piece_sets;
   piece_sets.reserve(sets.size());
   for (const RowLengthCount& set : sets) {
@@ -274,22 +276,34 @@ std::uint64_t CudaBceRules::device_bytes(const MatrixFeatures& features, Precisi
   const CudaBceParams params = params_of(candidate);
   const auto variant = static_cast<BceVariant>(params.variant);
   const std::vector<BceBlockShape> shapes = bce_block_shapes(features, params.boundaries);
-  // Each block's rows x its width padded to a multiple of its lanes (make_bce_layout).
-  std::uint64_t slots = 0;
+  // Each block's rows x its width padded to a multiple of its lanes (make_bce_layout), and
+  // (hopper) a piece sum per piece and an arrival count per row of the split blocks.
+  std::uint64_t slots = 0, partials = 0, counters = 0;
   for (const BceBlockShape& shape : shapes) {
     const std::int32_t lanes =
         bce_lanes_per_row(variant, shape, candidate.launch.block_size, params.resident_threads);
     slots += static_cast<std::uint64_t>(shape.rows) *
              static_cast<std::uint64_t>(bce_padded_width(shape.width, lanes));
+    const std::int32_t pieces =
+        bce_row_pieces(variant, shape, lanes, candidate.launch.block_size);
+    if (pieces > 1) {
+      partials += static_cast<std::uint64_t>(shape.rows) * static_cast<std::uint64_t>(pieces);
+      counters += static_cast<std::uint64_t>(shape.rows);
+    }
   }
   const auto rows = static_cast<std::uint64_t>(features.rows);
   const bool hopper = variant == BceVariant::hopper;
   const std::uint64_t per_row = sizeof(std::int32_t) * (hopper ? 2 : 1);  // rowNo, lengths
-  // Ap, Aw, blockPos (int64) and lanes and (hopper) the uniform row length (int32 each).
+  // Ap, Aw, blockPos (int64) and lanes and (hopper) the uniform row length (int32 each); hopper
+  // also the pieces a row (int32) and where the piece sums and counts start (int64 each).
   const std::uint64_t per_block = 4 * sizeof(std::int64_t);
-  const std::uint64_t per_tile = sizeof(std::int32_t) * (hopper ? 3 : 2);  // (+ row base)
+  const std::uint64_t hopper_per_block = sizeof(std::int32_t) + 2 * sizeof(std::int64_t);
+  // tile_block, tile_first_row (and, hopper, the row base and the piece).
+  const std::uint64_t per_tile = sizeof(std::int32_t) * (hopper ? 4 : 2);
   return slots * (sizeof(ColIndex) + value_bytes(precision)) + rows * per_row +
-         (shapes.size() + 1) * per_block + std::uint64_t{candidate.launch.grid_size} * per_tile;
+         (shapes.size() + 1) * per_block + (hopper ? shapes.size() * hopper_per_block : 0) +
+         std::uint64_t{candidate.launch.grid_size} * per_tile +
+         partials * value_bytes(precision) + counters * sizeof(std::int32_t);
 }
 
 bool CudaBceRules::is_valid(const Candidate& candidate, const MatrixFeatures& features,
