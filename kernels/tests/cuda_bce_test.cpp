@@ -466,15 +466,15 @@ TEST(CudaBceLayout, HostReplayOfWarpAndBlockPerRowTilesEqualsCsrOnAFewVeryLongRo
 // CUDA block each, whose sums the last to arrive adds: the replay still equals CSR.
 TEST(CudaBceLayout, HostReplayOfRowsSplitIntoPiecesEqualsCsr) {
   const std::int64_t h100 = kH100ResidentThreads;
-  // 9000 slots: 2048 a piece at block size 128 (5 pieces), 8192 at 512 (2); never for fewer
+  // 40000 slots: 8192 a piece at block size 128 (5 pieces), 32768 at 512 (2); never for fewer
   // lanes than the block, nor on paper.
-  EXPECT_EQ(bce_row_pieces(BceVariant::hopper, {4, 9000}, 128, 128), 5);
-  EXPECT_EQ(bce_row_pieces(BceVariant::hopper, {4, 9000}, 512, 512), 2);
-  EXPECT_EQ(bce_row_pieces(BceVariant::hopper, {4, 8192}, 512, 512), 1);
-  EXPECT_EQ(bce_row_pieces(BceVariant::hopper, {4, 9000}, 32, 128), 1);
-  EXPECT_EQ(bce_row_pieces(BceVariant::paper, {4, 9000}, 1, 128), 1);
+  EXPECT_EQ(bce_row_pieces(BceVariant::hopper, {4, 40000}, 128, 128), 5);
+  EXPECT_EQ(bce_row_pieces(BceVariant::hopper, {4, 40000}, 512, 512), 2);
+  EXPECT_EQ(bce_row_pieces(BceVariant::hopper, {4, 32768}, 512, 512), 1);
+  EXPECT_EQ(bce_row_pieces(BceVariant::hopper, {4, 40000}, 32, 128), 1);
+  EXPECT_EQ(bce_row_pieces(BceVariant::paper, {4, 40000}, 1, 128), 1);
   // The tiles: every piece of every row, the pieces' sums and counts laid out per block.
-  const std::vector<BceBlockShape> shapes{{1000, 3}, {4, 9000}, {2, 0}};
+  const std::vector<BceBlockShape> shapes{{1000, 3}, {4, 40000}, {2, 0}};
   const BceTiles tiles = make_bce_tiles(shapes, BceVariant::hopper, 128, h100);
   EXPECT_THAT(tiles.block_pieces, ElementsAre(1, 5, 1));
   EXPECT_EQ(tiles.partials, 20);
@@ -488,8 +488,9 @@ TEST(CudaBceLayout, HostReplayOfRowsSplitIntoPiecesEqualsCsr) {
   const std::uint64_t seed = testing::test_seed();
   std::cout << "seed " << seed << " (SPMVD_TEST_SEED)\n";
   std::mt19937_64 rng(seed);
-  // 3000 rows of 2-6 and 4 of ~9000 (of 12000 columns) and 4 of ~2250.
-  const CsrMatrix<double> m = few_long_rows_matrix(rng, 3000, 4, 9000, 12000);
+  // 3000 rows of 2-6 and 4 of ~20000 (of 24000 columns) and 4 of ~5000: 3 pieces at block
+  // size 128, 2 at 256.
+  const CsrMatrix<double> m = few_long_rows_matrix(rng, 3000, 4, 20000, 24000);
   const MatrixFeatures f = df_features(m);
   bool split = false;
   for (const auto& boundaries : {std::vector<std::int64_t>{}, every_other_length(f)}) {
@@ -871,15 +872,15 @@ TEST(CudaBceRules, HopperPartsAreTheWideBlocksAsTheWarpsThatRunThem) {
   EXPECT_EQ(parts[1].candidate.launch.grid_size, 2u);  // 10 rows x 32 lanes / 256
   EXPECT_EQ(parts[1].features.rows, 10);
   EXPECT_EQ(parts[1].features.row_length_max, 300);
-  // A block a row cut into 13 pieces of 4096 slots (16 a lane: kBceSlotsPerLanePerPiece), each
-  // 8 warps: 104 warp-rows a row, 5200 of ceil(50000 / 104) = 481, the chain each lane walks
-  // 481 / 32 -> 16 (196 uncut).
+  // A block a row cut into 4 pieces of 16384 slots (64 a lane: kBceSlotsPerLanePerPiece), each
+  // 8 warps: 32 warp-rows a row, 1600 of ceil(50000 / 32) = 1563, the chain each lane walks
+  // 1563 / 32 -> 49 (196 uncut).
   EXPECT_EQ(parts[2].candidate.format, kCudaCsrVectorFormatId);
   EXPECT_EQ(parts[2].candidate.launch.threads_per_row, 32u);
-  EXPECT_EQ(parts[2].features.rows, 5200);
-  EXPECT_EQ(parts[2].features.row_length_max, 481);
+  EXPECT_EQ(parts[2].features.rows, 1600);
+  EXPECT_EQ(parts[2].features.row_length_max, 1563);
   EXPECT_GE(parts[2].features.nnz, 50 * 50000);  // rounded up a warp-row at most
-  EXPECT_LT(parts[2].features.nnz, 50 * 50000 + 5200);
+  EXPECT_LT(parts[2].features.nnz, 50 * 50000 + 1600);
   // The paper variant runs every block a thread a row: all cuda_ell.
   Candidate paper = c;
   paper.params = FieldSet::of(CudaBceParams{

@@ -128,11 +128,13 @@ inline constexpr std::int64_t kBceBlockPerRowMinWidth = 1024;
 // CUDA block (hopper; bce_row_pieces). Why: a CUDA block walks its row's W / block_size slots a
 // lane as one dependent chain (an index load, then its gather, ~1-1.5 us from DRAM, four in
 // flight with the kernel's unrolling), so circuit-3M's 50 rows of 50000 kept 50 SMs busy for
-// ~100 gathers a lane (at block size 128, ~390: 0.42 ms against 0.19 at 512, H100 2026-11-24)
-// while the other SMs had finished. 16 slots a lane is four rounds of the unrolled loop: the
-// piece's chain is then about what a short row's is, and its block reduction, partial store
-// and atomic count (~1-2 us) stay a small share of it.
-inline constexpr std::int64_t kBceSlotsPerLanePerPiece = 16;
+// ~390 gathers a lane at block size 128 (0.42 ms against 0.19 at 512, H100 2026-11-24) while
+// the other SMs had finished. Each piece pays a fixed cost (its tile's tables, the row's
+// length, the block reduction, the partial store and count: several dependent latencies), so
+// pieces must stay long: at 16 slots a lane (four rounds of the unrolled loop) block size 128
+// came to 0.18 ms on circuit-3M but block size 512 lost 8 % on fewlong-4M (rows of 20000) and
+// 17 % on rmat-s20-ef16; 64 slots a lane (16 rounds) cuts only chains above that.
+inline constexpr std::int64_t kBceSlotsPerLanePerPiece = 64;
 
 // Lanes that share one row of a block of this shape. paper: 1 (Algorithm 4). hopper:
 //  - the base: 4 from width 32, 2 from width 16, else 1 (each lane keeps >= 8 slots of the
