@@ -42,7 +42,9 @@ namespace spmvd {
 // 8: a format built by a host algorithm whose build the expected multiplies cannot repay is
 //    left out of the feature pass and not offered (MatrixFeatures::formats_left_out); a device
 //    conversion is charged 0.1 ns a nonzero instead of 0.3 (its builds got cheaper).
-inline constexpr std::uint32_t kTunerVersion = 8;
+// 9: cuda_bce's hopper tiling cuts long block-wide rows into pieces and runs the longest chains
+//    first (bce_layout.hpp): a stored BCE plan's grid_size is another tile count.
+inline constexpr std::uint32_t kTunerVersion = 9;
 
 struct TunerOptions {
   // Runs of a verify-top-k or exhaustive measurement; the median of the timed runs is a
