@@ -35,7 +35,10 @@ namespace spmvd {
 // 22: a bytes record timed with its own features is keyed by its lanes a row as well
 // (FormatBytesCalibration::threads_per_row): BRO-ELL's 4-lane Hopper layout gets a record of its
 // own.
-inline constexpr int kModelVersion = 22;
+// 23: the ELL kernels (cuda_ell, cuda_hyb's ELL part, cuda_sell, the split's GPU part) load four
+// slots a row at a time (catalogue_detail::ell_row_sum): calibrations of version 22 timed the
+// kernel that waited a memory latency a slot.
+inline constexpr int kModelVersion = 23;
 
 struct ModelSet {
   std::string device_signature;  // DeviceInfo::signature() of the calibrated device

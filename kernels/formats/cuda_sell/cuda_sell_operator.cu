@@ -14,7 +14,7 @@ namespace {
 
 // Thread i handles sorted row i: slice i / C, lane i % C; the slice's slots are column-major,
 // so the C threads of a slice read consecutive addresses. A row stops at its first padding
-// slot (see ell_kernel). permutation == nullptr: sorted row i is row i.
+// slot (catalogue_detail::ell_row_sum). permutation == nullptr: sorted row i is row i.
 template <typename Value, int SliceHeight>
 __global__ void sell_kernel(std::int64_t rows, const std::int64_t* __restrict__ slice_offsets,
                             const std::int32_t* __restrict__ col_indices,
@@ -26,14 +26,10 @@ __global__ void sell_kernel(std::int64_t rows, const std::int64_t* __restrict__ 
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < rows;
        i += stride) {
     const std::int64_t slice = i / SliceHeight;
-    const std::int64_t end = __ldg(slice_offsets + slice + 1);
-    Value sum = 0;
-    for (std::int64_t slot = __ldg(slice_offsets + slice) + i % SliceHeight; slot < end;
-         slot += SliceHeight) {
-      const std::int32_t col = __ldg(col_indices + slot);
-      if (col < 0) break;
-      sum += __ldg(values + slot) * __ldg(x + col);
-    }
+    const std::int64_t begin = __ldg(slice_offsets + slice);
+    const std::int64_t width = (__ldg(slice_offsets + slice + 1) - begin) / SliceHeight;
+    const Value sum = catalogue_detail::ell_row_sum(col_indices, values, x,
+                                                    begin + i % SliceHeight, SliceHeight, width);
     const std::int64_t row = permutation ? __ldg(permutation + i) : i;
     catalogue_detail::store_axpby(y + row, alpha, sum, beta);
   }
