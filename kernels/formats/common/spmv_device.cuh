@@ -38,14 +38,17 @@ void launch_scale(std::int64_t size, Value* y, Value beta, cudaStream_t stream) 
 // One row's sum over its `slots` ELL slots from `slot` on, `step` apart (a column-major block),
 // padding (column kPaddingColumn, value 0) after its entries. A row stops after its first
 // padding slot, so it reads no more of them, and 0 * x[...] never turns an Inf in x into NaN.
-// Four slots at a time: their index loads do not depend on each other, so a thread has four in
-// flight, then the four values and gathers of the slots that are not padding. Testing each
-// index before loading the next (`if (col < 0) break` a slot) waits a whole memory latency a
-// slot: cuda_ell ran at 0.79 of ALG1 on banded-17M in fp32 where cuda_bce's paper kernel (every
-// slot loaded up to the width, then tested) ran at 1.00; grouped, 1.06 (H100, 2026-11-24).
-// Values are loaded with their gathers, after the indices, not beside them: loaded beside them
-// a padded ELL read up to three padding values a row more (delaunay_n16-x48-renumbered, width
-// 17 for a mean of 6, fp64: 0.82 -> 0.72 of ALG1). The sum is added in slot order.
+// Four slots at a time: their index and value loads do not depend on each other, so a thread
+// has four of each in flight before its gathers. Testing each index before loading the next
+// (the loop before, `if (col < 0) break` a slot) waits a whole memory latency a slot: cuda_ell
+// ran at 0.79 of ALG1 on banded-17M in fp32 where cuda_bce's paper kernel (every slot loaded
+// up to the width, then tested) ran at 1.00; grouped, 1.06 (fp64 0.97 -> 1.10; H100,
+// 2026-11-24, docs/BENCHMARKS.md "ELL kernels"). The price: a row reads the values of up to
+// three padding slots after its end (a padded ELL, delaunay_n16-x48-renumbered at width 17,
+// fp64: 0.82 -> 0.72, where HYB is the one to use). Loading each value with its gather instead,
+// after the indices, read no padding values but took the regular inputs 8-10 % back (banded
+// 1.10 -> 1.02, fem-b3 1.05 -> 0.95): two dependent rounds a group rather than one.
+// The sum is added in slot order, as before.
 template <typename Value>
 __device__ __forceinline__ Value ell_row_sum(const std::int32_t* __restrict__ col_indices,
                                              const Value* __restrict__ values,
@@ -55,11 +58,15 @@ __device__ __forceinline__ Value ell_row_sum(const std::int32_t* __restrict__ co
   std::int64_t j = 0;
   for (; j + 4 <= slots; j += 4, slot += 4 * step) {
     std::int32_t col[4];
+    Value value[4];
 #pragma unroll
-    for (int k = 0; k < 4; ++k) col[k] = __ldg(col_indices + slot + k * step);
+    for (int k = 0; k < 4; ++k) {
+      col[k] = __ldg(col_indices + slot + k * step);
+      value[k] = __ldg(values + slot + k * step);
+    }
 #pragma unroll
     for (int k = 0; k < 4; ++k)
-      if (col[k] >= 0) sum += __ldg(values + slot + k * step) * __ldg(x + col[k]);
+      if (col[k] >= 0) sum += value[k] * __ldg(x + col[k]);
     if (col[3] < 0) return sum;  // the padding began in this group
   }
   for (; j < slots; ++j, slot += step) {
