@@ -117,24 +117,11 @@ __global__ void __launch_bounds__(kBceMaxBlockSize, kBceFullOccupancyBlocks) bce
     slot += piece * kBceSlotsPerLanePerPiece * step;
   }
   Value sum = 0;
-  // Four slots at a time, their index and value loads issued before any of their gathers (the
-  // slots of one row are independent), then the rest one by one; the loads stay scalar: each is
-  // already one coalesced request per warp in the interleaved block. A `#pragma unroll 4` of
-  // the one-slot loop left the stencils and banded-17M at 1.00-1.38x ALG1 where the ELL kernel
-  // with this grouping (catalogue_detail::ell_row_sum) reached 1.10-1.48x (H100, 2026-11-24).
-  std::int32_t i = first;
-  for (; i + 3 * lanes < last; i += 4 * lanes, slot += 4 * step) {
-    std::int32_t column[4];
-    Value value[4];
-#pragma unroll
-    for (int k = 0; k < 4; ++k) {
-      column[k] = __ldg(a.offsets + slot + k * step);
-      value[k] = __ldg(values + slot + k * step);
-    }
-#pragma unroll
-    for (int k = 0; k < 4; ++k) sum += value[k] * __ldg(x + column[k]);
-  }
-  for (; i < last; i += lanes, slot += step)
+  // Unrolled so that several index and value loads are in flight before their gathers (the
+  // slots of one row are independent); the loads stay scalar: each is already one coalesced
+  // request per warp in the interleaved block.
+#pragma unroll 4
+  for (std::int32_t i = first; i < last; i += lanes, slot += step)
     sum += __ldg(values + slot) * __ldg(x + __ldg(a.offsets + slot));
   for (std::int32_t offset = min(lanes, 32) / 2; offset > 0; offset /= 2)
     sum += __shfl_xor_sync(0xffffffffu, sum, offset);
