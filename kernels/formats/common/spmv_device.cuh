@@ -38,8 +38,9 @@ void launch_scale(std::int64_t size, Value* y, Value beta, cudaStream_t stream) 
 // One row's sum over its `slots` ELL slots from `slot` on, `step` apart (a column-major block),
 // padding (column kPaddingColumn, value 0) after its entries. A row stops with the group of
 // slots that holds its first padding slot, and a padding slot's x is never read, so
-// 0 * x[...] never turns an Inf in x into NaN. Four slots at a time: their index and value loads do not depend on each other, so a thread
-// has four of each in flight before its gathers. Testing each index before loading the next
+// 0 * x[...] never turns an Inf in x into NaN. Four slots at a time: their index and value
+// loads do not depend on each other, so a thread has four of each in flight before its
+// gathers. Testing each index before loading the next
 // (the loop before, `if (col < 0) break` a slot) waits a whole memory latency a slot: cuda_ell
 // ran at 0.79 of ALG1 on banded-17M in fp32 where cuda_bce's paper kernel (every slot loaded
 // up to the width, then tested) ran at 1.00; grouped, 1.06 (fp64 0.97 -> 1.10; H100,

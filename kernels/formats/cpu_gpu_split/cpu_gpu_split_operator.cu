@@ -189,10 +189,12 @@ std::unique_ptr<SpmvOperator> CpuGpuSplitRules::build(const CsrMatrix<double>& m
   check_gpu_device("cpu_gpu_split", device);
   if (precision == Precision::fp32)
     return std::make_unique<CpuGpuSplitOperator<float>>(
-        without_device_lock([&] { return make_cpu_gpu_split_layout<float>(matrix, params.ell_width); }),
+        without_device_lock(
+            [&] { return make_cpu_gpu_split_layout<float>(matrix, params.ell_width); }),
         candidate.launch, device);
   return std::make_unique<CpuGpuSplitOperator<double>>(
-      without_device_lock([&] { return make_cpu_gpu_split_layout<double>(matrix, params.ell_width); }),
+      without_device_lock(
+          [&] { return make_cpu_gpu_split_layout<double>(matrix, params.ell_width); }),
       candidate.launch, device);
 }
 

@@ -293,7 +293,8 @@ BceTiles make_bce_tiles(std::span<const BceBlockShape> shapes, BceVariant varian
     // Longest chain first (the header says why): a lane's slots of one tile, its piece's for a
     // split row. The empty rows' chain is 0, so they stay last.
     const auto chain = [&](std::size_t b) {
-      const std::int64_t slots = (shapes[b].width + tiles.block_lanes[b] - 1) / tiles.block_lanes[b];
+      const std::int64_t lanes = tiles.block_lanes[b];
+      const std::int64_t slots = (shapes[b].width + lanes - 1) / lanes;
       return (slots + tiles.block_pieces[b] - 1) / tiles.block_pieces[b];
     };
     std::stable_sort(order.begin(), order.end(),
@@ -428,7 +429,8 @@ void bce_reference_multiply(const BceLayout<Value>& layout, const BceTiles& tile
               static_cast<std::size_t>(tiles.block_counter_first[b] + row_in_block);
           if (++arrived[counter] < pieces) continue;  // not the last piece: no y write
           sum = Value(0);
-          for (std::int32_t q = 0; q < pieces; ++q) sum += partials[first + static_cast<std::size_t>(q)];
+          for (std::int32_t q = 0; q < pieces; ++q)
+            sum += partials[first + static_cast<std::size_t>(q)];
         }
       }
       const std::int64_t base = hopper ? tile_row_bases[tile] : -1;

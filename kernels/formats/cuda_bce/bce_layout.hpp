@@ -208,10 +208,11 @@ std::vector<std::int32_t> bce_tile_row_bases(std::span<const std::int32_t> row_n
 // q * L * kBceSlotsPerLanePerPiece) and in the order the GPU kernel adds (lanes reduced by xor
 // shuffles within each warp; a block-wide row's warp sums then by one more warp's xor
 // shuffles; a split row's piece sums from 0 in piece order): the unit tests' check of the
-// layout and of the kernels' index arithmetic. x and y in the caller's order; hopper rows written through `tile_row_bases`
-// (bce_tile_row_bases) where the tile has a base, through rowNo elsewhere (paper: rowNo always,
-// as Algorithm 4). Throws Error(invalid_argument) when the layout was not interleaved for the
-// tiles' lanes, or tile_row_bases has not one entry per tile (hopper).
+// layout and of the kernels' index arithmetic. x and y in the caller's order; hopper rows
+// written through `tile_row_bases` (bce_tile_row_bases) where the tile has a base, through
+// rowNo elsewhere (paper: rowNo always, as Algorithm 4). Throws Error(invalid_argument) when
+// the layout was not interleaved for the tiles' lanes, or tile_row_bases has not one entry per
+// tile (hopper).
 template <typename Value>
 void bce_reference_multiply(const BceLayout<Value>& layout, const BceTiles& tiles,
                             std::span<const std::int32_t> tile_row_bases, BceVariant variant,

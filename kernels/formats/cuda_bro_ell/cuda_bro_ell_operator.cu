@@ -18,7 +18,8 @@ class CudaBroEllOperator final : public SpmvOperator {
   CudaBroEllOperator(const BuildSource& source, const BroEllChoice& choice,
                      const LaunchConfig& launch)
       : CudaBroEllOperator(source.host(), choice, launch, source.device(),
-                           without_device_lock([&] { return bro_ell_order_partition(source, choice); })) {}
+                           without_device_lock(
+                               [&] { return bro_ell_order_partition(source, choice); })) {}
 
   void apply(const void* x, void* y, double alpha, double beta) override {
     const auto* x_values = static_cast<const Value*>(x);
