@@ -350,8 +350,9 @@ std::unique_ptr<SpmvOperator> Engine::build_locked(Resident& m, const Plan& plan
   // computing it again (kernels/build_source.hpp).
   BuildSource& source = source_of(m);
   source.offer_partition(plan.partition.shared());
-  // Held for the build but its host phase (a cache hit of an EHYB plan runs METIS's layout for
-  // seconds): multiplies of the other matrices go on meanwhile (kernels/device_lock.hpp).
+  // Held for the build but its host phase (a cache hit of an EHYB plan lays its stored parts out
+  // again, a BRO plan encodes its streams: hundreds of milliseconds): multiplies of the other
+  // matrices go on meanwhile (kernels/device_lock.hpp).
   class BuildLock final : public DeviceLockHolder {
    public:
     explicit BuildLock(std::mutex& mutex) : lock_(mutex) {}
