@@ -9,6 +9,7 @@
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/device_lock.hpp"
 #include "kernels/formats/common/builder_checks.hpp"
+#include "kernels/formats/common/sell_layout.hpp"
 #include "kernels/formats/common/spmv_device.cuh"
 #include "kernels/formats/cpu_gpu_split/cpu_gpu_split_layout.hpp"
 #include "kernels/formats/cpu_gpu_split/cpu_gpu_split_rules.hpp"
@@ -177,11 +178,7 @@ std::unique_ptr<SpmvOperator> CpuGpuSplitRules::build(const CsrMatrix<double>& m
   const CpuGpuSplitParams params = params_of(candidate);
   check_one_of("cpu_gpu_split", "block_size", candidate.launch.block_size, kCpuGpuSplitBlockSizes);
   if (candidate.launch.grid_size == 0) throw_invalid("cpu_gpu_split: grid_size is 0");
-  const std::int64_t longest = without_device_lock([&] {
-    std::int64_t l = 0;
-    for (std::int64_t r = 0; r < matrix.rows; ++r) l = std::max(l, matrix.row_length(r));
-    return l;
-  });
+  const std::int64_t longest = without_device_lock([&] { return longest_row(matrix); });
   // K = 0 would leave the GPU nothing, K >= the longest row the host nothing: neither is a split.
   if (params.ell_width < 1 || params.ell_width >= longest)
     throw_invalid("cpu_gpu_split: ell_width " + std::to_string(params.ell_width) +

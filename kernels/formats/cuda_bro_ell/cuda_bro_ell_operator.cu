@@ -6,6 +6,7 @@
 #include "kernels/device_lock.hpp"
 #include "kernels/formats/common/bro_parts.cuh"
 #include "kernels/formats/common/builder_checks.hpp"
+#include "kernels/formats/cuda_bro_ell/bro_ell_part.cuh"
 #include "kernels/formats/common/gather_device.cuh"
 #include "kernels/formats/cuda_bro_ell/cuda_bro_ell_rules.hpp"
 
@@ -43,29 +44,11 @@ class CudaBroEllOperator final : public SpmvOperator {
                      std::shared_ptr<const PlanPartition> order)
       : stream_(static_cast<cudaStream_t>(device.native_stream())),
         order_(std::move(order)),
-        part_(make_part(matrix, choice, launch, device, order_.get())),
+        part_(bro_detail::make_bro_ell_part<Value>(matrix, choice, launch, device, order_.get())),
         rcm_x_(choice.params.reorder == kBroReorderRcm
                    ? DeviceBuffer(device, static_cast<std::size_t>(matrix.cols) * sizeof(Value))
                    : DeviceBuffer()),
         cols_(matrix.cols) {}
-
-  static std::unique_ptr<bro_detail::BroEllPart<Value>> make_part(const CsrMatrix<double>& matrix,
-                                                                  const BroEllChoice& choice,
-                                                                  const LaunchConfig& launch,
-                                                                  Device& device,
-                                                                  const PlanPartition* given) {
-    std::vector<std::int32_t> order;
-    const bro::BroEllLayout<Value> layout = without_device_lock([&] {
-      const CsrMatrix<double> rows =
-          bro_ell_stream_rows(matrix, choice, order,
-                              given != nullptr ? std::span<const std::int32_t>(given->entries)
-                                               : std::span<const std::int32_t>());
-      return bro::make_bro_ell_layout<Value>(rows, choice.params.slice_height,
-                                             bro_words_per_symbol(choice.params.variant));
-    });
-    return std::make_unique<bro_detail::BroEllPart<Value>>(
-        layout, order, choice.threads_per_row, launch.block_size, launch.grid_size, device);
-  }
 
   cudaStream_t stream_;
   std::shared_ptr<const PlanPartition> order_;  // BAR's or RCM's, which the plan carries (or null)

@@ -10,29 +10,12 @@
 #include "kernels/device_lock.hpp"
 #include "kernels/formats/common/bro_parts.cuh"
 #include "kernels/formats/common/builder_checks.hpp"
+#include "kernels/formats/common/sell_layout.hpp"
+#include "kernels/formats/cuda_bro_ell/bro_ell_part.cuh"
 #include "kernels/formats/cuda_bro_hyb/cuda_bro_hyb_rules.hpp"
 
 namespace spmvd {
 namespace {
-
-template <typename Value>
-std::unique_ptr<bro_detail::BroEllPart<Value>> make_ell_part(const CsrMatrix<double>& leading,
-                                                             const BroEllChoice& choice,
-                                                             const LaunchConfig& launch,
-                                                             Device& device,
-                                                             const PlanPartition* bar) {
-  std::vector<std::int32_t> order;
-  const bro::BroEllLayout<Value> layout = without_device_lock([&] {
-    const CsrMatrix<double> rows =
-        bro_ell_stream_rows(leading, choice, order,
-                            bar != nullptr ? std::span<const std::int32_t>(bar->entries)
-                                           : std::span<const std::int32_t>());
-    return bro::make_bro_ell_layout<Value>(rows, choice.params.slice_height,
-                                           bro_words_per_symbol(choice.params.variant));
-  });
-  return std::make_unique<bro_detail::BroEllPart<Value>>(
-      layout, order, choice.threads_per_row, launch.block_size, launch.grid_size, device);
-}
 
 template <typename Value>
 class CudaBroHybOperator final : public SpmvOperator {
@@ -45,7 +28,7 @@ class CudaBroHybOperator final : public SpmvOperator {
                      std::shared_ptr<const PlanPartition> bar)
       : stream_(static_cast<cudaStream_t>(device.native_stream())),
         bar_(std::move(bar)),
-        ell_(make_ell_part<Value>(leading, choice, launch, device, bar_.get())),
+        ell_(bro_detail::make_bro_ell_part<Value>(leading, choice, launch, device, bar_.get())),
         coo_(without_device_lock([&] {
                return bro::make_bro_coo_layout<Value>(
                    bro::trailing_entries(matrix, params.ell_width), params.interval_rounds);
@@ -83,11 +66,7 @@ std::unique_ptr<SpmvOperator> CudaBroHybRules::build(const BuildSource& source, 
       bro_ell_choice_index("cuda_bro_hyb", params.ell(), candidate.launch.threads_per_row);
   bro_coo_rounds_index("cuda_bro_hyb", params.interval_rounds);
   check_bro_hyb_reorder(params);
-  const std::int64_t longest = without_device_lock([&] {
-    std::int64_t l = 0;
-    for (std::int64_t r = 0; r < matrix.rows; ++r) l = std::max(l, matrix.row_length(r));
-    return l;
-  });
+  const std::int64_t longest = without_device_lock([&] { return longest_row(matrix); });
   if (params.ell_width > longest)
     throw_invalid("cuda_bro_hyb: ell_width " + std::to_string(params.ell_width) +
                   " is above the longest row (" + std::to_string(longest) + ")");
