@@ -7,6 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <map>
+#include <random>
+#include <string>
 #include <optional>
 #include <vector>
 
@@ -99,6 +102,43 @@ TEST(CudaSellFeatures, GroupPaddingCountsEveryRowAtItsGroupsLongest) {
   EXPECT_THAT(own.padded_rows_64, ElementsAre(70));
   EXPECT_EQ(padded_distribution(own, 64), (std::vector<RowLengthCount>{{3, 70}}));
   EXPECT_THAT(padded_distribution(own, 16), IsEmpty());  // not measured
+}
+
+TEST(CudaSellFeatures, PaddingAndSlotsAreThoseOfEachGroupsLongestRow) {
+  // 1,003 rows of random lengths 0-40 (not a multiple of any group's height): every count
+  // against the groups walked one by one.
+  const std::uint64_t seed = 7;
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 random(seed);
+  std::uniform_int_distribution<int> length(0, 40);
+  std::vector<int> lengths(1003);
+  for (int& l : lengths) l = length(random);
+  const CudaSellFeatures own =
+      compute_cuda_sell_features(matrix_with_row_lengths(lengths, 64), 0.0);
+  const auto rows = static_cast<std::int64_t>(lengths.size());
+  const auto longest_of_group = [&](std::int64_t first, std::int64_t group) {
+    int longest = 0;
+    for (std::int64_t r = first; r < std::min(first + group, rows); ++r)
+      longest = std::max(longest, lengths[static_cast<std::size_t>(r)]);
+    return std::int64_t{longest};
+  };
+  const auto slots = [&](std::int64_t group) {
+    std::int64_t sum = 0;
+    for (std::int64_t first = 0; first < rows; first += group)
+      sum += longest_of_group(first, group) * (std::min(first + group, rows) - first);
+    return sum;
+  };
+  EXPECT_EQ(own.sector_slots_4, slots(4));
+  EXPECT_EQ(own.sector_slots_8, slots(8));
+  for (const std::int64_t height : {std::int64_t{32}, std::int64_t{64}}) {
+    SCOPED_TRACE("slice height " + std::to_string(height));
+    std::map<std::int64_t, std::int64_t> rows_at_length;
+    for (std::int64_t first = 0; first < rows; first += height)
+      rows_at_length[longest_of_group(first, height)] += std::min(first + height, rows) - first;
+    std::vector<RowLengthCount> expected;
+    for (const auto& [l, n] : rows_at_length) expected.push_back({l, n});
+    EXPECT_EQ(padded_distribution(own, height), expected);
+  }
 }
 
 TEST(CudaSellFeatures, SectorSlotsCountEachSectorsRowsAtTheirLongest) {

@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <memory>
+#include <numeric>
+#include <random>
+#include <set>
 #include <optional>
 #include <string>
 #include <vector>
@@ -88,6 +92,62 @@ TEST(FeatureExtraction, CountsTheXSectorsEachGroupOfRowsTouches) {
   EXPECT_DOUBLE_EQ(extract_features(spread).x_sectors_per_nonzero, 65.0 / 127.0);
   CsrMatrix<double> empty{2, 2, {0, 0, 0}, {}, {}};
   EXPECT_DOUBLE_EQ(extract_features(empty).x_sectors_per_nonzero, 0.0);
+}
+
+// A matrix of power-law rows (a few of thousands of entries, most of a few) at random columns,
+// every row's columns sorted and distinct.
+CsrMatrix<double> power_law_rows(std::int64_t rows, std::int64_t cols, std::uint64_t seed) {
+  std::mt19937_64 random(seed);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  std::uniform_int_distribution<std::int32_t> column(0, static_cast<std::int32_t>(cols - 1));
+  CsrMatrix<double> m;
+  m.rows = rows;
+  m.cols = cols;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    // Pareto lengths: P(length > l) ~ l^-1.2, at most cols / 2.
+    const auto length = std::min<std::int64_t>(
+        cols / 2, static_cast<std::int64_t>(std::pow(1.0 - uniform(random), -1.0 / 1.2)));
+    std::set<std::int32_t> row;
+    while (static_cast<std::int64_t>(row.size()) < length) row.insert(column(random));
+    m.col_indices.insert(m.col_indices.end(), row.begin(), row.end());
+    m.row_offsets.push_back(static_cast<RowOffset>(m.col_indices.size()));
+  }
+  m.values.assign(m.col_indices.size(), 1.0);
+  return m;
+}
+
+// The gathers counted one group after another with a set per group: the definition.
+double sectors_per_nonzero_one_group_at_a_time(const CsrMatrix<double>& m,
+                                               const std::vector<std::int32_t>& order) {
+  std::int64_t sectors = 0;
+  for (std::int64_t first = 0; first < m.rows; first += kXGatherGroupRows) {
+    std::set<std::int64_t> touched;
+    for (std::int64_t i = first; i < std::min(first + kXGatherGroupRows, m.rows); ++i) {
+      const std::int32_t row = order[static_cast<std::size_t>(i)];
+      for (RowOffset k = m.row_offsets[row]; k < m.row_offsets[row + 1]; ++k)
+        touched.insert(m.col_indices[static_cast<std::size_t>(k)] / kXSectorColumns);
+    }
+    sectors += static_cast<std::int64_t>(touched.size());
+  }
+  return static_cast<double>(sectors) / static_cast<double>(m.nnz());
+}
+
+TEST(FeatureExtraction, GatherCountsDoNotDependOnHowTheGroupsAreSplitAmongTasks) {
+  // Enough non-zeros for many tasks, the longest rows first once sorted: the split that
+  // balances non-zeros puts them in tasks of their own.
+  const std::uint64_t seed = 20261124;
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const CsrMatrix<double> m = power_law_rows(20'011, 30'000, seed);
+  ASSERT_GT(m.nnz(), 4096 * 8);
+  std::vector<std::int32_t> identity(static_cast<std::size_t>(m.rows));
+  std::iota(identity.begin(), identity.end(), 0);
+  EXPECT_DOUBLE_EQ(x_sectors_per_nonzero(m), sectors_per_nonzero_one_group_at_a_time(m, identity));
+  for (const std::int64_t window : {std::int64_t{256}, std::int64_t{4096}, m.rows}) {
+    SCOPED_TRACE("sort window " + std::to_string(window));
+    const std::vector<std::int32_t> order = length_sorted_row_order(m, window);
+    EXPECT_DOUBLE_EQ(x_sectors_per_nonzero(m, order),
+                     sectors_per_nonzero_one_group_at_a_time(m, order));
+  }
 }
 
 TEST(FeatureExtraction, LengthSortedRowOrderIsStableWithinWindowsAndWhole) {

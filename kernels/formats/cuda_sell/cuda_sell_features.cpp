@@ -1,11 +1,11 @@
 #include "kernels/formats/cuda_sell/cuda_sell_features.hpp"
 
 #include <algorithm>
-#include <map>
 #include <set>
 #include <span>
 #include <vector>
 
+#include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
 #include "core/structure_features.hpp"
@@ -13,35 +13,68 @@
 namespace spmvd {
 namespace {
 
-// visit(longest, rows) for each group of group_rows consecutive rows (the last may be shorter).
+// The longest row of each group of kGroupRows consecutive rows (the last may be shorter), in
+// parallel: the groups of 8, 32 and 64 rows are unions of these.
+constexpr std::int64_t kGroupRows = 4;
+
+std::vector<std::int64_t> longest_of_groups_of_4(const CsrMatrix<double>& m) {
+  const std::int64_t groups = (m.rows + kGroupRows - 1) / kGroupRows;
+  std::vector<std::int64_t> longest(static_cast<std::size_t>(groups), 0);
+  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, groups, 4096),
+                    [&](const tbb::blocked_range<std::int64_t>& range) {
+                      for (std::int64_t g = range.begin(); g < range.end(); ++g) {
+                        const std::int64_t last = std::min((g + 1) * kGroupRows, m.rows);
+                        std::int64_t l = 0;
+                        for (std::int64_t r = g * kGroupRows; r < last; ++r)
+                          l = std::max(l, m.row_length(r));
+                        longest[static_cast<std::size_t>(g)] = l;
+                      }
+                    });
+  return longest;
+}
+
+// visit(longest, rows) for each group of group_rows (a multiple of kGroupRows) consecutive rows.
 template <typename Visit>
-void for_each_row_group(const CsrMatrix<double>& m, std::int64_t group_rows, Visit&& visit) {
-  for (std::int64_t first = 0; first < m.rows; first += group_rows) {
-    const std::int64_t last = std::min(first + group_rows, m.rows);
+void for_each_row_group(std::span<const std::int64_t> longest_of_4, std::int64_t rows,
+                        std::int64_t group_rows, Visit&& visit) {
+  const std::int64_t per_group = group_rows / kGroupRows;
+  const auto groups_of_4 = static_cast<std::int64_t>(longest_of_4.size());
+  for (std::int64_t first = 0; first < groups_of_4; first += per_group) {
+    const std::int64_t last = std::min(first + per_group, groups_of_4);
     std::int64_t longest = 0;
-    for (std::int64_t r = first; r < last; ++r) longest = std::max(longest, m.row_length(r));
-    visit(longest, last - first);
+    for (std::int64_t g = first; g < last; ++g)
+      longest = std::max(longest, longest_of_4[static_cast<std::size_t>(g)]);
+    visit(longest, std::min(last * kGroupRows, rows) - first * kGroupRows);
   }
 }
 
 // Rows of each group of group_rows consecutive rows counted at the group's longest row.
-void group_padding(const CsrMatrix<double>& m, std::int64_t group_rows,
-                   std::vector<std::int64_t>& lengths, std::vector<std::int64_t>& rows) {
-  std::map<std::int64_t, std::int64_t> rows_by_length;
-  for_each_row_group(m, group_rows, [&](std::int64_t longest, std::int64_t group) {
-    rows_by_length[longest] += group;
-  });
-  for (const auto& [length, count] : rows_by_length) {
-    lengths.push_back(length);
-    rows.push_back(count);
+void group_padding(std::span<const std::int64_t> longest_of_4, std::int64_t rows,
+                   std::int64_t group_rows, std::vector<std::int64_t>& lengths,
+                   std::vector<std::int64_t>& counts) {
+  // (longest, rows) of every group, merged by length: a sort of rows / group_rows pairs,
+  // not a map insertion per group.
+  std::vector<std::pair<std::int64_t, std::int64_t>> groups;
+  groups.reserve(static_cast<std::size_t>((rows + group_rows - 1) / group_rows));
+  for_each_row_group(longest_of_4, rows, group_rows,
+                     [&](std::int64_t longest, std::int64_t n) { groups.emplace_back(longest, n); });
+  std::sort(groups.begin(), groups.end());
+  for (const auto& [length, n] : groups) {
+    if (!lengths.empty() && lengths.back() == length) {
+      counts.back() += n;
+    } else {
+      lengths.push_back(length);
+      counts.push_back(n);
+    }
   }
 }
 
 // Slots of groups of group_rows consecutive rows, each at its group's longest row.
-std::int64_t group_slots(const CsrMatrix<double>& m, std::int64_t group_rows) {
+std::int64_t group_slots(std::span<const std::int64_t> longest_of_4, std::int64_t rows,
+                         std::int64_t group_rows) {
   std::int64_t slots = 0;
-  for_each_row_group(m, group_rows,
-                     [&](std::int64_t longest, std::int64_t group) { slots += longest * group; });
+  for_each_row_group(longest_of_4, rows, group_rows,
+                     [&](std::int64_t longest, std::int64_t n) { slots += longest * n; });
   return slots;
 }
 
@@ -49,13 +82,14 @@ std::int64_t group_slots(const CsrMatrix<double>& m, std::int64_t group_rows) {
 
 CudaSellFeatures compute_cuda_sell_features(const CsrMatrix<double>& m, double unsorted_sectors) {
   CudaSellFeatures f;
-  group_padding(m, 32, f.padded_lengths_32, f.padded_rows_32);
-  group_padding(m, 64, f.padded_lengths_64, f.padded_rows_64);
-  f.sector_slots_4 = group_slots(m, 4);
-  f.sector_slots_8 = group_slots(m, 8);
+  const std::vector<std::int64_t> longest_of_4 = longest_of_groups_of_4(m);
+  group_padding(longest_of_4, m.rows, 32, f.padded_lengths_32, f.padded_rows_32);
+  group_padding(longest_of_4, m.rows, 64, f.padded_lengths_64, f.padded_rows_64);
+  f.sector_slots_4 = group_slots(longest_of_4, m.rows, 4);
+  f.sector_slots_8 = group_slots(longest_of_4, m.rows, 8);
   std::set<std::int64_t> windows{m.rows};
   for (const std::int64_t w : kSellFeatureSortWindows) windows.insert(std::min(w, m.rows));
-  bool one_length = true;
+  bool one_length = true;  // no sort moves a row (the walk stops at the first that differs)
   for (std::int64_t r = 1; r < m.rows && one_length; ++r)
     one_length = m.row_length(r) == m.row_length(0);
   // The windows' gathers are independent: counted side by side (this hook is the feature
