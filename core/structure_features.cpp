@@ -4,12 +4,15 @@
 #include <cstdint>
 #include <numeric>
 #include <functional>
+#include <limits>
+#include <utility>
 #include <vector>
 
 #include <tbb/blocked_range.h>
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_reduce.h>
+#include <tbb/parallel_sort.h>
 #include <tbb/partitioner.h>
 #include <tbb/task_arena.h>
 
@@ -107,36 +110,97 @@ double x_sectors_per_nonzero(const CsrMatrix<Value>& m) {
   return x_sectors_per_nonzero(m, std::span<const std::int32_t>{});
 }
 
+namespace {
+
+// A row's place in a descending sort by length, its index breaking ties: unique, so any sort
+// of the keys is the stable sort of the rows (rows and lengths below 2^32).
+std::uint64_t descending_length_key(std::int64_t length, std::int64_t row) {
+  return (static_cast<std::uint64_t>(std::numeric_limits<std::uint32_t>::max() -
+                                     static_cast<std::uint32_t>(length))
+          << 32) |
+         static_cast<std::uint32_t>(row);
+}
+
+// The whole matrix by length, longest first, each length's rows in order: a counting sort
+// over chunks of rows in parallel (a chunk's rows of one rank go after the earlier chunks' of
+// that rank), O(rows + chunks * longest row). Where the counters would outnumber the rows (a
+// few very long rows), the keys are sorted instead.
+template <typename Value>
+void sort_whole_matrix_by_length(const CsrMatrix<Value>& m, std::vector<std::int32_t>& order) {
+  const std::int64_t longest = tbb::parallel_reduce(
+      tbb::blocked_range<std::int64_t>(0, m.rows, 1 << 15), std::int64_t{0},
+      [&](const tbb::blocked_range<std::int64_t>& range, std::int64_t l) {
+        for (std::int64_t r = range.begin(); r < range.end(); ++r) l = std::max(l, m.row_length(r));
+        return l;
+      },
+      [](std::int64_t a, std::int64_t b) { return std::max(a, b); });
+  const auto ranks = static_cast<std::size_t>(longest) + 1;  // rank 0: the longest rows
+  const auto rank = [&](std::int64_t r) { return static_cast<std::size_t>(longest - m.row_length(r)); };
+  const std::int64_t chunks = std::clamp<std::int64_t>(
+      m.rows / (1 << 15), 1, 4 * tbb::this_task_arena::max_concurrency());
+  if (static_cast<std::int64_t>(ranks) * chunks > m.rows + (1 << 16)) {
+    std::vector<std::uint64_t> keys(static_cast<std::size_t>(m.rows));
+    tbb::parallel_for(std::int64_t{0}, m.rows, [&](std::int64_t r) {
+      keys[static_cast<std::size_t>(r)] = descending_length_key(m.row_length(r), r);
+    });
+    tbb::parallel_sort(keys.begin(), keys.end());
+    tbb::parallel_for(std::size_t{0}, keys.size(), [&](std::size_t i) {
+      order[i] = static_cast<std::int32_t>(keys[i] & 0xffffffffU);
+    });
+    return;
+  }
+  const auto chunk_rows = [&](std::int64_t c) {
+    return std::pair{c * m.rows / chunks, (c + 1) * m.rows / chunks};
+  };
+  // next[c * ranks + k]: where chunk c's next row of rank k goes.
+  std::vector<std::int64_t> next(static_cast<std::size_t>(chunks) * ranks, 0);
+  tbb::parallel_for(std::int64_t{0}, chunks, [&](std::int64_t c) {
+    std::int64_t* counts = next.data() + static_cast<std::size_t>(c) * ranks;
+    const auto [first, last] = chunk_rows(c);
+    for (std::int64_t r = first; r < last; ++r) ++counts[rank(r)];
+  });
+  std::int64_t placed = 0;
+  for (std::size_t k = 0; k < ranks; ++k)
+    for (std::int64_t c = 0; c < chunks; ++c) {
+      std::int64_t& slot = next[static_cast<std::size_t>(c) * ranks + k];
+      const std::int64_t count = slot;
+      slot = placed;
+      placed += count;
+    }
+  tbb::parallel_for(std::int64_t{0}, chunks, [&](std::int64_t c) {
+    std::int64_t* at = next.data() + static_cast<std::size_t>(c) * ranks;
+    const auto [first, last] = chunk_rows(c);
+    for (std::int64_t r = first; r < last; ++r)
+      order[static_cast<std::size_t>(at[rank(r)]++)] = static_cast<std::int32_t>(r);
+  });
+}
+
+}  // namespace
+
 template <typename Value>
 std::vector<std::int32_t> length_sorted_row_order(const CsrMatrix<Value>& m,
                                                   std::int64_t sort_window) {
   std::vector<std::int32_t> order(static_cast<std::size_t>(m.rows));
   if (sort_window >= m.rows && m.rows > 0) {
-    // The whole matrix: a counting sort by length, longest first, each length's rows in order.
-    std::int64_t longest = 0;
-    for (std::int64_t r = 0; r < m.rows; ++r) longest = std::max(longest, m.row_length(r));
-    // rank(r): 0 for the longest rows; next[k]: where the next row of rank k goes.
-    const auto rank = [&](std::int64_t r) {
-      return static_cast<std::size_t>(longest - m.row_length(r));
-    };
-    std::vector<std::int64_t> next(static_cast<std::size_t>(longest) + 2, 0);
-    for (std::int64_t r = 0; r < m.rows; ++r) ++next[rank(r) + 1];
-    for (std::size_t k = 1; k < next.size(); ++k) next[k] += next[k - 1];
-    for (std::int64_t r = 0; r < m.rows; ++r)
-      order[static_cast<std::size_t>(next[rank(r)]++)] = static_cast<std::int32_t>(r);
+    sort_whole_matrix_by_length(m, order);
     return order;
   }
   std::iota(order.begin(), order.end(), 0);
   if (sort_window <= 1) return order;
-  // Windows are sorted independently: in parallel (the same order whatever the split).
+  // Windows are sorted independently: in parallel (the same order whatever the split), each
+  // by its rows' keys (no comparison reads the row offsets again).
   const std::int64_t windows = (m.rows + sort_window - 1) / sort_window;
+  tbb::enumerable_thread_specific<std::vector<std::uint64_t>> buffers;
   tbb::parallel_for(std::int64_t{0}, windows, [&](std::int64_t w) {
     const std::int64_t begin = w * sort_window;
     const std::int64_t end = std::min(m.rows, begin + sort_window);
-    std::stable_sort(order.begin() + begin, order.begin() + end,
-                     [&](std::int32_t a, std::int32_t b) {
-                       return m.row_length(a) > m.row_length(b);
-                     });
+    std::vector<std::uint64_t>& keys = buffers.local();
+    keys.clear();
+    for (std::int64_t r = begin; r < end; ++r) keys.push_back(descending_length_key(m.row_length(r), r));
+    std::stable_sort(keys.begin(), keys.end());
+    for (std::int64_t i = begin; i < end; ++i)
+      order[static_cast<std::size_t>(i)] =
+          static_cast<std::int32_t>(keys[static_cast<std::size_t>(i - begin)] & 0xffffffffU);
   });
   return order;
 }

@@ -26,7 +26,8 @@ double x_sectors_per_nonzero(const CsrMatrix<Value>& m, std::span<const std::int
 // The rows in the order of a stable sort by descending length within each window of
 // sort_window consecutive rows (the last may be shorter); the identity for sort_window <= 1.
 // Rows of equal length keep their relative order. SELL-C-sigma's row order (cuda_sell).
-// O(rows log sort_window); a counting sort, O(rows + longest row), for the whole matrix.
+// O(rows log sort_window); for the whole matrix a counting sort over chunks of rows in
+// parallel, O(rows + chunks * longest row).
 template <typename Value>
 std::vector<std::int32_t> length_sorted_row_order(const CsrMatrix<Value>& m,
                                                   std::int64_t sort_window);
