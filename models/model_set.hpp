@@ -38,7 +38,10 @@ namespace spmvd {
 // 23: the ELL kernels (cuda_ell, cuda_hyb's ELL part, cuda_sell, the split's GPU part) load four
 // slots a row at a time (catalogue_detail::ell_row_sum): calibrations of version 22 timed the
 // kernel that waited a memory latency a slot.
-inline constexpr int kModelVersion = 23;
+// 24: a bytes record timed with its own features (BRO) has the long-row steps too, timed with
+// the longest row its layout is offered with: BRO-ELL's slice of the longest row decodes it
+// serially (bytes_calibration.cpp own_features_variant).
+inline constexpr int kModelVersion = 24;
 
 struct ModelSet {
   std::string device_signature;  // DeviceInfo::signature() of the calibrated device

@@ -29,6 +29,7 @@
 #include "models/calibration/stage.hpp"
 #include "models/device_calibration.hpp"
 #include "models/families/bytes/bytes_calibration.hpp"
+#include "models/families/bytes/bytes_record.hpp"
 #include "models/families/coo/coo_record.hpp"
 #include "models/families/cpu_gpu/cpu_gpu_fit.hpp"
 #include "models/locality.hpp"
@@ -375,11 +376,21 @@ TEST(PlanCalibration, FitsAFormatOfferedOnBandsAloneOnBandedSamplesWithItsOwnFea
   EXPECT_EQ(dia_in_l2, 1u);
 }
 
+// Whether BRO-ELL offers its layout of `lanes` a row on rows of row_length with a row 0 of
+// long_row entries (its critical-path bound).
+bool bro_ell_offers(std::int64_t rows, std::int64_t row_length, std::int64_t long_row,
+                    std::uint32_t lanes) {
+  MatrixFeatures f = uniform_sample_features(
+      with_long_row(uniform_row_length_sample(rows, row_length, 7), long_row));
+  return bro_ell_critical_path_bounded(f, lanes);
+}
+
 TEST(PlanCalibration, FitsAFormatOfferedOnlyWithItsOwnFeaturesOnRandomSizesAndTheirTwins) {
   // BRO-ELL offers nothing without its stream sizes, and on random columns once they are
   // counted: its records are timed with their own features on the random sizes, their banded
-  // twins and a tiny sample of the sizes' row length, and reach both of its kernel variants
-  // and both of its lane counts (the 4-lane Hopper layout is a record of its own).
+  // twins, its critical path and a tiny sample of the sizes' row length, and reach both of its
+  // kernel variants and both of its lane counts (the 4-lane Hopper layout is a record of its
+  // own).
   FormatRegistry registry = gpu_catalogue();
   registry.add(std::make_unique<CudaBroEllRules>(), never_built);
   const CalibrationPlan plan =
@@ -399,7 +410,8 @@ TEST(PlanCalibration, FitsAFormatOfferedOnlyWithItsOwnFeaturesOnRandomSizesAndTh
     ++records;
     kernel_variants.insert(v.params.as<CudaBroEllParams>("cuda_bro_ell").variant);
     lanes.insert(v.kernel.threads_per_row);
-    ASSERT_EQ(v.samples.size(), 5u);  // two sizes, their twins, the tiny sample
+    // Two sizes, their twins, the in-L2 pair, the largest size with the long row, the tiny.
+    ASSERT_EQ(v.samples.size(), 8u);
     for (std::size_t i = 0; i < 2; ++i) {
       EXPECT_FALSE(v.samples[i].banded);
       EXPECT_EQ(v.samples[i].long_row, 0);
@@ -408,13 +420,73 @@ TEST(PlanCalibration, FitsAFormatOfferedOnlyWithItsOwnFeaturesOnRandomSizesAndTh
       EXPECT_EQ(v.samples[i + 2], twin);
     }
     EXPECT_NEAR(static_cast<double>(v.samples[1].nnz()), plan.max_sample_nnz, 8.0);
-    EXPECT_EQ(v.samples.back(), (SampleShape{.rows = kLatencySampleRows,
-                                             .row_length = v.samples.front().row_length}));
+    const std::int64_t length = v.samples.front().row_length;
+    EXPECT_EQ(v.samples[4], (SampleShape{.rows = kInL2LongRowLength, .row_length = length}));
+    // The long row is half the longest BRO-ELL still offers this layout with, halving from
+    // kInL2LongRowLength: near its bound's edge (a slice of t lanes walks it in
+    // ceil(long / t) steps, at most 20 times the mean), within it on the largest size too.
+    const std::int64_t long_row = v.samples[5].long_row;
+    const auto t = static_cast<std::uint32_t>(v.kernel.threads_per_row);
+    EXPECT_EQ(v.samples[5], (SampleShape{.rows = kInL2LongRowLength, .row_length = length,
+                                         .long_row = long_row}));
+    EXPECT_GE(long_row, 4 * length);
+    EXPECT_TRUE(bro_ell_offers(kInL2LongRowLength, length, 2 * long_row, t));
+    EXPECT_FALSE(bro_ell_offers(kInL2LongRowLength, length, 4 * long_row, t));
+    EXPECT_TRUE(bro_ell_offers(v.samples[1].rows, length, long_row, t));
+    SampleShape largest = v.samples[1];
+    largest.long_row = long_row;
+    EXPECT_EQ(v.samples[6], largest);
+    EXPECT_EQ(v.samples.back(), (SampleShape{.rows = kLatencySampleRows, .row_length = length}));
   }
   EXPECT_EQ(records, kOwnFeatureBytesVariants + 1);  // the spread two, then the 4-lane layout
   EXPECT_EQ(in_l2, records);
   EXPECT_EQ(kernel_variants, (std::set<std::uint32_t>{kBroVariantPaper, kBroVariantHopper}));
   EXPECT_EQ(lanes, (std::set<int>{1, 4}));
+}
+
+TEST(FormatBytesFit, GivesARecordTimedWithItsOwnFeaturesTheStepsOfItsLongRow) {
+  // Synthetic times for BRO-ELL's first record: a line through the sizes, the in-L2 pair 2 us
+  // apart per 10 entries of the long row beyond the others', the largest size 30 us slower
+  // with it: the record keeps each step per entry and the tiny sample as its floor.
+  FormatRegistry registry = gpu_catalogue();
+  registry.add(std::make_unique<CudaBroEllRules>(), never_built);
+  const DeviceInfo device = h100_like();
+  const CalibrationPlan plan =
+      plan_calibration(registry, device, Precision::fp64, {}, fixed_registers(30));
+  const auto record = std::find_if(plan.variants.begin(), plan.variants.end(), [](const auto& v) {
+    return v.format == kCudaBroEllFormatId && v.stage == CalibrationStage::format_bytes;
+  });
+  ASSERT_NE(record, plan.variants.end());
+  const PlannedVariant& v = *record;
+  ASSERT_EQ(v.samples.size(), 8u);
+  const double extra = static_cast<double>(v.samples[5].long_row - v.samples[5].row_length);
+  std::vector<SamplePoint> ms(v.samples.size());
+  for (std::size_t i = 0; i < 4; ++i) {
+    const double bytes = 12.0 * static_cast<double>(v.samples[i].nnz());
+    ms[i] = {bytes, 0.004 + bytes * 1e-9};
+  }
+  ms[4] = {1.0, 0.005};
+  ms[5] = {2.0, 0.005 + extra * 2e-7};
+  ms[6] = {ms[1].x, ms[1].y + 0.030};
+  ms[7] = {3.0, 0.0042};
+  const std::vector<double> predicted(v.samples.size(), 0.0);
+  const CalibrationStageSpec& spec = calibration_stage(CalibrationStage::format_bytes);
+  const SplitMeasurements split = split_banded(v, ms, spec.fitted_samples(v));
+  ModelSet set;
+  CalibrationState state{.set = set, .registry = registry, .device = device};
+  const Candidate first{.format = v.format, .params = v.params, .launch = {}};
+  spec.fit({.variant = v, .ms = ms, .predicted = predicted, .split = split,
+            .first_candidate = first},
+           state);
+  const BytesRecord* bytes = set.records.find<BytesRecord>();
+  ASSERT_NE(bytes, nullptr);
+  ASSERT_EQ(bytes->formats.size(), 1u);
+  const FormatBytesCalibration& fit = bytes->formats.front();
+  EXPECT_EQ(fit.threads_per_row, static_cast<std::uint32_t>(v.kernel.threads_per_row));
+  EXPECT_NEAR(fit.long_row_step_ms, 2e-7, 1e-12);
+  EXPECT_NEAR(fit.long_row_step_beyond_l2_ms, 0.030 / extra, 1e-12);
+  EXPECT_DOUBLE_EQ(fit.floor_ms, 0.0042);
+  EXPECT_NEAR(fit.bytes.time_vs_bytes.slope, 1e-9, 1e-15);
 }
 
 TEST(PlanCalibration, EveryOwnFeatureRecordOffersItsCandidateOnEachOfItsSamples) {
@@ -438,15 +510,16 @@ TEST(PlanCalibration, EveryOwnFeatureRecordOffersItsCandidateOnEachOfItsSamples)
     if (!v.own_features) continue;
     const FormatRules& rules = *registry.find(v.format)->rules;
     for (const SampleShape& shape : v.samples) {
-      ASSERT_EQ(shape.long_row, 0);
-      const CsrMatrix<double> sample =
+      CsrMatrix<double> sample =
           shape.banded ? banded_row_length_sample(shape.rows, shape.row_length, 7)
                        : uniform_row_length_sample(shape.rows, shape.row_length, 7);
+      if (shape.long_row > 0) sample = with_long_row(sample, shape.long_row);
       MatrixFeatures features = uniform_sample_features(sample);
       add_own_features(rules, sample, features);
       EXPECT_NO_THROW(calibration_stage(v.stage).candidate(v, shape, features, registry, device))
           << rules.name() << " " << to_string(v.stage) << " " << shape.rows << " x "
-          << shape.row_length << (shape.banded ? " banded" : "");
+          << shape.row_length << (shape.banded ? " banded" : "") << " long row "
+          << shape.long_row;
     }
     timed.insert(v.format);
   }

@@ -143,10 +143,10 @@ std::size_t block_row_sample_count(const PlannedVariant& v) noexcept {
              : 0;
 }
 
-// Index of a format_bytes record's first FormatBytesTail sample; the tail of a record timed
-// with its own features (bands-only or not) is the tiny sample alone.
+// Index of a format_bytes record's first FormatBytesTail sample; the tail of a bands-only
+// record is the tiny sample alone.
 std::size_t format_bytes_tail_start(const PlannedVariant& v) noexcept {
-  if (v.own_features) return v.samples.size() - 1;
+  if (v.bands_only) return v.samples.size() - 1;
   return v.samples.size() - static_cast<std::size_t>(FormatBytesTail::count) -
          block_row_sample_count(v);
 }
@@ -177,21 +177,54 @@ PlannedVariant bands_only_variant(FormatId format, const FormatParams& params,
   return v;
 }
 
+// The long row of a critical-path pair for `layout`: kInL2LongRowLength where `rules` offer
+// the layout on an in-L2 sample of rows of row_length with it; else half the longest
+// power-of-two fraction of it they do offer it with (row_length where none above it is). A
+// format that bounds its longest row by the mean (BRO-ELL, bro_ell_critical_path_bounded)
+// refuses the samples' usual long row and is timed near the edge of its bound instead; half,
+// because on the largest sample the long row adds less to the mean than on the in-L2 one, and
+// the edge found there may be past the bound of the other.
+std::int64_t long_row_for(const FormatRules& rules, const DeviceInfo& device,
+                          const OfferedLayout& layout, std::int64_t row_length,
+                          std::uint64_t seed) {
+  const CsrMatrix<double> base = uniform_row_length_sample(kInL2LongRowLength, row_length, seed);
+  for (std::int64_t length = kInL2LongRowLength; length > row_length; length /= 2) {
+    const CsrMatrix<double> sample = with_long_row(base, length);
+    MatrixFeatures features = uniform_sample_features(sample);
+    add_own_features(rules, sample, features);
+    const std::vector<OfferedLayout> offered = offered_layouts(rules, features, device);
+    if (std::find(offered.begin(), offered.end(), layout) == offered.end()) continue;
+    return length == kInL2LongRowLength ? length : std::max(length / 2, row_length);
+  }
+  return row_length;
+}
+
 // A record of a format offered on random columns only once its own features are counted (BRO:
 // its stream sizes follow the sample's columns): the sizes random and their banded twins, each
-// timed with its own features of that sample, then a tiny sample of the sizes' row length for
-// its launch floor (of one length, so that parameters that follow the row lengths, BRO-HYB's
-// ELL width, are the sizes' own). No long-row samples: a long row is no BRO layout's shape (its
-// critical-path bound refuses it), and its compressed stream would follow the long row's
-// columns, not the record's.
-PlannedVariant own_features_variant(FormatId format, const OfferedLayout& layout,
-                                    std::span<const SampleShape> shapes) {
-  PlannedVariant v = format_bytes_record(format, layout.params);
+// timed with its own features of that sample, then FormatBytesTail at the sizes' row length
+// (of one length, so that parameters that follow the row lengths, BRO-HYB's ELL width, are the
+// sizes' own) with the longest row the layout is offered with (long_row_for). Its
+// critical path is BRO-ELL's: a slice's threads decode their rows serially, so the slice of
+// the longest row takes ceil(longest / lanes) decode steps whatever the bytes; without the
+// step, in-L2 matrices with rows of 50-830 entries (Groebner, wiki-Vote, cit-HepPh, bcsstk16)
+// were predicted at 0.1-0.5 of their time, 150-230 ns a decode step (H100, 2026-11-24).
+PlannedVariant own_features_variant(const FormatRules& rules, const DeviceInfo& device,
+                                    const OfferedLayout& layout,
+                                    std::span<const SampleShape> shapes, std::uint64_t seed) {
+  PlannedVariant v = format_bytes_record(rules.id(), layout.params);
   v.kernel.threads_per_row = static_cast<int>(layout.lanes);
   v.own_features = true;
   v.samples.assign(shapes.begin(), shapes.end());
   add_banded_twins(v, {}, std::nullopt);
-  v.samples.push_back({.rows = kLatencySampleRows, .row_length = shapes.front().row_length});
+  const std::int64_t row_length = shapes.front().row_length;
+  const std::int64_t long_row = long_row_for(rules, device, layout, row_length, seed);
+  v.samples.push_back({.rows = kInL2LongRowLength, .row_length = row_length});
+  v.samples.push_back(
+      {.rows = kInL2LongRowLength, .row_length = row_length, .long_row = long_row});
+  SampleShape beyond_l2 = shapes.back();
+  beyond_l2.long_row = long_row;
+  v.samples.push_back(beyond_l2);
+  v.samples.push_back({.rows = kLatencySampleRows, .row_length = row_length});
   return v;
 }
 
@@ -280,7 +313,7 @@ void plan_format_bytes(const FormatRegistry& registry, const DeviceInfo& device,
     const std::vector<OfferedLayout> own_random = layouts_to_time(
         offered_layouts(rules, probe_features(rules, shapes.front(), o.seed), device));
     for (const OfferedLayout& layout : own_random)
-      plan.variants.push_back(own_features_variant(format, layout, shapes));
+      plan.variants.push_back(own_features_variant(rules, device, layout, shapes, o.seed));
     if (!own_random.empty()) continue;
     // Only a format without parameters: a record is keyed by its parameters, and where they
     // follow the matrix (EHYB's partition count, from its rows) no one set is offered on every
@@ -394,46 +427,35 @@ void fit_bytes(const VariantMeasurements& m, CalibrationState& state) {
   });
 }
 
-// A record with no long-row steps (bands-only or own-feature): the line through `line`, its
-// banded ratio, and the floor from the tiny sample that ends its samples.
-void add_line_record(CalibrationState& state, const VariantMeasurements& m,
-                     std::vector<SamplePoint> line, std::vector<SamplePoint> banded_ratio) {
-  const LinearFit fit = fit_linear(line);
+// A bands-only record: the line through its banded sizes, no banded ratio (its samples are
+// the local end already, and such a format is offered on structured matrices alone), no long-row
+// steps (a long row on a band adds as many diagonals as it has entries, which such a format
+// refuses), the floor from its tiny band.
+void fit_bands_only(const VariantMeasurements& m, CalibrationState& state) {
+  const std::size_t tail = format_bytes_tail_start(m.variant);
+  std::vector<SamplePoint> sizes(m.ms.begin(), m.ms.begin() + static_cast<std::ptrdiff_t>(tail));
+  std::sort(sizes.begin(), sizes.end(),
+            [](const SamplePoint& l, const SamplePoint& r) { return l.x < r.x; });
+  const LinearFit fit = fit_linear(sizes);
   add_format_bytes(state,
                    {.format = m.variant.format,
                     .params = m.variant.params,
                     .threads_per_row = static_cast<std::uint32_t>(m.variant.kernel.threads_per_row),
                     .bytes = BytesCalibration{.time_vs_bytes = fit,
                                               .l2_share_for_x = BytesCalibration{}.l2_share_for_x,
-                                              .samples = std::move(line),
-                                              .banded_ratio = std::move(banded_ratio)},
+                                              .samples = std::move(sizes),
+                                              .banded_ratio = {}},
                     .long_row_step_ms = 0.0,
                     .long_row_step_beyond_l2_ms = 0.0,
-                    .floor_ms = m.ms[format_bytes_tail_start(m.variant)].y,
+                    .floor_ms = m.ms[tail].y,
                     .block_row_ratio = {}});
 }
 
-// A bands-only record: the line through its banded sizes, no banded ratio (its samples are
-// the local end already, and such a format is offered on structured matrices alone), no long-row
-// steps, the floor from its tiny band.
-void fit_bands_only(const VariantMeasurements& m, CalibrationState& state) {
-  const std::size_t tail = format_bytes_tail_start(m.variant);
-  std::vector<SamplePoint> sizes(m.ms.begin(), m.ms.begin() + static_cast<std::ptrdiff_t>(tail));
-  std::sort(sizes.begin(), sizes.end(),
-            [](const SamplePoint& l, const SamplePoint& r) { return l.x < r.x; });
-  add_line_record(state, m, std::move(sizes), {});
-}
-
-// A record timed with its own features on random sizes (own_features_variant): the line
-// through the random sizes, the banded ratio from their twins, the floor from its tiny sample,
-// no long-row steps.
-void fit_own_features(const VariantMeasurements& m, CalibrationState& state) {
-  add_line_record(state, m, m.split.random, m.split.banded_ratio);
-}
-
+// Every other record (a record timed with its own features too, keyed by its lanes a row): the
+// line through the random sizes, the banded ratio from their twins, the long-row steps from
+// FormatBytesTail, the floor from its tiny sample.
 void fit_format_bytes(const VariantMeasurements& m, CalibrationState& state) {
   if (m.variant.bands_only) return fit_bands_only(m, state);
-  if (m.variant.own_features) return fit_own_features(m, state);
   const PlannedVariant& variant = m.variant;
   const SplitMeasurements& split = m.split;
   const std::size_t tail = format_bytes_tail_start(variant);
@@ -451,7 +473,7 @@ void fit_format_bytes(const VariantMeasurements& m, CalibrationState& state) {
   add_format_bytes(
       state, {.format = variant.format,
               .params = variant.params,
-              .threads_per_row = 0,
+              .threads_per_row = static_cast<std::uint32_t>(variant.kernel.threads_per_row),
               .bytes = BytesCalibration{.time_vs_bytes = bytes_fit,
                                         .l2_share_for_x = BytesCalibration{}.l2_share_for_x,
                                         .samples = split.random,
