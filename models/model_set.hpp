@@ -41,7 +41,9 @@ namespace spmvd {
 // 24: a bytes record timed with its own features (BRO) has the long-row steps too, timed with
 // the longest row its layout is offered with: BRO-ELL's slice of the longest row decodes it
 // serially (bytes_calibration.cpp own_features_variant).
-inline constexpr int kModelVersion = 24;
+// 25: cuda_bro_hyb is predicted as its two launches (CudaBroHybRules::parts: a BRO-ELL part, a
+// BRO-COO part), each by its own format's records; it has no bytes records of its own.
+inline constexpr int kModelVersion = 25;
 
 struct ModelSet {
   std::string device_signature;  // DeviceInfo::signature() of the calibrated device

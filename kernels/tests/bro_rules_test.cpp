@@ -18,6 +18,7 @@
 #include "core/error.hpp"
 #include "kernels/build_source.hpp"
 #include "kernels/device.hpp"
+#include "kernels/format_parts.hpp"
 #include "kernels/format_registry.hpp"
 #include "kernels/formats/common/bar_reorder.hpp"
 #include "kernels/formats/common/bro_decode.hpp"
@@ -366,6 +367,61 @@ TEST(CudaBroHybRules, SplitsAtHybsWidthAndCountsBothParts) {
   EXPECT_EQ(message_of([&] { rules.device_bytes(features, Precision::fp64, other_width); }),
             "cuda_bro_hyb: ell_width " + std::to_string(width + 1) +
                 " is not the width its features were sized at (" + std::to_string(width) + ")");
+}
+
+TEST(CudaBroHybRules, RunsAsItsBroEllPartThenItsBroCooPartEachOfItsOwnBytes) {
+  const CsrMatrix<double>& m = sample_matrix().matrix;
+  const MatrixFeatures features = extract_features(m);
+  const CudaBroHybRules rules;
+  const CudaBroEllRules ell_rules;
+  const CudaBroCooRules coo_rules;
+  const std::int64_t width = CudaHybRules::bell_garland_ell_width(features);
+  std::int64_t coo_entries = 0, coo_rows = 0;
+  for (std::int64_t r = 0; r < m.rows; ++r)
+    if (m.row_length(r) > width) {
+      coo_entries += m.row_length(r) - width;
+      ++coo_rows;
+    }
+  ASSERT_GT(coo_entries, 0);  // the sample has rows longer than HYB's width
+  for (const Candidate& c : rules.candidates(features, testing::h100())) {
+    const CudaBroHybParams p = CudaBroHybRules::params_of(c);
+    const std::vector<FormatPart> parts = rules.parts(features, c);
+    ASSERT_EQ(parts.size(), 2u);
+    const FormatPart& ell = parts[0];
+    const FormatPart& coo = parts[1];
+    // The ELL part: every row, cut to the width, as cuda_bro_ell's candidate of this layout.
+    EXPECT_EQ(ell.runs, FormatPart::Runs::gpu);
+    EXPECT_EQ(ell.launch, kOwnLaunch);
+    EXPECT_EQ(ell.candidate.format, kCudaBroEllFormatId);
+    EXPECT_EQ(ell.candidate.params, FieldSet::of(p.ell()));
+    EXPECT_EQ(ell.candidate.launch, c.launch);
+    EXPECT_EQ(ell.features.rows, m.rows);
+    EXPECT_EQ(ell.features.nnz, m.nnz() - coo_entries);
+    EXPECT_EQ(ell.features.row_length_max, std::min(width, features.row_length_max));
+    // The COO part: the entries past the width, as cuda_bro_coo's candidate of its rounds.
+    EXPECT_EQ(coo.launch, kOwnLaunch);
+    EXPECT_EQ(coo.candidate.format, kCudaBroCooFormatId);
+    EXPECT_EQ(coo.candidate.params,
+              FieldSet::of(CudaBroCooParams{.interval_rounds = p.interval_rounds}));
+    EXPECT_EQ(coo.features.nnz, coo_entries);
+    EXPECT_EQ(coo.features.rows, coo_rows);
+    const std::vector<Candidate> offered = coo_rules.candidates(coo.features, testing::h100());
+    EXPECT_NE(std::find(offered.begin(), offered.end(), coo.candidate), offered.end());
+    // Each part's bytes are its format's, and together BRO-HYB's.
+    EXPECT_EQ(ell_rules.device_bytes(ell.features, Precision::fp64, ell.candidate) +
+                  coo_rules.device_bytes(coo.features, Precision::fp64, coo.candidate),
+              rules.device_bytes(features, Precision::fp64, c));
+  }
+  // No entry past the width (6,084 of its 6,400 rows are the longest): the ELL part alone.
+  const CsrMatrix<double> uniform = generate_matrix("stencil2d:n=80,points=5");
+  const MatrixFeatures uniform_features = extract_features(uniform);
+  const std::vector<Candidate> uniform_candidates =
+      rules.candidates(uniform_features, testing::h100());
+  ASSERT_FALSE(uniform_candidates.empty());
+  const std::vector<FormatPart> alone = rules.parts(uniform_features, uniform_candidates.front());
+  ASSERT_EQ(alone.size(), 1u);
+  EXPECT_EQ(alone.front().candidate.format, kCudaBroEllFormatId);
+  EXPECT_EQ(alone.front().features.nnz, uniform.nnz());
 }
 
 // The feature walk's sizes are those of the transformed matrices it does not build: the rows

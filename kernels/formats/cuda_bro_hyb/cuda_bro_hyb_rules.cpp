@@ -4,6 +4,8 @@
 
 #include "core/csr_matrix.hpp"
 #include "core/error.hpp"
+#include "core/part_features.hpp"
+#include "kernels/format_parts.hpp"
 #include "kernels/formats/common/bro_stream.hpp"
 #include "kernels/formats/common/rules_support.hpp"
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
@@ -125,6 +127,47 @@ std::optional<FieldSet> CudaBroHybRules::own_features(const CsrMatrix<double>& m
                                                       const MatrixFeatures& common) const {
   return FieldSet::of(compute_bro_hyb_features(matrix, CudaHybRules::bell_garland_ell_width(common),
                                                cuda_bro_ell_features(common)));
+}
+
+std::vector<FormatPart> CudaBroHybRules::parts(const MatrixFeatures& features,
+                                               const Candidate& candidate) const {
+  const std::optional<BroHybFeatures> own = cuda_bro_hyb_features(features);
+  if (!own) return {};
+  const CudaBroHybParams params = params_of(candidate);
+  const TruncatedDistribution cut = truncate_distribution(features.distribution, own->ell_width);
+  std::int64_t ell_rows = 0;
+  for (const RowLengthCount& set : cut.kept) ell_rows += set.rows;
+  // The ELL part writes y on every row (beta * y where a row keeps no entry).
+  FormatPart ell{.runs = FormatPart::Runs::gpu,
+                 .features = part_features(features, cut.kept, features.rows - ell_rows),
+                 .candidate = Candidate{.format = kCudaBroEllFormatId,
+                                        .params = FieldSet::of(params.ell()),
+                                        .launch = candidate.launch}};
+  // cuda_bro_ell's features of the cut rows: the ELL part's sizes, which are also their own
+  // leading ones at ell_width (no row of the part is longer).
+  BroEllFeatures cut_rows = own->ell();
+  cut_rows.hyb_ell_width = own->ell_width;
+  cut_rows.hyb_stream_words = cut_rows.stream_words;
+  cut_rows.hyb_columns = cut_rows.columns;
+  cut_rows.hyb_value_slots = cut_rows.value_slots;
+  ell.features.format_features.insert_or_assign("cuda_bro_ell", FieldSet::of(cut_rows));
+  std::vector<FormatPart> out{std::move(ell)};
+  if (own->coo_entries == 0) return out;
+  const std::size_t rounds = bro_coo_rounds_index("cuda_bro_hyb", params.interval_rounds);
+  // The COO part adds into the rows it holds alone.
+  FormatPart coo{
+      .runs = FormatPart::Runs::gpu,
+      .features = part_features(features, cut.remainder),
+      .candidate = Candidate{
+          .format = kCudaBroCooFormatId,
+          .params = FieldSet::of(CudaBroCooParams{.interval_rounds = params.interval_rounds}),
+          .launch = {.block_size = kBroCooBlockSize,
+                     .threads_per_row = 0,
+                     .grid_size = blocks_for(static_cast<std::uint64_t>(own->coo_intervals[rounds]),
+                                             kBroCooBlockSize / 32)}}};
+  coo.features.format_features.insert_or_assign("cuda_bro_coo", FieldSet::of(own->coo()));
+  out.push_back(std::move(coo));
+  return out;
 }
 
 }  // namespace spmvd

@@ -119,6 +119,16 @@ class CudaBroHybRules final : public FormatRules {
   // features from `common` when feature extraction computed them (it runs hooks in id order).
   std::optional<FieldSet> own_features(const CsrMatrix<double>& matrix,
                                        const MatrixFeatures& common) const override;
+  // Its two launches (kernels/format_parts.hpp): the BRO-ELL part, every row cut to ell_width
+  // entries, as cuda_bro_ell's candidate of the same layout and launch, its sizes the features'
+  // ELL part; then, where entries are left, the BRO-COO part, those entries of the rows longer
+  // than ell_width, as cuda_bro_coo's candidate of the same interval rounds, its sizes the
+  // features' COO part. Each pays its own launch: timed as one format, BRO-HYB's records held
+  // one BRO-COO launch in their floors, read twice too fast where the COO part's 32-round
+  // launch (26 us) was not its record's, and twice too slow where there is no COO part (H100,
+  // 2026-11-24, docs/MODELS.md). Empty without its features.
+  std::vector<FormatPart> parts(const MatrixFeatures& features,
+                                const Candidate& candidate) const override;
 
   // Builds cuda_bro_hyb on source.device(), a CUDA device, from source.host(); under BAR the
   // ELL part's order is the one the source holds where it is a permutation
