@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <numeric>
 #include <functional>
 #include <limits>
+#include <numeric>
 #include <utility>
 #include <vector>
 
@@ -23,7 +23,8 @@ namespace {
 // Ranges of groups holding about equal numbers of non-zeros, at least one group each: the
 // tasks of a gather count. Split by group count instead, a length-sorted order puts all of a
 // power-law matrix's long rows in the first task, which then runs alone (H100 host, R-MAT
-// scale 18: three sorted counts took 15x the unsorted one, bench/feature_timing).
+// scale 18: cuda_sell's hook, three sorted counts, took 15x the unsorted count; split by
+// non-zeros, half its time, bench/feature_timing, docs/TUNER.md "Feature effort").
 template <typename Value, typename RowAt>
 std::vector<std::int64_t> nonzero_balanced_group_ranges(const CsrMatrix<Value>& m,
                                                         std::int64_t groups, RowAt row_at) {
@@ -135,9 +136,11 @@ void sort_whole_matrix_by_length(const CsrMatrix<Value>& m, std::vector<std::int
       },
       [](std::int64_t a, std::int64_t b) { return std::max(a, b); });
   const auto ranks = static_cast<std::size_t>(longest) + 1;  // rank 0: the longest rows
-  const auto rank = [&](std::int64_t r) { return static_cast<std::size_t>(longest - m.row_length(r)); };
-  const std::int64_t chunks = std::clamp<std::int64_t>(
-      m.rows / (1 << 15), 1, 4 * tbb::this_task_arena::max_concurrency());
+  const auto rank = [&](std::int64_t r) {
+    return static_cast<std::size_t>(longest - m.row_length(r));
+  };
+  const std::int64_t chunks =
+      std::clamp<std::int64_t>(m.rows / (1 << 15), 1, 4 * tbb::this_task_arena::max_concurrency());
   if (static_cast<std::int64_t>(ranks) * chunks > m.rows + (1 << 16)) {
     std::vector<std::uint64_t> keys(static_cast<std::size_t>(m.rows));
     tbb::parallel_for(std::int64_t{0}, m.rows, [&](std::int64_t r) {
@@ -196,7 +199,8 @@ std::vector<std::int32_t> length_sorted_row_order(const CsrMatrix<Value>& m,
     const std::int64_t end = std::min(m.rows, begin + sort_window);
     std::vector<std::uint64_t>& keys = buffers.local();
     keys.clear();
-    for (std::int64_t r = begin; r < end; ++r) keys.push_back(descending_length_key(m.row_length(r), r));
+    for (std::int64_t r = begin; r < end; ++r)
+      keys.push_back(descending_length_key(m.row_length(r), r));
     std::stable_sort(keys.begin(), keys.end());
     for (std::int64_t i = begin; i < end; ++i)
       order[static_cast<std::size_t>(i)] =

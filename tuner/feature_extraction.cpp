@@ -1,5 +1,9 @@
 #include "tuner/feature_extraction.hpp"
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/parallel_reduce.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -7,10 +11,6 @@
 #include <optional>
 #include <span>
 #include <vector>
-
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-#include <tbb/parallel_reduce.h>
 
 #include "core/structure_features.hpp"
 #include "kernels/format_registry.hpp"
@@ -84,10 +84,11 @@ MatrixFeatures common_features(const CsrMatrix<double>& m) {
   f.row_length_max = stats.longest;
   const double n = static_cast<double>(m.rows);
   f.row_length_mean = static_cast<double>(stats.length_sum) / n;
-  f.row_length_stddev = std::sqrt(std::max(
-      0.0, static_cast<double>(stats.length_squares_sum) / n - f.row_length_mean * f.row_length_mean));
+  f.row_length_stddev = std::sqrt(std::max(0.0, static_cast<double>(stats.length_squares_sum) / n -
+                                                    f.row_length_mean * f.row_length_mean));
   if (m.cols > 0)
-    f.mean_row_span_fraction = static_cast<double>(stats.span_sum) / n / static_cast<double>(m.cols);
+    f.mean_row_span_fraction =
+        static_cast<double>(stats.span_sum) / n / static_cast<double>(m.cols);
   f.x_sectors_per_nonzero = x_sectors_per_nonzero(m);
   return f;
 }

@@ -8,9 +8,9 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
-#include <optional>
 #include <vector>
 
 #include "core/error.hpp"

@@ -427,8 +427,9 @@ TEST(PlanCalibration, FitsAFormatOfferedOnlyWithItsOwnFeaturesOnRandomSizesAndTh
     // ceil(long / t) steps, at most 20 times the mean), within it on the largest size too.
     const std::int64_t long_row = v.samples[5].long_row;
     const auto t = static_cast<std::uint32_t>(v.kernel.threads_per_row);
-    EXPECT_EQ(v.samples[5], (SampleShape{.rows = kInL2LongRowLength, .row_length = length,
-                                         .long_row = long_row}));
+    EXPECT_EQ(
+        v.samples[5],
+        (SampleShape{.rows = kInL2LongRowLength, .row_length = length, .long_row = long_row}));
     EXPECT_GE(long_row, 4 * length);
     EXPECT_TRUE(bro_ell_offers(kInL2LongRowLength, length, 2 * long_row, t));
     EXPECT_FALSE(bro_ell_offers(kInL2LongRowLength, length, 4 * long_row, t));
@@ -475,9 +476,9 @@ TEST(FormatBytesFit, GivesARecordTimedWithItsOwnFeaturesTheStepsOfItsLongRow) {
   ModelSet set;
   CalibrationState state{.set = set, .registry = registry, .device = device};
   const Candidate first{.format = v.format, .params = v.params, .launch = {}};
-  spec.fit({.variant = v, .ms = ms, .predicted = predicted, .split = split,
-            .first_candidate = first},
-           state);
+  spec.fit(
+      {.variant = v, .ms = ms, .predicted = predicted, .split = split, .first_candidate = first},
+      state);
   const BytesRecord* bytes = set.records.find<BytesRecord>();
   ASSERT_NE(bytes, nullptr);
   ASSERT_EQ(bytes->formats.size(), 1u);
@@ -491,8 +492,8 @@ TEST(FormatBytesFit, GivesARecordTimedWithItsOwnFeaturesTheStepsOfItsLongRow) {
 
 TEST(PlanCalibration, EveryOwnFeatureRecordOffersItsCandidateOnEachOfItsSamples) {
   // What the GPU run would build for every sample of a record timed with its own features
-  // (format_bytes and its cache_resident grid), on small sizes: each must find its candidate.
-  // BRO-HYB's ELL width follows the sample's row length: its grid takes the nearest parameters.
+  // (format_bytes and its cache_resident grid), on small sizes, long rows included: each must
+  // find its candidate. BRO-HYB, registered too, is composed (its parts' records price it): none.
   FormatRegistry registry = gpu_catalogue();
   registry.add(std::make_unique<CudaDiaRules>(), never_built);
   registry.add(std::make_unique<CudaBroEllRules>(), never_built);
@@ -510,22 +511,22 @@ TEST(PlanCalibration, EveryOwnFeatureRecordOffersItsCandidateOnEachOfItsSamples)
     if (!v.own_features) continue;
     const FormatRules& rules = *registry.find(v.format)->rules;
     for (const SampleShape& shape : v.samples) {
-      CsrMatrix<double> sample =
-          shape.banded ? banded_row_length_sample(shape.rows, shape.row_length, 7)
-                       : uniform_row_length_sample(shape.rows, shape.row_length, 7);
+      CsrMatrix<double> sample = shape.banded
+                                     ? banded_row_length_sample(shape.rows, shape.row_length, 7)
+                                     : uniform_row_length_sample(shape.rows, shape.row_length, 7);
       if (shape.long_row > 0) sample = with_long_row(sample, shape.long_row);
       MatrixFeatures features = uniform_sample_features(sample);
       add_own_features(rules, sample, features);
       EXPECT_NO_THROW(calibration_stage(v.stage).candidate(v, shape, features, registry, device))
           << rules.name() << " " << to_string(v.stage) << " " << shape.rows << " x "
-          << shape.row_length << (shape.banded ? " banded" : "") << " long row "
-          << shape.long_row;
+          << shape.row_length << (shape.banded ? " banded" : "") << " long row " << shape.long_row;
     }
     timed.insert(v.format);
   }
   EXPECT_TRUE(timed.contains(kCudaDiaFormatId));
   EXPECT_TRUE(timed.contains(kCudaBroEllFormatId));
   EXPECT_TRUE(timed.contains(kCudaBroCooFormatId));
+  EXPECT_FALSE(timed.contains(kCudaBroHybFormatId));
 }
 
 TEST(PlanCalibration, TimesBsrAtMoreBlocksPerBlockRowAtItsLargestSize) {

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <set>
-#include <optional>
 #include <string>
 #include <vector>
 

@@ -56,8 +56,9 @@ void group_padding(std::span<const std::int64_t> longest_of_4, std::int64_t rows
   // not a map insertion per group.
   std::vector<std::pair<std::int64_t, std::int64_t>> groups;
   groups.reserve(static_cast<std::size_t>((rows + group_rows - 1) / group_rows));
-  for_each_row_group(longest_of_4, rows, group_rows,
-                     [&](std::int64_t longest, std::int64_t n) { groups.emplace_back(longest, n); });
+  for_each_row_group(longest_of_4, rows, group_rows, [&](std::int64_t longest, std::int64_t n) {
+    groups.emplace_back(longest, n);
+  });
   std::sort(groups.begin(), groups.end());
   for (const auto& [length, n] : groups) {
     if (!lengths.empty() && lengths.back() == length) {

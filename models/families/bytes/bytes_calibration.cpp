@@ -202,8 +202,7 @@ std::int64_t long_row_for(const FormatRules& rules, const DeviceInfo& device,
 // A record of a format offered on random columns only once its own features are counted (BRO:
 // its stream sizes follow the sample's columns): the sizes random and their banded twins, each
 // timed with its own features of that sample, then FormatBytesTail at the sizes' row length
-// (of one length, so that parameters that follow the row lengths, BRO-HYB's ELL width, are the
-// sizes' own) with the longest row the layout is offered with (long_row_for). Its
+// with the longest row the layout is offered with (long_row_for). Its
 // critical path is BRO-ELL's: a slice's threads decode their rows serially, so the slice of
 // the longest row takes ceil(longest / lanes) decode steps whatever the bytes; without the
 // step, in-L2 matrices with rows of 50-830 entries (Groebner, wiki-Vote, cit-HepPh, bcsstk16)
@@ -219,8 +218,7 @@ PlannedVariant own_features_variant(const FormatRules& rules, const DeviceInfo& 
   const std::int64_t row_length = shapes.front().row_length;
   const std::int64_t long_row = long_row_for(rules, device, layout, row_length, seed);
   v.samples.push_back({.rows = kInL2LongRowLength, .row_length = row_length});
-  v.samples.push_back(
-      {.rows = kInL2LongRowLength, .row_length = row_length, .long_row = long_row});
+  v.samples.push_back({.rows = kInL2LongRowLength, .row_length = row_length, .long_row = long_row});
   SampleShape beyond_l2 = shapes.back();
   beyond_l2.long_row = long_row;
   v.samples.push_back(beyond_l2);
@@ -360,9 +358,9 @@ Candidate format_bytes_candidate(const PlannedVariant& v, const SampleShape& sha
   auto same = std::find_if(own.begin(), own.end(), [&](const Candidate& o) {
     return o.params == v.params && lanes_match(o);
   });
-  // A format timed with its own features may have parameters that follow the sample (BRO-HYB's
-  // ELL width, from its row lengths): the candidate sharing most of the record's, as a
-  // prediction finds the record (own_bytes_calibration).
+  // A format timed with its own features may have parameters that follow the sample (a width
+  // from its row lengths): the candidate sharing most of the record's, as a prediction finds
+  // the record (own_bytes_calibration).
   if (same == own.end() && v.own_features)
     same = std::max_element(own.begin(), own.end(), [&](const Candidate& a, const Candidate& b) {
       return std::pair(lanes_match(a), shared_field_count(a.params, v.params)) <
