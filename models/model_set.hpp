@@ -43,7 +43,9 @@ namespace spmvd {
 // serially (bytes_calibration.cpp own_features_variant).
 // 25: cuda_bro_hyb is predicted as its two launches (CudaBroHybRules::parts: a BRO-ELL part, a
 // BRO-COO part), each by its own format's records; it has no bytes records of its own.
-inline constexpr int kModelVersion = 25;
+// 26: the strip's parts gather x as the whole length-sorted order does (cuda_sell's sorted
+// gathers), their spans no more local than those gathers (CudaStripRules::parts).
+inline constexpr int kModelVersion = 26;
 
 struct ModelSet {
   std::string device_signature;  // DeviceInfo::signature() of the calibrated device

@@ -22,9 +22,11 @@
 #include "kernels/formats/cuda_bce/bce_row_runs.hpp"
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
 #include "kernels/formats/cuda_ell/cuda_ell_rules.hpp"
+#include "kernels/formats/cuda_sell/cuda_sell_features.hpp"
 #include "kernels/formats/cuda_strip/cuda_strip_rules.hpp"
 #include "kernels/formats/cuda_strip/strip_layout.hpp"
 #include "kernels/tests/hand_written.hpp"
+#include "models/locality.hpp"
 #include "tuner/feature_extraction.hpp"
 
 namespace spmvd {
@@ -399,6 +401,38 @@ TEST(CudaStripRules, PartsPayTheWalkedSlotsAndTheWritesThroughTheSort) {
   const std::vector<FormatPart> cut =
       rules.parts(f, strip_candidate(StripVariant::paper, 2 * s, 32));
   EXPECT_EQ(cut[0].scattered_row_runs, 1 + 90 / 3);
+}
+
+// The parts visit the rows in the whole matrix's length-sorted order: they gather x as that
+// order does (cuda_sell's measured sorted gathers), and their spans are no more local than
+// those gathers say; without cuda_sell's features they keep the matrix's own.
+TEST(CudaStripRules, PartsGatherXAsTheLengthSortedOrderDoes) {
+  const std::int64_t s = warp_strip();
+  MatrixFeatures f = features_of_df({{2, 10 * s}, {6, 3 * s}, {40, 2}}, 7);
+  f.x_sectors_per_nonzero = 0.05;  // a band in the caller's order
+  f.mean_row_span_fraction = 0.001;
+  const CudaStripRules rules;
+  const Candidate candidate = strip_candidate(StripVariant::hopper, 8 * s, 4, 128, 512);
+  for (const FormatPart& part : rules.parts(f, candidate)) {
+    EXPECT_DOUBLE_EQ(part.features.x_sectors_per_nonzero, 0.05);
+    EXPECT_DOUBLE_EQ(part.features.mean_row_span_fraction, 0.001);
+  }
+  // Sorted over the whole matrix, a group of rows gathers 0.6 sectors a non-zero.
+  const std::int64_t rows = f.rows;
+  f.format_features.emplace("cuda_sell",
+                            FieldSet::of(CudaSellFeatures{.padded_lengths_32 = {},
+                                                          .padded_rows_32 = {},
+                                                          .padded_lengths_64 = {},
+                                                          .padded_rows_64 = {},
+                                                          .sort_windows = {rows},
+                                                          .sorted_sectors_per_nonzero = {0.6},
+                                                          .sector_slots_4 = 0,
+                                                          .sector_slots_8 = 0}));
+  for (const FormatPart& part : rules.parts(f, candidate)) {
+    EXPECT_DOUBLE_EQ(part.features.x_sectors_per_nonzero, 0.6);
+    EXPECT_GE(x_span_randomness(part.features), x_gather_randomness(part.features) - 1e-12);
+    EXPECT_GT(x_span_randomness(part.features), 0.1);
+  }
 }
 
 // ---- rows a block each (the hopper variant's long rows) -------------------------------------

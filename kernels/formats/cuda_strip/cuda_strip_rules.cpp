@@ -13,6 +13,8 @@
 #include "kernels/formats/cuda_bce/bce_row_runs.hpp"
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
 #include "kernels/formats/cuda_ell/cuda_ell_rules.hpp"
+#include "kernels/formats/cuda_sell/cuda_sell_features.hpp"
+#include "models/locality.hpp"
 #include "models/occupancy.hpp"
 #include "partition/row_length_distribution.hpp"
 #include "partition/strip_partition.hpp"
@@ -157,6 +159,28 @@ Candidate ell_part_candidate(std::int64_t rows, std::int64_t width, std::uint32_
                  .grid_size = CudaCsrVectorRules::grid_size(rows, 1, block_size, device)}};
 }
 
+// A part of the sorted rows gathers x as the whole matrix sorted by length does: a warp's 32
+// rows are neighbours in the sort, not in the caller's order, so the caller's x locality (its
+// sectors per group of rows, and for ELL the rows' spans, which stand for how neighbouring rows
+// share x) is not the part's. Where cuda_sell's hook measured the gathers of that sort
+// (sorted_sectors_per_nonzero at a window of every row), the part takes them, and its span is
+// raised to no less local than those gathers say (x_span_randomness >= x_gather_randomness).
+// Without it the strip's parts of block-diagonal copies and graphs were predicted as local as
+// the unsorted matrix: wiki-Vote-x24's strip at 22 us against 49 measured, Groebner-x16's at
+// 23 against 50 (H100, 2026-11-24, the version-23 oracle's samples; docs/MODELS.md).
+MatrixFeatures in_sorted_order(MatrixFeatures part, const MatrixFeatures& whole) {
+  const std::optional<CudaSellFeaturesView> sell = cuda_sell_features_view(whole);
+  if (!sell || std::find(sell->sort_windows.begin(), sell->sort_windows.end(), whole.rows) ==
+                   sell->sort_windows.end())
+    return part;
+  part.x_sectors_per_nonzero = sorted_sectors_per_nonzero(whole, whole.rows);
+  const double random_span = random_span_fraction(part.row_length_mean);
+  part.mean_row_span_fraction =
+      std::max(part.mean_row_span_fraction,
+               x_gather_randomness(part, part.x_sectors_per_nonzero) * random_span);
+  return part;
+}
+
 // The block rows (the first block_rows sorted rows) as the cuda_csr_vector part at 32 lanes
 // that walks the same warp shares (block_row_warp_shares): its predicted time carries their
 // critical path, the longest share.
@@ -171,10 +195,11 @@ FormatPart block_rows_part(const MatrixFeatures& whole, std::int64_t block_rows,
       distribution.push_back({share.length, share.rows * set.rows});
       warps += share.rows * set.rows;
     }
-  return FormatPart{.runs = FormatPart::Runs::gpu,
-                    .features = part_features(whole, std::move(distribution)),
-                    .candidate = csr_part_candidate(warps, 32, block_size, device),
-                    .transfer_values = 0};
+  return FormatPart{
+      .runs = FormatPart::Runs::gpu,
+      .features = in_sorted_order(part_features(whole, std::move(distribution)), whole),
+      .candidate = csr_part_candidate(warps, 32, block_size, device),
+      .transfer_values = 0};
 }
 
 // The runs of consecutive caller rows among a sorted range's rows: the sort is stable, so a run
@@ -206,7 +231,8 @@ FormatPart gpu_part(const MatrixFeatures& whole, const SortedRowRange& range,
   for (const RowLengthCount& set : range.distribution) rows += set.rows;
   const std::int64_t runs = sorted_range_row_runs(whole, range).value_or(0);
   return FormatPart{.runs = FormatPart::Runs::gpu,
-                    .features = part_features(whole, range.distribution, range.empty_rows),
+                    .features = in_sorted_order(
+                        part_features(whole, range.distribution, range.empty_rows), whole),
                     .candidate = std::move(candidate),
                     .transfer_values = 0,
                     .row_map_bytes = static_cast<std::uint64_t>(rows) * sizeof(std::int32_t),
