@@ -36,20 +36,16 @@ void launch_scale(std::int64_t size, Value* y, Value beta, cudaStream_t stream) 
 }
 
 // One row's sum over its `slots` ELL slots from `slot` on, `step` apart (a column-major block),
-// padding (column kPaddingColumn, value 0) after its entries. A row stops with the group of
-// slots that holds its first padding slot, and a padding slot's x is never read, so
-// 0 * x[...] never turns an Inf in x into NaN. Four slots at a time: their index and value
-// loads do not depend on each other, so a thread has four of each in flight before its
-// gathers. Testing each index before loading the next
-// (the loop before, `if (col < 0) break` a slot) waits a whole memory latency a slot: cuda_ell
-// ran at 0.79 of ALG1 on banded-17M in fp32 where cuda_bce's paper kernel (every slot loaded
-// up to the width, then tested) ran at 1.00; grouped, 1.06 (fp64 0.97 -> 1.10; H100,
-// 2026-11-24, docs/BENCHMARKS.md "ELL kernels"). The price: a row reads the values of up to
-// three padding slots after its end (a padded ELL, delaunay_n16-x48-renumbered at width 17,
-// fp64: 0.82 -> 0.72, where HYB is the one to use). Loading each value with its gather instead,
-// after the indices, read no padding values but took the regular inputs 8-10 % back (banded
-// 1.10 -> 1.02, fem-b3 1.05 -> 0.95): two dependent rounds a group rather than one.
-// The sum is added in slot order, as before.
+// padding (column kPaddingColumn, value 0) after its entries, added in slot order. A row stops
+// with the group of slots that holds its first padding slot, and a padding slot's x is never
+// read, so 0 * x[...] never turns an Inf in x into NaN. Four slots at a time: their index and
+// value loads do not depend on each other, so a thread has four of each in flight before its
+// gathers; testing each index before loading the next waits a whole memory latency a slot
+// (banded-17M, fp32: 0.79 of ALG1 that way, 1.06 grouped; H100, 2026-11-24, docs/BENCHMARKS.md
+// "ELL kernels"). The price: a row reads the values of up to three padding slots after its end
+// (a padded ELL: delaunay_n16-x48-renumbered at width 17, fp64, 0.82 -> 0.72, where HYB is the
+// one to use). Loading each value with its gather, after the indices, reads no padding values
+// but costs the regular inputs 8-10 %: two dependent rounds a group rather than one.
 template <typename Value>
 __device__ __forceinline__ Value ell_row_sum(const std::int32_t* __restrict__ col_indices,
                                              const Value* __restrict__ values,

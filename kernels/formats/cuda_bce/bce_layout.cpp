@@ -404,7 +404,7 @@ void bce_reference_multiply(const BceLayout<Value>& layout, const BceTiles& tile
         const std::int64_t piece_end = std::min(length, piece_begin + piece_slots);
         for (std::int32_t lane = 0; lane < lanes; ++lane) {
           std::int64_t slot = block_pos + (position - block_begin(b)) * lanes + lane +
-                              piece * kBceSlotsPerLanePerPiece * step * (pieces > 1);
+                              piece * kBceSlotsPerLanePerPiece * step;
           for (std::int64_t i = piece_begin + lane; i < piece_end; i += lanes, slot += step) {
             const auto idx = static_cast<std::size_t>(slot);
             lane_sums[lane] += layout.values[idx] * x[layout.offsets[idx]];
