@@ -36,7 +36,8 @@ void launch_scale(std::int64_t size, Value* y, Value beta, cudaStream_t stream) 
 }
 
 // One row's sum over its `slots` ELL slots from `slot` on, `step` apart (a column-major block),
-// padding (column kPaddingColumn, value 0) after its entries, added in slot order. A row stops
+// padding (is_padding(column) true, value 0) after its entries, added in slot order; gather(c)
+// reads x's value for stored column c (global x, or a shared-memory slice of it). A row stops
 // with the group of slots that holds its first padding slot, and a padding slot's x is never
 // read, so 0 * x[...] never turns an Inf in x into NaN. Four slots at a time: their index and
 // value loads do not depend on each other, so a thread has four of each in flight before its
@@ -46,32 +47,44 @@ void launch_scale(std::int64_t size, Value* y, Value beta, cudaStream_t stream) 
 // (a padded ELL: delaunay_n16-x48-renumbered at width 17, fp64, 0.82 -> 0.72, where HYB is the
 // one to use). Loading each value with its gather, after the indices, reads no padding values
 // but costs the regular inputs 8-10 %: two dependent rounds a group rather than one.
+template <typename Value, typename Column, typename IsPadding, typename Gather>
+__device__ __forceinline__ Value grouped_slot_sum(const Column* __restrict__ columns,
+                                                  const Value* __restrict__ values,
+                                                  std::int64_t slot, std::int64_t step,
+                                                  std::int64_t slots, IsPadding is_padding,
+                                                  Gather gather) {
+  Value sum = 0;
+  std::int64_t j = 0;
+  for (; j + 4 <= slots; j += 4, slot += 4 * step) {
+    Column col[4];
+    Value value[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      col[k] = __ldg(columns + slot + k * step);
+      value[k] = __ldg(values + slot + k * step);
+    }
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+      if (!is_padding(col[k])) sum += value[k] * gather(col[k]);
+    if (is_padding(col[3])) return sum;  // the padding began in this group
+  }
+  for (; j < slots; ++j, slot += step) {
+    const Column col = __ldg(columns + slot);
+    if (is_padding(col)) break;
+    sum += __ldg(values + slot) * gather(col);
+  }
+  return sum;
+}
+
+// grouped_slot_sum over a block of 32-bit column indices into global x (kPaddingColumn < 0).
 template <typename Value>
 __device__ __forceinline__ Value ell_row_sum(const std::int32_t* __restrict__ col_indices,
                                              const Value* __restrict__ values,
                                              const Value* __restrict__ x, std::int64_t slot,
                                              std::int64_t step, std::int64_t slots) {
-  Value sum = 0;
-  std::int64_t j = 0;
-  for (; j + 4 <= slots; j += 4, slot += 4 * step) {
-    std::int32_t col[4];
-    Value value[4];
-#pragma unroll
-    for (int k = 0; k < 4; ++k) {
-      col[k] = __ldg(col_indices + slot + k * step);
-      value[k] = __ldg(values + slot + k * step);
-    }
-#pragma unroll
-    for (int k = 0; k < 4; ++k)
-      if (col[k] >= 0) sum += value[k] * __ldg(x + col[k]);
-    if (col[3] < 0) return sum;  // the padding began in this group
-  }
-  for (; j < slots; ++j, slot += step) {
-    const std::int32_t col = __ldg(col_indices + slot);
-    if (col < 0) break;
-    sum += __ldg(values + slot) * __ldg(x + col);
-  }
-  return sum;
+  return grouped_slot_sum(
+      col_indices, values, slot, step, slots, [](std::int32_t col) { return col < 0; },
+      [x](std::int32_t col) { return __ldg(x + col); });
 }
 
 // One thread per row over a column-major ELL block (entry j of row r at j*rows + r; padding

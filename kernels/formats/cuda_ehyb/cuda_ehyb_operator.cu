@@ -49,13 +49,12 @@ __device__ __forceinline__ void cached_part_slices(const CachedPart<Value>& part
     const int local_row = slice * kWarp + lane;
     if (local_row < size) {
       const std::int64_t s = first_slice + slice;
-      const std::int64_t end = __ldg(part.slice_offsets + s + 1);
-      Value sum = 0;
-      for (std::int64_t slot = __ldg(part.slice_offsets + s) + lane; slot < end; slot += kWarp) {
-        const std::uint16_t col = __ldg(part.local_columns + slot);
-        if (col == kEhybPaddingLocalColumn) break;
-        sum += __ldg(part.values + slot) * cache[col];
-      }
+      const std::int64_t begin = __ldg(part.slice_offsets + s);
+      const Value sum = catalogue_detail::grouped_slot_sum(
+          part.local_columns, part.values, begin + lane, kWarp,
+          (__ldg(part.slice_offsets + s + 1) - begin) / kWarp,
+          [](std::uint16_t col) { return col == kEhybPaddingLocalColumn; },
+          [cache](std::uint16_t col) { return cache[col]; });
       catalogue_detail::store_axpby(y + __ldg(part.permutation + row_begin + local_row), alpha, sum,
                                     beta);
     }
@@ -140,13 +139,10 @@ __global__ void ehyb_er_kernel(std::int64_t er_rows, const std::int64_t* __restr
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
        i < er_rows; i += stride) {
     const std::int64_t slice = i / kWarp;
-    const std::int64_t end = __ldg(slice_offsets + slice + 1);
-    Value sum = 0;
-    for (std::int64_t slot = __ldg(slice_offsets + slice) + i % kWarp; slot < end; slot += kWarp) {
-      const std::int32_t col = __ldg(columns + slot);
-      if (col < 0) break;
-      sum += __ldg(values + slot) * __ldg(x + col);
-    }
+    const std::int64_t begin = __ldg(slice_offsets + slice);
+    const Value sum =
+        catalogue_detail::ell_row_sum(columns, values, x, begin + i % kWarp, kWarp,
+                                      (__ldg(slice_offsets + slice + 1) - begin) / kWarp);
     Value* out = y + __ldg(row_map + i);
     *out += alpha * sum;
   }
