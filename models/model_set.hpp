@@ -45,7 +45,10 @@ namespace spmvd {
 // BRO-COO part), each by its own format's records; it has no bytes records of its own.
 // 26: the strip's parts gather x as the whole length-sorted order does (cuda_sell's sorted
 // gathers), their spans no more local than those gathers (CudaStripRules::parts).
-inline constexpr int kModelVersion = 26;
+// 27: EHYB's kernels load four slots at a time (grouped_slot_sum), and EHYB and DIA records
+// are fitted on bands with the critical-path pair and a tiny band of the sizes' row length
+// (bytes_calibration.cpp bands_only_variant): EHYB had no record and took the shared ALG1 fit.
+inline constexpr int kModelVersion = 27;
 
 struct ModelSet {
   std::string device_signature;  // DeviceInfo::signature() of the calibrated device

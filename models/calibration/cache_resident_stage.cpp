@@ -9,12 +9,31 @@
 #include "models/cache_resident.hpp"
 #include "models/calibration/sample_plan.hpp"
 #include "models/families/bytes/bytes_model.hpp"
+#include "models/sample_generators.hpp"
 
 namespace spmvd {
 namespace {
 
+// Whether the format of a bands-only record offers a candidate of the record's lanes on the
+// grid's band of this shape, with its own features counted as the run counts them. EHYB is not
+// offered on bands of two entries a row: a path, every hop of which reaches new rows
+// (neighbourhood growth 1), so no part keeps its neighbours.
+bool offered_on_band(const FormatRules& rules, const DeviceInfo& device, const PlannedVariant& base,
+                     const SampleShape& shape, std::uint64_t seed) {
+  const CsrMatrix<double> sample =
+      banded_row_length_sample(shape.rows, shape.row_length, shape_seed(seed, shape));
+  MatrixFeatures features = uniform_sample_features(sample);
+  add_own_features(rules, sample, features);
+  const std::vector<Candidate> offered = rules.candidates(features, device);
+  return std::any_of(offered.begin(), offered.end(), [&](const Candidate& c) {
+    return base.kernel.threads_per_row == 0 ||
+           c.launch.threads_per_row == static_cast<std::uint32_t>(base.kernel.threads_per_row);
+  });
+}
+
 // One cache_resident variant per planned csr_vector, coo and format_bytes variant.
-void plan_cache_resident(const CalibrationOptions& o, CalibrationPlan& plan) {
+void plan_cache_resident(const FormatRegistry& registry, const DeviceInfo& device,
+                         const CalibrationOptions& o, CalibrationPlan& plan) {
   std::vector<PlannedVariant> added;
   for (const PlannedVariant& base : plan.variants) {
     if (base.stage != CalibrationStage::csr_vector && base.stage != CalibrationStage::coo &&
@@ -34,11 +53,19 @@ void plan_cache_resident(const CalibrationOptions& o, CalibrationPlan& plan) {
       return out;
     };
     // A bands-only record (its format is offered on no random sample): the grid banded alone,
-    // timed with its own features as its base was; kappa from those, no banded ratio.
+    // where it is offered, timed with its own features as its base was; kappa from those, no
+    // banded ratio.
+    const FormatEntry* entry = registry.find(base.format);
     for (const std::int64_t rows : whole_blocks(o.cache_resident_rows))
-      for (const std::int64_t length : whole_blocks(o.cache_resident_row_lengths))
-        v.samples.push_back(
-            {.rows = rows, .row_length = length, .banded = base.bands_only, .block_dim = b});
+      for (const std::int64_t length : whole_blocks(o.cache_resident_row_lengths)) {
+        const SampleShape shape{
+            .rows = rows, .row_length = length, .banded = base.bands_only, .block_dim = b};
+        if (base.bands_only &&
+            (entry == nullptr || !offered_on_band(*entry->rules, device, base, shape, o.seed)))
+          continue;
+        v.samples.push_back(shape);
+      }
+    if (v.samples.empty()) continue;
     // Every grid point again banded: the in-L2 banded ratio (models/cache_resident.hpp).
     if (!base.bands_only) add_banded_twins(v, {}, std::nullopt);
     added.push_back(std::move(v));
@@ -47,7 +74,7 @@ void plan_cache_resident(const CalibrationOptions& o, CalibrationPlan& plan) {
 }
 
 void plan(const StagePlanInput& in, CalibrationPlan& plan) {
-  plan_cache_resident(in.options, plan);
+  plan_cache_resident(in.registry, in.device, in.options, plan);
 }
 
 // The launch of the record this variant corrects: its base stage's.

@@ -338,42 +338,55 @@ TEST(PlanCalibration, FitsEachFormatWithoutADedicatedModelOnRandomAndBandedSampl
 
 TEST(PlanCalibration, FitsAFormatOfferedOnBandsAloneOnBandedSamplesWithItsOwnFeatures) {
   // DIA offers nothing without its diagonal count, and nothing on random columns (as many
-  // diagonals as rows): it is fitted on the banded sizes and a tiny band.
+  // diagonals as rows); EHYB nothing where METIS cannot cut (random columns). Each is fitted on
+  // the banded sizes, the critical-path pair on a band, the largest band with the long row and
+  // a tiny band, timed with its own features. DIA refuses any long row (its pair is one shape
+  // twice); EHYB walks one, and gets a record per kernel variant although its partition count
+  // follows each sample's rows.
   FormatRegistry registry = gpu_catalogue();
   registry.add(std::make_unique<CudaDiaRules>(), never_built);
-  // EHYB is offered on bands alone too, but its partition count follows the rows: no one
-  // parameter set fits every sample size, so it gets no record.
   registry.add(std::make_unique<CudaEhybRules>(), never_built);
   const CalibrationPlan plan =
       plan_calibration(registry, h100_like(), Precision::fp64, {}, fixed_registers(30));
   std::size_t dia = 0, dia_in_l2 = 0;
+  std::set<std::uint32_t> ehyb_variants;
   for (const PlannedVariant& v : plan.variants) {
-    EXPECT_NE(v.format, kCudaEhybFormatId) << to_string(v.stage);
-    if (v.format != kCudaDiaFormatId) continue;
+    if (v.format != kCudaDiaFormatId && v.format != kCudaEhybFormatId) continue;
     EXPECT_TRUE(v.own_features);
+    EXPECT_TRUE(v.bands_only);
+    for (const SampleShape& s : v.samples) EXPECT_TRUE(s.banded);
     if (v.stage == CalibrationStage::cache_resident) {
       // Its in-L2 grid: banded alone (no random twin), timed with its own features.
+      if (v.format != kCudaDiaFormatId) continue;
       ++dia_in_l2;
-      EXPECT_TRUE(v.bands_only);
       EXPECT_EQ(v.samples.size(), CalibrationOptions{}.cache_resident_rows.size() *
                                       CalibrationOptions{}.cache_resident_row_lengths.size());
-      for (const SampleShape& s : v.samples) EXPECT_TRUE(s.banded);
       continue;
     }
     ASSERT_EQ(v.stage, CalibrationStage::format_bytes);
-    ++dia;
-    EXPECT_TRUE(v.bands_only);
-    ASSERT_EQ(v.samples.size(), 3u);
+    // Two sizes, the in-L2 pair, the largest size with the long row, the tiny band.
+    ASSERT_EQ(v.samples.size(), 6u);
     EXPECT_NEAR(static_cast<double>(v.samples[1].nnz()), plan.max_sample_nnz, 8.0);
-    for (const SampleShape& s : v.samples) {
-      EXPECT_TRUE(s.banded);
-      EXPECT_EQ(s.long_row, 0);
+    const std::int64_t row_length = v.samples[0].row_length;
+    EXPECT_EQ(v.samples[2], (SampleShape{.rows = kInL2LongRowLength,
+                                         .row_length = row_length,
+                                         .banded = true}));
+    EXPECT_EQ(v.samples[5], (SampleShape{.rows = kLatencySampleRows,
+                                         .row_length = row_length,
+                                         .banded = true}));
+    EXPECT_EQ(v.samples[4].rows, v.samples[1].rows);
+    EXPECT_EQ(v.samples[4].long_row, v.samples[3].long_row);
+    if (v.format == kCudaDiaFormatId) {
+      ++dia;
+      for (const SampleShape& s : v.samples) EXPECT_EQ(s.long_row, 0);
+    } else {
+      ehyb_variants.insert(v.params.as<CudaEhybParams>("cuda_ehyb").variant);
+      EXPECT_EQ(v.samples[3].long_row, kInL2LongRowLength);
     }
-    EXPECT_EQ(v.samples.back(),
-              (SampleShape{.rows = kLatencySampleRows, .row_length = 1, .banded = true}));
   }
   EXPECT_EQ(dia, 1u);  // DIA has no parameters: one record
   EXPECT_EQ(dia_in_l2, 1u);
+  EXPECT_EQ(ehyb_variants, (std::set<std::uint32_t>{0, 1}));
 }
 
 // Whether BRO-ELL offers its layout of `lanes` a row on rows of row_length with a row 0 of
@@ -499,6 +512,7 @@ TEST(PlanCalibration, EveryOwnFeatureRecordOffersItsCandidateOnEachOfItsSamples)
   registry.add(std::make_unique<CudaBroEllRules>(), never_built);
   registry.add(std::make_unique<CudaBroCooRules>(), never_built);
   registry.add(std::make_unique<CudaBroHybRules>(), never_built);
+  registry.add(std::make_unique<CudaEhybRules>(), never_built);
   CalibrationOptions options;
   options.max_sample_nnz = 1 << 16;
   options.cache_resident_rows = {512, 2048};
@@ -526,6 +540,7 @@ TEST(PlanCalibration, EveryOwnFeatureRecordOffersItsCandidateOnEachOfItsSamples)
   EXPECT_TRUE(timed.contains(kCudaDiaFormatId));
   EXPECT_TRUE(timed.contains(kCudaBroEllFormatId));
   EXPECT_TRUE(timed.contains(kCudaBroCooFormatId));
+  EXPECT_TRUE(timed.contains(kCudaEhybFormatId));
   EXPECT_FALSE(timed.contains(kCudaBroHybFormatId));
 }
 

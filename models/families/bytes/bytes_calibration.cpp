@@ -143,10 +143,8 @@ std::size_t block_row_sample_count(const PlannedVariant& v) noexcept {
              : 0;
 }
 
-// Index of a format_bytes record's first FormatBytesTail sample; the tail of a bands-only
-// record is the tiny sample alone.
+// Index of a format_bytes record's first FormatBytesTail sample.
 std::size_t format_bytes_tail_start(const PlannedVariant& v) noexcept {
-  if (v.bands_only) return v.samples.size() - 1;
   return v.samples.size() - static_cast<std::size_t>(FormatBytesTail::count) -
          block_row_sample_count(v);
 }
@@ -161,33 +159,20 @@ PlannedVariant format_bytes_record(FormatId format, const FormatParams& params) 
   return v;
 }
 
-// A bands-only record (PlannedVariant::bands_only): the sizes banded, then the tiny sample
-// banded (a band of one entry a row is the diagonal) for its launch floor. No long-row samples:
-// a long row on a band adds as many diagonals as it has entries, which such a format refuses.
-PlannedVariant bands_only_variant(FormatId format, const FormatParams& params,
-                                  std::span<const SampleShape> shapes) {
-  PlannedVariant v = format_bytes_record(format, params);
-  v.bands_only = true;
-  v.own_features = true;
-  for (SampleShape shape : shapes) {
-    shape.banded = true;
-    v.samples.push_back(shape);
-  }
-  v.samples.push_back({.rows = kLatencySampleRows, .row_length = 1, .banded = true});
-  return v;
-}
-
 // The long row of a critical-path pair for `layout`: kInL2LongRowLength where `rules` offer
-// the layout on an in-L2 sample of rows of row_length with it; else half the longest
-// power-of-two fraction of it they do offer it with (row_length where none above it is). A
+// the layout on an in-L2 sample of rows of row_length (banded: on the band) with it; else half
+// the longest power-of-two fraction of it they do offer it with (row_length where none above
+// it is). A
 // format that bounds its longest row by the mean (BRO-ELL, bro_ell_critical_path_bounded)
 // refuses the samples' usual long row and is timed near the edge of its bound instead; half,
 // because on the largest sample the long row adds less to the mean than on the in-L2 one, and
 // the edge found there may be past the bound of the other.
 std::int64_t long_row_for(const FormatRules& rules, const DeviceInfo& device,
                           const OfferedLayout& layout, std::int64_t row_length,
-                          std::uint64_t seed) {
-  const CsrMatrix<double> base = uniform_row_length_sample(kInL2LongRowLength, row_length, seed);
+                          std::uint64_t seed, bool banded) {
+  const CsrMatrix<double> base =
+      banded ? banded_row_length_sample(kInL2LongRowLength, row_length, seed)
+             : uniform_row_length_sample(kInL2LongRowLength, row_length, seed);
   for (std::int64_t length = kInL2LongRowLength; length > row_length; length /= 2) {
     const CsrMatrix<double> sample = with_long_row(base, length);
     MatrixFeatures features = uniform_sample_features(sample);
@@ -216,13 +201,50 @@ PlannedVariant own_features_variant(const FormatRules& rules, const DeviceInfo& 
   v.samples.assign(shapes.begin(), shapes.end());
   add_banded_twins(v, {}, std::nullopt);
   const std::int64_t row_length = shapes.front().row_length;
-  const std::int64_t long_row = long_row_for(rules, device, layout, row_length, seed);
+  const std::int64_t long_row = long_row_for(rules, device, layout, row_length, seed, false);
   v.samples.push_back({.rows = kInL2LongRowLength, .row_length = row_length});
   v.samples.push_back({.rows = kInL2LongRowLength, .row_length = row_length, .long_row = long_row});
   SampleShape beyond_l2 = shapes.back();
   beyond_l2.long_row = long_row;
   v.samples.push_back(beyond_l2);
   v.samples.push_back({.rows = kLatencySampleRows, .row_length = row_length});
+  return v;
+}
+
+// A bands-only record (PlannedVariant::bands_only) of a format offered on bands alone (DIA:
+// as many diagonals as rows on random columns; EHYB: METIS cannot cut random columns): the
+// sizes banded, then FormatBytesTail on bands, timed with its own features. The long row is
+// kInL2LongRowLength where the layout is offered with it on the band: EHYB walks a long row in
+// one lane, rajat01's 1442 entries 0.14 ms where its bytes say 0.01 (H200, 2026-11-25). A
+// format that bounds it there stores it by structure, not as a path one lane walks (DIA: one
+// diagonal an entry; on the largest band, gigabytes), so it gets none: its pair is one shape
+// twice and its steps 0. Where the format's parameters follow the sample (EHYB's
+// partition count, from its rows), each sample runs the candidate sharing most of the
+// record's (format_bytes_candidate) and a prediction takes the nearest record
+// (own_bytes_calibration): the record is its kernel variant's.
+PlannedVariant bands_only_variant(const FormatRules& rules, const DeviceInfo& device,
+                                  const OfferedLayout& layout,
+                                  std::span<const SampleShape> shapes, std::uint64_t seed) {
+  PlannedVariant v = format_bytes_record(rules.id(), layout.params);
+  v.kernel.threads_per_row = static_cast<int>(layout.lanes);
+  v.bands_only = true;
+  v.own_features = true;
+  for (SampleShape shape : shapes) {
+    shape.banded = true;
+    v.samples.push_back(shape);
+  }
+  const std::int64_t row_length = shapes.front().row_length;
+  const std::int64_t long_row =
+      long_row_for(rules, device, layout, row_length, seed, true) == kInL2LongRowLength
+          ? kInL2LongRowLength
+          : 0;
+  v.samples.push_back({.rows = kInL2LongRowLength, .row_length = row_length, .banded = true});
+  v.samples.push_back(
+      {.rows = kInL2LongRowLength, .row_length = row_length, .long_row = long_row, .banded = true});
+  SampleShape beyond_l2 = v.samples[shapes.size() - 1];
+  beyond_l2.long_row = long_row;
+  v.samples.push_back(beyond_l2);
+  v.samples.push_back({.rows = kLatencySampleRows, .row_length = row_length, .banded = true});
   return v;
 }
 
@@ -313,14 +335,12 @@ void plan_format_bytes(const FormatRegistry& registry, const DeviceInfo& device,
     for (const OfferedLayout& layout : own_random)
       plan.variants.push_back(own_features_variant(rules, device, layout, shapes, o.seed));
     if (!own_random.empty()) continue;
-    // Only a format without parameters: a record is keyed by its parameters, and where they
-    // follow the matrix (EHYB's partition count, from its rows) no one set is offered on every
-    // sample size, so such a format keeps the shared fit.
+    // Offered on bands alone (DIA, EHYB): fitted on bands.
     SampleShape band_probe = shapes.front();
     band_probe.banded = true;
-    for (const FormatParams& params :
-         format_bytes_params(rules, probe_features(rules, band_probe, o.seed), device))
-      if (params.empty()) plan.variants.push_back(bands_only_variant(format, params, shapes));
+    for (const OfferedLayout& layout : layouts_to_time(
+             offered_layouts(rules, probe_features(rules, band_probe, o.seed), device)))
+      plan.variants.push_back(bands_only_variant(rules, device, layout, shapes, o.seed));
   }
 }
 
@@ -425,35 +445,11 @@ void fit_bytes(const VariantMeasurements& m, CalibrationState& state) {
   });
 }
 
-// A bands-only record: the line through its banded sizes, no banded ratio (its samples are
-// the local end already, and such a format is offered on structured matrices alone), no long-row
-// steps (a long row on a band adds as many diagonals as it has entries, which such a format
-// refuses), the floor from its tiny band.
-void fit_bands_only(const VariantMeasurements& m, CalibrationState& state) {
-  const std::size_t tail = format_bytes_tail_start(m.variant);
-  std::vector<SamplePoint> sizes(m.ms.begin(), m.ms.begin() + static_cast<std::ptrdiff_t>(tail));
-  std::sort(sizes.begin(), sizes.end(),
-            [](const SamplePoint& l, const SamplePoint& r) { return l.x < r.x; });
-  const LinearFit fit = fit_linear(sizes);
-  add_format_bytes(state,
-                   {.format = m.variant.format,
-                    .params = m.variant.params,
-                    .threads_per_row = static_cast<std::uint32_t>(m.variant.kernel.threads_per_row),
-                    .bytes = BytesCalibration{.time_vs_bytes = fit,
-                                              .l2_share_for_x = BytesCalibration{}.l2_share_for_x,
-                                              .samples = std::move(sizes),
-                                              .banded_ratio = {}},
-                    .long_row_step_ms = 0.0,
-                    .long_row_step_beyond_l2_ms = 0.0,
-                    .floor_ms = m.ms[tail].y,
-                    .block_row_ratio = {}});
-}
-
-// Every other record (a record timed with its own features too, keyed by its lanes a row): the
-// line through the random sizes, the banded ratio from their twins, the long-row steps from
-// FormatBytesTail, the floor from its tiny sample.
+// A record: the line through its random sizes and the banded ratio from their twins (a
+// bands-only record: the line through its banded sizes, no banded ratio: its samples are the
+// local end already, and its format is offered on structured matrices alone), the long-row
+// steps from FormatBytesTail, the floor from its tiny sample.
 void fit_format_bytes(const VariantMeasurements& m, CalibrationState& state) {
-  if (m.variant.bands_only) return fit_bands_only(m, state);
   const PlannedVariant& variant = m.variant;
   const SplitMeasurements& split = m.split;
   const std::size_t tail = format_bytes_tail_start(variant);
@@ -467,20 +463,28 @@ void fit_format_bytes(const VariantMeasurements& m, CalibrationState& state) {
   const std::size_t in_l2 = tail + static_cast<std::size_t>(FormatBytesTail::in_l2_with_long_row);
   const std::size_t beyond =
       tail + static_cast<std::size_t>(FormatBytesTail::largest_with_long_row);
-  const LinearFit bytes_fit = fit_linear(split.random);
+  std::vector<SamplePoint> sizes = split.random;
+  if (variant.bands_only) {
+    sizes.assign(m.ms.begin(), m.ms.begin() + static_cast<std::ptrdiff_t>(tail));
+    std::sort(sizes.begin(), sizes.end(),
+              [](const SamplePoint& l, const SamplePoint& r) { return l.x < r.x; });
+  }
+  const LinearFit bytes_fit = fit_linear(sizes);
   add_format_bytes(
       state, {.format = variant.format,
               .params = variant.params,
               .threads_per_row = static_cast<std::uint32_t>(variant.kernel.threads_per_row),
               .bytes = BytesCalibration{.time_vs_bytes = bytes_fit,
                                         .l2_share_for_x = BytesCalibration{}.l2_share_for_x,
-                                        .samples = split.random,
-                                        .banded_ratio = split.banded_ratio},
+                                        .samples = sizes,
+                                        .banded_ratio = variant.bands_only
+                                                            ? std::vector<SamplePoint>{}
+                                                            : split.banded_ratio},
               .long_row_step_ms =
                   step(at(FormatBytesTail::in_l2_with_long_row),
                        at(FormatBytesTail::in_l2_without_long_row), variant.samples[in_l2]),
               .long_row_step_beyond_l2_ms = step(at(FormatBytesTail::largest_with_long_row),
-                                                 split.random.back().y, variant.samples[beyond]),
+                                                 sizes.back().y, variant.samples[beyond]),
               .floor_ms = at(FormatBytesTail::tiny),
               .block_row_ratio = block_row_ratio(variant, m.ms, split, bytes_fit)});
 }
