@@ -509,36 +509,5 @@ CsrMatrix<double> replicate_block_diagonal(const CsrMatrix<double>& m, std::int6
   return out;
 }
 
-CsrMatrix<double> renumber_symmetric(const CsrMatrix<double>& m, std::uint64_t seed) {
-  if (m.rows != m.cols)
-    throw_invalid("renumber_symmetric: needs a square matrix, got " + std::to_string(m.rows) +
-                  " x " + std::to_string(m.cols));
-  std::vector<ColIndex> new_index(static_cast<std::size_t>(m.rows));
-  for (std::size_t i = 0; i < new_index.size(); ++i) new_index[i] = static_cast<ColIndex>(i);
-  std::mt19937_64 rng(seed);
-  for (std::size_t i = new_index.size(); i > 1; --i)
-    std::swap(new_index[i - 1], new_index[std::uniform_int_distribution<std::size_t>(0, i - 1)(rng)]);
-  std::vector<std::int64_t> old_row(new_index.size());
-  for (std::size_t i = 0; i < new_index.size(); ++i) old_row[static_cast<std::size_t>(new_index[i])] = static_cast<std::int64_t>(i);
-  CsrMatrix<double> out;
-  out.rows = out.cols = m.rows;
-  out.row_offsets.assign(static_cast<std::size_t>(m.rows) + 1, 0);
-  out.col_indices.reserve(m.col_indices.size());
-  out.values.reserve(m.values.size());
-  std::vector<std::pair<ColIndex, double>> row;
-  for (std::int64_t r = 0; r < m.rows; ++r) {
-    const std::int64_t old = old_row[static_cast<std::size_t>(r)];
-    row.clear();
-    for (auto k = m.row_offsets[old]; k < m.row_offsets[old + 1]; ++k)
-      row.emplace_back(new_index[static_cast<std::size_t>(m.col_indices[k])], m.values[k]);
-    std::sort(row.begin(), row.end());
-    for (const auto& [col, value] : row) {
-      out.col_indices.push_back(col);
-      out.values.push_back(value);
-    }
-    out.row_offsets[r + 1] = static_cast<RowOffset>(out.col_indices.size());
-  }
-  return out;
-}
 
 }  // namespace spmvd

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "core/csr_matrix.hpp"
+#include "models/sample_generators.hpp"  // renumber_symmetric
 
 namespace spmvd {
 
@@ -64,9 +65,5 @@ CsrMatrix<double> generate_matrix(std::string_view spec);
 // index range.
 CsrMatrix<double> replicate_block_diagonal(const CsrMatrix<double>& m, std::int64_t copies);
 
-// P A P^T for a random permutation P drawn from `seed` (std::mt19937_64, Fisher-Yates): row
-// and column i become p(i), so the structure, the row lengths and the diagonal are kept and
-// the locality is lost. Throws Error(invalid_argument) for a non-square matrix.
-CsrMatrix<double> renumber_symmetric(const CsrMatrix<double>& m, std::uint64_t seed);
 
 }  // namespace spmvd

@@ -80,16 +80,6 @@ struct GeneratedSample {
   MatrixFeatures features;
 };
 
-// The seed leaves out long_row: a sample with a long row is its twin without, but for row 0.
-CsrMatrix<double> make_sample(const SampleShape& shape, std::uint64_t seed) {
-  const std::int64_t b = std::max<std::int64_t>(shape.block_dim, 1);
-  const CsrMatrix<double> pattern =
-      shape.banded ? banded_row_length_sample(shape.rows / b, shape.row_length / b, seed)
-                   : uniform_row_length_sample(shape.rows / b, shape.row_length / b, seed);
-  const CsrMatrix<double> sample = b > 1 ? blocked_sample(pattern, b) : pattern;
-  return shape.long_row > 0 ? with_long_row(sample, shape.long_row) : sample;
-}
-
 GeneratedSample generate_sample(const SampleShape& shape, std::uint64_t seed) {
   GeneratedSample g{.matrix = make_sample(shape, seed), .features = {}};
   g.features = uniform_sample_features(g.matrix, shape.block_dim > 1);

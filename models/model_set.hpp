@@ -45,9 +45,10 @@ namespace spmvd {
 // BRO-COO part), each by its own format's records; it has no bytes records of its own.
 // 26: the strip's parts gather x as the whole length-sorted order does (cuda_sell's sorted
 // gathers), their spans no more local than those gathers (CudaStripRules::parts).
-// 27: EHYB's kernels load four slots at a time (grouped_slot_sum), and EHYB and DIA records
-// are fitted on bands with the critical-path pair and a tiny band of the sizes' row length
-// (bytes_calibration.cpp bands_only_variant): EHYB had no record and took the shared ALG1 fit.
+// 27: EHYB's kernels load four slots at a time (grouped_slot_sum); EHYB gets format_bytes
+// records on bands renumbered at random and their banded twins, DIA's bands-only record the
+// critical-path pair and a tiny band of the sizes' row length (bytes_calibration.cpp
+// structure_variant): EHYB had no record and took the shared ALG1 fit.
 inline constexpr int kModelVersion = 27;
 
 struct ModelSet {

@@ -46,6 +46,11 @@ CsrMatrix<double> with_long_row(const CsrMatrix<double>& base, std::int64_t leng
 // within 2^31 - 1.
 CsrMatrix<double> blocked_sample(const CsrMatrix<double>& pattern, std::int64_t block_dim);
 
+// P A P^T for a random permutation P drawn from `seed` (std::mt19937_64, Fisher-Yates): row
+// and column i become p(i), so the structure, the row lengths and the diagonal are kept and
+// the locality is lost. Throws Error(invalid_argument) for a non-square matrix.
+CsrMatrix<double> renumber_symmetric(const CsrMatrix<double>& m, std::uint64_t seed);
+
 // The features of such a sample (every row of one length but a long row 0), as
 // tuner/feature_extraction would
 // compute them, without the dependency on tuner/ — but the group padding, which for rows of

@@ -14,14 +14,14 @@
 namespace spmvd {
 namespace {
 
-// Whether the format of a bands-only record offers a candidate of the record's lanes on the
-// grid's band of this shape, with its own features counted as the run counts them. EHYB is not
-// offered on bands of two entries a row: a path, every hop of which reaches new rows
-// (neighbourhood growth 1), so no part keeps its neighbours.
-bool offered_on_band(const FormatRules& rules, const DeviceInfo& device, const PlannedVariant& base,
-                     const SampleShape& shape, std::uint64_t seed) {
-  const CsrMatrix<double> sample =
-      banded_row_length_sample(shape.rows, shape.row_length, shape_seed(seed, shape));
+// Whether the format of a record timed on structure alone (bands-only, or on renumbered bands)
+// offers a candidate of the record's lanes on the grid's sample of this shape, with its own
+// features counted as the run counts them. EHYB is not offered on bands of two entries a row: a
+// path, every hop of which reaches new rows (neighbourhood growth 1), so no part keeps its
+// neighbours.
+bool offered_on(const FormatRules& rules, const DeviceInfo& device, const PlannedVariant& base,
+                const SampleShape& shape, std::uint64_t seed) {
+  const CsrMatrix<double> sample = make_sample(shape, shape_seed(seed, shape));
   MatrixFeatures features = uniform_sample_features(sample);
   add_own_features(rules, sample, features);
   const std::vector<Candidate> offered = rules.candidates(features, device);
@@ -53,21 +53,25 @@ void plan_cache_resident(const FormatRegistry& registry, const DeviceInfo& devic
       return out;
     };
     // A bands-only record (its format is offered on no random sample): the grid banded alone,
-    // where it is offered, timed with its own features as its base was; kappa from those, no
-    // banded ratio.
-    const FormatEntry* entry = registry.find(base.format);
+    // timed with its own features as its base was; kappa from those, no banded ratio. A record
+    // on renumbered bands: those, as its random end.
     for (const std::int64_t rows : whole_blocks(o.cache_resident_rows))
-      for (const std::int64_t length : whole_blocks(o.cache_resident_row_lengths)) {
-        const SampleShape shape{
-            .rows = rows, .row_length = length, .banded = base.bands_only, .block_dim = b};
-        if (base.bands_only &&
-            (entry == nullptr || !offered_on_band(*entry->rules, device, base, shape, o.seed)))
-          continue;
-        v.samples.push_back(shape);
-      }
-    if (v.samples.empty()) continue;
+      for (const std::int64_t length : whole_blocks(o.cache_resident_row_lengths))
+        v.samples.push_back({.rows = rows,
+                             .row_length = length,
+                             .banded = base.bands_only,
+                             .block_dim = b,
+                             .renumbered_band = base.renumbered_bands});
     // Every grid point again banded: the in-L2 banded ratio (models/cache_resident.hpp).
     if (!base.bands_only) add_banded_twins(v, {}, std::nullopt);
+    // A format offered on structure alone keeps the points it is offered on.
+    if (base.bands_only || base.renumbered_bands) {
+      const FormatEntry* entry = registry.find(base.format);
+      std::erase_if(v.samples, [&](const SampleShape& shape) {
+        return entry == nullptr || !offered_on(*entry->rules, device, base, shape, o.seed);
+      });
+      if (v.samples.empty()) continue;
+    }
     added.push_back(std::move(v));
   }
   plan.variants.insert(plan.variants.end(), added.begin(), added.end());

@@ -80,15 +80,19 @@ inline constexpr std::int64_t kInL2LongRowLength = 4096;
 // One sample matrix: rows x rows, every row holding row_length non-zeros; with long_row > 0,
 // row 0 instead holds long_row columns spread over all of them (with_long_row); with banded,
 // the columns of every row
-// are contiguous around the diagonal (banded_row_length_sample); with block_dim b > 1, the
-// non-zeros come in dense b x b blocks (blocked_sample of the pattern of rows / b rows of
-// row_length / b entries; rows and row_length are multiples of b).
+// are contiguous around the diagonal (banded_row_length_sample); with renumbered_band (and not
+// banded), that band with its rows and columns renumbered at random (renumber_symmetric): a
+// band's structure without its locality, the random end of a format offered on structure
+// alone (EHYB); with block_dim b > 1, the non-zeros come in dense b x b blocks (blocked_sample
+// of the pattern of rows / b rows of row_length / b entries; rows and row_length are multiples
+// of b).
 struct SampleShape {
   std::int64_t rows = 0;
   std::int64_t row_length = 0;
   std::int64_t long_row = 0;
   bool banded = false;
   std::int64_t block_dim = 1;
+  bool renumbered_band = false;
   std::int64_t nnz() const noexcept {
     return rows * row_length + (long_row > 0 ? long_row - row_length : 0);
   }
@@ -112,6 +116,9 @@ struct PlannedVariant {
   // features alone (DIA without its diagonal count, BRO without its stream sizes). Every
   // bands-only record is one.
   bool own_features = false;
+  // format_bytes: the random end of the record is the renumbered band (SampleShape::
+  // renumbered_band), not random columns; its in-L2 grid too.
+  bool renumbered_bands = false;
   std::uint32_t entries_per_thread = 0;  // cuda_coo: E of the launch (grid = nnz / (block E))
   // cache_resident: the stage of the record this variant corrects (csr_vector, coo or
   // format_bytes), whose launch it repeats.

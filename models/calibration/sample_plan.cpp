@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "models/sample_generators.hpp"
+
 namespace spmvd {
 namespace {
 
@@ -37,6 +39,7 @@ void add_banded_twins(PlannedVariant& v, std::span<const std::int64_t> lengths,
       continue;
     SampleShape twin = s;
     twin.banded = true;
+    twin.renumbered_band = false;  // a renumbered band's twin is the band
     twins.push_back(twin);
   }
   v.samples.insert(v.samples.end(), twins.begin(), twins.end());
@@ -72,6 +75,17 @@ SampleShape bytes_shape(const CalibrationOptions& o, std::int64_t nnz) {
 std::uint64_t shape_seed(std::uint64_t seed, const SampleShape& shape) {
   return seed ^ (static_cast<std::uint64_t>(shape.rows) * 0x9e3779b97f4a7c15ULL) ^
          (static_cast<std::uint64_t>(shape.row_length) << 40);
+}
+
+CsrMatrix<double> make_sample(const SampleShape& shape, std::uint64_t seed) {
+  const std::int64_t b = std::max<std::int64_t>(shape.block_dim, 1);
+  const bool band = shape.banded || shape.renumbered_band;
+  const CsrMatrix<double> pattern =
+      band ? banded_row_length_sample(shape.rows / b, shape.row_length / b, seed)
+           : uniform_row_length_sample(shape.rows / b, shape.row_length / b, seed);
+  CsrMatrix<double> sample = b > 1 ? blocked_sample(pattern, b) : pattern;
+  if (shape.renumbered_band && !shape.banded) sample = renumber_symmetric(sample, seed);
+  return shape.long_row > 0 ? with_long_row(sample, shape.long_row) : sample;
 }
 
 }  // namespace spmvd

@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "core/csr_matrix.hpp"
 #include "core/format_id.hpp"
 #include "core/matrix_features.hpp"
 #include "models/calibration/calibration_plan.hpp"
@@ -35,6 +36,10 @@ MatrixFeatures shape_features(const SampleShape& shape);
 // A random sample of the bytes stages: nnz non-zeros in rows of coo_row_length. At
 // max_sample_nnz, also the latency stage's beyond-L2 pair.
 SampleShape bytes_shape(const CalibrationOptions& o, std::int64_t nnz);
+
+// The sample matrix of `shape` (SampleShape) from `seed` (shape_seed): a sample with a long row
+// is its twin without, but for row 0; a renumbered band is its band renumbered.
+CsrMatrix<double> make_sample(const SampleShape& shape, std::uint64_t seed);
 
 // The seed of a shape's sample (the seed leaves out long_row: a sample with a long row is its
 // twin without, but for row 0).

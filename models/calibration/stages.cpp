@@ -74,7 +74,9 @@ SplitMeasurements split_banded(const PlannedVariant& v, const std::vector<Sample
     SampleShape twin = v.samples[s];
     twin.banded = false;
     for (std::size_t r = 0; r < out.random_shapes.size(); ++r) {
-      if (out.random_shapes[r] != twin || !(out.random[r].y > 0.0)) continue;
+      SampleShape random = out.random_shapes[r];
+      random.renumbered_band = false;  // a band's random end may be the band renumbered
+      if (random != twin || !(out.random[r].y > 0.0)) continue;
       const double ratio = ms[s].y / out.random[r].y;
       out.banded_ratio.push_back({out.random[r].x, ratio});
       if (ratio > 0.0)

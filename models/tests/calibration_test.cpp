@@ -26,6 +26,7 @@
 #include "kernels/formats/cuda_ell/cuda_ell_rules.hpp"
 #include "kernels/formats/cusparse_bsr/cusparse_bsr_rules.hpp"
 #include "kernels/formats/cusparse_csr/cusparse_csr_rules.hpp"
+#include "models/calibration/sample_plan.hpp"
 #include "models/calibration/stage.hpp"
 #include "models/device_calibration.hpp"
 #include "models/families/bytes/bytes_calibration.hpp"
@@ -336,57 +337,78 @@ TEST(PlanCalibration, FitsEachFormatWithoutADedicatedModelOnRandomAndBandedSampl
   }
 }
 
-TEST(PlanCalibration, FitsAFormatOfferedOnBandsAloneOnBandedSamplesWithItsOwnFeatures) {
+TEST(PlanCalibration, FitsAFormatOfferedOnStructureAloneOnBandsOrRenumberedBands) {
   // DIA offers nothing without its diagonal count, and nothing on random columns (as many
-  // diagonals as rows); EHYB nothing where METIS cannot cut (random columns). Each is fitted on
-  // the banded sizes, the critical-path pair on a band, the largest band with the long row and
-  // a tiny band, timed with its own features. DIA refuses any long row (its pair is one shape
-  // twice); EHYB walks one, and gets a record per kernel variant although its partition count
-  // follows each sample's rows.
+  // diagonals as rows), renumbered or not: it is fitted on the banded sizes, the critical-path
+  // pair on a band, the largest band and a tiny band, timed with its own features, and refuses
+  // any long row (its pair is one shape twice). EHYB offers nothing where METIS cannot cut
+  // (random columns) but does on a band under any numbering: its random end is the renumbered
+  // band, with banded twins, and it walks a long row; it gets a record per kernel variant
+  // although its partition count follows each sample's rows.
   FormatRegistry registry = gpu_catalogue();
   registry.add(std::make_unique<CudaDiaRules>(), never_built);
   registry.add(std::make_unique<CudaEhybRules>(), never_built);
   const CalibrationPlan plan =
       plan_calibration(registry, h100_like(), Precision::fp64, {}, fixed_registers(30));
-  std::size_t dia = 0, dia_in_l2 = 0;
+  std::size_t dia = 0, dia_in_l2 = 0, ehyb_in_l2 = 0;
   std::set<std::uint32_t> ehyb_variants;
   for (const PlannedVariant& v : plan.variants) {
     if (v.format != kCudaDiaFormatId && v.format != kCudaEhybFormatId) continue;
+    const bool is_dia = v.format == kCudaDiaFormatId;
     EXPECT_TRUE(v.own_features);
-    EXPECT_TRUE(v.bands_only);
-    for (const SampleShape& s : v.samples) EXPECT_TRUE(s.banded);
+    EXPECT_EQ(v.bands_only, is_dia);
+    EXPECT_EQ(v.renumbered_bands, !is_dia);
+    for (const SampleShape& s : v.samples) {
+      EXPECT_NE(s.banded, s.renumbered_band);
+      if (is_dia) EXPECT_TRUE(s.banded);
+    }
     if (v.stage == CalibrationStage::cache_resident) {
-      // Its in-L2 grid: banded alone (no random twin), timed with its own features.
-      if (v.format != kCudaDiaFormatId) continue;
-      ++dia_in_l2;
-      EXPECT_EQ(v.samples.size(), CalibrationOptions{}.cache_resident_rows.size() *
-                                      CalibrationOptions{}.cache_resident_row_lengths.size());
+      // Its in-L2 grid, timed with its own features: DIA's banded alone (no random twin);
+      // EHYB's renumbered and banded, where it is offered (not on bands of two a row).
+      if (is_dia) {
+        ++dia_in_l2;
+        EXPECT_EQ(v.samples.size(), CalibrationOptions{}.cache_resident_rows.size() *
+                                        CalibrationOptions{}.cache_resident_row_lengths.size());
+      } else {
+        ++ehyb_in_l2;
+        EXPECT_FALSE(v.samples.empty());
+        for (const SampleShape& s : v.samples) EXPECT_NE(s.row_length, 2);
+      }
       continue;
     }
     ASSERT_EQ(v.stage, CalibrationStage::format_bytes);
-    // Two sizes, the in-L2 pair, the largest size with the long row, the tiny band.
-    ASSERT_EQ(v.samples.size(), 6u);
+    // Two sizes (EHYB: renumbered, then their banded twins), the in-L2 pair, the largest size
+    // with the long row, the tiny sample, all of the sizes' kind.
+    const std::size_t sizes = is_dia ? 2 : 4;
+    ASSERT_EQ(v.samples.size(), sizes + 4);
     EXPECT_NEAR(static_cast<double>(v.samples[1].nnz()), plan.max_sample_nnz, 8.0);
-    const std::int64_t row_length = v.samples[0].row_length;
-    EXPECT_EQ(v.samples[2], (SampleShape{.rows = kInL2LongRowLength,
-                                         .row_length = row_length,
-                                         .banded = true}));
-    EXPECT_EQ(v.samples[5], (SampleShape{.rows = kLatencySampleRows,
-                                         .row_length = row_length,
-                                         .banded = true}));
-    EXPECT_EQ(v.samples[4].rows, v.samples[1].rows);
-    EXPECT_EQ(v.samples[4].long_row, v.samples[3].long_row);
-    if (v.format == kCudaDiaFormatId) {
+    if (!is_dia)
+      for (std::size_t i = 0; i < 2; ++i) {
+        SampleShape twin = v.samples[i];
+        twin.banded = true;
+        twin.renumbered_band = false;
+        EXPECT_EQ(v.samples[i + 2], twin);
+      }
+    SampleShape in_l2 = v.samples[0];
+    in_l2.rows = kInL2LongRowLength;
+    EXPECT_EQ(v.samples[sizes], in_l2);
+    SampleShape tiny = v.samples[0];
+    tiny.rows = kLatencySampleRows;
+    EXPECT_EQ(v.samples[sizes + 3], tiny);
+    EXPECT_EQ(v.samples[sizes + 2].rows, v.samples[1].rows);
+    EXPECT_EQ(v.samples[sizes + 2].long_row, v.samples[sizes + 1].long_row);
+    if (is_dia) {
       ++dia;
       for (const SampleShape& s : v.samples) EXPECT_EQ(s.long_row, 0);
     } else {
       ehyb_variants.insert(v.params.as<CudaEhybParams>("cuda_ehyb").variant);
-      EXPECT_EQ(v.samples[3].long_row, kInL2LongRowLength);
+      EXPECT_EQ(v.samples[sizes + 1].long_row, kInL2LongRowLength);
     }
   }
   EXPECT_EQ(dia, 1u);  // DIA has no parameters: one record
   EXPECT_EQ(dia_in_l2, 1u);
   EXPECT_EQ(ehyb_variants, (std::set<std::uint32_t>{0, 1}));
+  EXPECT_EQ(ehyb_in_l2, 2u);
 }
 
 // Whether BRO-ELL offers its layout of `lanes` a row on rows of row_length with a row 0 of
@@ -525,10 +547,7 @@ TEST(PlanCalibration, EveryOwnFeatureRecordOffersItsCandidateOnEachOfItsSamples)
     if (!v.own_features) continue;
     const FormatRules& rules = *registry.find(v.format)->rules;
     for (const SampleShape& shape : v.samples) {
-      CsrMatrix<double> sample = shape.banded
-                                     ? banded_row_length_sample(shape.rows, shape.row_length, 7)
-                                     : uniform_row_length_sample(shape.rows, shape.row_length, 7);
-      if (shape.long_row > 0) sample = with_long_row(sample, shape.long_row);
+      const CsrMatrix<double> sample = make_sample(shape, shape_seed(options.seed, shape));
       MatrixFeatures features = uniform_sample_features(sample);
       add_own_features(rules, sample, features);
       EXPECT_NO_THROW(calibration_stage(v.stage).candidate(v, shape, features, registry, device))

@@ -159,29 +159,58 @@ PlannedVariant format_bytes_record(FormatId format, const FormatParams& params) 
   return v;
 }
 
-// The long row of a critical-path pair for `layout`: kInL2LongRowLength where `rules` offer
-// the layout on an in-L2 sample of rows of row_length (banded: on the band) with it; else half
-// the longest power-of-two fraction of it they do offer it with (row_length where none above
-// it is). A
-// format that bounds its longest row by the mean (BRO-ELL, bro_ell_critical_path_bounded)
-// refuses the samples' usual long row and is timed near the edge of its bound instead; half,
-// because on the largest sample the long row adds less to the mean than on the in-L2 one, and
-// the edge found there may be past the bound of the other.
+// The features the format's rules see on `sample`, its own features included: how a format
+// that needs them (DIA's diagonal count) says what it would offer.
+MatrixFeatures offering_features(const FormatRules& rules, const CsrMatrix<double>& sample) {
+  MatrixFeatures features = uniform_sample_features(sample);
+  add_own_features(rules, sample, features);
+  return features;
+}
+
+// The features of a small sample of `shape`'s kind (offering_features).
+MatrixFeatures probe_features(const FormatRules& rules, SampleShape shape, std::uint64_t seed) {
+  shape.rows = std::min<std::int64_t>(shape.rows, kInL2LongRowLength);
+  shape.row_length = std::min(shape.row_length, shape.rows);
+  return offering_features(rules, make_sample(shape, seed));
+}
+
+// The long row of a critical-path pair for `layout` on an in-L2 sample of `kind`'s columns
+// (random, banded or a renumbered band) and row length: kInL2LongRowLength where `rules` offer
+// the layout with it; else half the longest power-of-two fraction of it they do offer it with
+// (kind.row_length where none above it is). A format that bounds its longest row by the mean
+// (BRO-ELL, bro_ell_critical_path_bounded) refuses the samples' usual long row and is timed
+// near the edge of its bound instead; half, because on the largest sample the long row adds
+// less to the mean than on the in-L2 one, and the edge found there may be past the bound of
+// the other.
 std::int64_t long_row_for(const FormatRules& rules, const DeviceInfo& device,
-                          const OfferedLayout& layout, std::int64_t row_length,
-                          std::uint64_t seed, bool banded) {
-  const CsrMatrix<double> base =
-      banded ? banded_row_length_sample(kInL2LongRowLength, row_length, seed)
-             : uniform_row_length_sample(kInL2LongRowLength, row_length, seed);
-  for (std::int64_t length = kInL2LongRowLength; length > row_length; length /= 2) {
-    const CsrMatrix<double> sample = with_long_row(base, length);
-    MatrixFeatures features = uniform_sample_features(sample);
-    add_own_features(rules, sample, features);
-    const std::vector<OfferedLayout> offered = offered_layouts(rules, features, device);
+                          const OfferedLayout& layout, SampleShape kind, std::uint64_t seed) {
+  kind.rows = kInL2LongRowLength;
+  for (std::int64_t length = kInL2LongRowLength; length > kind.row_length; length /= 2) {
+    kind.long_row = length;
+    const std::vector<OfferedLayout> offered =
+        offered_layouts(rules, offering_features(rules, make_sample(kind, seed)), device);
     if (std::find(offered.begin(), offered.end(), layout) == offered.end()) continue;
-    return length == kInL2LongRowLength ? length : std::max(length / 2, row_length);
+    return length == kInL2LongRowLength ? length : std::max(length / 2, kind.row_length);
   }
-  return row_length;
+  return kind.row_length;
+}
+
+// FormatBytesTail for a record whose sizes are `sizes` (the last the largest), on samples of
+// the first size's kind of columns and row length: the in-L2 pair with `long_row` (0: none),
+// the largest size with it, the tiny sample.
+void add_format_bytes_tail(PlannedVariant& v, std::span<const SampleShape> sizes,
+                           std::int64_t long_row) {
+  SampleShape in_l2 = sizes.front();
+  in_l2.rows = kInL2LongRowLength;
+  v.samples.push_back(in_l2);
+  in_l2.long_row = long_row;
+  v.samples.push_back(in_l2);
+  SampleShape beyond_l2 = sizes.back();
+  beyond_l2.long_row = long_row;
+  v.samples.push_back(beyond_l2);
+  SampleShape tiny = sizes.front();
+  tiny.rows = kLatencySampleRows;
+  v.samples.push_back(tiny);
 }
 
 // A record of a format offered on random columns only once its own features are counted (BRO:
@@ -200,65 +229,47 @@ PlannedVariant own_features_variant(const FormatRules& rules, const DeviceInfo& 
   v.own_features = true;
   v.samples.assign(shapes.begin(), shapes.end());
   add_banded_twins(v, {}, std::nullopt);
-  const std::int64_t row_length = shapes.front().row_length;
-  const std::int64_t long_row = long_row_for(rules, device, layout, row_length, seed, false);
-  v.samples.push_back({.rows = kInL2LongRowLength, .row_length = row_length});
-  v.samples.push_back({.rows = kInL2LongRowLength, .row_length = row_length, .long_row = long_row});
-  SampleShape beyond_l2 = shapes.back();
-  beyond_l2.long_row = long_row;
-  v.samples.push_back(beyond_l2);
-  v.samples.push_back({.rows = kLatencySampleRows, .row_length = row_length});
+  add_format_bytes_tail(v, shapes, long_row_for(rules, device, layout, shapes.front(), seed));
   return v;
 }
 
-// A bands-only record (PlannedVariant::bands_only) of a format offered on bands alone (DIA:
-// as many diagonals as rows on random columns; EHYB: METIS cannot cut random columns): the
-// sizes banded, then FormatBytesTail on bands, timed with its own features. The long row is
-// kInL2LongRowLength where the layout is offered with it on the band: EHYB walks a long row in
-// one lane, rajat01's 1442 entries 0.14 ms where its bytes say 0.01 (H200, 2026-11-25). A
-// format that bounds it there stores it by structure, not as a path one lane walks (DIA: one
-// diagonal an entry; on the largest band, gigabytes), so it gets none: its pair is one shape
-// twice and its steps 0. Where the format's parameters follow the sample (EHYB's
-// partition count, from its rows), each sample runs the candidate sharing most of the
-// record's (format_bytes_candidate) and a prediction takes the nearest record
-// (own_bytes_calibration): the record is its kernel variant's.
-PlannedVariant bands_only_variant(const FormatRules& rules, const DeviceInfo& device,
-                                  const OfferedLayout& layout,
-                                  std::span<const SampleShape> shapes, std::uint64_t seed) {
+// A record of a format offered on structure alone, timed with its own features. EHYB (METIS
+// finds a band's parts under any numbering, and none in random columns) is fitted on bands
+// renumbered at random (SampleShape::renumbered_band), its random end, and their banded twins:
+// its x-slice gathers and y stores go through its partition's permutation, as local as the
+// caller's numbering (on the H100, 2026-11-25, a fit on bands alone predicted the renumbered
+// meshes at 0.43-0.65 of their time, bands and stencils at 0.8-1.13). DIA (as many diagonals
+// as rows under any renumbering) gets a bands-only record (PlannedVariant::bands_only): its
+// sizes banded. Then FormatBytesTail on that end's samples. The long row is
+// kInL2LongRowLength where the layout is offered with it: EHYB walks a long row in one lane,
+// rajat01's 1442 entries 0.14 ms where its bytes say 0.01 (H200, 2026-11-25). A format that
+// bounds it there stores it by structure, not as a path one lane walks (DIA: one diagonal an
+// entry; on the largest band, gigabytes), so it gets none: its pair is one shape twice and its
+// steps 0. Where the format's parameters follow the sample (EHYB's partition count, from its
+// rows), each sample runs the candidate sharing most of the record's (format_bytes_candidate)
+// and a prediction takes the nearest record (own_bytes_calibration): the record is its kernel
+// variant's.
+PlannedVariant structure_variant(const FormatRules& rules, const DeviceInfo& device,
+                                 const OfferedLayout& layout, std::span<const SampleShape> shapes,
+                                 bool renumbered, std::uint64_t seed) {
   PlannedVariant v = format_bytes_record(rules.id(), layout.params);
   v.kernel.threads_per_row = static_cast<int>(layout.lanes);
-  v.bands_only = true;
   v.own_features = true;
+  v.bands_only = !renumbered;
+  v.renumbered_bands = renumbered;
   for (SampleShape shape : shapes) {
-    shape.banded = true;
+    shape.banded = !renumbered;
+    shape.renumbered_band = renumbered;
     v.samples.push_back(shape);
   }
-  const std::int64_t row_length = shapes.front().row_length;
+  const std::vector<SampleShape> sizes = v.samples;
+  if (renumbered) add_banded_twins(v, {}, std::nullopt);
   const std::int64_t long_row =
-      long_row_for(rules, device, layout, row_length, seed, true) == kInL2LongRowLength
+      long_row_for(rules, device, layout, sizes.front(), seed) == kInL2LongRowLength
           ? kInL2LongRowLength
           : 0;
-  v.samples.push_back({.rows = kInL2LongRowLength, .row_length = row_length, .banded = true});
-  v.samples.push_back(
-      {.rows = kInL2LongRowLength, .row_length = row_length, .long_row = long_row, .banded = true});
-  SampleShape beyond_l2 = v.samples[shapes.size() - 1];
-  beyond_l2.long_row = long_row;
-  v.samples.push_back(beyond_l2);
-  v.samples.push_back({.rows = kLatencySampleRows, .row_length = row_length, .banded = true});
+  add_format_bytes_tail(v, sizes, long_row);
   return v;
-}
-
-// The features the format's rules see on a small sample of `shape`'s kind, its own features
-// included: how a format that needs them (DIA's diagonal count) says what it would offer.
-MatrixFeatures probe_features(const FormatRules& rules, SampleShape shape, std::uint64_t seed) {
-  shape.rows = std::min<std::int64_t>(shape.rows, kInL2LongRowLength);
-  shape.row_length = std::min(shape.row_length, shape.rows);
-  const CsrMatrix<double> probe =
-      shape.banded ? banded_row_length_sample(shape.rows, shape.row_length, seed)
-                   : uniform_row_length_sample(shape.rows, shape.row_length, seed);
-  MatrixFeatures features = uniform_sample_features(probe);
-  add_own_features(rules, probe, features);
-  return features;
 }
 
 // One format_bytes record's samples: the two sizes random and banded (BSR: of dense blocks),
@@ -335,12 +346,20 @@ void plan_format_bytes(const FormatRegistry& registry, const DeviceInfo& device,
     for (const OfferedLayout& layout : own_random)
       plan.variants.push_back(own_features_variant(rules, device, layout, shapes, o.seed));
     if (!own_random.empty()) continue;
-    // Offered on bands alone (DIA, EHYB): fitted on bands.
+    // Offered on structure alone (DIA, EHYB): on renumbered bands and their twins where the
+    // layout is offered on them too, else on bands.
     SampleShape band_probe = shapes.front();
     band_probe.banded = true;
+    SampleShape renumbered_probe = shapes.front();
+    renumbered_probe.renumbered_band = true;
+    const std::vector<OfferedLayout> on_renumbered =
+        offered_layouts(rules, probe_features(rules, renumbered_probe, o.seed), device);
     for (const OfferedLayout& layout : layouts_to_time(
-             offered_layouts(rules, probe_features(rules, band_probe, o.seed), device)))
-      plan.variants.push_back(bands_only_variant(rules, device, layout, shapes, o.seed));
+             offered_layouts(rules, probe_features(rules, band_probe, o.seed), device))) {
+      const bool renumbered =
+          std::find(on_renumbered.begin(), on_renumbered.end(), layout) != on_renumbered.end();
+      plan.variants.push_back(structure_variant(rules, device, layout, shapes, renumbered, o.seed));
+    }
   }
 }
 
