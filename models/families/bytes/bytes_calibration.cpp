@@ -197,9 +197,9 @@ std::int64_t long_row_for(const FormatRules& rules, const DeviceInfo& device,
 
 // FormatBytesTail for a record whose sizes are `sizes` (the last the largest), on samples of
 // the first size's kind of columns and row length: the in-L2 pair with `long_row` (0: none),
-// the largest size with it, the tiny sample.
+// the largest size with it, the tiny sample (of tiny_row_length entries a row).
 void add_format_bytes_tail(PlannedVariant& v, std::span<const SampleShape> sizes,
-                           std::int64_t long_row) {
+                           std::int64_t long_row, std::int64_t tiny_row_length) {
   SampleShape in_l2 = sizes.front();
   in_l2.rows = kInL2LongRowLength;
   v.samples.push_back(in_l2);
@@ -210,6 +210,7 @@ void add_format_bytes_tail(PlannedVariant& v, std::span<const SampleShape> sizes
   v.samples.push_back(beyond_l2);
   SampleShape tiny = sizes.front();
   tiny.rows = kLatencySampleRows;
+  tiny.row_length = tiny_row_length;
   v.samples.push_back(tiny);
 }
 
@@ -229,7 +230,8 @@ PlannedVariant own_features_variant(const FormatRules& rules, const DeviceInfo& 
   v.own_features = true;
   v.samples.assign(shapes.begin(), shapes.end());
   add_banded_twins(v, {}, std::nullopt);
-  add_format_bytes_tail(v, shapes, long_row_for(rules, device, layout, shapes.front(), seed));
+  add_format_bytes_tail(v, shapes, long_row_for(rules, device, layout, shapes.front(), seed),
+                        shapes.front().row_length);
   return v;
 }
 
@@ -245,10 +247,13 @@ PlannedVariant own_features_variant(const FormatRules& rules, const DeviceInfo& 
 // rajat01's 1442 entries 0.14 ms where its bytes say 0.01 (H200, 2026-11-25). A format that
 // bounds it there stores it by structure, not as a path one lane walks (DIA: one diagonal an
 // entry; on the largest band, gigabytes), so it gets none: its pair is one shape twice and its
-// steps 0. Where the format's parameters follow the sample (EHYB's partition count, from its
-// rows), each sample runs the candidate sharing most of the record's (format_bytes_candidate)
-// and a prediction takes the nearest record (own_bytes_calibration): the record is its kernel
-// variant's.
+// steps 0. The floor: DIA's on the diagonal alone, its launch with the least work (at the
+// sizes' 8 a row its tiny band took 5.4 us against 3.6 on the diagonal, and DIA measured
+// 4.2-4.4 us on olm1000 and cryg2500; H100, 2026-11-25); EHYB's at the sizes' row length,
+// whose entries outside their parts make the second (ER) launch real matrices have. Where the
+// format's parameters follow the sample (EHYB's partition count, from its rows), each sample
+// runs the candidate sharing most of the record's (format_bytes_candidate) and a prediction
+// takes the nearest record (own_bytes_calibration): the record is its kernel variant's.
 PlannedVariant structure_variant(const FormatRules& rules, const DeviceInfo& device,
                                  const OfferedLayout& layout, std::span<const SampleShape> shapes,
                                  bool renumbered, std::uint64_t seed) {
@@ -268,7 +273,7 @@ PlannedVariant structure_variant(const FormatRules& rules, const DeviceInfo& dev
       long_row_for(rules, device, layout, sizes.front(), seed) == kInL2LongRowLength
           ? kInL2LongRowLength
           : 0;
-  add_format_bytes_tail(v, sizes, long_row);
+  add_format_bytes_tail(v, sizes, long_row, renumbered ? sizes.front().row_length : 1);
   return v;
 }
 
