@@ -68,7 +68,8 @@ struct TuningSetup {
               const spmvd::Candidate& serving)
       : parts(models, registry, device),
         candidates(models, registry, features, device, precision),
-        build_costs(registry, options, features.nnz, &serving) {}
+        build_costs(registry, options, features.nnz, &serving,
+                    models.model_set().host_build_rates) {}
   spmvd::ModelPartTimePredictor parts;
   spmvd::ModelCandidatePredictor candidates;
   spmvd::RegistryBuildCostEstimate build_costs;

@@ -191,7 +191,16 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
                       "calibration: " + describe(variant, registry) + " is not registered");
         double ms = 0.0;
         {
+          const auto build_start = std::chrono::steady_clock::now();
           auto op = entry->build(sample, precision, candidate, device);
+          device.synchronize();  // a build's asynchronous copies and kernels are part of it
+          // What the tuner will expect a build of this format to cost (host_build_rates.hpp).
+          if (!entry->builds_on_device)
+            record_build(set.host_build_rates, candidate.format,
+                         std::chrono::duration<double, std::milli>(
+                             std::chrono::steady_clock::now() - build_start)
+                             .count(),
+                         static_cast<std::int64_t>(sample.col_indices.size()));
           ms = median_apply_ms(*op, device, sample, precision, options);
         }
         const SampleAxis axis =

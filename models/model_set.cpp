@@ -22,7 +22,8 @@ std::string model_set_to_json(const ModelSet& set) {
                             {"families", std::move(families)},
                             {"cache_resident", set.cache_resident},
                             {"launch_floor_ms", set.launch_floor_ms},
-                            {"measured_refit", set.measured_refit}};
+                            {"measured_refit", set.measured_refit},
+                            {"host_build_rates", set.host_build_rates}};
   return j.dump(2);
 }
 
@@ -89,6 +90,7 @@ ModelSet model_set_from_json(const std::string& text, const std::string& expecte
     j.at("cache_resident").get_to(set.cache_resident);
     j.at("launch_floor_ms").get_to(set.launch_floor_ms);
     j.at("measured_refit").get_to(set.measured_refit);
+    j.at("host_build_rates").get_to(set.host_build_rates);
   } catch (const std::exception& e) {
     throw Error(ErrorCode::invalid_argument, std::string("model set JSON: ") + e.what());
   }
@@ -143,6 +145,7 @@ nlohmann::json model_set_summary(const ModelSet& set) {
   add_table(summary, "cache_resident", cache_resident_table(set.cache_resident));
   add_table(summary, "launch_floor", launch_floor_table(set.launch_floor_ms));
   add_table(summary, "measured_refit", measured_refit_table(set.measured_refit));
+  add_table(summary, "build_rates", host_build_rates_table(set.host_build_rates));
   for (const CacheResidentCorrection& c : set.cache_resident) {
     // The grid's "log_ms" holds log(measured / predicted) at (row length, rows).
     nlohmann::json fit = c.ratio_vs_length_rows;

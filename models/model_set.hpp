@@ -12,6 +12,7 @@
 #include "core/precision.hpp"
 #include "models/cache_resident.hpp"
 #include "models/family_record.hpp"
+#include "models/host_build_rates.hpp"
 #include "models/measured_refit.hpp"
 
 namespace spmvd {
@@ -49,7 +50,9 @@ namespace spmvd {
 // records on bands renumbered at random and their banded twins, DIA's bands-only record the
 // critical-path pair and a tiny band of the sizes' row length (bytes_calibration.cpp
 // structure_variant): EHYB had no record and took the shared ALG1 fit.
-inline constexpr int kModelVersion = 27;
+// 28: the set holds each host-built format's build time a nonzero, timed by the calibration
+// driver (host_build_ns_per_nonzero): the tuner's build estimate, one host rate before.
+inline constexpr int kModelVersion = 28;
 
 struct ModelSet {
   std::string device_signature;  // DeviceInfo::signature() of the calibrated device
@@ -66,6 +69,9 @@ struct ModelSet {
   // Per format, the factor refitted from the tuner's measured samples (`spmvctl model refit`,
   // models/measured_refit.hpp); empty until a refit is accepted.
   std::vector<MeasuredRefitFactor> measured_refit;
+  // Per format built on the host (FormatEntry::builds_on_device false) that calibration built,
+  // its build time a nonzero on this machine (models/host_build_rates.hpp).
+  std::vector<HostBuildRate> host_build_rates;
   friend bool operator==(const ModelSet&, const ModelSet&) = default;
 };
 
@@ -85,7 +91,7 @@ ModelSet model_set_from_json(const std::string& text, const std::string& expecte
 // "precision",
 //  "tables": [{"family", "name", "title", "headers": [...], "rows": [[cells...]...]}...]: what
 //    people read, per family in registry order each record's tables_of, then the set's
-//    "cache_resident", "launch_floor" and "measured_refit" (family = name); only tables with rows,
+//    "cache_resident", "launch_floor", "measured_refit" and "build_rates" (family = name); only tables with rows,
 //  "fits": [{"family", "variant": {"block_size", "threads_per_row", COO's "entries_per_thread"},
 //    "curve", "kind", coefficients..., "quality": {"sample_count", "rms_relative_error",
 //    "max_relative_error", "x_min", "x_max"}}...]: the numbers for scripts (`--json`), per

@@ -80,9 +80,14 @@ double RegistryBuildCostEstimate::build_ms(const Candidate& candidate) const {
 }
 
 double RegistryBuildCostEstimate::format_build_ms(const FormatEntry* entry) const {
-  const double ns = entry != nullptr && entry->builds_on_device
-                        ? options_.device_build_ns_per_nonzero
-                        : options_.host_build_ns_per_nonzero;
+  double ns = options_.host_build_ns_per_nonzero;
+  if (entry != nullptr && entry->builds_on_device) {
+    ns = options_.device_build_ns_per_nonzero;
+  } else if (entry != nullptr && ns > 0.0) {  // 0: the charge is off
+    if (const std::optional<double> measured =
+            host_build_ns_per_nonzero(measured_, entry->rules->id()))
+      ns = *measured;
+  }
   return ns * static_cast<double>(nnz_) * 1e-6;
 }
 
@@ -102,7 +107,8 @@ FormatFilter repayable_formats(const ModelPredictor& models, const FormatRegistr
                                Precision precision, const TunerOptions& options,
                                const Candidate& serving, std::uint64_t expected_multiplies) {
   const ModelCandidatePredictor predictor(models, registry, features, device, precision);
-  const RegistryBuildCostEstimate build_costs(registry, options, features.nnz, &serving);
+  const RegistryBuildCostEstimate build_costs(registry, options, features.nnz, &serving,
+                                              models.model_set().host_build_rates);
   const FormatFilter repayable =
       repayable_formats(predictor, build_costs, serving, expected_multiplies);
   if (!repayable) return {};
@@ -526,8 +532,10 @@ TunedPlan tune_matrix(const FormatRegistry& registry, Device& device,
     part_predictor.emplace(*predictor, registry, device.info());
     models.emplace(*predictor, registry, features, device.info(), precision);
   }
-  const RegistryBuildCostEstimate build_costs(registry, options, features.nnz,
-                                              serving != nullptr ? &serving->candidate : nullptr);
+  const RegistryBuildCostEstimate build_costs(
+      registry, options, features.nnz, serving != nullptr ? &serving->candidate : nullptr,
+      predictor != nullptr ? std::span<const HostBuildRate>(predictor->model_set().host_build_rates)
+                           : std::span<const HostBuildRate>{});
   // A composed format chooses its partition against the models (BCE's OPA prices thousands of
   // blocks) only where its build could be repaid. (Where the feature pass was given the same
   // hint, such formats were left out of it and are not offered at all.)

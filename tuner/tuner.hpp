@@ -75,8 +75,9 @@ struct TunerOptions {
   // "Builds from the resident CSR"), 0.1 ns for the formats converted on the device
   // (FormatEntry::builds_on_device: ELL 0.05, SELL 0.35, cuSPARSE SELL 0.06, HYB 0.05, DIA
   // 0.06; the CSR and COO formats 0.00-0.01) and 28 ns for those built on the host (BCE 11, BRO-COO
-  // 20, the split 22, the strip 23, BSR 34, BRO-ELL 39, BRO-HYB 56, EHYB 174). The serving
-  // build costs nothing. 0 turns the charge off.
+  // 20, the split 22, the strip 23, BSR 34, BRO-ELL 39, BRO-HYB 56, EHYB 174), where the
+  // calibration did not time the format's own (ModelSet::host_build_rates: the composed
+  // formats). The serving build costs nothing. 0 turns the charge off.
   double device_build_ns_per_nonzero = 0.1;
   double host_build_ns_per_nonzero = 28.0;
   // From this many expected multiplies on, the feature pass is thorough (FeatureEffort: RCM
@@ -205,9 +206,13 @@ class BuildCostEstimate {
 // null) is the candidate already built, which costs nothing.
 class RegistryBuildCostEstimate final : public BuildCostEstimate {
  public:
+  // measured: the calibration's build rates of this device (ModelSet::host_build_rates), which
+  // a host-built format's estimate takes over options.host_build_ns_per_nonzero; kept by
+  // reference.
   RegistryBuildCostEstimate(const FormatRegistry& registry, const TunerOptions& options,
-                            std::int64_t nnz, const Candidate* serving)
-      : registry_(registry), options_(options), nnz_(nnz), serving_(serving) {}
+                            std::int64_t nnz, const Candidate* serving,
+                            std::span<const HostBuildRate> measured = {})
+      : registry_(registry), options_(options), nnz_(nnz), serving_(serving), measured_(measured) {}
   double build_ms(const Candidate& candidate) const override;
   // A build of any candidate of `entry`'s format (nullptr: an unknown format, host-built).
   double format_build_ms(const FormatEntry* entry) const;
@@ -217,6 +222,7 @@ class RegistryBuildCostEstimate final : public BuildCostEstimate {
   const TunerOptions& options_;
   std::int64_t nnz_;
   const Candidate* serving_;
+  std::span<const HostBuildRate> measured_;
 };
 
 // The formats whose build the expected multiplies could repay: every format converted on the

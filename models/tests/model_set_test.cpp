@@ -72,6 +72,8 @@ ModelSet full_set() {
                    .floor_ms = 0.007}}});
   set.measured_refit = {{.format = FormatId{3}, .factor = 1.0 / 3.0, .sample_count = 40},
                         {.format = FormatId{11}, .factor = 1.25, .sample_count = 7}};
+  set.host_build_rates = {{.format = FormatId{20}, .ns_per_nonzero = 351.25, .sample_nonzeros = 1 << 24},
+                          {.format = FormatId{17}, .ns_per_nonzero = 47.5, .sample_nonzeros = 1 << 22}};
   return set;
 }
 
@@ -288,10 +290,13 @@ TEST(ModelSet, SummaryTablesTheCrossFamilyParts) {
             (std::vector<Cells>{{"4.20"}}));
   EXPECT_EQ(summary_table(s, "measured_refit").at("rows").get<std::vector<Cells>>(),
             (std::vector<Cells>{{"cusparse_csr", "0.333", "40"}, {"cusparse_bsr", "1.250", "7"}}));
+  EXPECT_EQ(summary_table(s, "build_rates").at("rows").get<std::vector<Cells>>(),
+            (std::vector<Cells>{{"cuda_ehyb", "351.2", "16777216"}, {"cuda_bro_ell", "47.5", "4194304"}}));
   std::vector<std::string> order;
   for (const nlohmann::json& table : s.at("tables")) order.push_back(table.at("name"));
   EXPECT_EQ(order, (std::vector<std::string>{"csr_vector", "ell", "coo", "bytes", "format_bytes",
-                                             "cache_resident", "launch_floor", "measured_refit"}))
+                                             "cache_resident", "launch_floor", "measured_refit",
+                                             "build_rates"}))
       << "registry order, then the set's own parts";
 }
 
@@ -512,6 +517,37 @@ TEST(OwnBytesCalibration, TakesARecordOfTheCandidatesLanesFirst) {
                                                         .launch = {.threads_per_row = 4}})
                 ->floor_ms,
             7.0);
+}
+
+}  // namespace
+}  // namespace spmvd
+
+namespace spmvd {
+namespace {
+
+TEST(HostBuildRates, KeepEachFormatsBuildOnItsLargestSample) {
+  std::vector<HostBuildRate> rates;
+  record_build(rates, FormatId{20}, 2.0, 1'000'000);     // 2000 ns: fixed costs dominate
+  record_build(rates, FormatId{20}, 700.0, 4'000'000);   // the larger sample replaces it
+  record_build(rates, FormatId{20}, 900.0, 2'000'000);   // a smaller one does not
+  record_build(rates, FormatId{17}, 0.0, 4'000'000);     // no time measured: nothing kept
+  ASSERT_EQ(rates.size(), 1u);
+  EXPECT_EQ(rates[0].sample_nonzeros, 4'000'000);
+  EXPECT_DOUBLE_EQ(*host_build_ns_per_nonzero(rates, FormatId{20}), 175.0);
+  EXPECT_FALSE(host_build_ns_per_nonzero(rates, FormatId{17}));
+}
+
+TEST(HostBuildRates, RefuseARateThatIsNoPositiveNumberNamingTheFormat) {
+  nlohmann::json j = {{"format", 20}, {"ns_per_nonzero", -3.0}, {"sample_nonzeros", 100}};
+  try {
+    (void)j.get<HostBuildRate>();
+    FAIL() << "a negative rate was accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("of format 20"), std::string::npos) << e.what();
+  }
+  j["ns_per_nonzero"] = 12.0;
+  j["sample_nonzeros"] = 0;
+  EXPECT_ANY_THROW((void)j.get<HostBuildRate>());
 }
 
 }  // namespace

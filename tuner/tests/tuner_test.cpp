@@ -265,6 +265,31 @@ TEST(RegistryBuildCostEstimate, ChargesHostBuildsMoreThanDeviceBuildsAndTheServi
   EXPECT_DOUBLE_EQ(unserved.build_ms(on_device), 1.0);
 }
 
+TEST(RegistryBuildCostEstimate, TakesAHostBuiltFormatsCalibratedRateOverTheDefault) {
+  FormatRegistry registry;
+  registry.add(std::make_unique<FixedRules>(7, false, 100), never_built, /*builds_on_device=*/true);
+  registry.add(std::make_unique<FixedRules>(8, true, 100), never_built, /*builds_on_device=*/false);
+  TunerOptions options;
+  options.device_build_ns_per_nonzero = 0.5;
+  options.host_build_ns_per_nonzero = 20.0;
+  // Calibration timed format 8's build (EHYB's METIS: 350 ns a nonzero) and, wrongly for a
+  // device-built format, 7's: only a host-built format takes a measured rate.
+  const std::vector<HostBuildRate> measured{
+      {.format = FormatId{8}, .ns_per_nonzero = 350.0, .sample_nonzeros = 1 << 24},
+      {.format = FormatId{7}, .ns_per_nonzero = 90.0, .sample_nonzeros = 1 << 24}};
+  const RegistryBuildCostEstimate estimate(registry, options, 2'000'000, nullptr, measured);
+  EXPECT_DOUBLE_EQ(estimate.build_ms(Candidate{.format = FormatId{8}, .params = {}, .launch = {}}),
+                   700.0);  // 350 ns x 2M nonzeros
+  const RegistryBuildCostEstimate untimed(registry, options, 2'000'000, nullptr);
+  EXPECT_DOUBLE_EQ(untimed.build_ms(Candidate{.format = FormatId{8}, .params = {}, .launch = {}}),
+                   40.0);  // not timed: the default
+  EXPECT_DOUBLE_EQ(estimate.build_ms(Candidate{.format = FormatId{7}, .params = {}, .launch = {}}),
+                   1.0);
+  options.host_build_ns_per_nonzero = 0.0;  // the charge switched off stays off
+  EXPECT_DOUBLE_EQ(estimate.build_ms(Candidate{.format = FormatId{8}, .params = {}, .launch = {}}),
+                   0.0);
+}
+
 }  // namespace spmvd
 
 namespace spmvd {
