@@ -47,9 +47,9 @@ namespace spmvd {
 // 26: the strip's parts gather x as the whole length-sorted order does (cuda_sell's sorted
 // gathers), their spans no more local than those gathers (CudaStripRules::parts).
 // 27: EHYB's kernels load four slots at a time (grouped_slot_sum); EHYB gets format_bytes
-// records on bands renumbered at random and their banded twins, DIA's bands-only record the
-// critical-path pair and a tiny band of the sizes' row length (bytes_calibration.cpp
-// structure_variant): EHYB had no record and took the shared ALG1 fit.
+// records on bands renumbered at random and their banded twins (bytes_calibration.cpp
+// structure_variant), and DIA's bands-only record the critical-path pair (with no long row):
+// EHYB had no record and took the shared ALG1 fit.
 // 28: the set holds each host-built format's build time a nonzero, timed by the calibration
 // driver (host_build_ns_per_nonzero): the tuner's build estimate, one host rate before.
 inline constexpr int kModelVersion = 28;
