@@ -249,15 +249,25 @@ TEST(ModelFamilies, AreRegisteredOnceEachWithTheBytesModelAmongThem) {
 }
 
 }  // namespace
-TEST(RegistryBuildCostEstimate, ChargesHostBuildsMoreThanDeviceBuildsAndTheServingBuildNothing) {
+// Format 7 converted on the device, format 8 built on the host; builds at 0.5 and 20 ns a
+// nonzero unless measured.
+class RegistryBuildCostEstimateTest : public ::testing::Test {
+ protected:
+  RegistryBuildCostEstimateTest() {
+    registry.add(std::make_unique<FixedRules>(7, false, 100), never_built,
+                 /*builds_on_device=*/true);
+    registry.add(std::make_unique<FixedRules>(8, true, 100), never_built,
+                 /*builds_on_device=*/false);
+    options.device_build_ns_per_nonzero = 0.5;
+    options.host_build_ns_per_nonzero = 20.0;
+  }
   FormatRegistry registry;
-  registry.add(std::make_unique<FixedRules>(7, false, 100), never_built, /*builds_on_device=*/true);
-  registry.add(std::make_unique<FixedRules>(8, true, 100), never_built, /*builds_on_device=*/false);
   TunerOptions options;
-  options.device_build_ns_per_nonzero = 0.5;
-  options.host_build_ns_per_nonzero = 20.0;
   const Candidate on_device{.format = FormatId{7}, .params = {}, .launch = {}};
   const Candidate on_host{.format = FormatId{8}, .params = {}, .launch = {}};
+};
+
+TEST_F(RegistryBuildCostEstimateTest, ChargesHostBuildsMoreThanDeviceBuildsAndTheServingBuildNothing) {
   const RegistryBuildCostEstimate estimate(registry, options, 2'000'000, &on_device);
   EXPECT_DOUBLE_EQ(estimate.build_ms(on_host), 40.0);  // 20 ns x 2M nonzeros
   EXPECT_DOUBLE_EQ(estimate.build_ms(on_device), 0.0);  // it is serving already
@@ -265,29 +275,19 @@ TEST(RegistryBuildCostEstimate, ChargesHostBuildsMoreThanDeviceBuildsAndTheServi
   EXPECT_DOUBLE_EQ(unserved.build_ms(on_device), 1.0);
 }
 
-TEST(RegistryBuildCostEstimate, TakesAHostBuiltFormatsCalibratedRateOverTheDefault) {
-  FormatRegistry registry;
-  registry.add(std::make_unique<FixedRules>(7, false, 100), never_built, /*builds_on_device=*/true);
-  registry.add(std::make_unique<FixedRules>(8, true, 100), never_built, /*builds_on_device=*/false);
-  TunerOptions options;
-  options.device_build_ns_per_nonzero = 0.5;
-  options.host_build_ns_per_nonzero = 20.0;
+TEST_F(RegistryBuildCostEstimateTest, TakesAHostBuiltFormatsCalibratedRateOverTheDefault) {
   // Calibration timed format 8's build (EHYB's METIS: 350 ns a nonzero) and, wrongly for a
   // device-built format, 7's: only a host-built format takes a measured rate.
   const std::vector<HostBuildRate> measured{
       {.format = FormatId{8}, .ns_per_nonzero = 350.0, .sample_nonzeros = 1 << 24},
       {.format = FormatId{7}, .ns_per_nonzero = 90.0, .sample_nonzeros = 1 << 24}};
   const RegistryBuildCostEstimate estimate(registry, options, 2'000'000, nullptr, measured);
-  EXPECT_DOUBLE_EQ(estimate.build_ms(Candidate{.format = FormatId{8}, .params = {}, .launch = {}}),
-                   700.0);  // 350 ns x 2M nonzeros
+  EXPECT_DOUBLE_EQ(estimate.build_ms(on_host), 700.0);  // 350 ns x 2M nonzeros
+  EXPECT_DOUBLE_EQ(estimate.build_ms(on_device), 1.0);
   const RegistryBuildCostEstimate untimed(registry, options, 2'000'000, nullptr);
-  EXPECT_DOUBLE_EQ(untimed.build_ms(Candidate{.format = FormatId{8}, .params = {}, .launch = {}}),
-                   40.0);  // not timed: the default
-  EXPECT_DOUBLE_EQ(estimate.build_ms(Candidate{.format = FormatId{7}, .params = {}, .launch = {}}),
-                   1.0);
+  EXPECT_DOUBLE_EQ(untimed.build_ms(on_host), 40.0);  // not timed: the default
   options.host_build_ns_per_nonzero = 0.0;  // the charge switched off stays off
-  EXPECT_DOUBLE_EQ(estimate.build_ms(Candidate{.format = FormatId{8}, .params = {}, .launch = {}}),
-                   0.0);
+  EXPECT_DOUBLE_EQ(estimate.build_ms(on_host), 0.0);
 }
 
 }  // namespace spmvd
