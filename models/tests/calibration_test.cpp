@@ -360,7 +360,9 @@ TEST(PlanCalibration, FitsAFormatOfferedOnStructureAloneOnBandsOrRenumberedBands
     EXPECT_EQ(v.renumbered_bands, !is_dia);
     for (const SampleShape& s : v.samples) {
       EXPECT_NE(s.banded, s.renumbered_band);
-      if (is_dia) EXPECT_TRUE(s.banded);
+      if (is_dia) {
+        EXPECT_TRUE(s.banded);
+      }
     }
     if (v.stage == CalibrationStage::cache_resident) {
       // Its in-L2 grid, timed with its own features: DIA's banded alone (no random twin);
