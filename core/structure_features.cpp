@@ -201,7 +201,7 @@ std::vector<std::int32_t> length_sorted_row_order(const CsrMatrix<Value>& m,
     keys.clear();
     for (std::int64_t r = begin; r < end; ++r)
       keys.push_back(descending_length_key(m.row_length(r), r));
-    std::stable_sort(keys.begin(), keys.end());
+    std::sort(keys.begin(), keys.end());  // unique keys: already the stable order
     for (std::int64_t i = begin; i < end; ++i)
       order[static_cast<std::size_t>(i)] =
           static_cast<std::int32_t>(keys[static_cast<std::size_t>(i - begin)] & 0xffffffffU);

@@ -5,9 +5,8 @@
 #include <tbb/parallel_reduce.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
-#include <limits>
+#include <functional>
 #include <optional>
 #include <span>
 #include <vector>
@@ -20,75 +19,41 @@ namespace spmvd {
 
 namespace {
 
-// The row-length moments and column spans of common_features, summed as integers (exact, so
-// the same whatever the split) over ranges of rows in parallel: one core walking the rows was
-// half of the common features of a 20M-nonzero stencil (2-core build host, 2026-11-24).
-struct RowStatistics {
-  std::int64_t shortest = std::numeric_limits<std::int64_t>::max();
-  std::int64_t longest = 0;
-  std::int64_t length_sum = 0;
-  // Below 2^64 for fewer than 2^33 non-zeros: a row is at most 2^31 columns long (32-bit
-  // column indices), so the squares sum to at most nnz * 2^31 and the spans to rows * 2^31.
-  std::uint64_t length_squares_sum = 0;
-  std::uint64_t span_sum = 0;
-
-  void join(const RowStatistics& other) {
-    shortest = std::min(shortest, other.shortest);
-    longest = std::max(longest, other.longest);
-    length_sum += other.length_sum;
-    length_squares_sum += other.length_squares_sum;
-    span_sum += other.span_sum;
-  }
-};
-
-RowStatistics row_statistics(const CsrMatrix<double>& m) {
+// The sum over rows of each row's column span, as an integer (exact, so the same whatever the
+// split) over ranges of rows in parallel: one core walking the rows was half of the common
+// features of a 20M-nonzero stencil (2-core build host, 2026-11-24). Below 2^64: a span is at
+// most 2^31 columns (32-bit column indices) and there are fewer than 2^31 rows.
+std::uint64_t column_span_sum(const CsrMatrix<double>& m) {
   return tbb::parallel_reduce(
-      tbb::blocked_range<std::int64_t>(0, m.rows, 1 << 15), RowStatistics{},
-      [&](const tbb::blocked_range<std::int64_t>& range, RowStatistics stats) {
+      tbb::blocked_range<std::int64_t>(0, m.rows, 1 << 15), std::uint64_t{0},
+      [&](const tbb::blocked_range<std::int64_t>& range, std::uint64_t sum) {
         for (std::int64_t r = range.begin(); r < range.end(); ++r) {
-          const std::int64_t length = m.row_length(r);
-          stats.shortest = std::min(stats.shortest, length);
-          stats.longest = std::max(stats.longest, length);
-          stats.length_sum += length;
-          stats.length_squares_sum +=
-              static_cast<std::uint64_t>(length) * static_cast<std::uint64_t>(length);
-          if (length == 0) continue;
+          if (m.row_length(r) == 0) continue;
           // Columns are sorted within a row (validate()), so the span is last - first + 1.
           const auto first = m.col_indices[static_cast<std::size_t>(m.row_offsets[r])];
           const auto last = m.col_indices[static_cast<std::size_t>(m.row_offsets[r + 1] - 1)];
-          stats.span_sum += static_cast<std::uint64_t>(last - first + 1);
+          sum += static_cast<std::uint64_t>(last - first + 1);
         }
-        return stats;
+        return sum;
       },
-      [](RowStatistics a, const RowStatistics& b) {
-        a.join(b);
-        return a;
-      });
+      std::plus<>());
 }
 
 }  // namespace
 
 MatrixFeatures common_features(const CsrMatrix<double>& m) {
-  MatrixFeatures f;
-  f.rows = m.rows;
-  f.cols = m.cols;
-  f.nnz = m.nnz();
-  if (m.rows == 0) return f;
-
-  // The DF f_A of paper 000 (Sec. 4.1), in parallel from the row offsets.
-  const RowLengthDistribution df = row_length_distribution(m.row_offsets);
-  f.distribution = df.sets;
-  f.empty_rows = df.empty_rows;
-  const RowStatistics stats = row_statistics(m);
-  f.row_length_min = stats.shortest;
-  f.row_length_max = stats.longest;
-  const double n = static_cast<double>(m.rows);
-  f.row_length_mean = static_cast<double>(stats.length_sum) / n;
-  f.row_length_stddev = std::sqrt(std::max(0.0, static_cast<double>(stats.length_squares_sum) / n -
-                                                    f.row_length_mean * f.row_length_mean));
+  if (m.rows == 0) {
+    MatrixFeatures f;
+    f.cols = m.cols;
+    f.nnz = m.nnz();
+    return f;
+  }
+  // The DF f_A of paper 000 (Sec. 4.1), in parallel from the row offsets, and the row-length
+  // moments that follow from it.
+  MatrixFeatures f = distribution_features(row_length_distribution(m.row_offsets), m.cols);
   if (m.cols > 0)
-    f.mean_row_span_fraction =
-        static_cast<double>(stats.span_sum) / n / static_cast<double>(m.cols);
+    f.mean_row_span_fraction = static_cast<double>(column_span_sum(m)) /
+                               static_cast<double>(m.rows) / static_cast<double>(m.cols);
   f.x_sectors_per_nonzero = x_sectors_per_nonzero(m);
   return f;
 }
