@@ -115,6 +115,15 @@ void measured_refit_apply(StepContext& ctx, Prediction& p) {
   p.ms *= measured_refit_factor(ctx.set.measured_refit, ctx.input.candidate.format);
 }
 
+// composed_floor — a composed format whose parts share one launch pays that launch's own fixed
+// cost once, where its parts carry the CSR-vector launch floor: BCE reads its tile and block
+// tables and each row's length before the row's slots, and writes y through rowNo, a chain of
+// dependent loads its parts run alone do not have (H100, 2026-11-25: 5.1-6.4 us on matrices of
+// 1-3 thousand rows, launch floor 3.7-3.9 us, predicted 1.3-1.5x fast). Measured per
+// parameters on the tiny sample (models/composed_launch_floors.hpp) and applied by
+// ModelPredictor's composed path (composed_time_ms), which runs no steps: this entry names it
+// for --without.
+
 constexpr CorrectionStep kSteps[] = {
     {"locality", &locality_input, nullptr},
     {"cache_resident", &cache_resident_input, nullptr},
@@ -126,6 +135,7 @@ constexpr CorrectionStep kSteps[] = {
     {"critical_path", nullptr, &critical_path_apply},
     {"long_row_step", nullptr, &long_row_step_apply},
     {"measured_refit", nullptr, &measured_refit_apply},
+    {"composed_floor", nullptr, nullptr},
 };
 
 }  // namespace

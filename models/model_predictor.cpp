@@ -36,6 +36,7 @@ ModelPredictor::ModelPredictor(ModelSet set, std::span<const std::string> withou
     }
     if (name == "cache_resident") cache_resident_enabled_ = false;
     if (name == "locality") locality_enabled_ = false;
+    if (name == "composed_floor") composed_floor_enabled_ = false;
     if (!known) {
       std::string names;
       for (const CorrectionStep& step : steps)
@@ -70,13 +71,17 @@ Prediction ModelPredictor::predict_ms(const FormatRules& rules, const MatrixFeat
   const std::vector<FormatPart> parts = rules.parts(features, candidate);
   if (!parts.empty()) {
     const ModelPartTimePredictor part_predictor(*this, format_registry(), device);
-    const std::optional<double> ms = composed_time_ms(parts, part_predictor);
+    const std::optional<double> ms = composed_time_ms(
+        parts, part_predictor,
+        composed_floor_enabled_
+            ? composed_launch_floor_ms(set_->composed_launch_floors, candidate).value_or(0.0)
+            : 0.0);
     if (!ms)
       throw Error(ErrorCode::failed_precondition,
                   "format " + std::string(rules.name()) +
                       ": a part cannot be predicted (its format's family or the host side is "
                       "not calibrated)");
-    // Each part carries its own launch floor; the composition adds none.
+    // Each part of its own launch carries its launch floor; a shared launch pays its own once.
     return Prediction{.ms = *ms, .confidence = 1.0, .includes_fixed_cost = true};
   }
   const FamilyModel& family = predicting_family(rules);

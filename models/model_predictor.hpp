@@ -53,6 +53,7 @@ class ModelPredictor {
   std::vector<bool> step_enabled_;                      // one per correction_steps() entry
   bool cache_resident_enabled_ = true;  // its kappa also stays unfound where it is off
   bool locality_enabled_ = true;
+  bool composed_floor_enabled_ = true;  // a composed launch's own floor (composed_time_ms)
 };
 
 }  // namespace spmvd

@@ -23,7 +23,8 @@ std::string model_set_to_json(const ModelSet& set) {
                             {"cache_resident", set.cache_resident},
                             {"launch_floor_ms", set.launch_floor_ms},
                             {"measured_refit", set.measured_refit},
-                            {"host_build_rates", set.host_build_rates}};
+                            {"host_build_rates", set.host_build_rates},
+                            {"composed_launch_floors", set.composed_launch_floors}};
   return j.dump(2);
 }
 
@@ -91,6 +92,7 @@ ModelSet model_set_from_json(const std::string& text, const std::string& expecte
     j.at("launch_floor_ms").get_to(set.launch_floor_ms);
     j.at("measured_refit").get_to(set.measured_refit);
     j.at("host_build_rates").get_to(set.host_build_rates);
+    j.at("composed_launch_floors").get_to(set.composed_launch_floors);
   } catch (const std::exception& e) {
     throw Error(ErrorCode::invalid_argument, std::string("model set JSON: ") + e.what());
   }
@@ -144,6 +146,7 @@ nlohmann::json model_set_summary(const ModelSet& set) {
   }
   add_table(summary, "cache_resident", cache_resident_table(set.cache_resident));
   add_table(summary, "launch_floor", launch_floor_table(set.launch_floor_ms));
+  add_table(summary, "composed_floors", composed_launch_floors_table(set.composed_launch_floors));
   add_table(summary, "measured_refit", measured_refit_table(set.measured_refit));
   add_table(summary, "build_rates", host_build_rates_table(set.host_build_rates));
   for (const CacheResidentCorrection& c : set.cache_resident) {

@@ -11,6 +11,7 @@
 
 #include "core/precision.hpp"
 #include "models/cache_resident.hpp"
+#include "models/composed_launch_floors.hpp"
 #include "models/family_record.hpp"
 #include "models/host_build_rates.hpp"
 #include "models/measured_refit.hpp"
@@ -52,7 +53,11 @@ namespace spmvd {
 // EHYB had no record and took the shared ALG1 fit.
 // 28: the set holds each host-built format's build time a nonzero, timed by the calibration
 // driver (host_build_ns_per_nonzero): the tuner's build estimate, one host rate before.
-inline constexpr int kModelVersion = 28;
+// 29: the ELL kernels and EHYB's load a width's last one to three slots together, not one at a
+// time (grouped_slot_sum), and EHYB gathers its x slice four entries a thread at a time:
+// calibrations of version 28 timed the slot-at-a-time tail. The set holds the launch floors of
+// the composed formats that share one launch (composed_launch_floors: BCE's).
+inline constexpr int kModelVersion = 29;
 
 struct ModelSet {
   std::string device_signature;  // DeviceInfo::signature() of the calibrated device
@@ -72,6 +77,9 @@ struct ModelSet {
   // Per format built on the host (FormatEntry::builds_on_device false) that calibration built,
   // its build time a nonzero on this machine (models/host_build_rates.hpp).
   std::vector<HostBuildRate> host_build_rates;
+  // Per composed format whose parts share one launch (BCE), that launch's own floor
+  // (models/composed_launch_floors.hpp); empty on a CPU device.
+  std::vector<ComposedLaunchFloor> composed_launch_floors;
   friend bool operator==(const ModelSet&, const ModelSet&) = default;
 };
 
@@ -91,7 +99,8 @@ ModelSet model_set_from_json(const std::string& text, const std::string& expecte
 // "precision",
 //  "tables": [{"family", "name", "title", "headers": [...], "rows": [[cells...]...]}...]: what
 //    people read, per family in registry order each record's tables_of, then the set's
-//    "cache_resident", "launch_floor", "measured_refit" and "build_rates" (family = name); only tables with rows,
+//    "cache_resident", "launch_floor", "composed_floors", "measured_refit" and "build_rates"
+//    (family = name); only tables with rows,
 //  "fits": [{"family", "variant": {"block_size", "threads_per_row", COO's "entries_per_thread"},
 //    "curve", "kind", coefficients..., "quality": {"sample_count", "rms_relative_error",
 //    "max_relative_error", "x_min", "x_max"}}...]: the numbers for scripts (`--json`), per

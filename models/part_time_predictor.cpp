@@ -66,7 +66,8 @@ double ModelPartTimePredictor::fixed_ms(const FormatPart& part) const {
 }
 
 std::optional<double> composed_time_ms(std::span<const FormatPart> parts,
-                                       const PartTimePredictor& predictor) {
+                                       const PartTimePredictor& predictor,
+                                       double shared_launch_floor_ms) {
   if (parts.empty()) throw Error(ErrorCode::invalid_argument, "composed_time_ms: no parts");
   double gpu_ms = 0.0;
   double host_ms = 0.0;
@@ -81,7 +82,8 @@ std::optional<double> composed_time_ms(std::span<const FormatPart> parts,
       fixed = std::max(fixed, predictor.fixed_ms(part));
     }
   }
-  for (const auto& [launch, fixed] : launch_fixed_ms) gpu_ms += fixed;
+  for (const auto& [launch, fixed] : launch_fixed_ms)
+    gpu_ms += std::max(fixed, shared_launch_floor_ms);
   return std::max(gpu_ms, host_ms);
 }
 

@@ -36,9 +36,12 @@ class ModelPartTimePredictor final : public PartTimePredictor {
 };
 
 // max(sum of the GPU parts, sum of the host parts) (kernels/format_parts.hpp), the parts of a
-// shared launch adding part_ms_in_launch and the launch its largest fixed cost once; nullopt
-// where a part cannot be predicted. Throws Error(invalid_argument) on no parts.
+// shared launch adding part_ms_in_launch and the launch once its fixed cost: the largest of its
+// parts', or the composed format's own measured floor where that is larger
+// (shared_launch_floor_ms, models/composed_launch_floors.hpp; 0: none). nullopt where a part
+// cannot be predicted. Throws Error(invalid_argument) on no parts.
 std::optional<double> composed_time_ms(std::span<const FormatPart> parts,
-                                       const PartTimePredictor& predictor);
+                                       const PartTimePredictor& predictor,
+                                       double shared_launch_floor_ms = 0.0);
 
 }  // namespace spmvd

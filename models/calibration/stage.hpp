@@ -132,9 +132,10 @@ struct FinishingFitInput {
 };
 
 // A family's fit from what the stages measured, made once they have all run (cpu_gpu: paper
-// 003's coefficients from the coo and ell stages).
+// 003's coefficients from the coo and ell stages), or a set field's timed on samples of its own
+// (the composed formats' launch floors).
 struct FinishingFit {
-  std::string_view name;  // the family it fits
+  std::string_view name;  // the family or set field it fits
   // Puts the family's record into in.state.set, or nothing where it cannot be fitted.
   void (*fit)(const FinishingFitInput& in);
 };

@@ -10,6 +10,7 @@
 #include "db/sqlite_plan_store.hpp"
 #include "kernels/device.hpp"
 #include "kernels/format_registry.hpp"
+#include "kernels/formats/cuda_bce/cuda_bce_rules.hpp"
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
 #include "kernels/formats/cuda_dia/cuda_dia_rules.hpp"
 #include "kernels/formats/cusparse_bsr/cusparse_bsr_rules.hpp"
@@ -89,6 +90,18 @@ TEST(GpuCalibration, RunsEveryStageStoresAndPredicts) {
       EXPECT_EQ(c.banded_ratio_vs_length_rows.log_ms.size(), c.ratio_vs_length_rows.log_ms.size());
     }
     EXPECT_EQ(dia_in_l2, 1u);
+    // BCE's one launch has a floor of its own per kernel it offers on the tiny sample, above
+    // the launch floor: it reads its tile and block tables before any row.
+    std::size_t bce_floors = 0;
+    for (const ComposedLaunchFloor& floor : set->composed_launch_floors) {
+      if (floor.format != kCudaBceFormatId) continue;
+      ++bce_floors;
+      std::printf("%s BCE launch floor %s: %.4f ms (launch floor %.4f)\n",
+                  std::string(to_string(set->precision)).c_str(), to_string(floor.params).c_str(),
+                  floor.floor_ms, set->launch_floor_ms);
+      EXPECT_GT(floor.floor_ms, set->launch_floor_ms);
+    }
+    EXPECT_EQ(bce_floors, 2u) << "the paper and hopper kernels";
   }
 
   // Through the real store and back.

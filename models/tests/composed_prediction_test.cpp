@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/field_set.hpp"
 #include "core/part_features.hpp"
 #include "kernels/format_registry.hpp"
 #include "kernels/formats/cpu_coo/cpu_coo_rules.hpp"
@@ -268,6 +269,85 @@ TEST(ComposedTime, PartsOfOneLaunchPayItsFixedCostOnce) {
   EXPECT_DOUBLE_EQ(*part_ms_in_launch(parts[1], predict_part), second - 0.004);
   parts[1].launch = 1;  // two launches again
   EXPECT_DOUBLE_EQ(*composed_time_ms(parts, predict_part), first + second);
+}
+
+// A composed format's own launch floor (BCE's tables and rowNo before and after every row)
+// replaces the part floor the shared launch pays once where it is larger; a smaller one, or
+// parts of launches of their own, change nothing.
+TEST(ComposedTime, ASharedLaunchPaysTheComposedFormatsOwnFloorOnce) {
+  ModelSet set = bytes_only_set();
+  set.launch_floor_ms = 0.004;
+  const ModelPredictor predictor(set);
+  const DeviceInfo device = h100_like();
+  const ModelPartTimePredictor predict_part(predictor, format_registry(), device);
+  std::vector<FormatPart> parts = TwoPartRules(false).parts(whole_matrix(), Candidate{});
+  const double first = *predict_part.part_ms(parts[0]);
+  const double second = *predict_part.part_ms(parts[1]);
+  for (FormatPart& part : parts) part.launch = 0;
+  EXPECT_DOUBLE_EQ(*composed_time_ms(parts, predict_part, 0.006), first + second - 0.004 + 0.002);
+  EXPECT_DOUBLE_EQ(*composed_time_ms(parts, predict_part, 0.003), first + second - 0.004);
+  parts[1].launch = 1;
+  EXPECT_DOUBLE_EQ(*composed_time_ms(parts, predict_part, 0.006), first + second + 0.002 + 0.002)
+      << "each shared launch pays the floor once";
+  for (FormatPart& part : parts) part.launch = kOwnLaunch;
+  EXPECT_DOUBLE_EQ(*composed_time_ms(parts, predict_part, 0.006), first + second);
+}
+
+// TwoPartRules' parts in one launch, as BCE's blocks share one.
+class OneLaunchRules final : public FormatRules {
+ public:
+  FormatId id() const noexcept override { return FormatId{60002}; }
+  std::string_view name() const noexcept override { return "one_launch"; }
+  bool needs_gpu() const noexcept override { return true; }
+  std::string_view model_family() const noexcept override { return "bytes"; }
+  bool admissible(const MatrixFeatures&, const DeviceInfo&, Precision,
+                  std::uint64_t) const override {
+    return true;
+  }
+  std::vector<Candidate> candidates(const MatrixFeatures&, const DeviceInfo&) const override {
+    return {};
+  }
+  std::uint64_t device_bytes(const MatrixFeatures&, Precision, const Candidate&) const override {
+    return 0;
+  }
+  std::vector<FormatPart> parts(const MatrixFeatures& f, const Candidate&) const override {
+    std::vector<FormatPart> out = TwoPartRules(false).parts(f, Candidate{});
+    for (FormatPart& part : out) part.launch = 0;
+    return out;
+  }
+};
+
+// Parameters of two fields, as BCE's variant and its boundaries.
+struct Variant {
+  int variant = 0;
+  int width = 0;
+  static constexpr auto kFields =
+      std::tuple{declare_field("variant", &Variant::variant), declare_field("width", &Variant::width)};
+  friend bool operator==(const Variant&, const Variant&) = default;
+};
+
+// The predictor takes the floor of the candidate's format and parameters from the set (the
+// nearest parameters where none match), and --without composed_floor leaves it out.
+TEST(ComposedPrediction, TakesTheFormatsMeasuredLaunchFloor) {
+  ModelSet set = bytes_only_set();
+  set.launch_floor_ms = 0.004;
+  set.composed_launch_floors = {
+      {.format = FormatId{60002}, .params = FieldSet::of(Variant{0, 1}), .floor_ms = 0.005},
+      {.format = FormatId{60002}, .params = FieldSet::of(Variant{1, 1}), .floor_ms = 0.007}};
+  const DeviceInfo device = h100_like();
+  const OneLaunchRules rules;
+  const MatrixFeatures f = whole_matrix();
+  const Candidate hopper{.format = rules.id(), .params = FieldSet::of(Variant{1, 9}), .launch = {}};
+  const double without_floor =
+      ModelPredictor(set, std::vector<std::string>{"composed_floor"}).predict_ms(rules, f, hopper, device).ms;
+  const ModelPredictor predictor(set);
+  EXPECT_DOUBLE_EQ(predictor.predict_ms(rules, f, hopper, device).ms, without_floor + 0.003)
+      << "the record sharing the variant, not the width";
+  const Candidate exact{.format = rules.id(), .params = FieldSet::of(Variant{0, 1}), .launch = {}};
+  EXPECT_DOUBLE_EQ(predictor.predict_ms(rules, f, exact, device).ms, without_floor + 0.001);
+  set.composed_launch_floors.clear();
+  EXPECT_DOUBLE_EQ(ModelPredictor(set).predict_ms(rules, f, hopper, device).ms, without_floor)
+      << "no floor of its format: the part floor";
 }
 
 TEST(ComposedTime, RefusesNoParts) {

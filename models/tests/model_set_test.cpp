@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "kernels/formats/cuda_bce/cuda_bce_rules.hpp"
 #include "models/families/bytes/bytes_family.hpp"
 #include "models/families/bytes/bytes_record.hpp"
 #include "models/families/coo/coo_record.hpp"
@@ -74,6 +75,10 @@ ModelSet full_set() {
                         {.format = FormatId{11}, .factor = 1.25, .sample_count = 7}};
   set.host_build_rates = {{.format = FormatId{20}, .ns_per_nonzero = 351.25, .sample_nonzeros = 1 << 24},
                           {.format = FormatId{17}, .ns_per_nonzero = 47.5, .sample_nonzeros = 1 << 22}};
+  set.composed_launch_floors = {
+      {.format = FormatId{14},
+       .params = FieldSet::of(CudaBceParams{.boundaries = {4, 9}, .variant = 1, .resident_threads = 270336}),
+       .floor_ms = 0.0061}};
   return set;
 }
 
@@ -292,11 +297,13 @@ TEST(ModelSet, SummaryTablesTheCrossFamilyParts) {
             (std::vector<Cells>{{"cusparse_csr", "0.333", "40"}, {"cusparse_bsr", "1.250", "7"}}));
   EXPECT_EQ(summary_table(s, "build_rates").at("rows").get<std::vector<Cells>>(),
             (std::vector<Cells>{{"cuda_ehyb", "351.2", "16777216"}, {"cuda_bro_ell", "47.5", "4194304"}}));
+  EXPECT_EQ(summary_table(s, "composed_floors").at("rows").get<std::vector<Cells>>(),
+            (std::vector<Cells>{{"cuda_bce", to_string(set.composed_launch_floors[0].params), "6.10"}}));
   std::vector<std::string> order;
   for (const nlohmann::json& table : s.at("tables")) order.push_back(table.at("name"));
   EXPECT_EQ(order, (std::vector<std::string>{"csr_vector", "ell", "coo", "bytes", "format_bytes",
-                                             "cache_resident", "launch_floor", "measured_refit",
-                                             "build_rates"}))
+                                             "cache_resident", "launch_floor", "composed_floors",
+                                             "measured_refit", "build_rates"}))
       << "registry order, then the set's own parts";
 }
 
@@ -535,6 +542,35 @@ TEST(HostBuildRates, KeepEachFormatsBuildOnItsLargestSample) {
   EXPECT_EQ(rates[0].sample_nonzeros, 4'000'000);
   EXPECT_DOUBLE_EQ(*host_build_ns_per_nonzero(rates, FormatId{20}), 175.0);
   EXPECT_FALSE(host_build_ns_per_nonzero(rates, FormatId{17}));
+}
+
+TEST(ComposedLaunchFloors, TakeTheFloorOfTheCandidatesParametersElseTheNearest) {
+  const std::vector<ComposedLaunchFloor> floors = {
+      {.format = FormatId{14},
+       .params = FieldSet::of(CudaBceParams{.boundaries = {}, .variant = 0, .resident_threads = 270336}),
+       .floor_ms = 0.0051},
+      {.format = FormatId{14},
+       .params = FieldSet::of(CudaBceParams{.boundaries = {}, .variant = 1, .resident_threads = 270336}),
+       .floor_ms = 0.0058}};
+  Candidate c{.format = FormatId{14},
+              .params = FieldSet::of(CudaBceParams{.boundaries = {}, .variant = 1, .resident_threads = 270336}),
+              .launch = {}};
+  EXPECT_DOUBLE_EQ(*composed_launch_floor_ms(floors, c), 0.0058);
+  c.params = FieldSet::of(CudaBceParams{.boundaries = {4, 257}, .variant = 0, .resident_threads = 270336});
+  EXPECT_DOUBLE_EQ(*composed_launch_floor_ms(floors, c), 0.0051) << "the same variant, other blocks";
+  c.format = FormatId{15};
+  EXPECT_FALSE(composed_launch_floor_ms(floors, c)) << "no floor of the format";
+}
+
+TEST(ComposedLaunchFloors, RefuseAFloorThatIsNoPositiveTimeNamingTheFormat) {
+  nlohmann::json j = ModelSet{}.composed_launch_floors;  // []
+  j.push_back({{"format", 14}, {"params", nlohmann::json::object()}, {"floor_ms", 0.0}});
+  try {
+    (void)j.get<std::vector<ComposedLaunchFloor>>();
+    FAIL() << "a floor of 0 ms was accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("of format 14"), std::string::npos) << e.what();
+  }
 }
 
 TEST(HostBuildRates, RefuseARateThatIsNoPositiveNumberNamingTheFormat) {

@@ -37,16 +37,20 @@ void launch_scale(std::int64_t size, Value* y, Value beta, cudaStream_t stream) 
 
 // One row's sum over its `slots` ELL slots from `slot` on, `step` apart (a column-major block),
 // padding (is_padding(column) true, value 0) after its entries, added in slot order; gather(c)
-// reads x's value for stored column c (global x, or a shared-memory slice of it). A row stops
-// with the group of slots that holds its first padding slot, and a padding slot's x is never
-// read, so 0 * x[...] never turns an Inf in x into NaN. Four slots at a time: their index and
-// value loads do not depend on each other, so a thread has four of each in flight before its
-// gathers; testing each index before loading the next waits a whole memory latency a slot
-// (banded-17M, fp32: 0.79 of ALG1 that way, 1.06 grouped; H100, 2026-11-24, docs/BENCHMARKS.md
-// "ELL kernels"). The price: a row reads the values of up to three padding slots after its end
-// (a padded ELL: delaunay_n16-x48-renumbered at width 17, fp64, 0.82 -> 0.72, where HYB is the
-// one to use). Loading each value with its gather, after the indices, reads no padding values
-// but costs the regular inputs 8-10 %: two dependent rounds a group rather than one.
+// reads x's value for stored column c (global x, or a shared-memory slice of it). A row stops with
+// the group of slots that holds its first padding slot, and a padding slot's x is never read, so 0
+// * x[...] never turns an Inf in x into NaN. Four slots at a time: their index and value loads do
+// not depend on each other, so a thread has four of each in flight before its gathers; testing each
+// index before loading the next waits a whole memory latency a slot (banded-17M, fp32: 0.79 of ALG1
+// that way, 1.06 grouped; H100, 2026-11-24, docs/BENCHMARKS.md "ELL kernels"). The one to three
+// slots past the last group of four are loaded together too, not one at a time (each an index, then
+// its value and gather: up to six dependent latencies after the groups); the groups themselves stay
+// unmasked: with a bound test on every slot's loads, cuda_ell ran 5-13 % slower in fp64 (H100,
+// 2026-11-25, docs/BENCHMARKS.md "ELL kernels: the width's last slots together"). The price: a row
+// reads the values of up to three padding slots after its end (a padded ELL:
+// delaunay_n16-x48-renumbered at width 17, fp64, 0.82 -> 0.72, where HYB is the one to use).
+// Loading each value with its gather, after the indices, reads no padding values but costs the
+// regular inputs 8-10 %: two dependent rounds a group rather than one.
 template <typename Value, typename Column, typename IsPadding, typename Gather>
 __device__ __forceinline__ Value grouped_slot_sum(const Column* __restrict__ columns,
                                                   const Value* __restrict__ values,
@@ -68,11 +72,20 @@ __device__ __forceinline__ Value grouped_slot_sum(const Column* __restrict__ col
       if (!is_padding(col[k])) sum += value[k] * gather(col[k]);
     if (is_padding(col[3])) return sum;  // the padding began in this group
   }
-  for (; j < slots; ++j, slot += step) {
-    const Column col = __ldg(columns + slot);
-    if (is_padding(col)) break;
-    sum += __ldg(values + slot) * gather(col);
+  // The width's last one to three slots, loaded together as the groups are.
+  const std::int64_t live = slots - j;
+  Column col[3] = {};
+  Value value[3] = {};
+#pragma unroll
+  for (int k = 0; k < 3; ++k) {
+    if (k < live) {
+      col[k] = __ldg(columns + slot + k * step);
+      value[k] = __ldg(values + slot + k * step);
+    }
   }
+#pragma unroll
+  for (int k = 0; k < 3; ++k)
+    if (k < live && !is_padding(col[k])) sum += value[k] * gather(col[k]);
   return sum;
 }
 
