@@ -44,7 +44,9 @@ namespace spmvd {
 //    conversion is charged 0.1 ns a nonzero instead of 0.3 (its builds got cheaper).
 // 9: cuda_bce's hopper tiling cuts long block-wide rows into pieces and runs the longest chains
 //    first (bce_layout.hpp): a stored BCE plan's grid_size is another tile count.
-inline constexpr std::uint32_t kTunerVersion = 9;
+// 10: verify-top-k passes over its top where the top's estimated cost overruns the budget
+//    (the baseline guard behind it gives a plan), as choose_tuning counted k.
+inline constexpr std::uint32_t kTunerVersion = 10;
 
 struct TunerOptions {
   // Runs of a verify-top-k or exhaustive measurement; the median of the timed runs is a

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <map>
 #include <optional>
 #include <vector>
@@ -607,6 +609,30 @@ TEST(BudgetedTuning, PassesOverACandidateWhoseBuildOverrunsTheBudgetForCheaperOn
 
 namespace spmvd {
 namespace {
+
+TEST(BudgetedTuning, VerifyTopKPassesOverATopWhoseBuildOverrunsTheBudget) {
+  // Budget 50 ms (500 multiplies of the 1 ms favourite). c1, the top, must be built on the host
+  // (100 ms estimated, twice the budget): verify-top-k (k = 3: baseline 21, c2 9, c3 13 ms fit)
+  // passes over it, measures the baseline, then what fits behind it, and keeps c3, the fastest
+  // measured, within the budget. model-only would still measure its top: its floor.
+  const Scenario s;
+  FakeTimer timer(s.times);
+  const FakeBuildCosts costs({{candidate(1), 100.0},
+                              {candidate(2), 1.0},
+                              {candidate(3), 1.0},
+                              {candidate(4), 1.0}});
+  const BudgetedSelection r =
+      select_within_budget(s.all, &s.predictor, timer, Scenario::options(),
+                           TuneHints{.expected_multiplies = 500, .features_ms = 0.0},
+                           Scenario::kNnz, &costs, frozen_clock);
+  EXPECT_EQ(r.record.mode, TuneMode::verify_top_k);
+  EXPECT_EQ(r.record.k, 3u);
+  ASSERT_FALSE(timer.measured.empty());
+  EXPECT_EQ(timer.measured.front(), baseline());
+  EXPECT_EQ(std::count(timer.measured.begin(), timer.measured.end(), candidate(1)), 0);
+  EXPECT_EQ(r.best.candidate, candidate(3));
+  EXPECT_LE(spent(r.record.cost), r.record.budget_ms);
+}
 
 TEST(BudgetedTuning, CountsTheEnumerationAsRankingAndTheTimersSetUpAsMeasurement) {
   // What tune_matrix spent before the selection (composed formats choosing partitions against
