@@ -240,7 +240,7 @@ Collected from_samples(const Options& options, const std::string& signature,
       if (!index || options.expected_multiplies == 0) continue;
       const spmvd::RegistryBuildCostEstimate builds(
           spmvd::format_registry(), tuner, p.features.nnz, nullptr,
-          predictors.of(precision).model_set().host_build_rates);
+          predictors.of(precision).model_set().host_build_rates, &p.features, precision);
       spmvd::AccuracyPoint& point = out.points[*index];
       point.ranked_ms = point.predicted_ms +
                         (spmvd::is_baseline_candidate(candidate) ? 0.0 : builds.build_ms(candidate)) /

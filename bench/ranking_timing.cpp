@@ -69,7 +69,7 @@ struct TuningSetup {
       : parts(models, registry, device),
         candidates(models, registry, features, device, precision),
         build_costs(registry, options, features.nnz, &serving,
-                    models.model_set().host_build_rates) {}
+                    models.model_set().host_build_rates, &features, precision) {}
   spmvd::ModelPartTimePredictor parts;
   spmvd::ModelCandidatePredictor candidates;
   spmvd::RegistryBuildCostEstimate build_costs;

@@ -200,7 +200,7 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
                          std::chrono::duration<double, std::milli>(
                              std::chrono::steady_clock::now() - build_start)
                              .count(),
-                         static_cast<std::int64_t>(sample.col_indices.size()));
+                         static_cast<std::int64_t>(sample.col_indices.size()), op->device_bytes());
           ms = median_apply_ms(*op, device, sample, precision, options);
         }
         const SampleAxis axis =

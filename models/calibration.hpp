@@ -38,8 +38,8 @@
 // 003 Eqs. 6-7, models/families/cpu_gpu/cpu_gpu_fit.hpp): the GPU side from the ell stage's
 // samples (ms against rows * width), the CPU side from cpu_coo at doubling non-zero counts
 // (the coo stage on the CPU device; beside a GPU, 4 small samples on make_cpu_device(), not in
-// the plan); the launch floors of the composed formats whose parts share one launch, each
-// timed on the latency stage's tiny sample (models/calibration/composed_floor_fit.hpp).
+// the plan); the composed formats' launch floors (those whose parts share one launch, on the
+// latency stage's tiny sample) and host build rates (models/calibration/composed_formats_fit.hpp).
 // Paper 000's blocked-ELL time is not calibrated: see run_calibration_plan.
 // x locality (models/locality.hpp): csr_vector (row lengths kBandedCsrRowLengths), ell (widths
 // kBandedEllWidths at every rows of its grid), coo (the largest size) and format_bytes also

@@ -57,7 +57,9 @@ namespace spmvd {
 // time (grouped_slot_sum), and EHYB gathers its x slice four entries a thread at a time:
 // calibrations of version 28 timed the slot-at-a-time tail. The set holds the launch floors of
 // the composed formats that share one launch (composed_launch_floors: BCE's).
-inline constexpr int kModelVersion = 29;
+// 30: a host build rate is a rate a device byte too (HostBuildRate::ns_per_device_byte), and the
+// composed formats built on the host have theirs (models/calibration/composed_formats_fit.hpp).
+inline constexpr int kModelVersion = 30;
 
 struct ModelSet {
   std::string device_signature;  // DeviceInfo::signature() of the calibrated device

@@ -76,7 +76,16 @@ bool is_baseline_candidate(const Candidate& candidate) noexcept {
 
 double RegistryBuildCostEstimate::build_ms(const Candidate& candidate) const {
   if (serving_ != nullptr && *serving_ == candidate) return 0.0;
-  return format_build_ms(registry_.find(candidate.format));
+  const FormatEntry* entry = registry_.find(candidate.format);
+  const double by_nonzeros = format_build_ms(entry);
+  // A host build of this candidate's own layout: its measured rate a device byte too, so that a
+  // layout padded far beyond its nonzeros is priced by its bytes (BCE, docs/TUNER.md).
+  if (features_ == nullptr || entry == nullptr || entry->builds_on_device || by_nonzeros <= 0.0)
+    return by_nonzeros;
+  const HostBuildRate* rate = host_build_rate(measured_, entry->rules->id());
+  if (rate == nullptr) return by_nonzeros;
+  return std::max(by_nonzeros,
+                  host_build_ms(*rate, 0, entry->rules->device_bytes(*features_, precision_, candidate)));
 }
 
 double RegistryBuildCostEstimate::format_build_ms(const FormatEntry* entry) const {
@@ -84,9 +93,8 @@ double RegistryBuildCostEstimate::format_build_ms(const FormatEntry* entry) cons
   if (entry != nullptr && entry->builds_on_device) {
     ns = options_.device_build_ns_per_nonzero;
   } else if (entry != nullptr && ns > 0.0) {  // 0: the charge is off
-    if (const std::optional<double> measured =
-            host_build_ns_per_nonzero(measured_, entry->rules->id()))
-      ns = *measured;
+    if (const HostBuildRate* measured = host_build_rate(measured_, entry->rules->id()))
+      ns = measured->ns_per_nonzero;
   }
   return ns * static_cast<double>(nnz_) * 1e-6;
 }
@@ -546,7 +554,8 @@ TunedPlan tune_matrix(const FormatRegistry& registry, Device& device,
   const RegistryBuildCostEstimate build_costs(
       registry, options, features.nnz, serving != nullptr ? &serving->candidate : nullptr,
       predictor != nullptr ? std::span<const HostBuildRate>(predictor->model_set().host_build_rates)
-                           : std::span<const HostBuildRate>{});
+                           : std::span<const HostBuildRate>{},
+      &features, precision);
   // A composed format chooses its partition against the models (BCE's OPA prices thousands of
   // blocks) only where its build could be repaid. (Where the feature pass was given the same
   // hint, such formats were left out of it and are not offered at all.)

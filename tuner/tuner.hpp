@@ -209,14 +209,25 @@ class BuildCostEstimate {
 class RegistryBuildCostEstimate final : public BuildCostEstimate {
  public:
   // measured: the calibration's build rates of this device (ModelSet::host_build_rates), which
-  // a host-built format's estimate takes over options.host_build_ns_per_nonzero; kept by
+  // a host-built format's estimate takes over options.host_build_ns_per_nonzero; with the
+  // matrix's features (may be null) a candidate's estimate is also at least its device bytes
+  // (FormatRules::device_bytes in `precision`) at its format's measured rate a byte. Kept by
   // reference.
   RegistryBuildCostEstimate(const FormatRegistry& registry, const TunerOptions& options,
                             std::int64_t nnz, const Candidate* serving,
-                            std::span<const HostBuildRate> measured = {})
-      : registry_(registry), options_(options), nnz_(nnz), serving_(serving), measured_(measured) {}
+                            std::span<const HostBuildRate> measured = {},
+                            const MatrixFeatures* features = nullptr,
+                            Precision precision = Precision::fp64)
+      : registry_(registry),
+        options_(options),
+        nnz_(nnz),
+        serving_(serving),
+        measured_(measured),
+        features_(features),
+        precision_(precision) {}
   double build_ms(const Candidate& candidate) const override;
-  // A build of any candidate of `entry`'s format (nullptr: an unknown format, host-built).
+  // A build of any candidate of `entry`'s format by its nonzeros (nullptr: an unknown format,
+  // host-built).
   double format_build_ms(const FormatEntry* entry) const;
 
  private:
@@ -225,6 +236,8 @@ class RegistryBuildCostEstimate final : public BuildCostEstimate {
   std::int64_t nnz_;
   const Candidate* serving_;
   std::span<const HostBuildRate> measured_;
+  const MatrixFeatures* features_;
+  Precision precision_;
 };
 
 // The formats whose build the expected multiplies could repay: every format converted on the

@@ -4,7 +4,7 @@
 
 #include "core/error.hpp"
 #include "models/calibration/cache_resident_stage.hpp"
-#include "models/calibration/composed_floor_fit.hpp"
+#include "models/calibration/composed_formats_fit.hpp"
 #include "models/calibration/latency_stage.hpp"
 #include "models/calibration/stage.hpp"
 #include "models/families/bytes/bytes_calibration.hpp"
@@ -35,7 +35,7 @@ constexpr CalibrationStage kPlanOrder[] = {
 
 constexpr FinishingFit kFinishingFits[] = {
     {CpuGpuTimeCoefficients::kFamily, &fit_cpu_gpu_record},
-    {"composed_floor", &fit_composed_launch_floors},
+    {"composed_formats", &fit_composed_formats},
 };
 
 }  // namespace

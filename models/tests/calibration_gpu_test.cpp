@@ -102,6 +102,13 @@ TEST(GpuCalibration, RunsEveryStageStoresAndPredicts) {
       EXPECT_GT(floor.floor_ms, set->launch_floor_ms);
     }
     EXPECT_EQ(bce_floors, 2u) << "the paper and hopper kernels";
+    // Every format built on the host has its build rates, the composed ones (BCE) included.
+    const HostBuildRate* bce_build = host_build_rate(set->host_build_rates, kCudaBceFormatId);
+    ASSERT_NE(bce_build, nullptr);
+    std::printf("%s BCE build: %.1f ns a nonzero, %.2f ns a device byte\n",
+                std::string(to_string(set->precision)).c_str(), bce_build->ns_per_nonzero,
+                bce_build->ns_per_device_byte);
+    EXPECT_GT(bce_build->ns_per_device_byte, 0.0);
   }
 
   // Through the real store and back.

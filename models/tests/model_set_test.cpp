@@ -73,8 +73,8 @@ ModelSet full_set() {
                    .floor_ms = 0.007}}});
   set.measured_refit = {{.format = FormatId{3}, .factor = 1.0 / 3.0, .sample_count = 40},
                         {.format = FormatId{11}, .factor = 1.25, .sample_count = 7}};
-  set.host_build_rates = {{.format = FormatId{20}, .ns_per_nonzero = 351.25, .sample_nonzeros = 1 << 24},
-                          {.format = FormatId{17}, .ns_per_nonzero = 47.5, .sample_nonzeros = 1 << 22}};
+  set.host_build_rates = {{.format = FormatId{20}, .ns_per_nonzero = 351.25, .ns_per_device_byte = 35.5, .sample_nonzeros = 1 << 24},
+                          {.format = FormatId{17}, .ns_per_nonzero = 47.5, .ns_per_device_byte = 4.75, .sample_nonzeros = 1 << 22}};
   set.composed_launch_floors = {
       {.format = FormatId{14},
        .params = FieldSet::of(CudaBceParams{.boundaries = {4, 9}, .variant = 1, .resident_threads = 270336}),
@@ -296,7 +296,8 @@ TEST(ModelSet, SummaryTablesTheCrossFamilyParts) {
   EXPECT_EQ(summary_table(s, "measured_refit").at("rows").get<std::vector<Cells>>(),
             (std::vector<Cells>{{"cusparse_csr", "0.333", "40"}, {"cusparse_bsr", "1.250", "7"}}));
   EXPECT_EQ(summary_table(s, "build_rates").at("rows").get<std::vector<Cells>>(),
-            (std::vector<Cells>{{"cuda_ehyb", "351.2", "16777216"}, {"cuda_bro_ell", "47.5", "4194304"}}));
+            (std::vector<Cells>{{"cuda_ehyb", "351.2", "35.50", "16777216"},
+                                {"cuda_bro_ell", "47.5", "4.75", "4194304"}}));
   EXPECT_EQ(summary_table(s, "composed_floors").at("rows").get<std::vector<Cells>>(),
             (std::vector<Cells>{{"cuda_bce", to_string(set.composed_launch_floors[0].params), "6.10"}}));
   std::vector<std::string> order;
@@ -534,14 +535,22 @@ namespace {
 
 TEST(HostBuildRates, KeepEachFormatsBuildOnItsLargestSample) {
   std::vector<HostBuildRate> rates;
-  record_build(rates, FormatId{20}, 2.0, 1'000'000);     // 2000 ns: fixed costs dominate
-  record_build(rates, FormatId{20}, 700.0, 4'000'000);   // the larger sample replaces it
-  record_build(rates, FormatId{20}, 900.0, 2'000'000);   // a smaller one does not
-  record_build(rates, FormatId{17}, 0.0, 4'000'000);     // no time measured: nothing kept
+  record_build(rates, FormatId{20}, 2.0, 1'000'000, 10'000'000);    // fixed costs dominate
+  record_build(rates, FormatId{20}, 700.0, 4'000'000, 50'000'000);  // the larger sample replaces it
+  record_build(rates, FormatId{20}, 900.0, 2'000'000, 20'000'000);  // a smaller one does not
+  record_build(rates, FormatId{17}, 0.0, 4'000'000, 50'000'000);    // no time measured: nothing kept
+  record_build(rates, FormatId{18}, 5.0, 4'000'000, 0);              // nothing on the device: nothing
   ASSERT_EQ(rates.size(), 1u);
   EXPECT_EQ(rates[0].sample_nonzeros, 4'000'000);
-  EXPECT_DOUBLE_EQ(*host_build_ns_per_nonzero(rates, FormatId{20}), 175.0);
-  EXPECT_FALSE(host_build_ns_per_nonzero(rates, FormatId{17}));
+  const HostBuildRate* rate = host_build_rate(rates, FormatId{20});
+  ASSERT_NE(rate, nullptr);
+  EXPECT_DOUBLE_EQ(rate->ns_per_nonzero, 175.0);
+  EXPECT_DOUBLE_EQ(rate->ns_per_device_byte, 14.0);
+  EXPECT_EQ(host_build_rate(rates, FormatId{17}), nullptr);
+  // The larger of the two estimates: by its nonzeros (175 ns x 1M) where its layout is as
+  // dense as the sample's, by its bytes (14 ns x 100M) where it is padded tenfold.
+  EXPECT_DOUBLE_EQ(host_build_ms(*rate, 1'000'000, 12'500'000), 175.0);
+  EXPECT_DOUBLE_EQ(host_build_ms(*rate, 1'000'000, 100'000'000), 1400.0);
 }
 
 TEST(ComposedLaunchFloors, TakeTheFloorOfTheCandidatesParametersElseTheNearest) {
@@ -574,7 +583,8 @@ TEST(ComposedLaunchFloors, RefuseAFloorThatIsNoPositiveTimeNamingTheFormat) {
 }
 
 TEST(HostBuildRates, RefuseARateThatIsNoPositiveNumberNamingTheFormat) {
-  nlohmann::json j = {{"format", 20}, {"ns_per_nonzero", -3.0}, {"sample_nonzeros", 100}};
+  nlohmann::json j = {{"format", 20}, {"ns_per_nonzero", -3.0}, {"ns_per_device_byte", 1.0},
+                      {"sample_nonzeros", 100}};
   try {
     (void)j.get<HostBuildRate>();
     FAIL() << "a negative rate was accepted";
@@ -584,6 +594,9 @@ TEST(HostBuildRates, RefuseARateThatIsNoPositiveNumberNamingTheFormat) {
   j["ns_per_nonzero"] = 12.0;
   j["sample_nonzeros"] = 0;
   EXPECT_ANY_THROW((void)j.get<HostBuildRate>());
+  j["sample_nonzeros"] = 100;
+  j["ns_per_device_byte"] = 0.0;
+  EXPECT_ANY_THROW((void)j.get<HostBuildRate>()) << "no rate a device byte";
 }
 
 }  // namespace

@@ -279,8 +279,8 @@ TEST_F(RegistryBuildCostEstimateTest, TakesAHostBuiltFormatsCalibratedRateOverTh
   // Calibration timed format 8's build (EHYB's METIS: 350 ns a nonzero) and, wrongly for a
   // device-built format, 7's: only a host-built format takes a measured rate.
   const std::vector<HostBuildRate> measured{
-      {.format = FormatId{8}, .ns_per_nonzero = 350.0, .sample_nonzeros = 1 << 24},
-      {.format = FormatId{7}, .ns_per_nonzero = 90.0, .sample_nonzeros = 1 << 24}};
+      {.format = FormatId{8}, .ns_per_nonzero = 350.0, .ns_per_device_byte = 35.0, .sample_nonzeros = 1 << 24},
+      {.format = FormatId{7}, .ns_per_nonzero = 90.0, .ns_per_device_byte = 9.0, .sample_nonzeros = 1 << 24}};
   const RegistryBuildCostEstimate estimate(registry, options, 2'000'000, nullptr, measured);
   EXPECT_DOUBLE_EQ(estimate.build_ms(on_host), 700.0);  // 350 ns x 2M nonzeros
   EXPECT_DOUBLE_EQ(estimate.build_ms(on_device), 1.0);
@@ -288,6 +288,30 @@ TEST_F(RegistryBuildCostEstimateTest, TakesAHostBuiltFormatsCalibratedRateOverTh
   EXPECT_DOUBLE_EQ(untimed.build_ms(on_host), 40.0);  // not timed: the default
   options.host_build_ns_per_nonzero = 0.0;  // the charge switched off stays off
   EXPECT_DOUBLE_EQ(estimate.build_ms(on_host), 0.0);
+}
+
+// With the matrix's features a host-built candidate costs at least its device bytes at its
+// format's rate a byte: a layout padded far beyond its nonzeros (BCE's blocks padded to their
+// longest row) is priced by its bytes. Format 8 leaves 100 bytes here; in `padded_registry`
+// 100 MB.
+TEST_F(RegistryBuildCostEstimateTest, PricesAPaddedHostLayoutByItsDeviceBytes) {
+  FormatRegistry padded_registry;
+  padded_registry.add(std::make_unique<FixedRules>(8, true, 100'000'000), never_built,
+                      /*builds_on_device=*/false);
+  const std::vector<HostBuildRate> measured{
+      {.format = FormatId{8}, .ns_per_nonzero = 10.0, .ns_per_device_byte = 0.8, .sample_nonzeros = 1 << 22}};
+  const MatrixFeatures features{.rows = 100'000, .cols = 100'000, .nnz = 2'000'000};
+  const RegistryBuildCostEstimate dense(registry, options, features.nnz, nullptr, measured,
+                                        &features, Precision::fp64);
+  const RegistryBuildCostEstimate padded(padded_registry, options, features.nnz, nullptr, measured,
+                                         &features, Precision::fp64);
+  EXPECT_DOUBLE_EQ(dense.build_ms(on_host), 20.0);   // 10 ns x 2M nonzeros > 0.8 ns x 100 B
+  EXPECT_DOUBLE_EQ(padded.build_ms(on_host), 80.0);  // 0.8 ns x 100 MB > 10 ns x 2M
+  EXPECT_DOUBLE_EQ(padded.format_build_ms(padded_registry.find(FormatId{8})), 20.0)
+      << "a format's estimate before its candidates exist is by its nonzeros";
+  const RegistryBuildCostEstimate without_features(padded_registry, options, features.nnz,
+                                                   nullptr, measured);
+  EXPECT_DOUBLE_EQ(without_features.build_ms(on_host), 20.0);
 }
 
 }  // namespace spmvd

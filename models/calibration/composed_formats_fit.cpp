@@ -1,0 +1,96 @@
+#include "models/calibration/composed_formats_fit.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+#include "kernels/format_parts.hpp"
+#include "models/calibration/sample_plan.hpp"
+#include "models/calibration/sample_timing.hpp"
+#include "models/host_build_rates.hpp"
+#include "models/sample_generators.hpp"
+
+namespace spmvd {
+namespace {
+
+// Whether the candidate's parts share a launch: a composition with a fixed cost of its own
+// (BCE's one launch over all its blocks); parts of their own launches each carry theirs.
+bool shares_a_launch(const FormatRules& rules, const MatrixFeatures& features,
+                     const Candidate& candidate) {
+  const std::vector<FormatPart> parts = rules.parts(features, candidate);
+  return std::any_of(parts.begin(), parts.end(),
+                     [](const FormatPart& part) { return part.launch != kOwnLaunch; });
+}
+
+// A sample with the features the tuner would give it, the format's own included.
+struct FeaturedSample {
+  CsrMatrix<double> matrix;
+  MatrixFeatures common;
+};
+
+FeaturedSample featured_sample(const SampleShape& shape, const CalibrationOptions& o) {
+  FeaturedSample s{.matrix = make_sample(shape, shape_seed(o.seed, shape)), .common = {}};
+  s.common = uniform_sample_features(s.matrix);
+  return s;
+}
+
+MatrixFeatures with_own_features(const FormatRules& rules, const FeaturedSample& sample) {
+  MatrixFeatures features = sample.common;
+  add_own_features(rules, sample.matrix, features);
+  return features;
+}
+
+void fit_launch_floors(const FinishingFitInput& in) {
+  const DeviceInfo& info = in.device.info();
+  const FeaturedSample tiny =
+      featured_sample({.rows = kLatencySampleRows, .row_length = 4}, in.options);
+  ModelSet& set = in.state.set;
+  for (const FormatEntry& entry : in.state.registry.entries()) {
+    const FormatRules& rules = *entry.rules;
+    if (!rules.needs_gpu()) continue;
+    const MatrixFeatures features = with_own_features(rules, tiny);
+    std::vector<FormatParams> timed;
+    for (const Candidate& candidate : rules.candidates(features, info)) {
+      if (timed.size() == kComposedFloorVariants) break;
+      if (std::find(timed.begin(), timed.end(), candidate.params) != timed.end()) continue;
+      if (!shares_a_launch(rules, features, candidate)) continue;
+      timed.push_back(candidate.params);
+      auto op = entry.build(tiny.matrix, set.precision, candidate, in.device);
+      set.composed_launch_floors.push_back(
+          {.format = rules.id(),
+           .params = candidate.params,
+           .floor_ms = median_apply_ms(*op, in.device, tiny.matrix, set.precision, in.options)});
+    }
+  }
+}
+
+void fit_build_rates(const FinishingFitInput& in) {
+  const DeviceInfo& info = in.device.info();
+  const FeaturedSample sample = featured_sample(kComposedBuildSample, in.options);
+  const auto nonzeros = static_cast<std::int64_t>(sample.matrix.col_indices.size());
+  ModelSet& set = in.state.set;
+  for (const FormatEntry& entry : in.state.registry.entries()) {
+    const FormatRules& rules = *entry.rules;
+    if (entry.builds_on_device || rules.needs_gpu() != info.is_gpu) continue;
+    const MatrixFeatures features = with_own_features(rules, sample);
+    const std::vector<Candidate> candidates = rules.candidates(features, info);
+    if (candidates.empty() || rules.parts(features, candidates.front()).empty()) continue;
+    const auto start = std::chrono::steady_clock::now();
+    auto op = entry.build(sample.matrix, set.precision, candidates.front(), in.device);
+    in.device.synchronize();  // a build's asynchronous copies and kernels are part of it
+    record_build(set.host_build_rates, rules.id(),
+                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                     .count(),
+                 nonzeros, op->device_bytes());
+  }
+}
+
+}  // namespace
+
+void fit_composed_formats(const FinishingFitInput& in) {
+  if (!in.device.info().is_gpu) return;
+  fit_launch_floors(in);
+  fit_build_rates(in);
+}
+
+}  // namespace spmvd
