@@ -20,9 +20,12 @@ namespace spmvd {
 // BCE offers two kernels (paper, hopper) on a matrix of one row length.
 inline constexpr std::size_t kComposedFloorVariants = 4;
 
-// 2^19 rows of 8 random columns (4M nonzeros): past the builds' fixed costs (allocations,
-// thread start-up) and generated in well under a second on the host's cores.
-inline constexpr SampleShape kComposedBuildSample{.rows = std::int64_t{1} << 19, .row_length = 8};
+// 2^19 rows of 8 random columns (4M nonzeros) and one of kInL2LongRowLength: past the builds'
+// fixed costs (allocations, thread start-up), generated in well under a second on the host's
+// cores, and of two row lengths, which every composed format partitions (the strip offers
+// nothing on rows of one length).
+inline constexpr SampleShape kComposedBuildSample{
+    .rows = std::int64_t{1} << 19, .row_length = 8, .long_row = kInL2LongRowLength};
 
 void fit_composed_formats(const FinishingFitInput& in);
 

@@ -13,6 +13,7 @@
 #include "kernels/formats/cuda_bce/cuda_bce_rules.hpp"
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
 #include "kernels/formats/cuda_dia/cuda_dia_rules.hpp"
+#include "kernels/formats/cuda_strip/cuda_strip_rules.hpp"
 #include "kernels/formats/cusparse_bsr/cusparse_bsr_rules.hpp"
 #include "models/calibration.hpp"
 #include "models/device_calibration.hpp"
@@ -103,6 +104,9 @@ TEST(GpuCalibration, RunsEveryStageStoresAndPredicts) {
     }
     EXPECT_EQ(bce_floors, 2u) << "the paper and hopper kernels";
     // Every format built on the host has its build rates, the composed ones (BCE) included.
+    for (const FormatId composed : {kCudaBceFormatId, kCudaStripFormatId})
+      EXPECT_NE(host_build_rate(set->host_build_rates, composed), nullptr)
+          << "format " << composed.value << " has no build rate";
     const HostBuildRate* bce_build = host_build_rate(set->host_build_rates, kCudaBceFormatId);
     ASSERT_NE(bce_build, nullptr);
     std::printf("%s BCE build: %.1f ns a nonzero, %.2f ns a device byte\n",
