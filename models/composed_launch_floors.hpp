@@ -6,7 +6,7 @@
 // through rowNo, a chain of dependent loads that its parts (an ELL or CSR-vector run alone) do
 // not have: on an H100 (fp64 and fp32, 2026-11-25) BCE took 5.1-6.4 us on matrices of 1-3
 // thousand rows where the launch floor is 3.7-3.9 us, and was predicted 1.3-1.5x fast there
-// (docs/MODELS.md "Composed launch floors").
+// (docs/MODELS.md "Composed formats and the host part").
 
 #include <optional>
 #include <span>

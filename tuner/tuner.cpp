@@ -84,8 +84,7 @@ double RegistryBuildCostEstimate::build_ms(const Candidate& candidate) const {
     return by_nonzeros;
   const HostBuildRate* rate = host_build_rate(measured_, entry->rules->id());
   if (rate == nullptr) return by_nonzeros;
-  return std::max(by_nonzeros,
-                  host_build_ms(*rate, 0, entry->rules->device_bytes(*features_, precision_, candidate)));
+  return host_build_ms(*rate, nnz_, entry->rules->device_bytes(*features_, precision_, candidate));
 }
 
 double RegistryBuildCostEstimate::format_build_ms(const FormatEntry* entry) const {

@@ -133,7 +133,7 @@ struct FinishingFitInput {
 
 // A family's fit from what the stages measured, made once they have all run (cpu_gpu: paper
 // 003's coefficients from the coo and ell stages), or a set field's timed on samples of its own
-// (the composed formats' launch floors).
+// (the composed formats' launch floors and host build rates).
 struct FinishingFit {
   std::string_view name;  // the family or set field it fits
   // Puts the family's record into in.state.set, or nothing where it cannot be fitted.
