@@ -59,9 +59,7 @@ namespace spmvd {
 // the composed formats that share one launch (composed_launch_floors: BCE's).
 // 30: a host build rate is a rate a device byte too (HostBuildRate::ns_per_device_byte), and the
 // composed formats built on the host have theirs (models/calibration/composed_formats_fit.hpp).
-// 31: EHYB's streamed bytes count a sector a row for its x-slice gather and y store
-// (CudaEhybRules::streamed_bytes): its records are refitted on them.
-inline constexpr int kModelVersion = 31;
+inline constexpr int kModelVersion = 30;
 
 struct ModelSet {
   std::string device_signature;  // DeviceInfo::signature() of the calibrated device
