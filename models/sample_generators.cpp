@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <random>
 #include <string>
 #include <utility>
@@ -202,12 +203,14 @@ CsrMatrix<double> renumber_symmetric(const CsrMatrix<double>& m, std::uint64_t s
     throw_invalid("renumber_symmetric: needs a square matrix, got " + std::to_string(m.rows) +
                   " x " + std::to_string(m.cols));
   std::vector<ColIndex> new_index(static_cast<std::size_t>(m.rows));
-  for (std::size_t i = 0; i < new_index.size(); ++i) new_index[i] = static_cast<ColIndex>(i);
+  std::iota(new_index.begin(), new_index.end(), ColIndex{0});
   std::mt19937_64 rng(seed);
   for (std::size_t i = new_index.size(); i > 1; --i)
-    std::swap(new_index[i - 1], new_index[std::uniform_int_distribution<std::size_t>(0, i - 1)(rng)]);
+    std::swap(new_index[i - 1],
+              new_index[std::uniform_int_distribution<std::size_t>(0, i - 1)(rng)]);
   std::vector<std::int64_t> old_row(new_index.size());
-  for (std::size_t i = 0; i < new_index.size(); ++i) old_row[static_cast<std::size_t>(new_index[i])] = static_cast<std::int64_t>(i);
+  for (std::size_t i = 0; i < new_index.size(); ++i)
+    old_row[static_cast<std::size_t>(new_index[i])] = static_cast<std::int64_t>(i);
   CsrMatrix<double> out;
   out.rows = out.cols = m.rows;
   out.row_offsets.assign(static_cast<std::size_t>(m.rows) + 1, 0);

@@ -9,7 +9,6 @@
 #include "models/cache_resident.hpp"
 #include "models/calibration/sample_plan.hpp"
 #include "models/families/bytes/bytes_model.hpp"
-#include "models/sample_generators.hpp"
 
 namespace spmvd {
 namespace {
@@ -21,10 +20,8 @@ namespace {
 // neighbours.
 bool offered_on(const FormatRules& rules, const DeviceInfo& device, const PlannedVariant& base,
                 const SampleShape& shape, std::uint64_t seed) {
-  const CsrMatrix<double> sample = make_sample(shape, shape_seed(seed, shape));
-  MatrixFeatures features = uniform_sample_features(sample);
-  add_own_features(rules, sample, features);
-  const std::vector<Candidate> offered = rules.candidates(features, device);
+  const std::vector<Candidate> offered = rules.candidates(
+      offering_features(rules, make_sample(shape, shape_seed(seed, shape))), device);
   return std::any_of(offered.begin(), offered.end(), [&](const Candidate& c) {
     return base.kernel.threads_per_row == 0 ||
            c.launch.threads_per_row == static_cast<std::uint32_t>(base.kernel.threads_per_row);

@@ -22,7 +22,7 @@ bool shares_a_launch(const FormatRules& rules, const MatrixFeatures& features,
                      [](const FormatPart& part) { return part.launch != kOwnLaunch; });
 }
 
-// A sample with the features the tuner would give it, the format's own included.
+// A sample and its uniform_sample_features, computed once for every format's offering_features.
 struct FeaturedSample {
   CsrMatrix<double> matrix;
   MatrixFeatures common;
@@ -34,12 +34,6 @@ FeaturedSample featured_sample(const SampleShape& shape, const CalibrationOption
   return s;
 }
 
-MatrixFeatures with_own_features(const FormatRules& rules, const FeaturedSample& sample) {
-  MatrixFeatures features = sample.common;
-  add_own_features(rules, sample.matrix, features);
-  return features;
-}
-
 void fit_launch_floors(const FinishingFitInput& in) {
   const DeviceInfo& info = in.device.info();
   const FeaturedSample tiny =
@@ -48,7 +42,7 @@ void fit_launch_floors(const FinishingFitInput& in) {
   for (const FormatEntry& entry : in.state.registry.entries()) {
     const FormatRules& rules = *entry.rules;
     if (!rules.needs_gpu()) continue;
-    const MatrixFeatures features = with_own_features(rules, tiny);
+    const MatrixFeatures features = offering_features(rules, tiny.matrix, tiny.common);
     std::vector<FormatParams> timed;
     for (const Candidate& candidate : rules.candidates(features, info)) {
       if (timed.size() == kComposedFloorVariants) break;
@@ -72,7 +66,7 @@ void fit_build_rates(const FinishingFitInput& in) {
   for (const FormatEntry& entry : in.state.registry.entries()) {
     const FormatRules& rules = *entry.rules;
     if (entry.builds_on_device || rules.needs_gpu() != info.is_gpu) continue;
-    const MatrixFeatures features = with_own_features(rules, sample);
+    const MatrixFeatures features = offering_features(rules, sample.matrix, sample.common);
     const std::vector<Candidate> candidates = rules.candidates(features, info);
     if (candidates.empty() || rules.parts(features, candidates.front()).empty()) continue;
     const auto start = std::chrono::steady_clock::now();

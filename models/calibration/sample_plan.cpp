@@ -77,6 +77,16 @@ std::uint64_t shape_seed(std::uint64_t seed, const SampleShape& shape) {
          (static_cast<std::uint64_t>(shape.row_length) << 40);
 }
 
+MatrixFeatures offering_features(const FormatRules& rules, const CsrMatrix<double>& sample) {
+  return offering_features(rules, sample, uniform_sample_features(sample));
+}
+
+MatrixFeatures offering_features(const FormatRules& rules, const CsrMatrix<double>& sample,
+                                 MatrixFeatures common) {
+  add_own_features(rules, sample, common);
+  return common;
+}
+
 CsrMatrix<double> make_sample(const SampleShape& shape, std::uint64_t seed) {
   const std::int64_t b = std::max<std::int64_t>(shape.block_dim, 1);
   const bool band = shape.banded || shape.renumbered_band;

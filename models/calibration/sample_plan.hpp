@@ -11,6 +11,7 @@
 #include "core/csr_matrix.hpp"
 #include "core/format_id.hpp"
 #include "core/matrix_features.hpp"
+#include "kernels/format_rules.hpp"
 #include "models/calibration/calibration_plan.hpp"
 
 namespace spmvd {
@@ -44,5 +45,12 @@ CsrMatrix<double> make_sample(const SampleShape& shape, std::uint64_t seed);
 // The seed of a shape's sample (the seed leaves out long_row: a sample with a long row is its
 // twin without, but for row 0).
 std::uint64_t shape_seed(std::uint64_t seed, const SampleShape& shape);
+
+// The features the format's rules see on `sample`, its own features included: what a format
+// that needs them (DIA's diagonal count, EHYB's neighbourhood growth) offers there. `common`:
+// the sample's uniform_sample_features where the caller has them already.
+MatrixFeatures offering_features(const FormatRules& rules, const CsrMatrix<double>& sample);
+MatrixFeatures offering_features(const FormatRules& rules, const CsrMatrix<double>& sample,
+                                 MatrixFeatures common);
 
 }  // namespace spmvd

@@ -39,10 +39,11 @@ MatrixFeatures whole_matrix() {
 }
 
 // Long rows as CSR vector with 32 lanes a row, short ones with 4; optionally the long rows'
-// tail on the host.
+// tail on the host, or the two GPU parts in one launch (as BCE's blocks share one).
 class TwoPartRules final : public FormatRules {
  public:
-  explicit TwoPartRules(bool with_host_part) : with_host_part_(with_host_part) {}
+  explicit TwoPartRules(bool with_host_part, int gpu_launch = kOwnLaunch)
+      : with_host_part_(with_host_part), gpu_launch_(gpu_launch) {}
   FormatId id() const noexcept override { return FormatId{60001}; }
   std::string_view name() const noexcept override { return "two_parts"; }
   bool needs_gpu() const noexcept override { return true; }
@@ -61,10 +62,12 @@ class TwoPartRules final : public FormatRules {
     std::vector<FormatPart> out{
         {.runs = FormatPart::Runs::gpu,
          .features = part_features(f, {{4, 90000}}),
-         .candidate = csr_vector_candidate(4)},
+         .candidate = csr_vector_candidate(4),
+         .launch = gpu_launch_},
         {.runs = FormatPart::Runs::gpu,
          .features = part_features(f, {{64, 10000}}),
-         .candidate = csr_vector_candidate(32)}};
+         .candidate = csr_vector_candidate(32),
+         .launch = gpu_launch_}};
     if (with_host_part_)
       out.push_back({.runs = FormatPart::Runs::host,
                      .features = part_features(f, {{1000, 1000}}),
@@ -74,6 +77,7 @@ class TwoPartRules final : public FormatRules {
 
  private:
   bool with_host_part_;
+  int gpu_launch_;
 };
 
 ModelSet bytes_only_set() {
@@ -293,30 +297,6 @@ TEST(ComposedTime, ASharedLaunchPaysTheComposedFormatsOwnFloorOnce) {
   EXPECT_DOUBLE_EQ(*composed_time_ms(parts, predict_part, 0.006), first + second);
 }
 
-// TwoPartRules' parts in one launch, as BCE's blocks share one.
-class OneLaunchRules final : public FormatRules {
- public:
-  FormatId id() const noexcept override { return FormatId{60002}; }
-  std::string_view name() const noexcept override { return "one_launch"; }
-  bool needs_gpu() const noexcept override { return true; }
-  std::string_view model_family() const noexcept override { return "bytes"; }
-  bool admissible(const MatrixFeatures&, const DeviceInfo&, Precision,
-                  std::uint64_t) const override {
-    return true;
-  }
-  std::vector<Candidate> candidates(const MatrixFeatures&, const DeviceInfo&) const override {
-    return {};
-  }
-  std::uint64_t device_bytes(const MatrixFeatures&, Precision, const Candidate&) const override {
-    return 0;
-  }
-  std::vector<FormatPart> parts(const MatrixFeatures& f, const Candidate&) const override {
-    std::vector<FormatPart> out = TwoPartRules(false).parts(f, Candidate{});
-    for (FormatPart& part : out) part.launch = 0;
-    return out;
-  }
-};
-
 // Parameters of two fields, as BCE's variant and its boundaries.
 struct Variant {
   int variant = 0;
@@ -332,10 +312,10 @@ TEST(ComposedPrediction, TakesTheFormatsMeasuredLaunchFloor) {
   ModelSet set = bytes_only_set();
   set.launch_floor_ms = 0.004;
   set.composed_launch_floors = {
-      {.format = FormatId{60002}, .params = FieldSet::of(Variant{0, 1}), .floor_ms = 0.005},
-      {.format = FormatId{60002}, .params = FieldSet::of(Variant{1, 1}), .floor_ms = 0.007}};
+      {.format = FormatId{60001}, .params = FieldSet::of(Variant{0, 1}), .floor_ms = 0.005},
+      {.format = FormatId{60001}, .params = FieldSet::of(Variant{1, 1}), .floor_ms = 0.007}};
   const DeviceInfo device = h100_like();
-  const OneLaunchRules rules;
+  const TwoPartRules rules(false, /*gpu_launch=*/0);
   const MatrixFeatures f = whole_matrix();
   const Candidate hopper{.format = rules.id(), .params = FieldSet::of(Variant{1, 9}), .launch = {}};
   const double without_floor =

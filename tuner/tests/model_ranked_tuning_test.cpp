@@ -108,10 +108,11 @@ struct Scenario {
 double frozen_clock() { return 0.0; }
 
 BudgetedSelection tune(const Scenario& s, FakeTimer& timer, std::uint64_t expected,
-                       TunerOptions options = Scenario::options()) {
+                       TunerOptions options = Scenario::options(),
+                       const BuildCostEstimate* build_costs = nullptr) {
   return select_within_budget(s.all, &s.predictor, timer, options,
                               TuneHints{.expected_multiplies = expected, .features_ms = 0.0},
-                              Scenario::kNnz, nullptr, frozen_clock);
+                              Scenario::kNnz, build_costs, frozen_clock);
 }
 
 double spent(const TuningCost& c) {
@@ -593,10 +594,7 @@ TEST(BudgetedTuning, PassesOverACandidateWhoseBuildOverrunsTheBudgetForCheaperOn
                               {candidate(2), 100.0},
                               {candidate(3), 1.0},
                               {candidate(4), 1.0}});
-  const BudgetedSelection r =
-      select_within_budget(s.all, &s.predictor, timer, Scenario::options(),
-                           TuneHints{.expected_multiplies = 500, .features_ms = 0.0},
-                           Scenario::kNnz, &costs, frozen_clock);
+  const BudgetedSelection r = tune(s, timer, 500, Scenario::options(), &costs);
   EXPECT_EQ(r.record.mode, TuneMode::verify_top_k);
   EXPECT_EQ(r.record.k, 3u);
   EXPECT_EQ(timer.measured, (std::vector<Candidate>{candidate(1), baseline(), candidate(3)}));
@@ -621,10 +619,7 @@ TEST(BudgetedTuning, VerifyTopKPassesOverATopWhoseBuildOverrunsTheBudget) {
                               {candidate(2), 1.0},
                               {candidate(3), 1.0},
                               {candidate(4), 1.0}});
-  const BudgetedSelection r =
-      select_within_budget(s.all, &s.predictor, timer, Scenario::options(),
-                           TuneHints{.expected_multiplies = 500, .features_ms = 0.0},
-                           Scenario::kNnz, &costs, frozen_clock);
+  const BudgetedSelection r = tune(s, timer, 500, Scenario::options(), &costs);
   EXPECT_EQ(r.record.mode, TuneMode::verify_top_k);
   EXPECT_EQ(r.record.k, 3u);
   ASSERT_FALSE(timer.measured.empty());

@@ -159,14 +159,6 @@ PlannedVariant format_bytes_record(FormatId format, const FormatParams& params) 
   return v;
 }
 
-// The features the format's rules see on `sample`, its own features included: how a format
-// that needs them (DIA's diagonal count) says what it would offer.
-MatrixFeatures offering_features(const FormatRules& rules, const CsrMatrix<double>& sample) {
-  MatrixFeatures features = uniform_sample_features(sample);
-  add_own_features(rules, sample, features);
-  return features;
-}
-
 // The features of a small sample of `shape`'s kind (offering_features).
 MatrixFeatures probe_features(const FormatRules& rules, SampleShape shape, std::uint64_t seed) {
   shape.rows = std::min<std::int64_t>(shape.rows, kInL2LongRowLength);
