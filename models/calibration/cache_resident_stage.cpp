@@ -1,6 +1,7 @@
 #include "models/calibration/cache_resident_stage.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <utility>
 #include <vector>
@@ -28,9 +29,19 @@ bool offered_on(const FormatRules& rules, const DeviceInfo& device, const Planne
   });
 }
 
+// Whether a grid point's CSR, x and y fit in the device's L2 (any, where the device does not
+// say): the grid is of in-L2 samples; a point beyond L2 would time the DRAM regime that the
+// family models already fit, at the cost of the grid's largest builds.
+bool fits_in_l2(const SampleShape& shape, const DeviceInfo& device, Precision precision) {
+  if (device.l2_bytes == 0) return true;
+  const MatrixFeatures features = shape_features(shape);
+  return footprint_bytes(features, csr_storage_bytes_estimate(features, precision), precision) <=
+         static_cast<double>(device.l2_bytes);
+}
+
 // One cache_resident variant per planned csr_vector, coo and format_bytes variant.
 void plan_cache_resident(const FormatRegistry& registry, const DeviceInfo& device,
-                         const CalibrationOptions& o, CalibrationPlan& plan) {
+                         Precision precision, const CalibrationOptions& o, CalibrationPlan& plan) {
   std::vector<PlannedVariant> added;
   for (const PlannedVariant& base : plan.variants) {
     if (base.stage != CalibrationStage::csr_vector && base.stage != CalibrationStage::coo &&
@@ -53,12 +64,14 @@ void plan_cache_resident(const FormatRegistry& registry, const DeviceInfo& devic
     // timed with its own features as its base was; kappa from those, no banded ratio. A record
     // on renumbered bands: those, as its random end.
     for (const std::int64_t rows : whole_blocks(o.cache_resident_rows))
-      for (const std::int64_t length : whole_blocks(o.cache_resident_row_lengths))
-        v.samples.push_back({.rows = rows,
-                             .row_length = length,
-                             .banded = base.bands_only,
-                             .block_dim = b,
-                             .renumbered_band = base.renumbered_bands});
+      for (const std::int64_t length : whole_blocks(o.cache_resident_row_lengths)) {
+        const SampleShape shape{.rows = rows,
+                                .row_length = length,
+                                .banded = base.bands_only,
+                                .block_dim = b,
+                                .renumbered_band = base.renumbered_bands};
+        if (fits_in_l2(shape, device, precision)) v.samples.push_back(shape);
+      }
     // Every grid point again banded: the in-L2 banded ratio (models/cache_resident.hpp).
     if (!base.bands_only) add_banded_twins(v, {}, std::nullopt);
     // A format offered on structure alone keeps the points it is offered on.
@@ -75,7 +88,7 @@ void plan_cache_resident(const FormatRegistry& registry, const DeviceInfo& devic
 }
 
 void plan(const StagePlanInput& in, CalibrationPlan& plan) {
-  plan_cache_resident(in.registry, in.device, in.options, plan);
+  plan_cache_resident(in.registry, in.device, in.precision, in.options, plan);
 }
 
 // The launch of the record this variant corrects: its base stage's.
@@ -115,10 +128,11 @@ void fit(const VariantMeasurements& m, CalibrationState& state) {
                             .params = {},
                             .block_size = 0,
                             .threads_per_row = 0,
-                            .ratio_vs_length_rows = fit_log_grid(grid),
-                            .banded_ratio_vs_length_rows = split.banded_grid.empty()
-                                                               ? LogGridFit{}
-                                                               : fit_log_grid(split.banded_grid),
+                            .ratio_vs_length_rows = fit_log_grid(complete_grid_by_rows(grid)),
+                            .banded_ratio_vs_length_rows =
+                                split.banded_grid.empty()
+                                    ? LogGridFit{}
+                                    : fit_log_grid(complete_grid_by_rows(split.banded_grid)),
                             .largest_footprint_bytes = largest};
   // Keyed as the tuner's candidates are: the launch the base stage times.
   // (A format that needs its own features offers nothing on shape features: the launch it was
@@ -136,6 +150,29 @@ void fit(const VariantMeasurements& m, CalibrationState& state) {
 }
 
 }  // namespace
+
+std::vector<GridSample> complete_grid_by_rows(std::vector<GridSample> grid) {
+  std::set<double> widths, rows;
+  for (const GridSample& g : grid) {
+    widths.insert(g.width);
+    rows.insert(g.rows);
+  }
+  const std::vector<GridSample> sampled = grid;
+  for (const double w : widths)
+    for (const double r : rows) {
+      const auto at = [&](const GridSample& g) { return g.width == w && g.rows == r; };
+      if (std::any_of(sampled.begin(), sampled.end(), at)) continue;
+      // (distance in log rows, rows) of the nearest sampled cell of this row length.
+      const auto key = [&](const GridSample& g) {
+        return std::pair(std::abs(std::log(g.rows / r)), g.rows);
+      };
+      const GridSample* nearest = nullptr;
+      for (const GridSample& g : sampled)
+        if (g.width == w && (nearest == nullptr || key(g) < key(*nearest))) nearest = &g;
+      grid.push_back({.width = w, .rows = r, .ms = nearest->ms});
+    }
+  return grid;
+}
 
 CalibrationStageSpec cache_resident_stage() {
   return {.stage = CalibrationStage::cache_resident,

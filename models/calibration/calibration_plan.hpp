@@ -47,10 +47,15 @@ struct CalibrationOptions {
   // models/families/coo/row_writes.hpp).
   std::int64_t coo_row_length = kCooSampleRowLength;
   int size_steps = 8;  // COO and bytes: max_sample_nnz / 2^(size_steps - 1) ... max, doubling
-  // The cache_resident stage's grid of random samples, rows x row length: at most 2M
-  // non-zeros (25 MB of CSR in fp64, within the L2 of an H100/H200), from a few thousand rows
-  // (one partial wave, latency chains) to 65536 (the GPU filled).
-  std::vector<std::int64_t> cache_resident_rows{4096, 16384, 65536};
+  // The cache_resident stage's grid of random samples, rows x row length: from a few thousand
+  // rows (one partial wave, latency chains) through 65536 (the GPU filled, still near the
+  // launch floor) to 262144, where a short-row matrix streams from L2 at L2's own throughput:
+  // with the grid ending at 65536, matrices of 0.2-0.6M short rows whose 33-46 MB stay in an
+  // H100's L2 measured 0.44-0.84 of their predictions, unevenly by format (Franz6-x48, 35 MB:
+  // cuda_sell 0.58, cuda_ell 0.70, so model-only kept ELL at 1.20x SELL's time; H100,
+  // 2026-11-25, docs/TUNER.md). A grid point whose CSR is larger than the device's L2 is not
+  // planned (cache_resident_stage.cpp): beyond L2 the family models hold unchanged.
+  std::vector<std::int64_t> cache_resident_rows{4096, 16384, 65536, 262144};
   std::vector<std::int64_t> cache_resident_row_lengths{2, 4, 8, 16, 32};
   std::uint64_t seed = 20110101;
 };

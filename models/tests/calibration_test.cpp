@@ -26,6 +26,7 @@
 #include "kernels/formats/cuda_ell/cuda_ell_rules.hpp"
 #include "kernels/formats/cusparse_bsr/cusparse_bsr_rules.hpp"
 #include "kernels/formats/cusparse_csr/cusparse_csr_rules.hpp"
+#include "models/calibration/cache_resident_stage.hpp"
 #include "models/calibration/sample_plan.hpp"
 #include "models/calibration/stage.hpp"
 #include "models/device_calibration.hpp"
@@ -44,6 +45,22 @@ namespace spmvd {
 namespace {
 
 using testing_support::h100_like;
+
+// Whether the cache_resident grid plans a point of `rows` x `length` in fp64: its CSR, x and y
+// within an H100's L2.
+bool in_h100_l2(std::int64_t rows, std::int64_t length) {
+  const std::int64_t csr = (rows + 1) * 4 + rows * length * 12;
+  return csr + 2 * rows * 8 <= static_cast<std::int64_t>(h100_like().l2_bytes);
+}
+
+// The points of a rows x row length grid that the cache_resident stage plans in fp64 on an H100.
+std::size_t in_h100_l2_points(const std::vector<std::int64_t>& rows,
+                              const std::vector<std::int64_t>& lengths) {
+  std::size_t points = 0;
+  for (const std::int64_t r : rows)
+    for (const std::int64_t length : lengths) points += in_h100_l2(r, length) ? 1 : 0;
+  return points;
+}
 
 // ---- sample matrices ----
 
@@ -369,8 +386,9 @@ TEST(PlanCalibration, FitsAFormatOfferedOnStructureAloneOnBandsOrRenumberedBands
       // EHYB's renumbered and banded, where it is offered (not on bands of two a row).
       if (is_dia) {
         ++dia_in_l2;
-        EXPECT_EQ(v.samples.size(), CalibrationOptions{}.cache_resident_rows.size() *
-                                        CalibrationOptions{}.cache_resident_row_lengths.size());
+        EXPECT_EQ(v.samples.size(),
+                  in_h100_l2_points(CalibrationOptions{}.cache_resident_rows,
+                                    CalibrationOptions{}.cache_resident_row_lengths));
       } else {
         ++ehyb_in_l2;
         EXPECT_FALSE(v.samples.empty());
@@ -786,12 +804,13 @@ TEST(PlanCalibration, H100PlanStaysWithinTheCalibrationBudget) {
   // version 10: ELL's banded twins at every rows (on one block size) and 6 more
   // cache_resident samples per variant, but ELL on two block sizes instead of three and up to
   // width 32; version 12: the banded twin of every cache_resident sample, 6 M generated and
-  // 0.12 G built. This plan prints 508 M generated, 2.88 G built, 1122 samples.)
+  // 0.12 G built; version 31: the grid's 262144-row points that fit in L2, 0.17 G built. This
+  // plan prints 515 M generated, 3.05 G built, 1260 samples.)
   EXPECT_LT(generated, 550'000'000);
-  EXPECT_LT(built, 3'000'000'000);
-  // cache_resident adds 30 samples per variant, each under 2M non-zeros (this plan: 690 of
-  // 1122).
-  EXPECT_LT(samples, 1150u);
+  EXPECT_LT(built, 3'200'000'000);
+  // cache_resident adds 36 samples per variant in fp64 (18 grid points, each with its banded
+  // twin), each under 2.1M non-zeros (this plan: 828 of 1260).
+  EXPECT_LT(samples, 1300u);
   EXPECT_EQ(plan.max_sample_nnz, static_cast<std::int64_t>(4 * h100_like().l2_bytes / 12));
 }
 
@@ -808,9 +827,11 @@ TEST(PlanCalibration, RepeatsEveryCsrCooAndFormatBytesVariantOnCacheResidentSamp
     if (v.stage != CalibrationStage::cache_resident) continue;
     ++repeats;
     EXPECT_NE(v.base_stage, CalibrationStage::cache_resident);
-    // The full rows x row length grid, random, then each point's banded twin.
+    // The rows x row length grid's points that fit in L2 (not 262144 rows of 16 or 32 in
+    // fp64), random, then each point's banded twin.
     const std::size_t grid =
-        options.cache_resident_rows.size() * options.cache_resident_row_lengths.size();
+        in_h100_l2_points(options.cache_resident_rows, options.cache_resident_row_lengths);
+    ASSERT_EQ(grid, options.cache_resident_rows.size() * options.cache_resident_row_lengths.size() - 2);
     ASSERT_EQ(v.samples.size(), 2 * grid);
     for (std::size_t i = 0; i < grid; ++i) {
       EXPECT_FALSE(v.samples[i].banded);
@@ -826,6 +847,27 @@ TEST(PlanCalibration, RepeatsEveryCsrCooAndFormatBytesVariantOnCacheResidentSamp
   }
   EXPECT_GT(bases, 0u);
   EXPECT_EQ(repeats, bases);
+}
+
+TEST(CacheResidentFit, ClampsTheGridsCellsBeyondL2ToTheNearestRowsOfTheirRowLength) {
+  // Rows 512, 2048, 8192 x lengths 2, 8, the longer rows' largest point beyond L2 (not
+  // planned): it takes the 2048-row point of its length; a length sampled only at 2048 and 8192
+  // gives its 512-row cell the 2048 one's value.
+  const std::vector<GridSample> sampled = {
+      {.width = 2, .rows = 512, .ms = 0.5},  {.width = 2, .rows = 2048, .ms = 0.6},
+      {.width = 2, .rows = 8192, .ms = 0.7}, {.width = 8, .rows = 512, .ms = 0.8},
+      {.width = 8, .rows = 2048, .ms = 0.9}, {.width = 32, .rows = 2048, .ms = 1.1},
+      {.width = 32, .rows = 8192, .ms = 1.2}};
+  const std::vector<GridSample> full = complete_grid_by_rows(sampled);
+  ASSERT_EQ(full.size(), 9u);
+  EXPECT_TRUE(std::equal(sampled.begin(), sampled.end(), full.begin()));
+  EXPECT_EQ(full[7], (GridSample{.width = 8, .rows = 8192, .ms = 0.9}));
+  EXPECT_EQ(full[8], (GridSample{.width = 32, .rows = 512, .ms = 1.1}));
+  const LogGridFit fit = fit_log_grid(full);  // a full grid: accepted
+  EXPECT_NEAR(fit(8, 8192), 0.9, 1e-12);
+  EXPECT_NEAR(fit(2, 8192), 0.7, 1e-12);
+  // Already full: unchanged.
+  EXPECT_EQ(complete_grid_by_rows(full), full);
 }
 
 TEST(PlanCalibration, GivesBsrACacheResidentGridOfDistinctWholeBlockShapes) {
@@ -847,9 +889,9 @@ TEST(PlanCalibration, GivesBsrACacheResidentGridOfDistinctWholeBlockShapes) {
       EXPECT_TRUE(shapes.insert({s.rows, s.row_length, s.banded}).second)
           << s.rows << " x " << s.row_length << (s.banded ? " banded" : "");
     }
-    // Rows 4096, 16384, 65536 x lengths 2, 4, 8, 16, 32 in whole blocks: 2 x 2 keeps all five,
-    // 4 x 4 rounds 2 up to 4; random and banded.
-    EXPECT_EQ(shapes.size(), 2u * 3u * (block_dim == 2 ? 5u : 4u));
+    // Rows 4096, 16384, 65536 x lengths 2, 4, 8, 16, 32 in whole blocks (2 x 2 keeps all five,
+    // 4 x 4 rounds 2 up to 4) and 262144 rows of the lengths up to 8 (in L2); random and banded.
+    EXPECT_EQ(shapes.size(), 2u * (3u * (block_dim == 2 ? 5u : 4u) + (block_dim == 2 ? 3u : 2u)));
   }
   EXPECT_EQ(grids, kFormatBytesVariants);
 }
