@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <iterator>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -279,9 +280,18 @@ BudgetedSelection select_within_budget(std::span<const Candidate> candidates,
   std::string last_failure;
   std::size_t builds = 0;
   double slowest_build_ms_per_nnz = 0.0;
-  // The worst observed / estimated build time (at least 1), with build_costs: an estimate that
-  // proves optimistic makes the next build's estimate pessimistic by as much.
-  double worst_build_ratio = 1.0;
+  // Per format, the worst observed / estimated build time (at least 1), with build_costs: a
+  // format whose build proves slower than estimated makes the estimates of its next candidates
+  // pessimistic by as much. Per format, because the builds of two formats are two algorithms: a
+  // device conversion's first build pays its kernels' lazy loading (cuda_sell on
+  // bayer10-x32-renumbered: 6.6 ms, estimated 0.3), which says nothing of a host algorithm's
+  // rate; one ratio for all priced BCE's 40-ms host build at ~0.8 s there and passed over it
+  // in a 324-ms budget, where BCE was the oracle's best (H100, 2026-11-25, tuner version 10).
+  std::map<FormatId, double> worst_build_ratio;
+  const auto build_ratio = [&](FormatId format) {
+    const auto it = worst_build_ratio.find(format);
+    return it == worst_build_ratio.end() ? 1.0 : it->second;
+  };
   // The worst measured / predicted ratio seen (at least 1): a model that proves optimistic
   // makes the estimate of the next measurement pessimistic by as much.
   double worst_ratio = 1.0;
@@ -297,7 +307,9 @@ BudgetedSelection select_within_budget(std::span<const Candidate> candidates,
           std::max(slowest_build_ms_per_nnz, timing.build_ms / static_cast<double>(nnz));
     if (build_costs) {
       const double estimate = build_costs->build_ms(order[i].candidate);
-      if (estimate > 0.0) worst_build_ratio = std::max(worst_build_ratio, timing.build_ms / estimate);
+      const FormatId format = order[i].candidate.format;
+      if (estimate > 0.0)
+        worst_build_ratio[format] = std::max(build_ratio(format), timing.build_ms / estimate);
     }
     if (!timing.median_ms) {
       last_failure = timing.failure;
@@ -365,11 +377,12 @@ BudgetedSelection select_within_budget(std::span<const Candidate> candidates,
                                   limit > 1 && is_baseline_candidate(order[1].candidate);
     if ((found || top_before_guard) && budgeted && !baseline_guard && !first_after_baseline) {
       // The next measurement's cost from what this tuning has observed: its build as the
-      // estimate ranking charged it (device or host rate) scaled by the worst observed /
+      // estimate ranking charged it (device or host rate) scaled by its format's worst observed /
       // estimated build so far, or without estimates the slowest build rate seen; its runs at
       // its predicted time. One that would overrun the budget is passed over for the next.
       const double build_ms =
-          build_costs ? build_costs->build_ms(order[next].candidate) * worst_build_ratio
+          build_costs ? build_costs->build_ms(order[next].candidate) *
+                            build_ratio(order[next].candidate.format)
           : builds    ? slowest_build_ms_per_nnz * static_cast<double>(nnz)
                       : estimated_build_ms(nnz, options);
       RankedCandidate scaled = order[next];

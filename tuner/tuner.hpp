@@ -46,7 +46,10 @@ namespace spmvd {
 //    first (bce_layout.hpp): a stored BCE plan's grid_size is another tile count.
 // 10: verify-top-k passes over its top where the top's estimated cost overruns the budget
 //    (the baseline guard behind it gives a plan), as choose_tuning counted k.
-inline constexpr std::uint32_t kTunerVersion = 10;
+// 11: a build slower than estimated makes only its own format's later estimates pessimistic
+//    (one ratio for every format passed over host builds after a device conversion's first
+//    build had paid its kernels' loading).
+inline constexpr std::uint32_t kTunerVersion = 11;
 
 struct TunerOptions {
   // Runs of a verify-top-k or exhaustive measurement; the median of the timed runs is a

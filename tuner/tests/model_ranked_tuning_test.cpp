@@ -49,13 +49,17 @@ class FakePredictor final : public CandidatePredictor {
 // its build cost). Records what it measured and with how many runs.
 class FakeTimer final : public CandidateTimer {
  public:
-  explicit FakeTimer(std::vector<std::pair<Candidate, double>> table, double build_ms = 1.0)
-      : table_(std::move(table)), build_ms_(build_ms) {}
+  // builds: a build time of its own for some candidates (build_ms for the others).
+  explicit FakeTimer(std::vector<std::pair<Candidate, double>> table, double build_ms = 1.0,
+                     std::vector<std::pair<Candidate, double>> builds = {})
+      : table_(std::move(table)), build_ms_(build_ms), builds_(std::move(builds)) {}
   CandidateTiming measure(const Candidate& c, RunCounts runs) override {
     measured.push_back(c);
     runs_seen.push_back(runs);
     CandidateTiming t{.median_ms = std::nullopt, .failure = "", .build_ms = build_ms_,
                       .measure_ms = 0.0};
+    for (const auto& [known, ms] : builds_)
+      if (known == c) t.build_ms = ms;
     for (const auto& [known, ms] : table_) {
       if (known == c) {
         t.median_ms = ms;
@@ -74,6 +78,7 @@ class FakeTimer final : public CandidateTimer {
  private:
   std::vector<std::pair<Candidate, double>> table_;
   double build_ms_;
+  std::vector<std::pair<Candidate, double>> builds_;
 };
 
 // Four candidates and the baseline, predicted 1, 2, 3, 4 and 5 ms. With 1 warm-up + 3 timed
@@ -626,6 +631,44 @@ TEST(BudgetedTuning, VerifyTopKPassesOverATopWhoseBuildOverrunsTheBudget) {
   EXPECT_EQ(timer.measured.front(), baseline());
   EXPECT_EQ(std::count(timer.measured.begin(), timer.measured.end(), candidate(1)), 0);
   EXPECT_EQ(r.best.candidate, candidate(3));
+  EXPECT_LE(spent(r.record.cost), r.record.budget_ms);
+}
+
+TEST(BudgetedTuning, ABuildSlowerThanEstimatedMakesOnlyItsOwnFormatsNextEstimatesPessimistic) {
+  // d1 and d2 are device conversions (format 2, estimated 0.1 ms), h1 and h2 host builds
+  // (format 7, estimated 10 ms); budget 100 ms (1000 multiplies of the 1-ms favourite); 1 + 3
+  // runs. Order: d1, the baseline, h1 (format 7's best), h2, d2; choose_tuning fits the first
+  // four (68.1 ms), d2 (0.1 + 48) not: k = 4. d1's build takes 2 ms, 20x its estimate (a
+  // first build's kernel loading); h1 is then still estimated at 10 + 8 ms, and measured
+  // (26 ms spent, its build takes 30); h2 at 10 x 3 + 16 ms would overrun (58 + 46) and d2 at
+  // 0.1 x 20 + 48 too: h1, the fastest, is kept. (One ratio for all formats put h1 at
+  // 10 x 20 + 8 ms and kept d1.)
+  const auto device = [](std::uint32_t b) { return candidate(b); };
+  const auto host = [](std::uint32_t b) {
+    return Candidate{.format = FormatId{7}, .params = {}, .launch = {.block_size = b}};
+  };
+  const std::vector<Candidate> all{device(1), host(1), host(2), baseline(), device(2)};
+  const FakePredictor predictor{{{device(1), 1.0},
+                                 {host(1), 2.0},
+                                 {host(2), 4.0},
+                                 {baseline(), 5.0},
+                                 {device(2), 12.0}}};
+  const FakeBuildCosts costs(
+      {{device(1), 0.1}, {device(2), 0.1}, {host(1), 10.0}, {host(2), 10.0}});
+  FakeTimer timer({{device(1), 1.0},
+                   {host(1), 0.5},
+                   {host(2), 4.0},
+                   {baseline(), 5.0},
+                   {device(2), 12.0}},
+                  /*build_ms=*/0.0, {{device(1), 2.0}, {host(1), 30.0}});
+  const BudgetedSelection r = select_within_budget(
+      all, &predictor, timer, Scenario::options(),
+      TuneHints{.expected_multiplies = 1000, .features_ms = 0.0}, Scenario::kNnz, &costs,
+      frozen_clock);
+  EXPECT_EQ(r.record.mode, TuneMode::verify_top_k);
+  EXPECT_EQ(r.record.k, 4u);
+  EXPECT_EQ(timer.measured, (std::vector<Candidate>{device(1), baseline(), host(1)}));
+  EXPECT_EQ(r.best.candidate, host(1));
   EXPECT_LE(spent(r.record.cost), r.record.budget_ms);
 }
 
