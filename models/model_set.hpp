@@ -60,8 +60,7 @@ namespace spmvd {
 // 30: a host build rate is a rate a device byte too (HostBuildRate::ns_per_device_byte), and the
 // composed formats built on the host have theirs (models/calibration/composed_formats_fit.hpp).
 // 31: the cache_resident grid reaches 262144 rows where a sample fits in L2 (0.2-0.6M short
-// rows in L2 measured 0.44-0.84 of their predictions), the cells beyond L2 clamped; BCE's
-// hopper blocks of 2-4 lanes a row are predicted as that many rows of a lane's share.
+// rows in L2 measured 0.44-0.84 of their predictions), the cells beyond L2 clamped.
 inline constexpr int kModelVersion = 31;
 
 struct ModelSet {

@@ -889,37 +889,6 @@ TEST(CudaBceRules, HopperPartsAreTheWideBlocksAsTheWarpsThatRunThem) {
     EXPECT_EQ(part.candidate.format, kCudaEllFormatId);
 }
 
-TEST(CudaBceRules, HopperBlocksOfTwoToFourLanesArePredictedAsTheirLanesRows) {
-  // 200000 rows of 16 (2 lanes a row) and 300000 of 64 (4 lanes): each lane walks its share, so
-  // the parts are cuda_ell of 2 x 200000 rows of 8 and 4 x 300000 of 16, the same non-zeros;
-  // the paper variant's one lane a row walks the whole row.
-  MatrixFeatures whole;
-  whole.cols = 500000;
-  const MatrixFeatures f = part_features(whole, {{16, 200000}, {64, 300000}});
-  const CudaBceRules rules;
-  const auto bce = [](std::int64_t variant) {
-    return Candidate{.format = kCudaBceFormatId,
-                     .params = FieldSet::of(CudaBceParams{.boundaries = {16},
-                                                          .variant = variant,
-                                                          .resident_threads = kH100ResidentThreads}),
-                     .launch = {.block_size = 256, .threads_per_row = 1, .grid_size = 1}};
-  };
-  const std::vector<FormatPart> hopper = rules.parts(f, bce(1));
-  ASSERT_EQ(hopper.size(), 2u);
-  const std::int64_t hopper_rows[] = {400000, 1200000}, hopper_widths[] = {8, 16};
-  const std::vector<FormatPart> paper = rules.parts(f, bce(0));
-  ASSERT_EQ(paper.size(), 2u);
-  const std::int64_t paper_rows[] = {200000, 300000}, paper_widths[] = {16, 64};
-  for (std::size_t i = 0; i < 2; ++i) {
-    EXPECT_EQ(hopper[i].candidate.format, kCudaEllFormatId);
-    EXPECT_EQ(hopper[i].features.rows, hopper_rows[i]);
-    EXPECT_EQ(CudaEllRules::params_of(hopper[i].candidate).ell_width, hopper_widths[i]);
-    EXPECT_EQ(hopper[i].features.nnz, paper[i].features.nnz);
-    EXPECT_EQ(paper[i].features.rows, paper_rows[i]);
-    EXPECT_EQ(CudaEllRules::params_of(paper[i].candidate).ell_width, paper_widths[i]);
-  }
-}
-
 TEST(CudaBceRules, PredictedOpaIsNeverAboveOneBlockOrOneBlockPerRowVectorSet) {
   const std::uint64_t seed = testing::test_seed();
   std::cout << "seed " << seed << "\n";

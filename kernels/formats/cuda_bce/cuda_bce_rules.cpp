@@ -52,18 +52,8 @@ FormatPart block_part(const MatrixFeatures& whole,
   part.scattered_row_runs = row_runs > 1 ? row_runs : 0;
   if (lanes <= 4) {
     // ELL (column-major at 1 lane, interleaved at 2-4: coalesced either way), one CUDA block
-    // per block_size / lanes rows. The L lanes of a row each walk a 1 / L share of it, so the
-    // block is predicted as L times its rows of ceil(length / L) (cuda_ell's model has no
-    // lanes term): predicted as one lane walking the whole row, hopper blocks of 2-4 lanes came
-    // out 1.4-2.7x slow on in-L2 matrices with rows of 30-80 (bcsstk16, EX5, ct2010 fp64;
-    // H100, 2026-11-25, model version 31), where the paper variant's 1 lane was predicted
-    // within 10 %.
-    if (lanes > 1) {
-      for (RowLengthCount& set : sets) {
-        set.length = (set.length + lanes - 1) / lanes;
-        set.rows *= lanes;
-      }
-    }
+    // per block_size / lanes rows (the 2-4 lanes of a row are predicted as ELL's one:
+    // cuda_ell's model has no lanes term).
     part.features = part_features(whole, std::move(sets));
     part.candidate = Candidate{
         .format = kCudaEllFormatId,
