@@ -831,7 +831,8 @@ TEST(PlanCalibration, RepeatsEveryCsrCooAndFormatBytesVariantOnCacheResidentSamp
     // fp64), random, then each point's banded twin.
     const std::size_t grid =
         in_h100_l2_points(options.cache_resident_rows, options.cache_resident_row_lengths);
-    ASSERT_EQ(grid, options.cache_resident_rows.size() * options.cache_resident_row_lengths.size() - 2);
+    ASSERT_EQ(grid,
+              options.cache_resident_rows.size() * options.cache_resident_row_lengths.size() - 2);
     ASSERT_EQ(v.samples.size(), 2 * grid);
     for (std::size_t i = 0; i < grid; ++i) {
       EXPECT_FALSE(v.samples[i].banded);
@@ -850,9 +851,9 @@ TEST(PlanCalibration, RepeatsEveryCsrCooAndFormatBytesVariantOnCacheResidentSamp
 }
 
 TEST(CacheResidentFit, ClampsTheGridsCellsBeyondL2ToTheNearestRowsOfTheirRowLength) {
-  // Rows 512, 2048, 8192 x lengths 2, 8, the longer rows' largest point beyond L2 (not
-  // planned): it takes the 2048-row point of its length; a length sampled only at 2048 and 8192
-  // gives its 512-row cell the 2048 one's value.
+  // Rows 512, 2048, 8192 x lengths 2, 8, 32. Length 8's 8192-row point is beyond L2 (not
+  // planned): it takes the 2048-row point of its length; length 32, sampled only at 2048 and
+  // 8192, gives its 512-row cell the 2048 one's value.
   const std::vector<GridSample> sampled = {
       {.width = 2, .rows = 512, .ms = 0.5},  {.width = 2, .rows = 2048, .ms = 0.6},
       {.width = 2, .rows = 8192, .ms = 0.7}, {.width = 8, .rows = 512, .ms = 0.8},
