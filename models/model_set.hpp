@@ -61,10 +61,7 @@ namespace spmvd {
 // composed formats built on the host have theirs (models/calibration/composed_formats_fit.hpp).
 // 31: the cache_resident grid reaches 262144 rows where a sample fits in L2 (0.2-0.6M short
 // rows in L2 measured 0.44-0.84 of their predictions), the cells beyond L2 clamped.
-// 32: EHYB's streamed bytes count a sector a row for its x-slice entry and its y entry through
-// the permutation, and its renumbered-band records fit their line on a second row length (4 a
-// row) beside the sizes' 8.
-inline constexpr int kModelVersion = 32;
+inline constexpr int kModelVersion = 31;
 
 struct ModelSet {
   std::string device_signature;  // DeviceInfo::signature() of the calibrated device

@@ -136,14 +136,6 @@ std::uint64_t CudaEhybRules::device_bytes(const MatrixFeatures& features, Precis
   return values + indices + slice_offsets + maps;
 }
 
-std::uint64_t CudaEhybRules::streamed_bytes(const MatrixFeatures& features, Precision precision,
-                                            const Candidate& candidate) const {
-  constexpr std::uint64_t kSectorBytes = 32;
-  const auto rows = static_cast<std::uint64_t>(std::max<std::int64_t>(features.rows, 0));
-  return device_bytes(features, precision, candidate) +
-         2 * rows * (kSectorBytes - value_bytes(precision));
-}
-
 void CudaEhybRules::check_params(const CudaEhybParams& params, std::int64_t rows) {
   if (std::find(kEhybVariants.begin(), kEhybVariants.end(), params.variant) == kEhybVariants.end())
     throw_invalid("cuda_ehyb: variant " + std::to_string(params.variant) +

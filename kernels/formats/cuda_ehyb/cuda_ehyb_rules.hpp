@@ -100,13 +100,6 @@ class CudaEhybRules final : public FormatRules {
   // entry in ER, 4 bytes); 64-bit slice offsets, 32-bit permutation, ER row map and part tables.
   std::uint64_t device_bytes(const MatrixFeatures& features, Precision precision,
                              const Candidate& candidate) const override;
-  // device_bytes plus, a row, the rest of the 32-byte sectors its x-slice entry is gathered from
-  // and its y entry written to through the permutation (the caller's order: where it is random,
-  // a sector a value). A row-rate the records' 8-a-row samples would otherwise fold into their
-  // rate a byte: the 6-a-row Delaunay meshes measured 1.3-2.1x their prediction (H100,
-  // 2026-11-25, docs/MODELS.md "Known gaps"); the banded twins' ratio prices a local order.
-  std::uint64_t streamed_bytes(const MatrixFeatures& features, Precision precision,
-                               const Candidate& candidate) const override;
   // CudaEhybFeatures (cuda_ehyb_features.hpp).
   std::optional<FieldSet> own_features(const CsrMatrix<double>& matrix,
                                        const MatrixFeatures& common) const override;

@@ -229,8 +229,7 @@ PlannedVariant own_features_variant(const FormatRules& rules, const DeviceInfo& 
 
 // A record of a format offered on structure alone, timed with its own features. EHYB (METIS
 // finds a band's parts under any numbering, and none in random columns) is fitted on bands
-// renumbered at random (SampleShape::renumbered_band), its random end, the smaller at a second
-// row length (kRenumberedSecondRowLength), and their banded twins:
+// renumbered at random (SampleShape::renumbered_band), its random end, and their banded twins:
 // its x-slice gathers and y stores go through its partition's permutation, as local as the
 // caller's numbering (on the H100, 2026-11-25, a fit on bands alone predicted the renumbered
 // meshes at 0.43-0.65 of their time, bands and stencils at 0.8-1.13). DIA (as many diagonals
@@ -261,16 +260,7 @@ PlannedVariant structure_variant(const FormatRules& rules, const DeviceInfo& dev
     v.samples.push_back(shape);
   }
   const std::vector<SampleShape> sizes = v.samples;
-  if (renumbered) {
-    // The smaller size again at kRenumberedSecondRowLength entries a row, in the line: a row
-    // costs EHYB two sectors through its permutation (its streamed bytes), which samples of one
-    // row length cannot tell from a rate a byte.
-    SampleShape second = sizes.front();
-    second.row_length = kRenumberedSecondRowLength;
-    second.rows = sizes.front().nnz() / second.row_length;
-    v.samples.push_back(second);
-    add_banded_twins(v, {}, std::nullopt);
-  }
+  if (renumbered) add_banded_twins(v, {}, std::nullopt);
   const std::int64_t long_row =
       long_row_for(rules, device, layout, sizes.front(), seed) == kInL2LongRowLength
           ? kInL2LongRowLength
@@ -496,15 +486,6 @@ void fit_format_bytes(const VariantMeasurements& m, CalibrationState& state) {
               [](const SamplePoint& l, const SamplePoint& r) { return l.x < r.x; });
   }
   const LinearFit bytes_fit = fit_linear(sizes);
-  // The measured time of the fitted sample that is the long-row sample without its long row
-  // (the largest size; its random twin where the record's fitted samples are banded).
-  const auto without_long_row = [&](std::size_t long_row_sample) {
-    SampleShape twin = variant.samples[long_row_sample];
-    twin.long_row = 0;
-    for (std::size_t s = 0; s < tail; ++s)
-      if (variant.samples[s] == twin) return m.ms[s].y;
-    return sizes.back().y;
-  };
   add_format_bytes(
       state, {.format = variant.format,
               .params = variant.params,
@@ -519,7 +500,7 @@ void fit_format_bytes(const VariantMeasurements& m, CalibrationState& state) {
                   step(at(FormatBytesTail::in_l2_with_long_row),
                        at(FormatBytesTail::in_l2_without_long_row), variant.samples[in_l2]),
               .long_row_step_beyond_l2_ms = step(at(FormatBytesTail::largest_with_long_row),
-                                                 without_long_row(beyond), variant.samples[beyond]),
+                                                 sizes.back().y, variant.samples[beyond]),
               .floor_ms = at(FormatBytesTail::tiny),
               .block_row_ratio = block_row_ratio(variant, m.ms, split, bytes_fit)});
 }

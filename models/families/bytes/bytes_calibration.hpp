@@ -29,14 +29,6 @@ inline constexpr std::int64_t kBsrBlockRowLengths[] = {32, 128};
 // which the prediction counts already).
 double time_over_bytes_fit(const SamplePoint& bytes_and_ms, const LinearFit& fit) noexcept;
 
-// The second row length of a renumbered-band record's fitted samples (EHYB's), beside the
-// sizes' 8: a row's x-slice entry and y entry cost EHYB a sector each through its permutation,
-// so its time follows rows as well as bytes. On the H100 (2026-11-25, model version 30) its
-// records at 8 a row predicted the 6-a-row Delaunay meshes at 0.5-0.75 of their time and
-// bcsstk16-x64's 36 a row at 0.8-0.9; with the row sectors counted but one row length fitted,
-// the rate a byte fell and took the error with it (docs/MODELS.md "Tried and not taken").
-inline constexpr std::int64_t kRenumberedSecondRowLength = 4;
-
 // Distinct parameter sets per format that the format_bytes stage calibrates: the first ones
 // of the format's candidates (cuSPARSE CSR ALG1 and ALG2, COO ALG1 and ALG2, SELL slice heights
 // 32 and 64, BSR block sizes 2 and 4, cuda_sell's first two sort windows). None of a composed
