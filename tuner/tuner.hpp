@@ -49,9 +49,7 @@ namespace spmvd {
 // 11: a build slower than estimated makes only its own format's later estimates pessimistic
 //    (one ratio for every format passed over host builds after a device conversion's first
 //    build had paid its kernels' loading).
-// 12: BCE's hopper blocks are ranked as ELLs of their mean length, not their width (the
-//    kernel stops each row at its own length), so OPA chooses other partitions for them.
-inline constexpr std::uint32_t kTunerVersion = 12;
+inline constexpr std::uint32_t kTunerVersion = 11;
 
 struct TunerOptions {
   // Runs of a verify-top-k or exhaustive measurement; the median of the timed runs is a

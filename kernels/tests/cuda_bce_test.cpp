@@ -889,30 +889,6 @@ TEST(CudaBceRules, HopperPartsAreTheWideBlocksAsTheWarpsThatRunThem) {
     EXPECT_EQ(part.candidate.format, kCudaEllFormatId);
 }
 
-TEST(CudaBceRules, HopperBlocksArePredictedAtTheirMeanLengthThePapersAtTheirWidth) {
-  // One block of 300000 rows of 6 and 100000 of 13 (mean 7.75): the hopper kernel stops each
-  // row at its own length, so its part is an ELL of width 8; the paper's walks all 13 slots.
-  MatrixFeatures whole;
-  whole.cols = 400000;
-  const MatrixFeatures f = part_features(whole, {{6, 300000}, {13, 100000}});
-  const CudaBceRules rules;
-  const auto bce = [](std::int64_t variant) {
-    return Candidate{.format = kCudaBceFormatId,
-                     .params = FieldSet::of(CudaBceParams{.boundaries = {},
-                                                          .variant = variant,
-                                                          .resident_threads = kH100ResidentThreads}),
-                     .launch = {.block_size = 256, .threads_per_row = 1, .grid_size = 1}};
-  };
-  const std::vector<FormatPart> hopper = rules.parts(f, bce(1));
-  const std::vector<FormatPart> paper = rules.parts(f, bce(0));
-  ASSERT_EQ(hopper.size(), 1u);
-  ASSERT_EQ(paper.size(), 1u);
-  EXPECT_EQ(CudaEllRules::params_of(hopper[0].candidate).ell_width, 8u);
-  EXPECT_EQ(CudaEllRules::params_of(paper[0].candidate).ell_width, 13u);
-  EXPECT_EQ(hopper[0].features.nnz, paper[0].features.nnz);
-  EXPECT_EQ(hopper[0].features.rows, 400000);
-}
-
 TEST(CudaBceRules, PredictedOpaIsNeverAboveOneBlockOrOneBlockPerRowVectorSet) {
   const std::uint64_t seed = testing::test_seed();
   std::cout << "seed " << seed << "\n";

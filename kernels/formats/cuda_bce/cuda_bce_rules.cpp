@@ -55,16 +55,10 @@ FormatPart block_part(const MatrixFeatures& whole,
     // per block_size / lanes rows (the 2-4 lanes of a row are predicted as ELL's one:
     // cuda_ell's model has no lanes term).
     part.features = part_features(whole, std::move(sets));
-    // The paper's kernel walks every slot up to the block's width; the hopper kernel stops each
-    // row at its own length, so the block streams its entries, not its padding: predicted as
-    // an ELL of the block's mean length, rounded up.
-    const std::int64_t walked_width =
-        hopper && part.features.rows > 0
-            ? (part.features.nnz + part.features.rows - 1) / part.features.rows
-            : part.features.row_length_max;
     part.candidate = Candidate{
         .format = kCudaEllFormatId,
-        .params = FieldSet::of(CudaEllParams{.ell_width = static_cast<std::uint32_t>(walked_width)}),
+        .params = FieldSet::of(
+            CudaEllParams{.ell_width = static_cast<std::uint32_t>(part.features.row_length_max)}),
         .launch = {.block_size = block_size,
                    .threads_per_row = 1,
                    .grid_size = blocks_for(static_cast<std::uint64_t>(part.features.rows),
