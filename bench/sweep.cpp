@@ -190,9 +190,12 @@ void sweep_precision(const CsrMatrix<double>& m, const MatrixFeatures& features,
       out.inadmissible.push_back(std::string(to_string(precision)) + " " + std::string(rules.name()));
       continue;
     }
-    for (const Candidate& candidate :
-         chosen_candidates(rules, features, info, options.max_candidates_per_format,
-                           precision == Precision::fp32 ? options.fp32_parts : options.fp64_parts)) {
+    for (const Candidate& candidate : candidates_within_memory_budget(
+             rules, features, precision,
+             chosen_candidates(rules, features, info, options.max_candidates_per_format,
+                               precision == Precision::fp32 ? options.fp32_parts
+                                                            : options.fp64_parts),
+             options.memory_budget_bytes, out.inadmissible)) {
       CandidateResult result;
       result.precision = precision;
       result.format = std::string(rules.name());
@@ -215,6 +218,25 @@ const char* to_string(CandidateStatus status) noexcept {
     case CandidateStatus::run_error: return "run_error";
   }
   return "unknown";
+}
+
+std::vector<Candidate> candidates_within_memory_budget(const FormatRules& rules,
+                                                       const MatrixFeatures& features,
+                                                       Precision precision,
+                                                       std::vector<Candidate> candidates,
+                                                       std::uint64_t memory_budget_bytes,
+                                                       std::vector<std::string>& refused) {
+  if (memory_budget_bytes == 0) return candidates;
+  std::erase_if(candidates, [&](const Candidate& c) {
+    const std::uint64_t bytes = rules.device_bytes(features, precision, c);
+    if (bytes <= memory_budget_bytes) return false;
+    refused.push_back(std::string(to_string(precision)) + " " + std::string(rules.name()) + " " +
+                      to_string(c.params) + ": " + std::to_string(bytes) +
+                      " device bytes over the memory budget of " +
+                      std::to_string(memory_budget_bytes));
+    return true;
+  });
+  return candidates;
 }
 
 std::vector<std::size_t> spaced_picks(std::size_t count, std::size_t limit) {

@@ -23,6 +23,7 @@
 #include "core/precision.hpp"
 #include "kernels/candidate.hpp"
 #include "kernels/format_parts.hpp"
+#include "kernels/format_rules.hpp"
 #include "kernels/device.hpp"
 
 namespace spmvd {
@@ -77,7 +78,9 @@ struct CandidateResult {
 
 struct SweepResult {
   std::vector<CandidateResult> candidates;
-  std::vector<std::string> inadmissible;  // "fp64 cuda_ell" for formats skipped on this device
+  // "fp64 cuda_ell" for formats skipped on this device; "fp64 cuda_bce <candidate>: N bytes
+  // over the memory budget" for a candidate whose device bytes exceed it.
+  std::vector<std::string> inadmissible;
   // Per precision swept ("fp64", "fp32"): the CSR's upload to the device that every candidate's
   // build then starts from (kernels/build_source.hpp), synchronised, in ms. A candidate's
   // build_ms excludes it: it is what the tuner pays per candidate once the matrix is resident.
@@ -91,6 +94,18 @@ using SweepProgress = std::function<void(const CandidateResult&)>;
 SweepResult sweep_matrix(const CsrMatrix<double>& matrix, const MatrixFeatures& features,
                          Device& device, const CopyBandwidth& copy, const SweepOptions& options,
                          const SweepProgress& progress = {});
+
+// The candidates whose FormatRules::device_bytes fit memory_budget_bytes (all where it is 0),
+// in order; each one that does not is named in `refused` with its bytes. The tuner drops them
+// the same way (tuner/tuner.cpp enumerate_format): a composed format's partition chosen
+// against the models can store far more than the format's other candidates, and its layout is
+// built on the host first.
+std::vector<Candidate> candidates_within_memory_budget(const FormatRules& rules,
+                                                       const MatrixFeatures& features,
+                                                       Precision precision,
+                                                       std::vector<Candidate> candidates,
+                                                       std::uint64_t memory_budget_bytes,
+                                                       std::vector<std::string>& refused);
 
 // Evenly spaced picks (first and last included) of at most `limit` from `count`; all when
 // limit is 0 or >= count.

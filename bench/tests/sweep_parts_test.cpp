@@ -15,6 +15,9 @@
 #include "bench/timing_stats.hpp"
 #include "core/error.hpp"
 #include "kernels/device.hpp"
+#include "kernels/format_registry.hpp"
+#include "kernels/formats/cuda_sell/cuda_sell_rules.hpp"
+#include "models/tests/test_device.hpp"
 #include "tuner/feature_extraction.hpp"
 
 namespace spmvd {
@@ -167,6 +170,39 @@ TEST(SweepMatrix, TimesShortCandidatesShortRepsTimes) {
   };
   EXPECT_EQ(timed_reps(1e9), 45);  // every candidate counts as short
   EXPECT_EQ(timed_reps(0.0), 20);  // none does
+}
+
+TEST(CandidatesWithinMemoryBudget, KeepsThoseThatFitInOrderAndNamesTheOthers) {
+  // cuda_sell's candidates on a power-law graph store different padding (slice heights, sort
+  // windows): with the budget at the median of their device bytes, those above it are refused.
+  const auto m = load_bench_input(
+      {.source = "powerlaw:scale=12,edge_factor=8,seed=3", .label = "p", .copies = 1}, "");
+  const MatrixFeatures features = extract_features(m);
+  const FormatRules& rules = *format_registry().find(kCudaSellFormatId)->rules;
+  const std::vector<Candidate> all = rules.candidates(features, testing_support::h100_like());
+  std::vector<std::uint64_t> bytes;
+  for (const Candidate& c : all) bytes.push_back(rules.device_bytes(features, Precision::fp64, c));
+  std::vector<std::uint64_t> sorted = bytes;
+  std::sort(sorted.begin(), sorted.end());
+  ASSERT_LT(sorted.front(), sorted.back()) << "the test needs candidates of different sizes";
+  const std::uint64_t budget = sorted[sorted.size() / 2];
+  std::vector<std::string> refused;
+  const std::vector<Candidate> kept =
+      candidates_within_memory_budget(rules, features, Precision::fp64, all, budget, refused);
+  std::vector<Candidate> expected;
+  for (std::size_t i = 0; i < all.size(); ++i)
+    if (bytes[i] <= budget) expected.push_back(all[i]);
+  EXPECT_EQ(kept, expected);
+  ASSERT_EQ(refused.size(), all.size() - expected.size());
+  ASSERT_FALSE(refused.empty());
+  EXPECT_THAT(refused.front(), HasSubstr("fp64 cuda_sell "));
+  EXPECT_THAT(refused.front(),
+              HasSubstr("device bytes over the memory budget of " + std::to_string(budget)));
+  // No budget: every candidate.
+  refused.clear();
+  EXPECT_EQ(candidates_within_memory_budget(rules, features, Precision::fp64, all, 0, refused),
+            all);
+  EXPECT_TRUE(refused.empty());
 }
 
 }  // namespace
