@@ -225,7 +225,9 @@ int main(int argc, char** argv) {
                  "minimum copy-bandwidth buffer in MiB (at least 4x L2 is used; lower only in tests)")
       ->check(CLI::PositiveNumber)->capture_default_str();
   app.add_option("--memory-budget-gb", options.memory_budget_gb,
-                 "memory budget for admissibility (default 80% of the device's memory)");
+                 "memory budget: a format with no candidate within it, and any candidate "
+                 "whose device bytes exceed it, is listed as inadmissible, not run (default 80% "
+                 "of the device's memory)");
   app.add_option("--time-budget-s", options.time_budget_s,
                  "start no new input after this many seconds (0: no limit)");
   app.add_flag("--verbose", options.verbose, "print every candidate as it finishes (stderr)");
