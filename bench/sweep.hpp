@@ -78,8 +78,8 @@ struct CandidateResult {
 
 struct SweepResult {
   std::vector<CandidateResult> candidates;
-  // "fp64 cuda_ell" for formats skipped on this device; "fp64 cuda_bce <candidate>: N bytes
-  // over the memory budget" for a candidate whose device bytes exceed it.
+  // "fp64 cuda_ell" for formats skipped on this device; "fp64 cuda_bce <params>: N device bytes
+  // over the memory budget of B" for a candidate whose device bytes exceed it.
   std::vector<std::string> inadmissible;
   // Per precision swept ("fp64", "fp32"): the CSR's upload to the device that every candidate's
   // build then starts from (kernels/build_source.hpp), synchronised, in ms. A candidate's
