@@ -16,6 +16,7 @@
 #include "kernels/formats/cuda_bro_hyb/cuda_bro_hyb_rules.hpp"
 #include "kernels/formats/cpu_gpu_split/cpu_gpu_split_rules.hpp"
 #include "kernels/formats/cuda_coo/cuda_coo_rules.hpp"
+#include "kernels/formats/cuda_csr_rcm/cuda_csr_rcm_rules.hpp"
 #include "kernels/formats/cuda_csr_scalar/cuda_csr_scalar_rules.hpp"
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
 #include "kernels/formats/cuda_dia/cuda_dia_rules.hpp"
@@ -70,6 +71,7 @@ FormatRegistry build_registry() {
   add_gpu_format<CudaBroCooRules>(registry);
   add_gpu_format<CudaBroHybRules>(registry);
   add_gpu_format<CudaEhybRules>(registry);
+  add_gpu_format<CudaCsrRcmRules>(registry);
   return registry;
 }
 
