@@ -82,10 +82,10 @@ TEST(CudaCsrRcmRules, IsOfferedWhereRcmWasSizedAndSavesGathers) {
   EXPECT_TRUE(rules.candidates(in_order, gpu).empty());
 }
 
-// What the builder allocates, and the two launches the models price: the gather as a
-// one-entry-a-row random-column SpMV (cuda_csr_scalar) over every column, then the CSR vector
-// kernel at RCM's x sectors, reading the order and writing a y sector a row through it.
-TEST(CudaCsrRcmRules, StoresTheRenumberedCsrTheOrderAndXAndIsPredictedAsItsTwoLaunches) {
+// What the builder allocates, and the three launches the models price: x's gather as a
+// one-entry-a-row random-column SpMV (cuda_csr_scalar) over every column, the CSR vector kernel
+// at RCM's x sectors, and y's gather over every row.
+TEST(CudaCsrRcmRules, StoresTheRenumberedCsrTheOrdersAndVectorsAndIsPredictedAsItsThreeLaunches) {
   const CsrMatrix<double> renumbered = renumber_symmetric(band(2000), 7);
   const MatrixFeatures features =
       extract_features(renumbered, format_registry(), FeatureEffort::thorough);
@@ -96,17 +96,18 @@ TEST(CudaCsrRcmRules, StoresTheRenumberedCsrTheOrderAndXAndIsPredictedAsItsTwoLa
   const std::uint64_t n = 2000;
   const auto nnz = static_cast<std::uint64_t>(renumbered.nnz());
   EXPECT_EQ(rules.device_bytes(features, Precision::fp64, c),
-            (n + 1) * 8 + nnz * (4 + 8) + n * 4 + n * 8);
+            (n + 1) * 8 + nnz * (4 + 8) + 2 * n * (4 + 8));
   EXPECT_EQ(rules.device_bytes(features, Precision::fp32, c),
-            (n + 1) * 8 + nnz * (4 + 4) + n * 4 + n * 4);
+            (n + 1) * 8 + nnz * (4 + 4) + 2 * n * (4 + 4));
 
   const std::vector<FormatPart> parts = rules.parts(features, c);
-  ASSERT_EQ(parts.size(), 2U);
-  const FormatPart& gather = parts[0];
-  EXPECT_EQ(gather.candidate.format, kCudaCsrScalarFormatId);
-  EXPECT_EQ(gather.features.rows, features.cols);
-  EXPECT_EQ(gather.features.nnz, features.cols);
-  EXPECT_EQ(gather.features.x_sectors_per_nonzero, 1.0);
+  ASSERT_EQ(parts.size(), 3U);
+  for (const std::size_t gather : {0, 2}) {
+    EXPECT_EQ(parts[gather].candidate.format, kCudaCsrScalarFormatId);
+    EXPECT_EQ(parts[gather].features.rows, 2000);
+    EXPECT_EQ(parts[gather].features.nnz, 2000);
+    EXPECT_EQ(parts[gather].features.x_sectors_per_nonzero, 1.0);
+  }
   const FormatPart& kernel = parts[1];
   EXPECT_EQ(kernel.candidate.format, kCudaCsrVectorFormatId);
   EXPECT_EQ(kernel.candidate.launch, c.launch);
@@ -115,17 +116,17 @@ TEST(CudaCsrRcmRules, StoresTheRenumberedCsrTheOrderAndXAndIsPredictedAsItsTwoLa
   EXPECT_EQ(kernel.features.x_sectors_per_nonzero,
             cuda_bro_ell_features(features)->rcm_sectors_per_nonzero);
   EXPECT_LT(kernel.features.x_sectors_per_nonzero, features.x_sectors_per_nonzero / 4);
-  EXPECT_EQ(kernel.row_map_bytes, n * 4);
-  EXPECT_EQ(kernel.scattered_row_runs, 2000);
+  EXPECT_EQ(kernel.row_map_bytes, 0U);
+  EXPECT_EQ(kernel.scattered_row_runs, 0);
   for (const FormatPart& part : parts) EXPECT_EQ(part.runs, FormatPart::Runs::gpu);
 
   // Without RCM sized there is nothing to price.
   EXPECT_THROW(rules.parts(extract_features(renumbered), c), Error);
 }
 
-// The host half of a build: RCM's order (the one a stored plan offers, when it does) and
-// P A P^T; the multiply the kernels make of them, x gathered into the order and row i written
-// to y[order[i]], is A x.
+// The host half of a build: RCM's order (the one a stored plan offers, when it does), its
+// inverse and P A P^T; the multiply the kernels make of them, x gathered into the order and y
+// gathered back through the inverse, is A x.
 TEST(CudaCsrRcmRules, TheRenumberedMatrixThroughItsOrderIsTheCallersMultiply) {
   const std::uint64_t seed = testing::test_seed();
   const CsrMatrix<double> m = renumber_symmetric(band(1500), seed);
@@ -145,7 +146,7 @@ TEST(CudaCsrRcmRules, TheRenumberedMatrixThroughItsOrderIsTheCallersMultiply) {
   for (std::size_t i = 0; i < x.size(); ++i) x_perm[i] = x[order[i]];
   const std::vector<double> y_perm = multiply(built.matrix, x_perm);
   std::vector<double> y(y_perm.size());
-  for (std::size_t i = 0; i < y.size(); ++i) y[order[i]] = y_perm[i];
+  for (std::size_t j = 0; j < y.size(); ++j) y[j] = y_perm[built.inverse[j]];
   const std::vector<double> expected = multiply(m, x);
   for (std::size_t r = 0; r < y.size(); ++r) EXPECT_NEAR(y[r], expected[r], 1e-12) << "row " << r;
 

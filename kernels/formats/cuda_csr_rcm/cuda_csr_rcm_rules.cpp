@@ -29,13 +29,30 @@ std::optional<BroEllFeatures> rcm_sizes(const MatrixFeatures& features) {
   return own;
 }
 
-// The permutation's own traffic a multiply (csr_rcm_moves_fewer_bytes): the gather reads the
-// order and a random x sector and writes x_perm; the kernel reads the order again and writes a
-// y sector a row.
+// The permutation's own traffic a multiply (csr_rcm_moves_fewer_bytes): each of the two
+// gathers reads an index and a random sector and writes a value a row.
 double permutation_bytes(std::int64_t rows) {
-  const auto n = static_cast<double>(rows);
-  return n * (sizeof(std::int32_t) + kSectorBytes + sizeof(double)) +
-         n * (sizeof(std::int32_t) + kSectorBytes);
+  return 2.0 * static_cast<double>(rows) * (sizeof(std::int32_t) + kSectorBytes + sizeof(double));
+}
+
+// A gather of `size` values as the SpMV of its permutation matrix: a row of one entry at a
+// random column for each value, run by cuda_csr_scalar.
+FormatPart gather_part(const MatrixFeatures& whole, std::int64_t size) {
+  MatrixFeatures f = part_features(whole, {{1, size}});
+  f.x_sectors_per_nonzero = 1.0;
+  f.mean_row_span_fraction = 1.0;
+  // parts() is not given the device: the csr_vector family reads rows, lanes and block size,
+  // not the grid, so the part carries the grid of a device whose resident limit is unknown.
+  const Candidate as{.format = kCudaCsrScalarFormatId,
+                     .params = {},
+                     .launch = {.block_size = kGatherBlockSize,
+                                .threads_per_row = 1,
+                                .grid_size = CudaCsrVectorRules::grid_size(
+                                    size, 1, kGatherBlockSize, DeviceInfo{})}};
+  return FormatPart{.runs = FormatPart::Runs::gpu,
+                    .features = std::move(f),
+                    .candidate = as,
+                    .transfer_values = 0};
 }
 
 }  // namespace
@@ -52,8 +69,9 @@ bool csr_rcm_moves_fewer_bytes(const MatrixFeatures& features) {
 
 RcmRenumbered rcm_renumbered(const BuildSource& source) {
   const CsrMatrix<double>& m = source.host();
-  RcmRenumbered out{.order = bro_ell_rcm_partition(source), .matrix = {}};
+  RcmRenumbered out{.order = bro_ell_rcm_partition(source), .inverse = {}, .matrix = {}};
   const auto start = std::chrono::steady_clock::now();
+  out.inverse = inverse_permutation("cuda_csr_rcm", out.order->entries);
   out.matrix = permute_symmetric(m, out.order->entries);
   spdlog::info(
       "cuda_csr_rcm: P A P^T of {} rows, {} nonzeros in {:.1f} ms", m.rows, m.nnz(),
@@ -82,7 +100,7 @@ std::uint64_t CudaCsrRcmRules::device_bytes(const MatrixFeatures& features, Prec
   const auto nnz = static_cast<std::uint64_t>(features.nnz);
   const std::uint64_t value = value_bytes(precision);
   return (rows + 1) * sizeof(RowOffset) + nnz * (sizeof(ColIndex) + value) +
-         rows * sizeof(std::int32_t) + static_cast<std::uint64_t>(features.cols) * value;
+         rows * 2 * (sizeof(std::int32_t) + value);
 }
 
 double CudaCsrRcmRules::gather_sectors_per_nonzero(const MatrixFeatures& features,
@@ -98,23 +116,6 @@ std::vector<FormatPart> CudaCsrRcmRules::parts(const MatrixFeatures& features,
     throw_invalid(
         "cuda_csr_rcm: RCM was not sized for this matrix (a square matrix's thorough feature "
         "pass sizes it where it may pay: cuda_bro_ell's rcm_sized)");
-  // parts() is not given the device: the csr_vector family reads rows, lanes and block size,
-  // not the grid, so the parts carry the grid of a device whose resident limit is unknown.
-  const DeviceInfo unknown_device{};
-
-  // The gather as the SpMV of its permutation matrix: a row of one entry at a random column
-  // for every column of x.
-  MatrixFeatures gather = part_features(features, {{1, features.cols}});
-  gather.x_sectors_per_nonzero = 1.0;
-  gather.mean_row_span_fraction = 1.0;
-  const Candidate gather_as{
-      .format = kCudaCsrScalarFormatId,
-      .params = {},
-      .launch = {.block_size = kGatherBlockSize,
-                 .threads_per_row = 1,
-                 .grid_size = CudaCsrVectorRules::grid_size(features.cols, 1, kGatherBlockSize,
-                                                            unknown_device)}};
-
   // P A P^T: the same rows, lengths and non-zeros, RCM's gathers and span.
   MatrixFeatures renumbered = features;
   renumbered.format_features.clear();
@@ -127,16 +128,12 @@ std::vector<FormatPart> CudaCsrRcmRules::parts(const MatrixFeatures& features,
   Candidate kernel_as = candidate;
   kernel_as.format = kCudaCsrVectorFormatId;
 
-  return {FormatPart{.runs = FormatPart::Runs::gpu,
-                     .features = std::move(gather),
-                     .candidate = gather_as,
-                     .transfer_values = 0},
+  return {gather_part(features, features.cols),
           FormatPart{.runs = FormatPart::Runs::gpu,
                      .features = std::move(renumbered),
                      .candidate = std::move(kernel_as),
-                     .transfer_values = 0,
-                     .row_map_bytes = static_cast<std::uint64_t>(features.rows) * sizeof(std::int32_t),
-                     .scattered_row_runs = features.rows}};
+                     .transfer_values = 0},
+          gather_part(features, features.rows)};
 }
 
 }  // namespace spmvd

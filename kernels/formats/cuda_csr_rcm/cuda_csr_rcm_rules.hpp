@@ -6,8 +6,12 @@
 // took 0.120 (fp64, 2026-11-25, docs/data/2026-11-25-h100-suite-all-formats-v31.json.gz), and
 // cuSPARSE ALG1 0.221 against 0.143. RCM (partition/rcm_order.hpp) renumbers rows and columns
 // alike, so P A P^T is banded again and its gathers local; the caller never sees the order:
-//   apply(): x_perm[i] = x[order[i]] (one gather kernel), then cuda_csr_vector's kernel on
-//   P A P^T reading x_perm and writing row i to y[order[i]] (its PermutedRows output).
+//   apply(): x_perm[i] = x[order[i]] (a gather kernel), cuda_csr_vector's kernel on P A P^T
+//   from x_perm into y_perm, then y[j] = y_perm[inverse[j]] (+ beta y[j]) (a second gather).
+// y is gathered back rather than written through the order by the kernel: each row's value
+// written to a sector of its own, while P A P^T streams through L2, made the H100 write partial
+// sectors back one by one (the renumbered delaunay_n16-x48 at 0.32 ms in fp64, where the
+// kernel alone takes ~0.12; 2026-11-25).
 // The order is the plan's partition of kind "rcm" (cuda_bro_ell's RCM layouts use the same one:
 // one RCM per matrix, shared through the BuildSource, stored with the plan).
 //
@@ -16,11 +20,10 @@
 // computes RCM only where it may pay, bro_rcm_may_pay) and where the renumbered gathers save
 // more bytes than the permutation adds (csr_rcm_moves_fewer_bytes).
 //
-// Predicted as its two launches (kernels/format_parts.hpp): the gather, as the SpMV of its
+// Predicted as its three launches (kernels/format_parts.hpp): each gather as the SpMV of its
 // permutation matrix (one entry a row at random columns) run by cuda_csr_scalar, which moves
-// the same index and x sectors plus the values the gather does not read; and the CSR vector
-// kernel on P A P^T, i.e. the matrix's own features at RCM's x sectors per non-zero, plus the
-// order it reads and the y sector each row writes through it.
+// the same indices and random sectors plus the values a gather does not read; and the CSR
+// vector kernel on P A P^T, i.e. the matrix's own features at RCM's x sectors per non-zero.
 
 #include <cstdint>
 #include <memory>
@@ -35,9 +38,9 @@ inline constexpr FormatId kCudaCsrRcmFormatId{21};
 
 // Does the RCM order move fewer bytes than the caller's for CSR vector? Caller's order: nnz *
 // x_sectors_per_nonzero * 32 bytes of x sectors. RCM's: nnz * rcm_sectors_per_nonzero * 32,
-// plus the permutation's own traffic a multiply, rows * (4 + 32 + 8) for the gather (order, a
-// random x sector, x_perm written) and rows * (4 + 32) for the writes through the order (the
-// order again, a y sector a row). False where RCM was not sized or the matrix is not square.
+// plus the permutation's own traffic a multiply, rows * (4 + 32 + 8) for each of the two
+// gathers (an index, a random sector, a coalesced write). False where RCM was not sized or
+// the matrix is not square.
 bool csr_rcm_moves_fewer_bytes(const MatrixFeatures& features);
 
 // The host half of a build of source.host() (square): the RCM order (cuda_bro_ell's
@@ -46,7 +49,8 @@ bool csr_rcm_moves_fewer_bytes(const MatrixFeatures& features);
 // memory only: the builder runs it without the device lock.
 struct RcmRenumbered {
   std::shared_ptr<const PlanPartition> order;
-  CsrMatrix<double> matrix;  // P A P^T
+  std::vector<std::int32_t> inverse;  // inverse[order[i]] = i
+  CsrMatrix<double> matrix;           // P A P^T
 };
 RcmRenumbered rcm_renumbered(const BuildSource& source);
 
@@ -64,20 +68,21 @@ class CudaCsrRcmRules final : public FormatRules {
   // csr_rcm_moves_fewer_bytes; none otherwise.
   std::vector<Candidate> candidates(const MatrixFeatures& features,
                                     const DeviceInfo& device) const override;
-  // The renumbered CSR ((rows + 1) 64-bit offsets, nnz indices and values), the order on the
-  // device (4 bytes a row) and x_perm (a value a column).
+  // The renumbered CSR ((rows + 1) 64-bit offsets, nnz indices and values), the order and its
+  // inverse (4 bytes a row each), x_perm and y_perm (a value a row each).
   std::uint64_t device_bytes(const MatrixFeatures& features, Precision precision,
                              const Candidate& candidate) const override;
   // RCM's x sectors per non-zero (cuda_bro_ell's rcm_sectors_per_nonzero).
   double gather_sectors_per_nonzero(const MatrixFeatures& features,
                                     const Candidate& candidate) const override;
-  // The gather, then the CSR vector kernel on P A P^T (see the top of this header).
+  // x's gather, the CSR vector kernel on P A P^T, y's gather (see the top of this header).
   std::vector<FormatPart> parts(const MatrixFeatures& features,
                                 const Candidate& candidate) const override;
 
   // Builds cuda_csr_rcm on source.device(), a CUDA device: the RCM order (the source's partition
   // of kind "rcm": a stored plan's, an earlier build's, else rcm_order, timed and logged), P A
-  // P^T on the host (partition/symmetric_permutation.hpp, oneTBB) uploaded with the order, once
+  // P^T on the host (partition/symmetric_permutation.hpp, oneTBB) uploaded with the order and its
+// inverse, once
   // per precision for every launch of this matrix (the source's shared layout). The operator's
   // partition() is the order, which the plan carries.
   // Throws Error(invalid_argument) for another format's candidate, a threads_per_row or
