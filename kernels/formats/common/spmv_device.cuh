@@ -42,11 +42,11 @@ void launch_scale(std::int64_t size, Value* y, Value beta, cudaStream_t stream) 
 // * x[...] never turns an Inf in x into NaN. Four slots at a time: their index and value loads do
 // not depend on each other, so a thread has four of each in flight before its gathers; testing each
 // index before loading the next waits a whole memory latency a slot (banded-17M, fp32: 0.79 of ALG1
-// that way, 1.06 grouped; H100, 2026-11-24, docs/BENCHMARKS.md "ELL kernels"). The one to three
+// that way, 1.06 grouped; H100, 2026-11-24, docs/BENCHMARKS.md "Kernel choices"). The one to three
 // slots past the last group of four are loaded together too, not one at a time (each an index, then
 // its value and gather: up to six dependent latencies after the groups); the groups themselves stay
 // unmasked: with a bound test on every slot's loads, cuda_ell ran 5-13 % slower in fp64 (H100,
-// 2026-11-25, docs/BENCHMARKS.md "ELL kernels: the width's last slots together"). The price: a row
+// 2026-11-25, docs/BENCHMARKS.md "Kernel choices"). The price: a row
 // reads the values of up to three padding slots after its end (a padded ELL:
 // delaunay_n16-x48-renumbered at width 17, fp64, 0.82 -> 0.72, where HYB is the one to use).
 // Loading each value with its gather, after the indices, reads no padding values but costs the
