@@ -305,15 +305,16 @@ std::optional<Plan> Engine::cached_plan(Resident& m) {
   // A plan made from a thorough pass (an RCM reordering, sized only there) may be loaded with
   // a standard one: before it is judged invalid, its format's thorough features (only that
   // format's, and only where it has any) are computed.
-  // A plan that carries its partition (an RCM order) has its format's thorough features stored
-  // with it, computed from this same structure (the fingerprint keys the plan): those are used
-  // first, so that loading the order does not pay for computing it in the features instead.
+  // A plan that carries its partition (an RCM order) has the thorough features it was made from
+  // stored with it, computed from this same structure (the fingerprint keys the plan): those are
+  // used first, every format's (a format may read another's: cuda_csr_rcm reads cuda_bro_ell's
+  // RCM sizing), so that loading the order does not pay for computing it in the features instead.
   if (entry != nullptr && m.features_effort == FeatureEffort::standard &&
       !entry->rules->is_valid(candidate, m.features, device_.info())) {
     const std::string name(entry->rules->name());
-    const auto stored = plan->features.format_features.find(name);
-    if (plan->partition && stored != plan->features.format_features.end())
-      m.features.format_features[name] = stored->second;
+    if (plan->partition)
+      for (const auto& [format, stored] : plan->features.format_features)
+        m.features.format_features[format] = stored;
     if (!entry->rules->is_valid(candidate, m.features, device_.info()))
       if (std::optional<ThoroughOwnFeatures> own =
               entry->rules->thorough_own_features(m.host, m.features)) {

@@ -401,9 +401,106 @@ const FormatRegistry& partitioned_registry() {
   return registry;
 }
 
+// A format whose thorough features size what another format reads (as cuda_bro_ell's RCM sizing
+// is cuda_csr_rcm's): offers nothing itself.
+struct TestSizing {
+  std::int64_t sized = 0;
+  static constexpr auto kFields = std::tuple{declare_field("sized", &TestSizing::sized)};
+  friend bool operator==(const TestSizing&, const TestSizing&) = default;
+};
+
+class SizingRules final : public FormatRules {
+ public:
+  FormatId id() const noexcept override { return FormatId{901}; }
+  std::string_view name() const noexcept override { return "test_sizing"; }
+  bool needs_gpu() const noexcept override { return false; }
+  std::string_view model_family() const noexcept override { return "bytes"; }
+  bool admissible(const MatrixFeatures&, const DeviceInfo&, Precision,
+                  std::uint64_t) const override {
+    return false;
+  }
+  std::vector<Candidate> candidates(const MatrixFeatures&, const DeviceInfo&) const override {
+    return {};
+  }
+  std::uint64_t device_bytes(const MatrixFeatures&, Precision, const Candidate&) const override {
+    return 0;
+  }
+  std::optional<FieldSet> own_features(const CsrMatrix<double>&,
+                                       const MatrixFeatures&) const override {
+    return FieldSet::of(TestSizing{.sized = 0});
+  }
+  std::optional<ThoroughOwnFeatures> thorough_own_features(const CsrMatrix<double>&,
+                                                           const MatrixFeatures&) const override {
+    return ThoroughOwnFeatures{.features = FieldSet::of(TestSizing{.sized = 1}), .partitions = {}};
+  }
+  static std::unique_ptr<SpmvOperator> build(const BuildSource&, Precision, const Candidate&) {
+    throw Error(ErrorCode::internal, "test_sizing offers no candidate to build");
+  }
+};
+
+// test_partitioned's operator, offered only where test_sizing's thorough features say so.
+class ReaderRules final : public FormatRules {
+ public:
+  FormatId id() const noexcept override { return FormatId{902}; }
+  std::string_view name() const noexcept override { return "test_reader"; }
+  bool needs_gpu() const noexcept override { return false; }
+  std::string_view model_family() const noexcept override { return "bytes"; }
+  bool admissible(const MatrixFeatures& f, const DeviceInfo& device, Precision precision,
+                  std::uint64_t) const override {
+    return !device.is_gpu && precision == Precision::fp64 && !candidates(f, device).empty();
+  }
+  std::vector<Candidate> candidates(const MatrixFeatures& f, const DeviceInfo&) const override {
+    const auto it = f.format_features.find("test_sizing");
+    if (it == f.format_features.end() || it->second.as<TestSizing>("test_sizing").sized != 1)
+      return {};
+    return {Candidate{FormatId{902}, {}, {}}};
+  }
+  std::uint64_t device_bytes(const MatrixFeatures& f, Precision, const Candidate&) const override {
+    return static_cast<std::uint64_t>(f.nnz) * 12;
+  }
+  static std::unique_ptr<SpmvOperator> build(const BuildSource& source, Precision precision,
+                                             const Candidate& candidate) {
+    return PartitionedRules::build(source, precision, candidate);
+  }
+};
+
 std::vector<double> multiply_once(Engine& engine, const std::string& handle,
                                   const std::vector<double>& x) {
   return engine.multiply(handle, 1.0, 0.0, {x}, {}).y.at(0);
+}
+
+// A plan made from a thorough pass whose format reads another format's thorough features: a
+// restarted engine's upload with the default hint (a standard pass) takes the stored features of
+// every format and serves the plan from the cache, instead of dropping it and tuning again.
+TEST(EnginePartitions, APlanReadingAnotherFormatsThoroughFeaturesSurvivesAStandardPass) {
+  static const FormatRegistry registry = [] {
+    FormatRegistry r;
+    r.add(std::make_unique<SlowCpuCsrRules>(), &SlowCpuCsrRules::build);
+    r.add(std::make_unique<SizingRules>(), &SizingRules::build);
+    r.add(std::make_unique<ReaderRules>(), &ReaderRules::build);
+    return r;
+  }();
+  const auto device = make_cpu_device();
+  SqlitePlanStore store({.path = ":memory:"});
+  const EngineConfig config{.memory_budget_bytes = 64 << 20,
+                            .tuner = {.warmup_runs = 1, .timed_runs = 3},
+                            .calibration = {}};
+  const CsrMatrix<double> m = random_matrix(200, 200, 21);
+  {
+    Engine engine(config, *device, store, registry);
+    const auto summary = engine.add_matrix(m, Precision::fp64, "many multiplies");
+    const TuneOutcome outcome = engine.tune(summary.handle, false, 2'000'000);
+    EXPECT_FALSE(outcome.cache_hit);
+    ASSERT_EQ(outcome.plan.format, FormatId{902});
+    ASSERT_TRUE(outcome.plan.partition);
+  }
+  {
+    Engine engine(config, *device, store, registry);
+    const auto summary = engine.add_matrix(m, Precision::fp64, "after a restart");
+    const TuneOutcome outcome = engine.tune(summary.handle, false);
+    EXPECT_TRUE(outcome.cache_hit);
+    EXPECT_EQ(outcome.plan.format, FormatId{902});
+  }
 }
 
 TEST(EnginePartitions, ATunedPlansPartitionIsStoredAndARestartedEngineLoadsItInsteadOfComputing) {

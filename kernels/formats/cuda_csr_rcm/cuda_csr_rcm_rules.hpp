@@ -79,12 +79,9 @@ class CudaCsrRcmRules final : public FormatRules {
   std::vector<FormatPart> parts(const MatrixFeatures& features,
                                 const Candidate& candidate) const override;
 
-  // Builds cuda_csr_rcm on source.device(), a CUDA device: the RCM order (the source's partition
-  // of kind "rcm": a stored plan's, an earlier build's, else rcm_order, timed and logged), P A
-  // P^T on the host (partition/symmetric_permutation.hpp, oneTBB) uploaded with the order and its
-// inverse, once
-  // per precision for every launch of this matrix (the source's shared layout). The operator's
-  // partition() is the order, which the plan carries.
+  // Builds cuda_csr_rcm on source.device(), a CUDA device: rcm_renumbered's order, inverse and
+  // P A P^T, uploaded once per precision for every launch of this matrix (the source's shared
+  // layout). The operator's partition() is the order, which the plan carries.
   // Throws Error(invalid_argument) for another format's candidate, a threads_per_row or
   // block_size that is not a compiled variant of cuda_csr_vector, grid_size 0 or a matrix that
   // is not square; Error(failed_precondition) on a CPU device; Error(resource_exhausted) when
