@@ -3,7 +3,15 @@
 // Bell & Garland, "Implementing sparse matrix-vector multiplication on throughput-oriented
 // processors", SC'09), warp-shuffle reduction within the group, grid-stride over rows.
 
+#include <cuda_runtime.h>
+
 #include <cstdint>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+#include "core/error.hpp"
+#include "kernels/cuda/cuda_check.cuh"
 
 namespace spmvd::csr_vector_detail {
 
@@ -51,6 +59,43 @@ __global__ void csr_vector_kernel(std::int64_t rows, const std::int64_t* __restr
       out = beta == Value(0) ? alpha * sum : alpha * sum + beta * out;
     }
   }
+}
+
+// Launches csr_vector_kernel at `threads_per_row` lanes a row (each of kCsrVectorThreadsPerRow
+// is compiled) on `stream`. Throws Error(internal) naming `owner` for any other width: the
+// builders admit only those.
+template <typename Value, typename OutputRow = IdentityRows>
+void launch_csr_vector(std::string_view owner, std::uint32_t threads_per_row, unsigned grid,
+                       unsigned block, cudaStream_t stream, std::int64_t rows,
+                       const std::int64_t* row_offsets, const std::int32_t* col_indices,
+                       const Value* values, const Value* x, Value* y, Value alpha, Value beta,
+                       OutputRow output_row = {}) {
+  const auto run = [&](auto lanes) {
+    csr_vector_kernel<Value, decltype(lanes)::value, OutputRow><<<grid, block, 0, stream>>>(
+        rows, row_offsets, col_indices, values, x, y, alpha, beta, output_row);
+  };
+  switch (threads_per_row) {
+    case 2:
+      run(std::integral_constant<int, 2>{});
+      break;
+    case 4:
+      run(std::integral_constant<int, 4>{});
+      break;
+    case 8:
+      run(std::integral_constant<int, 8>{});
+      break;
+    case 16:
+      run(std::integral_constant<int, 16>{});
+      break;
+    case 32:
+      run(std::integral_constant<int, 32>{});
+      break;
+    default:
+      throw Error(ErrorCode::internal, std::string(owner) + ": threads_per_row " +
+                                           std::to_string(threads_per_row) +
+                                           " has no compiled kernel");
+  }
+  SPMVD_CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace spmvd::csr_vector_detail

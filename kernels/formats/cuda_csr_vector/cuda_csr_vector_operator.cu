@@ -24,39 +24,18 @@ class CudaCsrVectorOperator final : public SpmvOperator {
 
   void apply(const void* x, void* y, double alpha, double beta) override {
     if (rows_ == 0) return;
-    switch (launch_.threads_per_row) {
-      case 2:
-        return launch<2>(x, y, alpha, beta);
-      case 4:
-        return launch<4>(x, y, alpha, beta);
-      case 8:
-        return launch<8>(x, y, alpha, beta);
-      case 16:
-        return launch<16>(x, y, alpha, beta);
-      case 32:
-        return launch<32>(x, y, alpha, beta);
-      default:  // build() admits only kCsrVectorThreadsPerRow, each a case above
-        throw Error(ErrorCode::internal, "cuda_csr_vector: threads_per_row " +
-                                             std::to_string(launch_.threads_per_row) +
-                                             " has no compiled kernel");
-    }
+    csr_vector_detail::launch_csr_vector<Value>(
+        "cuda_csr_vector", launch_.threads_per_row, launch_.grid_size, launch_.block_size,
+        stream_, rows_, csr_->row_offsets.as<const std::int64_t>(),
+        csr_->col_indices.as<const std::int32_t>(), csr_->values.as<const Value>(),
+        static_cast<const Value*>(x), static_cast<Value*>(y), static_cast<Value>(alpha),
+        static_cast<Value>(beta));
   }
 
   Precision precision() const noexcept override { return precision_of<Value>(); }
   std::size_t device_bytes() const noexcept override { return csr_->bytes(); }
 
  private:
-  template <int ThreadsPerRow>
-  void launch(const void* x, void* y, double alpha, double beta) {
-    csr_vector_detail::csr_vector_kernel<Value, ThreadsPerRow>
-        <<<launch_.grid_size, launch_.block_size, 0, stream_>>>(
-            rows_, csr_->row_offsets.as<const std::int64_t>(),
-            csr_->col_indices.as<const std::int32_t>(), csr_->values.as<const Value>(),
-            static_cast<const Value*>(x), static_cast<Value*>(y), static_cast<Value>(alpha),
-            static_cast<Value>(beta));
-    SPMVD_CUDA_CHECK_LAUNCH();
-  }
-
   std::int64_t rows_;
   LaunchConfig launch_;
   cudaStream_t stream_;

@@ -124,36 +124,15 @@ class CudaStripOperator final : public SpmvOperator {
   }
 
  private:
-  void launch_csr(const void* x, void* y, double alpha, double beta) {
-    switch (params_.csr_threads_per_row) {
-      case 2:
-        return launch_csr<2>(x, y, alpha, beta);
-      case 4:
-        return launch_csr<4>(x, y, alpha, beta);
-      case 8:
-        return launch_csr<8>(x, y, alpha, beta);
-      case 16:
-        return launch_csr<16>(x, y, alpha, beta);
-      case 32:
-        return launch_csr<32>(x, y, alpha, beta);
-      default:  // build() admits only kCsrVectorThreadsPerRow, each a case above
-        throw Error(ErrorCode::internal, "cuda_strip: csr_threads_per_row " +
-                                             std::to_string(params_.csr_threads_per_row) +
-                                             " has no compiled kernel");
-    }
-  }
-
   // The warp rows [block_rows, separator): their offsets index the CSR part's arrays from 0.
-  template <int ThreadsPerRow>
   void launch_csr(const void* x, void* y, double alpha, double beta) {
-    csr_vector_detail::csr_vector_kernel<Value, ThreadsPerRow, csr_vector_detail::PermutedRows>
-        <<<csr_grid_, params_.csr_block_size, 0, stream_>>>(
-            separator_ - block_rows_, csr_row_offsets_.as<const std::int64_t>() + block_rows_,
-            csr_col_indices_.as<const std::int32_t>(), csr_values_.as<const Value>(),
-            static_cast<const Value*>(x), static_cast<Value*>(y), static_cast<Value>(alpha),
-            static_cast<Value>(beta),
-            csr_vector_detail::PermutedRows{permutation_.as<const std::int32_t>() + block_rows_});
-    SPMVD_CUDA_CHECK_LAUNCH();
+    csr_vector_detail::launch_csr_vector<Value>(
+        "cuda_strip", params_.csr_threads_per_row, csr_grid_, params_.csr_block_size, stream_,
+        separator_ - block_rows_, csr_row_offsets_.as<const std::int64_t>() + block_rows_,
+        csr_col_indices_.as<const std::int32_t>(), csr_values_.as<const Value>(),
+        static_cast<const Value*>(x), static_cast<Value*>(y), static_cast<Value>(alpha),
+        static_cast<Value>(beta),
+        csr_vector_detail::PermutedRows{permutation_.as<const std::int32_t>() + block_rows_});
   }
 
   void launch_block_rows(const void* x, void* y, double alpha, double beta) {
