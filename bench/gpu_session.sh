@@ -6,7 +6,8 @@
 #   tests   GPU conformance tests of every registered format (gtest)
 #   daemon  spmvd on loopback + `spmv run` on real matrices (twice: the 2nd is a cache hit),
 #           fp32 once, then SIGTERM (exit code checked)
-#   models  spmv-calibrate (both precisions), SVG plots
+#   models  spmv-calibrate (both precisions), SVG plots (CALIBRATE_ARGS go to spmv-calibrate,
+#           e.g. "--verbose": every timed sample in calibrate.log)
 #   suite   spmv-bench over bench/suite.txt (JSON/CSV; SUITE_ARGS go to spmv-bench, e.g.
 #           "--vectors hot"), with --calibration and then model-accuracy if calibrated
 #           (CALIBRATION, default $OUT/calibration.json)
@@ -102,7 +103,7 @@ stage_daemon() {
 
 stage_models() {
   mkdir -p "$OUT/plots"
-  spmv-calibrate --out "$OUT/calibration.json" --plots "$OUT/plots" \
+  spmv-calibrate --out "$OUT/calibration.json" --plots "$OUT/plots" ${CALIBRATE_ARGS:-} \
     > "$OUT/calibrate.log" 2>&1
   local rc=$?
   tail -n 25 "$OUT/calibrate.log"

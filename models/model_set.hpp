@@ -61,7 +61,10 @@ namespace spmvd {
 // composed formats built on the host have theirs (models/calibration/composed_formats_fit.hpp).
 // 31: the cache_resident grid reaches 262144 rows where a sample fits in L2 (0.2-0.6M short
 // rows in L2 measured 0.44-0.84 of their predictions), the cells beyond L2 clamped.
-inline constexpr int kModelVersion = 31;
+// 32: a bytes record's banded ratio is taken at equal bytes (banded_ratio_at_equal_bytes): BRO's
+// banded twins pack their deltas into fewer bits, which the plain time ratio counted on top of
+// the prediction's own fewer bytes.
+inline constexpr int kModelVersion = 32;
 
 struct ModelSet {
   std::string device_signature;  // DeviceInfo::signature() of the calibrated device

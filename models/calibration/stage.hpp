@@ -58,11 +58,13 @@ struct SampleAxis {
 
 // A variant's measurements split: the random samples (what the fits see) in plan order, and
 // per banded sample (x of its random twin, T_banded / T_random), ascending in x
-// (models/locality.hpp); banded_grid holds the same ratios at (row length, rows), for ELL's grid.
+// (models/locality.hpp), with the banded sample's own (x, ms) at the same index in
+// banded_twins; banded_grid holds the same ratios at (row length, rows), for ELL's grid.
 struct SplitMeasurements {
   std::vector<SamplePoint> random;
   std::vector<SampleShape> random_shapes;
   std::vector<SamplePoint> banded_ratio;
+  std::vector<SamplePoint> banded_twins;
   std::vector<GridSample> banded_grid;
 };
 

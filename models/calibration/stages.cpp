@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <array>
+#include <numeric>
 #include <string>
 
 #include "core/error.hpp"
@@ -81,14 +82,27 @@ SplitMeasurements split_banded(const PlannedVariant& v, const std::vector<Sample
       if (random != twin || !(out.random[r].y > 0.0)) continue;
       const double ratio = ms[s].y / out.random[r].y;
       out.banded_ratio.push_back({out.random[r].x, ratio});
+      out.banded_twins.push_back(ms[s]);
       if (ratio > 0.0)
         out.banded_grid.push_back({.width = static_cast<double>(twin.row_length),
                                    .rows = static_cast<double>(twin.rows),
                                    .ms = ratio});
     }
   }
-  std::sort(out.banded_ratio.begin(), out.banded_ratio.end(),
-            [](const SamplePoint& l, const SamplePoint& r) { return l.x < r.x; });
+  // Ascending in the random twin's x, each banded twin kept beside its ratio.
+  std::vector<std::size_t> order(out.banded_ratio.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t l, std::size_t r) {
+    return out.banded_ratio[l].x < out.banded_ratio[r].x;
+  });
+  std::vector<SamplePoint> ratios;
+  std::vector<SamplePoint> twins;
+  for (const std::size_t i : order) {
+    ratios.push_back(out.banded_ratio[i]);
+    twins.push_back(out.banded_twins[i]);
+  }
+  out.banded_ratio = std::move(ratios);
+  out.banded_twins = std::move(twins);
   return out;
 }
 

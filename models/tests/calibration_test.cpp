@@ -626,6 +626,47 @@ TEST(TimeOverBytesFit, IsOneOnTheLineAndScalesWithTheMeasuredTime) {
   EXPECT_EQ(time_over_bytes_fit({1e8, 0.1}, LinearFit{}), 0.0);
 }
 
+TEST(SplitBanded, KeepsEachBandedTwinBesideItsRatioInAscendingOrder) {
+  PlannedVariant v;
+  v.samples = {{.rows = 4096, .row_length = 8},
+               {.rows = 1024, .row_length = 8},
+               {.rows = 4096, .row_length = 8, .banded = true},
+               {.rows = 1024, .row_length = 8, .banded = true}};
+  // (bytes, ms): the banded twins move fewer bytes than their random twins (BRO's packing).
+  const std::vector<SamplePoint> ms{{4e8, 0.4}, {1e8, 0.1}, {3e8, 0.2}, {6e7, 0.04}};
+  const SplitMeasurements split = split_banded(v, ms, v.samples.size());
+  ASSERT_EQ(split.banded_ratio.size(), 2u);
+  ASSERT_EQ(split.banded_twins.size(), 2u);
+  EXPECT_EQ(split.banded_ratio[0].x, 1e8);
+  EXPECT_DOUBLE_EQ(split.banded_ratio[0].y, 0.4);
+  EXPECT_EQ(split.banded_ratio[1].x, 4e8);
+  EXPECT_DOUBLE_EQ(split.banded_ratio[1].y, 0.5);
+  EXPECT_EQ(split.banded_twins[0], (SamplePoint{6e7, 0.04}));
+  EXPECT_EQ(split.banded_twins[1], (SamplePoint{3e8, 0.2}));
+}
+
+TEST(BandedRatioAtEqualBytes, DoesNotCountABandsFewerBytesTwice) {
+  LinearFit fit;  // 2 us + 1 ms per GB, through the random twins below
+  fit.intercept = 0.002;
+  fit.slope = 1e-9;
+  SplitMeasurements split;
+  split.random = {{1e8, 0.102}, {4e8, 0.402}};
+  // The small twin moves the same bytes as its random twin; the large one half of them.
+  split.banded_ratio = {{1e8, 0.051 / 0.102}, {4e8, 0.101 / 0.402}};
+  split.banded_twins = {{1e8, 0.051}, {2e8, 0.101}};
+  const std::vector<SamplePoint> rho = banded_ratio_at_equal_bytes(split, fit);
+  ASSERT_EQ(rho.size(), 2u);
+  // Equal bytes: the plain time ratio.
+  EXPECT_EQ(rho[0].x, 1e8);
+  EXPECT_DOUBLE_EQ(rho[0].y, 0.5);
+  // Half the bytes in a quarter of the time: locality saved half of what those bytes take on
+  // the line (0.202 ms), not the three quarters the plain ratio (0.25) would charge on top of
+  // the prediction's own halved bytes.
+  EXPECT_EQ(rho[1].x, 4e8);
+  EXPECT_DOUBLE_EQ(rho[1].y, 0.5);
+  EXPECT_LT(split.banded_ratio[1].y, 0.3);
+}
+
 TEST(BandedRatioNetOfFixedCost, ComparesThePerRowPartsOnly) {
   // 5 us fixed; a band streaming its rows in 20 us where random columns take 50 us.
   EXPECT_DOUBLE_EQ(banded_ratio_net_of_fixed_cost(0.025, 0.055, 0.005), 0.4);

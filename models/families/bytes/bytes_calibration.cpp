@@ -461,7 +461,8 @@ void fit_bytes(const VariantMeasurements& m, CalibrationState& state) {
   });
 }
 
-// A record: the line through its random sizes and the banded ratio from their twins (a
+// A record: the line through its random sizes and the banded ratio from their twins at equal
+// bytes (banded_ratio_at_equal_bytes; a
 // bands-only record: the line through its banded sizes, no banded ratio: its samples are the
 // local end already, and its format is offered on structured matrices alone), the long-row
 // steps from FormatBytesTail, the floor from its tiny sample.
@@ -493,9 +494,10 @@ void fit_format_bytes(const VariantMeasurements& m, CalibrationState& state) {
               .bytes = BytesCalibration{.time_vs_bytes = bytes_fit,
                                         .l2_share_for_x = BytesCalibration{}.l2_share_for_x,
                                         .samples = sizes,
-                                        .banded_ratio = variant.bands_only
-                                                            ? std::vector<SamplePoint>{}
-                                                            : split.banded_ratio},
+                                        .banded_ratio =
+                                            variant.bands_only
+                                                ? std::vector<SamplePoint>{}
+                                                : banded_ratio_at_equal_bytes(split, bytes_fit)},
               .long_row_step_ms =
                   step(at(FormatBytesTail::in_l2_with_long_row),
                        at(FormatBytesTail::in_l2_without_long_row), variant.samples[in_l2]),
@@ -514,6 +516,14 @@ bool has_format_bytes_stage(const FormatRules& rules) noexcept {
 double time_over_bytes_fit(const SamplePoint& bytes_and_ms, const LinearFit& fit) noexcept {
   const double predicted = fit(bytes_and_ms.x);
   return predicted > 0.0 ? bytes_and_ms.y / predicted : 0.0;
+}
+
+std::vector<SamplePoint> banded_ratio_at_equal_bytes(const SplitMeasurements& split,
+                                                     const LinearFit& fit) {
+  std::vector<SamplePoint> out;
+  for (std::size_t i = 0; i < split.banded_ratio.size() && i < split.banded_twins.size(); ++i)
+    out.push_back({split.banded_ratio[i].x, time_over_bytes_fit(split.banded_twins[i], fit)});
+  return out;
 }
 
 CalibrationStageSpec bytes_stage() {

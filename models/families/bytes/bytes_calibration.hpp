@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "kernels/format_rules.hpp"
 #include "models/calibration/stage.hpp"
@@ -28,6 +29,15 @@ inline constexpr std::int64_t kBsrBlockRowLengths[] = {32, 128};
 // block row change beyond the bytes (fewer block rows also mean less y and fewer row pointers,
 // which the prediction counts already).
 double time_over_bytes_fit(const SamplePoint& bytes_and_ms, const LinearFit& fit) noexcept;
+
+// A record's banded ratio ρ (models/locality.hpp) at equal bytes: per banded twin, keyed by its
+// random twin's x, the twin's time over what `fit` (the line through the random sizes) predicts
+// for the bytes the twin itself moved. Where both twins move the same bytes this is T_banded /
+// T_random on the line. Where the bytes follow the columns (BRO: a band's deltas pack into
+// fewer bits) the prediction already counts the band's fewer bytes through the format's own
+// features, and the plain time ratio counted them a second time.
+std::vector<SamplePoint> banded_ratio_at_equal_bytes(const SplitMeasurements& split,
+                                                     const LinearFit& fit);
 
 // Distinct parameter sets per format that the format_bytes stage calibrates: the first ones
 // of the format's candidates (cuSPARSE CSR ALG1 and ALG2, COO ALG1 and ALG2, SELL slice heights
