@@ -63,7 +63,8 @@ namespace spmvd {
 // rows in L2 measured 0.44-0.84 of their predictions), the cells beyond L2 clamped.
 // 32: a bytes record's banded ratio is taken at equal bytes (banded_ratio_at_equal_bytes): BRO's
 // banded twins pack their deltas into fewer bits, which the plain time ratio counted on top of
-// the prediction's own fewer bytes.
+// the prediction's own fewer bytes. The ell family holds a launch above its longest row's
+// one-lane walk (the latency stage's), which cuda_strip's ELL parts below long rows missed.
 inline constexpr int kModelVersion = 32;
 
 struct ModelSet {

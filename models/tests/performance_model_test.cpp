@@ -256,6 +256,35 @@ TEST(ModelPredictor, AddsCooRowWritesBeyondTheSamplesAtTheBytesRate) {
   EXPECT_GT(coo_row_write_excess_bytes(160, 160, f.nnz, 8, 8), 0.0);
 }
 
+// A row's lanes walk its slots one after another: an ELL launch under a long row takes at least
+// the latency stage's one-lane walk of it (F_1 + step x length / lanes), which the grid of rows
+// of one length does not hold where a part is priced at the slots its warps walk on average
+// (cuda_strip's ELL part).
+TEST(ModelPredictor, HoldsAnEllLaunchAboveItsLongestRowsWalk) {
+  ModelSet set;  // fp64
+  set.records.put(EllRecord{.variants = {ell_256()}});
+  CsrVectorCalibration scalar;
+  scalar.kernel = kernel(256, 1);
+  scalar.fixed_ms = 0.004;
+  scalar.long_row_step_ms = 1e-4;
+  set.records.put(CsrVectorRecord{.variants = {scalar}});
+  const CudaEllRules cuda_ell;
+  // 1000 rows of 2 under one of 1000 entries, priced at width 2.
+  const MatrixFeatures f = features_with({{2, 1000}, {1000, 1}}, 5000);
+  const ModelPredictor predictor(set);
+  EXPECT_NEAR(predictor.predict_ms(cuda_ell, f, ell_launch(256, 2), h100_like()).ms,
+              0.004 + 1e-4 * 1000, 1e-12);
+  Candidate two_lanes = ell_launch(256, 2);
+  two_lanes.launch.threads_per_row = 2;
+  EXPECT_NEAR(predictor.predict_ms(cuda_ell, f, two_lanes, h100_like()).ms, 0.004 + 1e-4 * 500,
+              1e-12);
+  // Without a one-lane walk calibrated: the grid alone, far below the walk.
+  ModelSet grid_only;
+  grid_only.records.put(EllRecord{.variants = {ell_256()}});
+  EXPECT_LT(ModelPredictor(grid_only).predict_ms(cuda_ell, f, ell_launch(256, 2), h100_like()).ms,
+            0.03);
+}
+
 // Fig. 3: flat 0.05 ms below 8 non-zeros per row (the GPU underused), 0.01 + 0.005 c above;
 // Fig. 4: 0.004 ms + 1e-6 ms per non-zero of a one-strip sample.
 CsrVectorCalibration csr_vector_256x32() {

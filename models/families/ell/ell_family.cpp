@@ -2,18 +2,35 @@
 
 #include "models/families/ell/ell_family.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
 #include "kernels/formats/cuda_ell/cuda_ell_rules.hpp"
+#include "models/cache_resident.hpp"
+#include "models/families/bytes/bytes_model.hpp"
+#include "models/families/csr_vector/csr_vector_record.hpp"
 #include "models/families/ell/ell_model.hpp"
 #include "models/families/ell/ell_record.hpp"
 
 namespace spmvd {
 namespace {
 
+// The latency stage's one-lane walk (CSR scalar's fixed cost and step), where calibrated.
+std::optional<CsrVectorCalibration> one_lane_walk(const CsrVectorRecord* record) {
+  if (record == nullptr) return std::nullopt;
+  for (const CsrVectorCalibration& c : record->variants)
+    if (c.kernel.threads_per_row == 1 && c.long_row_step_ms > 0.0) return c;
+  return std::nullopt;
+}
+
 class EllFamily final : public FamilyModel {
  public:
-  explicit EllFamily(const EllRecord* record)
+  EllFamily(const EllRecord* record, const CsrVectorRecord* csr_vector, Precision precision)
       : model_(record != nullptr ? record->variants : std::vector<EllCalibration>{}),
-        calibrated_(record != nullptr && !record->variants.empty()) {}
+        calibrated_(record != nullptr && !record->variants.empty()),
+        walk_(one_lane_walk(csr_vector)),
+        precision_(precision) {}
   std::string_view name() const noexcept override { return EllRecord::kFamily; }
   bool calibrated() const noexcept override { return calibrated_; }
   // Width: cuda_ell's ell_width, or the longest row for a candidate without parameters (the
@@ -30,18 +47,42 @@ class EllFamily final : public FamilyModel {
     // counted it twice (H100 and H200, 2026-11-23, model-accuracy --without launch_floor on the
     // v12 calibrations: ELL median error 9.3 -> 5.1 % and 7.6 -> 4.5 %).
     p.includes_fixed_cost = true;
+    if (const std::optional<double> walk = critical_path_ms(in.features, in.candidate, in.device))
+      p.ms = std::max(p.ms, *walk);
     return p;
+  }
+  // A row's lanes walk its slots one after another, each a column index, its x and a value, as
+  // CSR scalar's thread does: the launch takes at least F_1 + step_1 x ceil(longest row /
+  // lanes), with the latency stage's one-lane fixed cost and step. The grid's samples (rows of
+  // one length, up to 32) hold this already; a part below a few long rows, priced at the
+  // slots its warps walk on average (cuda_strip's ELL part), does not (H100, 2026-12-06:
+  // adder_dcop_05's and Groebner's hopper strips, whose ELL parts start at rows of 100 and 253,
+  // measured 2.2-3.4x their prediction without it, 1.1-1.7x with it).
+  std::optional<double> critical_path_ms(const MatrixFeatures& features, const Candidate& candidate,
+                                         const DeviceInfo& device) const override {
+    if (!walk_) return std::nullopt;
+    const double lanes = std::max<double>(candidate.launch.threads_per_row, 1.0);
+    const double steps = std::ceil(static_cast<double>(features.row_length_max) / lanes);
+    const double footprint =
+        footprint_bytes(features, csr_storage_bytes_estimate(features, precision_), precision_);
+    return walk_->fixed_ms + critical_path_step_ms(walk_->long_row_step_ms,
+                                                   walk_->long_row_step_beyond_l2_ms, footprint,
+                                                   static_cast<double>(device.l2_bytes)) *
+                                 steps;
   }
 
  private:
   EllModel model_;
   bool calibrated_ = false;
+  std::optional<CsrVectorCalibration> walk_;
+  Precision precision_;
 };
 
 }  // namespace
 
 std::unique_ptr<FamilyModel> make_ell_family(const ModelSet& set) {
-  return std::make_unique<EllFamily>(set.records.find<EllRecord>());
+  return std::make_unique<EllFamily>(set.records.find<EllRecord>(),
+                                     set.records.find<CsrVectorRecord>(), set.precision);
 }
 
 }  // namespace spmvd
