@@ -37,12 +37,16 @@ class ModelPredictor {
 
   // The family's base prediction corrected by every step not switched off; matrix_bytes is the
   // format's streamed bytes (FormatRules::streamed_bytes; csr_storage_bytes_estimate when absent).
+  // composition_footprint_bytes: for a part of a composed format, what the whole multiply keeps
+  // in L2 (its parts share it), which decides whether the part stays there rather than the
+  // part's own bytes; a composed format's own parts are predicted so.
   // Throws Error(failed_precondition) when neither the format's family nor the bytes family is
   // calibrated for it, and Error(invalid_argument) when the candidate cannot launch.
   // Thread-safe.
   Prediction predict_ms(const FormatRules& rules, const MatrixFeatures& features,
                         const Candidate& candidate, const DeviceInfo& device,
-                        std::optional<std::uint64_t> matrix_bytes = std::nullopt) const;
+                        std::optional<std::uint64_t> matrix_bytes = std::nullopt,
+                        std::optional<double> composition_footprint_bytes = std::nullopt) const;
 
  private:
   const FamilyModel* family_named(std::string_view name) const noexcept;

@@ -64,7 +64,8 @@ namespace spmvd {
 // 32: a bytes record's banded ratio is taken at equal bytes (banded_ratio_at_equal_bytes): BRO's
 // banded twins pack their deltas into fewer bits, which the plain time ratio counted on top of
 // the prediction's own fewer bytes. The ell family holds a launch above its longest row's
-// one-lane walk (the latency stage's), which cuda_strip's ELL parts below long rows missed.
+// one-lane walk (the latency stage's), which cuda_strip's ELL parts below long rows missed. A
+// composed format's parts are judged in or beyond L2 by the whole composition's footprint.
 inline constexpr int kModelVersion = 32;
 
 struct ModelSet {

@@ -42,7 +42,8 @@ std::optional<double> ModelPartTimePredictor::part_ms(const FormatPart& part) co
     ms = predictor_
              .predict_ms(rules, part.features, part.candidate, device_,
                          rules.streamed_bytes(part.features, predictor_.model_set().precision,
-                                              part.candidate))
+                                              part.candidate),
+                         composition_footprint_bytes_)
              .ms;
   } catch (const Error&) {
     return std::nullopt;

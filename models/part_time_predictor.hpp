@@ -20,10 +20,16 @@ namespace spmvd {
 
 class ModelPartTimePredictor final : public PartTimePredictor {
  public:
-  // Keeps references: predictor, registry and device must outlive it.
+  // Keeps references: predictor, registry and device must outlive it. composition_footprint_bytes:
+  // what the whole composed multiply keeps in L2 (ModelPredictor::predict_ms), where the parts
+  // belong to one known matrix; without it each part is judged by its own bytes.
   ModelPartTimePredictor(const ModelPredictor& predictor, const FormatRegistry& registry,
-                         const DeviceInfo& device)
-      : predictor_(predictor), registry_(registry), device_(device) {}
+                         const DeviceInfo& device,
+                         std::optional<double> composition_footprint_bytes = std::nullopt)
+      : predictor_(predictor),
+        registry_(registry),
+        device_(device),
+        composition_footprint_bytes_(composition_footprint_bytes) {}
   // nullopt for a part of an unregistered format, a family or host side the set does not
   // calibrate, or a candidate the model says cannot launch.
   std::optional<double> part_ms(const FormatPart& part) const override;
@@ -33,6 +39,7 @@ class ModelPartTimePredictor final : public PartTimePredictor {
   const ModelPredictor& predictor_;
   const FormatRegistry& registry_;
   const DeviceInfo& device_;
+  std::optional<double> composition_footprint_bytes_;
 };
 
 // max(sum of the GPU parts, sum of the host parts) (kernels/format_parts.hpp), the parts of a
