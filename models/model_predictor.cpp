@@ -76,10 +76,10 @@ Prediction ModelPredictor::predict_ms(const FormatRules& rules, const MatrixFeat
     // whole beyond its largest in-L2 sample, was predicted 1.7x fast; H100, 2026-12-06).
     const ModelPartTimePredictor part_predictor(
         *this, format_registry(), device,
-        footprint_bytes(features,
-                        matrix_bytes ? *matrix_bytes
-                                     : csr_storage_bytes_estimate(features, set_->precision),
-                        set_->precision));
+        footprint_bytes(
+            features,
+            matrix_bytes ? *matrix_bytes : csr_storage_bytes_estimate(features, set_->precision),
+            set_->precision));
     const std::optional<double> ms = composed_time_ms(
         parts, part_predictor,
         composed_floor_enabled_
@@ -102,12 +102,12 @@ Prediction ModelPredictor::predict_ms(const FormatRules& rules, const MatrixFeat
                         .matrix_bytes = matrix_bytes,
                         .gather_randomness = 1.0,
                         .span_randomness = 1.0};
-  const double footprint = std::max(
-      composition_footprint_bytes.value_or(0.0),
-      footprint_bytes(
-          features,
-          matrix_bytes ? *matrix_bytes : csr_storage_bytes_estimate(features, set_->precision),
-          set_->precision));
+  const double footprint =
+      std::max(composition_footprint_bytes.value_or(0.0),
+               footprint_bytes(features,
+                               matrix_bytes ? *matrix_bytes
+                                            : csr_storage_bytes_estimate(features, set_->precision),
+                               set_->precision));
   const auto l2_bytes = static_cast<double>(device.l2_bytes);
   // Below L2 each calibrated variant has its kappa (models/cache_resident.hpp), keyed as the
   // format's family launches it.

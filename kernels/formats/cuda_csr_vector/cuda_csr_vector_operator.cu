@@ -25,8 +25,8 @@ class CudaCsrVectorOperator final : public SpmvOperator {
   void apply(const void* x, void* y, double alpha, double beta) override {
     if (rows_ == 0) return;
     csr_vector_detail::launch_csr_vector<Value>(
-        "cuda_csr_vector", launch_.threads_per_row, launch_.grid_size, launch_.block_size,
-        stream_, rows_, csr_->row_offsets.as<const std::int64_t>(),
+        "cuda_csr_vector", launch_.threads_per_row, launch_.grid_size, launch_.block_size, stream_,
+        rows_, csr_->row_offsets.as<const std::int64_t>(),
         csr_->col_indices.as<const std::int32_t>(), csr_->values.as<const Value>(),
         static_cast<const Value*>(x), static_cast<Value*>(y), static_cast<Value>(alpha),
         static_cast<Value>(beta));
