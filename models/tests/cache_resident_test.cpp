@@ -192,29 +192,12 @@ TEST(ModelPredictor, MultipliesByTheCacheResidentCorrectionBelowL2NeverBelowTheF
   MatrixFeatures large = rows_of(100'000'000, 8);
   EXPECT_DOUBLE_EQ(corrected.predict_ms(cusparse_sell, large, candidate, device, 600'000'000).ms,
                    plain.predict_ms(cusparse_sell, large, candidate, device, 600'000'000).ms);
-}
-
-// The parts of a composed format run in one multiply and share L2: a small part of a whole
-// beyond L2 is predicted as the whole, without its in-L2 kappa.
-TEST(ModelPredictor, JudgesAPartInL2ByTheFootprintOfItsComposition) {
-  ModelSet set;
-  set.records.update<BytesRecord>([&](BytesRecord& r) {
-    r.formats = {{.format = FormatId{10},
-                  .bytes = {.time_vs_bytes = {.intercept = 0.005, .slope = 1e-9, .quality = {}}},
-                  .floor_ms = 0.004}};
-  });
-  const ModelPredictor plain(set);
-  set.cache_resident = {kappa()};
-  const ModelPredictor corrected(set);
-  const DeviceInfo device = testing_support::h100_like();
-  MatrixFeatures part = rows_of(1000, 32);  // kappa 2 alone
-  part.nnz = 32000;
-  const Candidate candidate{.format = FormatId{10}, .params = {}, .launch = {}};
-  const double base = plain.predict_ms(cusparse_sell, part, candidate, device, 60000).ms;
-  EXPECT_NEAR(corrected.predict_ms(cusparse_sell, part, candidate, device, 60000, 1e6).ms,
+  // The small rows as a part of a composed format share L2 with the other parts in one
+  // multiply: kappa within a small composition, none within one beyond L2.
+  EXPECT_NEAR(corrected.predict_ms(cusparse_sell, small, candidate, device, 60000, 1e6).ms,
               2.0 * base, 1e-12);
   EXPECT_DOUBLE_EQ(
-      corrected.predict_ms(cusparse_sell, part, candidate, device, 60000, 4.0 * kL2).ms, base);
+      corrected.predict_ms(cusparse_sell, small, candidate, device, 60000, 4.0 * kL2).ms, base);
 }
 
 TEST(ModelPredictor, PredictsABandInsideTheCorrectionAsTheRandomSamplesKappaWasMeasuredOn) {
