@@ -68,18 +68,19 @@ Prediction ModelPredictor::predict_ms(const FormatRules& rules, const MatrixFeat
                                       const Candidate& candidate, const DeviceInfo& device,
                                       std::optional<std::uint64_t> matrix_bytes,
                                       std::optional<double> composition_footprint_bytes) const {
+  // What the multiply keeps in L2: the format's bytes and both vectors, or its composition's.
+  const double footprint = std::max(
+      composition_footprint_bytes.value_or(0.0),
+      footprint_bytes(features,
+                      matrix_bytes.value_or(csr_storage_bytes_estimate(features, set_->precision)),
+                      set_->precision));
   // A composed format is its parts, each predicted (and corrected) as the format it runs as.
   const std::vector<FormatPart> parts = rules.parts(features, candidate);
   if (!parts.empty()) {
     // The parts run in one multiply and share L2: each is cache-resident only where the whole
     // is (ego-Twitter_u's BCE in fp64, 2.7M nonzeros, its blocks each well inside L2 and the
     // whole beyond its largest in-L2 sample, was predicted 1.7x fast; H100, 2026-12-06).
-    const ModelPartTimePredictor part_predictor(
-        *this, format_registry(), device,
-        footprint_bytes(
-            features,
-            matrix_bytes ? *matrix_bytes : csr_storage_bytes_estimate(features, set_->precision),
-            set_->precision));
+    const ModelPartTimePredictor part_predictor(*this, format_registry(), device, footprint);
     const std::optional<double> ms = composed_time_ms(
         parts, part_predictor,
         composed_floor_enabled_
@@ -102,12 +103,6 @@ Prediction ModelPredictor::predict_ms(const FormatRules& rules, const MatrixFeat
                         .matrix_bytes = matrix_bytes,
                         .gather_randomness = 1.0,
                         .span_randomness = 1.0};
-  const double footprint =
-      std::max(composition_footprint_bytes.value_or(0.0),
-               footprint_bytes(features,
-                               matrix_bytes ? *matrix_bytes
-                                            : csr_storage_bytes_estimate(features, set_->precision),
-                               set_->precision));
   const auto l2_bytes = static_cast<double>(device.l2_bytes);
   // Below L2 each calibrated variant has its kappa (models/cache_resident.hpp), keyed as the
   // format's family launches it.

@@ -3,12 +3,11 @@
 #include "models/families/ell/ell_family.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <optional>
+#include <vector>
 
 #include "kernels/formats/cuda_ell/cuda_ell_rules.hpp"
-#include "models/cache_resident.hpp"
-#include "models/families/bytes/bytes_model.hpp"
+#include "models/families/csr_vector/csr_vector_model.hpp"
 #include "models/families/csr_vector/csr_vector_record.hpp"
 #include "models/families/ell/ell_model.hpp"
 #include "models/families/ell/ell_record.hpp"
@@ -16,12 +15,15 @@
 namespace spmvd {
 namespace {
 
-// The latency stage's one-lane walk (CSR scalar's fixed cost and step), where calibrated.
-std::optional<CsrVectorCalibration> one_lane_walk(const CsrVectorRecord* record) {
+// The csr_vector variants of one lane a row (CSR scalar), whose critical path is the latency
+// stage's one-lane walk; nullopt where none is calibrated.
+std::optional<CsrVectorModel> one_lane_walk(const CsrVectorRecord* record, Precision precision) {
   if (record == nullptr) return std::nullopt;
+  std::vector<CsrVectorCalibration> one_lane;
   for (const CsrVectorCalibration& c : record->variants)
-    if (c.kernel.threads_per_row == 1 && c.long_row_step_ms > 0.0) return c;
-  return std::nullopt;
+    if (c.kernel.threads_per_row == 1) one_lane.push_back(c);
+  if (one_lane.empty()) return std::nullopt;
+  return CsrVectorModel(std::move(one_lane), precision);
 }
 
 class EllFamily final : public FamilyModel {
@@ -29,8 +31,7 @@ class EllFamily final : public FamilyModel {
   EllFamily(const EllRecord* record, const CsrVectorRecord* csr_vector, Precision precision)
       : model_(record != nullptr ? record->variants : std::vector<EllCalibration>{}),
         calibrated_(record != nullptr && !record->variants.empty()),
-        walk_(one_lane_walk(csr_vector)),
-        precision_(precision) {}
+        walk_(one_lane_walk(csr_vector, precision)) {}
   std::string_view name() const noexcept override { return EllRecord::kFamily; }
   bool calibrated() const noexcept override { return calibrated_; }
   // Width: cuda_ell's ell_width, or the longest row for a candidate without parameters (the
@@ -52,30 +53,22 @@ class EllFamily final : public FamilyModel {
     return p;
   }
   // A row's lanes walk its slots one after another, each a column index, its x and a value, as
-  // CSR scalar's thread does: the launch takes at least F_1 + step_1 x ceil(longest row /
-  // lanes), with the latency stage's one-lane fixed cost and step. The grid's samples (rows of
-  // one length, up to 32) hold this already; a part below a few long rows, priced at the
-  // slots its warps walk on average (cuda_strip's ELL part), does not (H100, 2026-12-06:
-  // adder_dcop_05's and Groebner's hopper strips, whose ELL parts start at rows of 100 and 253,
-  // measured 2.2-3.4x their prediction without it, 1.1-1.7x with it).
+  // CSR scalar's thread does: the launch takes at least CSR scalar's critical path, F_1 +
+  // step_1 x ceil(longest row / lanes), with the latency stage's one-lane fixed cost and step. The
+  // grid's samples (rows of one length, up to 32) hold this already; a part below a few long rows,
+  // priced at the slots its warps walk on average (cuda_strip's ELL part), does not (H100,
+  // 2026-12-06: adder_dcop_05's and Groebner's hopper strips, whose ELL parts start at rows of 100
+  // and 253, measured 2.2-3.4x their prediction without it, 1.1-1.7x with it).
   std::optional<double> critical_path_ms(const MatrixFeatures& features, const Candidate& candidate,
                                          const DeviceInfo& device) const override {
     if (!walk_) return std::nullopt;
-    const double lanes = std::max<double>(candidate.launch.threads_per_row, 1.0);
-    const double steps = std::ceil(static_cast<double>(features.row_length_max) / lanes);
-    const double footprint =
-        footprint_bytes(features, csr_storage_bytes_estimate(features, precision_), precision_);
-    return walk_->fixed_ms + critical_path_step_ms(walk_->long_row_step_ms,
-                                                   walk_->long_row_step_beyond_l2_ms, footprint,
-                                                   static_cast<double>(device.l2_bytes)) *
-                                 steps;
+    return walk_->critical_path_ms(features, candidate, device);
   }
 
  private:
   EllModel model_;
   bool calibrated_ = false;
-  std::optional<CsrVectorCalibration> walk_;
-  Precision precision_;
+  std::optional<CsrVectorModel> walk_;  // CSR scalar's variants, for their critical path
 };
 
 }  // namespace
