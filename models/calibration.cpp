@@ -220,10 +220,11 @@ ModelSet run_calibration_plan(const FormatRegistry& registry, Device& device,
           // x: the stage's axis (bytes moved, a footprint, a row length), which --verbose
           // logs carry so that a fit can be recomputed from them.
           char text[192];
-          std::snprintf(text, sizeof text, "%s rows=%lld c=%lld%s: %.7g ms, x %.9g",
+          std::snprintf(text, sizeof text, "%s rows=%lld c=%lld%s%s%s: %.7g ms, x %.9g",
                         describe(variant, registry).c_str(), static_cast<long long>(shape.rows),
-                        static_cast<long long>(shape.row_length), shape.banded ? " banded" : "", ms,
-                        axis.x);
+                        static_cast<long long>(shape.row_length), shape.banded ? " banded" : "",
+                        shape.renumbered_band && !shape.banded ? " renumbered" : "",
+                        shape.mixed_lengths ? " mixed" : "", ms, axis.x);
           progress.detail = text;
           progress.stage_elapsed_s = seconds_since(stage_start);
           on_progress(progress);

@@ -66,7 +66,9 @@ namespace spmvd {
 // the prediction's own fewer bytes. The ell family holds a launch above its longest row's
 // one-lane walk (the latency stage's), which cuda_strip's ELL parts below long rows missed. A
 // composed format's parts are judged in or beyond L2 by the whole composition's footprint.
-inline constexpr int kModelVersion = 32;
+// 33: EHYB's records are timed on bands of mixed row lengths (SampleShape::mixed_lengths), whose
+// length sort scatters its y stores as a real matrix's does.
+inline constexpr int kModelVersion = 33;
 
 struct ModelSet {
   std::string device_signature;  // DeviceInfo::signature() of the calibrated device

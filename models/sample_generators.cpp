@@ -107,6 +107,49 @@ CsrMatrix<double> banded_row_length_sample(std::int64_t rows, std::int64_t row_l
       });
 }
 
+CsrMatrix<double> banded_mixed_length_sample(std::int64_t rows, std::int64_t mean_length,
+                                             std::uint64_t seed) {
+  if (mean_length < 1 || mean_length > rows || rows > kMaxDimension)
+    throw_invalid("banded_mixed_length_sample: mean row length " + std::to_string(mean_length) +
+                  " must be in [1, rows = " + std::to_string(rows) + "] and rows <= 2^31 - 1");
+  const std::int64_t spread = mean_length / 2;
+  // Row r's length from its own stream (seed, r): the same whatever the threads.
+  const auto length_of = [&](std::int64_t r) {
+    SplitMix64 rng{seed ^ (static_cast<std::uint64_t>(r) * 0x9fb21c651e98df25ULL)};
+    const auto draw = static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(2 * spread + 1));
+    return std::min(mean_length - spread + draw, rows);
+  };
+  CsrMatrix<double> m;
+  m.rows = rows;
+  m.cols = rows;
+  m.row_offsets.resize(static_cast<std::size_t>(rows) + 1);
+  m.row_offsets[0] = 0;
+  for (std::int64_t r = 0; r < rows; ++r)
+    m.row_offsets[static_cast<std::size_t>(r) + 1] =
+        m.row_offsets[static_cast<std::size_t>(r)] + static_cast<RowOffset>(length_of(r));
+  const auto nnz = static_cast<std::size_t>(m.row_offsets.back());
+  m.col_indices.resize(nnz);
+  m.values.resize(nnz);
+  constexpr std::int64_t kChunkRows = 16384;
+  const std::int64_t chunks = (rows + kChunkRows - 1) / kChunkRows;
+  tbb::parallel_for(std::int64_t{0}, chunks, [&](std::int64_t chunk) {
+    SplitMix64 rng{seed ^ (static_cast<std::uint64_t>(chunk) * 0xd1b54a32d192ed03ULL)};
+    const std::int64_t first = chunk * kChunkRows, last = std::min(rows, first + kChunkRows);
+    for (std::int64_t r = first; r < last; ++r) {
+      const auto begin = static_cast<std::size_t>(m.row_offsets[static_cast<std::size_t>(r)]);
+      const auto length =
+          static_cast<std::int64_t>(m.row_offsets[static_cast<std::size_t>(r) + 1]) -
+          static_cast<std::int64_t>(begin);
+      const std::int64_t first_column = std::clamp<std::int64_t>(r - length / 2, 0, rows - length);
+      for (std::int64_t j = 0; j < length; ++j) {
+        m.col_indices[begin + static_cast<std::size_t>(j)] = static_cast<ColIndex>(first_column + j);
+        m.values[begin + static_cast<std::size_t>(j)] = 2.0 * rng.unit() - 1.0;
+      }
+    }
+  });
+  return m;
+}
+
 CsrMatrix<double> with_long_row(const CsrMatrix<double>& base, std::int64_t length) {
   if (base.rows < 1 || base.nnz() < 1 || length < 1 || length > base.cols)
     throw_invalid("with_long_row: a row of " + std::to_string(length) + " entries in a " +
@@ -168,25 +211,37 @@ MatrixFeatures uniform_sample_features(const CsrMatrix<double>& m, bool count_bl
   f.rows = m.rows;
   f.cols = m.cols;
   f.nnz = m.nnz();
-  // Every row of one length c, but row 0 where it is a long row (with_long_row).
-  const std::int64_t c = m.rows > 1 ? m.row_length(1) : m.rows > 0 ? m.row_length(0) : 0;
-  const std::int64_t row0 = m.rows > 0 ? m.row_length(0) : 0;
-  f.row_length_min = std::min(c, row0);
-  f.row_length_max = std::max(c, row0);
-  f.row_length_mean = m.rows > 0 ? static_cast<double>(f.nnz) / static_cast<double>(m.rows) : 0.0;
-  f.row_length_stddev = m.rows > 0 ? std::abs(static_cast<double>(row0 - c)) *
-                                         std::sqrt(static_cast<double>(m.rows - 1)) /
-                                         static_cast<double>(m.rows)
-                                   : 0.0;
-  f.empty_rows = c == 0 ? m.rows : 0;
-  if (row0 != c && row0 > 0 && c > 0) {
-    f.distribution = {{.length = c, .rows = m.rows - 1}, {.length = row0, .rows = 1}};
-    if (row0 < c) std::swap(f.distribution[0], f.distribution[1]);  // ascending in length
-  } else if (c > 0) {
-    f.distribution = {{.length = c, .rows = m.rows}};
+  // The row lengths' histogram: one length (and a long row 0) in most samples, a spread of
+  // them in the mixed-length bands (banded_mixed_length_sample).
+  std::vector<std::int64_t> rows_of_length;
+  for (std::int64_t r = 0; r < m.rows; ++r) {
+    const auto length = static_cast<std::size_t>(m.row_length(r));
+    if (length >= rows_of_length.size()) rows_of_length.resize(length + 1, 0);
+    ++rows_of_length[length];
   }
-  double span_sum = 0.0;
-  for (std::int64_t r = 0; r < m.rows && c > 0; ++r) {
+  double square_sum = 0.0;
+  for (std::size_t length = 0; length < rows_of_length.size(); ++length) {
+    const std::int64_t count = rows_of_length[length];
+    if (count == 0) continue;
+    const auto l = static_cast<std::int64_t>(length);
+    if (f.distribution.empty() && f.empty_rows == 0) f.row_length_min = l;
+    f.row_length_max = l;
+    if (l == 0) {
+      f.empty_rows = count;
+    } else {
+      f.distribution.push_back({.length = l, .rows = count});
+    }
+    square_sum += static_cast<double>(count) * static_cast<double>(l) * static_cast<double>(l);
+  }
+  f.row_length_mean = m.rows > 0 ? static_cast<double>(f.nnz) / static_cast<double>(m.rows) : 0.0;
+  f.row_length_stddev =
+      m.rows > 0 ? std::sqrt(std::max(square_sum / static_cast<double>(m.rows) -
+                                          f.row_length_mean * f.row_length_mean,
+                                      0.0))
+                 : 0.0;
+  double span_sum = 0.0;  // over the rows that have entries; an empty row spans nothing
+  for (std::int64_t r = 0; r < m.rows; ++r) {
+    if (m.row_length(r) == 0) continue;
     const auto first = m.col_indices[static_cast<std::size_t>(m.row_offsets[r])];
     const auto last = m.col_indices[static_cast<std::size_t>(m.row_offsets[r + 1] - 1)];
     span_sum += static_cast<double>(last - first + 1) / static_cast<double>(m.cols);

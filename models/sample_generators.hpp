@@ -34,6 +34,16 @@ CsrMatrix<double> wide_uniform_row_length_sample(std::int64_t rows, std::int64_t
 CsrMatrix<double> banded_row_length_sample(std::int64_t rows, std::int64_t row_length,
                                            std::uint64_t seed);
 
+// banded_row_length_sample with row lengths mixed: row r holds l_r contiguous columns starting
+// at clamp(r - l_r / 2, 0, rows - l_r), l_r drawn uniformly from [c - c/2, c + c/2] for
+// c = mean_length (mean c), at most rows. A format that sorts rows by length (EHYB within each
+// part) then visits a band's rows out of the caller's order, as it does a real matrix's; on
+// rows of one length its ties keep that order and hide what the scattered y stores cost.
+// Deterministic in seed. Throws Error(invalid_argument) unless 1 <= mean_length <= rows <=
+// 2^31 - 1.
+CsrMatrix<double> banded_mixed_length_sample(std::int64_t rows, std::int64_t mean_length,
+                                             std::uint64_t seed);
+
 // `base` with row 0 replaced by `length` columns evenly spread over all of base's columns (all
 // of them when length == cols), valued as base's first entry: one row whose critical path
 // dominates. Throws Error(invalid_argument) unless base has a row and an entry and
@@ -51,10 +61,10 @@ CsrMatrix<double> blocked_sample(const CsrMatrix<double>& pattern, std::int64_t 
 // the locality is lost. Throws Error(invalid_argument) for a non-square matrix.
 CsrMatrix<double> renumber_symmetric(const CsrMatrix<double>& m, std::uint64_t seed);
 
-// The features of such a sample (every row of one length but a long row 0), as
-// tuner/feature_extraction would
-// compute them, without the dependency on tuner/ — but the group padding, which for rows of
-// one length is the distribution itself (and every rule reads it so), and the block counts
+// The features of such a sample (every row of one length but a long row 0, or the lengths of
+// banded_mixed_length_sample), as tuner/feature_extraction would compute them, without the
+// dependency on tuner/ — but the group padding, which for rows of one length is the
+// distribution itself (and every rule reads it so), and the block counts
 // unless count_blocks (a blocked sample: BSR's bytes are exact only with them). Counting
 // blocks costs more than the rest: calibration generates ~750 M non-zeros per precision.
 MatrixFeatures uniform_sample_features(const CsrMatrix<double>& sample, bool count_blocks = false);

@@ -69,7 +69,8 @@ void plan_cache_resident(const FormatRegistry& registry, const DeviceInfo& devic
                                 .row_length = length,
                                 .banded = base.bands_only,
                                 .block_dim = b,
-                                .renumbered_band = base.renumbered_bands};
+                                .renumbered_band = base.renumbered_bands,
+                                .mixed_lengths = base.renumbered_bands};
         if (fits_in_l2(shape, device, precision)) v.samples.push_back(shape);
       }
     // Every grid point again banded: the in-L2 banded ratio (models/cache_resident.hpp).

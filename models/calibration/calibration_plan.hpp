@@ -88,9 +88,10 @@ inline constexpr std::int64_t kInL2LongRowLength = 4096;
 // are contiguous around the diagonal (banded_row_length_sample); with renumbered_band (and not
 // banded), that band with its rows and columns renumbered at random (renumber_symmetric): a
 // band's structure without its locality, the random end of a format offered on structure
-// alone (EHYB); with block_dim b > 1, the non-zeros come in dense b x b blocks (blocked_sample
-// of the pattern of rows / b rows of row_length / b entries; rows and row_length are multiples
-// of b).
+// alone (EHYB); with mixed_lengths, a band's (or renumbered band's) rows hold row_length
+// entries on average, of several lengths (banded_mixed_length_sample); with block_dim b > 1,
+// the non-zeros come in dense b x b blocks (blocked_sample of the pattern of rows / b rows of
+// row_length / b entries; rows and row_length are multiples of b).
 struct SampleShape {
   std::int64_t rows = 0;
   std::int64_t row_length = 0;
@@ -98,7 +99,8 @@ struct SampleShape {
   bool banded = false;
   std::int64_t block_dim = 1;
   bool renumbered_band = false;
-  std::int64_t nnz() const noexcept {
+  bool mixed_lengths = false;
+  std::int64_t nnz() const noexcept {  // on average, with mixed_lengths
     return rows * row_length + (long_row > 0 ? long_row - row_length : 0);
   }
   friend auto operator<=>(const SampleShape&, const SampleShape&) = default;

@@ -313,6 +313,58 @@ TEST(BandedRowLengthSample, HoldsContiguousColumnsAroundTheDiagonal) {
   EXPECT_THROW(banded_row_length_sample(4, 5, 3), Error);
 }
 
+TEST(BandedMixedLengthSample, HoldsContiguousColumnsOfMixedLengthsAroundTheDiagonal) {
+  const std::int64_t rows = 4000, mean = 8;
+  const CsrMatrix<double> m = banded_mixed_length_sample(rows, mean, 3);
+  ASSERT_NO_THROW(validate(m));
+  std::set<std::int64_t> lengths;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const std::int64_t length = m.row_length(r);
+    ASSERT_GE(length, mean - mean / 2) << "row " << r;
+    ASSERT_LE(length, mean + mean / 2) << "row " << r;
+    lengths.insert(length);
+    // Contiguous, starting at clamp(r - length / 2, 0, rows - length).
+    const std::int64_t first = std::clamp<std::int64_t>(r - length / 2, 0, rows - length);
+    for (std::int64_t j = 0; j < length; ++j)
+      ASSERT_EQ(m.col_indices[static_cast<std::size_t>(m.row_offsets[r] + j)], first + j)
+          << "row " << r << " entry " << j;
+  }
+  EXPECT_EQ(lengths.size(), 9U) << "every length of [4, 12]";
+  EXPECT_NEAR(static_cast<double>(m.nnz()) / static_cast<double>(rows), 8.0, 0.2);
+  EXPECT_EQ(banded_mixed_length_sample(rows, mean, 3).col_indices, m.col_indices);
+  EXPECT_NE(banded_mixed_length_sample(rows, mean, 4).row_offsets, m.row_offsets);
+  EXPECT_THROW(banded_mixed_length_sample(4, 5, 3), Error);
+
+  // Its features count every length, as the tuner's would.
+  const MatrixFeatures f = uniform_sample_features(m);
+  std::int64_t counted = 0;
+  double square_sum = 0.0;
+  for (const RowLengthCount& set : f.distribution) {
+    counted += set.rows;
+    square_sum += static_cast<double>(set.rows * set.length * set.length);
+  }
+  EXPECT_EQ(counted, rows);
+  EXPECT_EQ(f.distribution.size(), 9U);
+  EXPECT_EQ(f.row_length_min, 4);
+  EXPECT_EQ(f.row_length_max, 12);
+  EXPECT_EQ(f.empty_rows, 0);
+  const double mean_length = static_cast<double>(m.nnz()) / static_cast<double>(rows);
+  EXPECT_DOUBLE_EQ(f.row_length_mean, mean_length);
+  EXPECT_NEAR(f.row_length_stddev,
+              std::sqrt(square_sum / static_cast<double>(rows) - mean_length * mean_length), 1e-9);
+  EXPECT_NEAR(f.row_length_stddev, std::sqrt(80.0 / 12.0), 0.1) << "uniform on 9 lengths: (9^2 - 1) / 12";
+}
+
+TEST(UniformSampleFeatures, DescribeALongRowAmongRowsOfOneLength) {
+  const auto m = with_long_row(uniform_row_length_sample(64, 4, 3), 40);
+  const MatrixFeatures f = uniform_sample_features(m);
+  EXPECT_EQ(f.row_length_min, 4);
+  EXPECT_EQ(f.row_length_max, 40);
+  EXPECT_EQ(f.distribution, (std::vector<RowLengthCount>{{4, 63}, {40, 1}}));
+  // One row 36 above the other 63: the population deviation 36 sqrt(63) / 64.
+  EXPECT_NEAR(f.row_length_stddev, 36.0 * std::sqrt(63.0) / 64.0, 1e-9);
+}
+
 TEST(PlanCalibration, FitsEachFormatWithoutADedicatedModelOnRandomAndBandedSamples) {
   const FormatRegistry registry = gpu_catalogue();
   const CalibrationPlan plan =
@@ -377,6 +429,9 @@ TEST(PlanCalibration, FitsAFormatOfferedOnStructureAloneOnBandsOrRenumberedBands
     EXPECT_EQ(v.renumbered_bands, !is_dia);
     for (const SampleShape& s : v.samples) {
       EXPECT_NE(s.banded, s.renumbered_band);
+      // EHYB's bands mix their row lengths, as a real matrix's rows do, so that its sort by
+      // length visits them out of the caller's order; DIA's do not.
+      EXPECT_EQ(s.mixed_lengths, !is_dia);
       if (is_dia) {
         EXPECT_TRUE(s.banded);
       }
