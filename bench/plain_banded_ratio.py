@@ -16,8 +16,8 @@ import sys
 
 def main(cal_path, log_path, out_path):
     cal = json.load(open(cal_path))
-    # "  [fp32 format_bytes 12/146, 3.1 s] format_bytes NAME ... banded: 0.0123 ms, x 5.67e+07"
-    line_re = re.compile(r"\[(fp\d\d) format_bytes [^\]]*\] .* banded: ([0-9.eE+-]+) ms, x ([0-9.eE+-]+)")
+    # "  [fp32 format_bytes 12/146, 3.1 s] format_bytes NAME ... banded[ mixed]: 0.0123 ms, x 5.67e+07"
+    line_re = re.compile(r"\[(fp\d\d) format_bytes [^\]]*\] .* banded(?: mixed)?: ([0-9.eE+-]+) ms, x ([0-9.eE+-]+)")
     banded = [(m.group(1), float(m.group(2)), float(m.group(3)))
               for m in map(line_re.search, open(log_path)) if m]
     if not banded:
