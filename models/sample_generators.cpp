@@ -8,6 +8,7 @@
 #include <random>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/error.hpp"
 #include "core/structure_features.hpp"
@@ -30,6 +31,42 @@ struct SplitMix64 {
   double unit() noexcept { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
 };
 
+// A cols-column sample with the given row offsets and random values; column_of(r, j, length,
+// rng) picks the j-th of row r's `length` columns (ascending in j, below cols).
+template <typename ColumnOf>
+CsrMatrix<double> sample_with_offsets(std::int64_t cols, std::vector<RowOffset> row_offsets,
+                                      std::uint64_t seed, ColumnOf column_of) {
+  CsrMatrix<double> m;
+  m.rows = static_cast<std::int64_t>(row_offsets.size()) - 1;
+  m.cols = cols;
+  m.row_offsets = std::move(row_offsets);
+  const auto nnz = static_cast<std::size_t>(m.row_offsets.back());
+  m.col_indices.resize(nnz);
+  m.values.resize(nnz);
+  // In fixed chunks of rows on all cores (calibration generates ~600 M non-zeros per
+  // precision; single-threaded, the H100 calibration took 121 s instead of 85 s); each chunk
+  // has its own stream, so the sample depends on the seed only, not on the threads.
+  constexpr std::int64_t kChunkRows = 16384;
+  const std::int64_t rows = m.rows;
+  const std::int64_t chunks = (rows + kChunkRows - 1) / kChunkRows;
+  tbb::parallel_for(std::int64_t{0}, chunks, [&](std::int64_t chunk) {
+    SplitMix64 rng{seed ^ (static_cast<std::uint64_t>(chunk) * 0xd1b54a32d192ed03ULL)};
+    const std::int64_t first = chunk * kChunkRows, last = std::min(rows, first + kChunkRows);
+    for (std::int64_t r = first; r < last; ++r) {
+      const auto begin = static_cast<std::size_t>(m.row_offsets[static_cast<std::size_t>(r)]);
+      const std::int64_t length =
+          static_cast<std::int64_t>(m.row_offsets[static_cast<std::size_t>(r) + 1]) -
+          static_cast<std::int64_t>(begin);
+      for (std::int64_t j = 0; j < length; ++j) {
+        const std::size_t k = begin + static_cast<std::size_t>(j);
+        m.col_indices[k] = static_cast<ColIndex>(column_of(r, j, length, rng));
+        m.values[k] = 2.0 * rng.unit() - 1.0;
+      }
+    }
+  });
+  return m;
+}
+
 // A rows x cols sample in which every row holds row_length non-zeros with random values;
 // column_of(r, j, rng) picks row r's j-th column (ascending in j, below cols).
 template <typename ColumnOf>
@@ -38,35 +75,16 @@ CsrMatrix<double> fixed_row_length_sample(const char* name, std::int64_t rows, s
                                           ColumnOf column_of) {
   if (row_length < 1 || row_length > rows || rows > cols || cols > kMaxDimension) {
     throw_invalid(std::string(name) + ": row length " + std::to_string(row_length) +
-                  " must be in [1, rows = " + std::to_string(rows) + "] and rows <= cols = " +
-                  std::to_string(cols) + " <= 2^31 - 1");
+                  " must be in [1, rows = " + std::to_string(rows) +
+                  "] and rows <= cols = " + std::to_string(cols) + " <= 2^31 - 1");
   }
-  CsrMatrix<double> m;
-  m.rows = rows;
-  m.cols = cols;
-  const auto nnz = static_cast<std::size_t>(rows * row_length);
-  m.row_offsets.resize(static_cast<std::size_t>(rows) + 1);
-  m.col_indices.resize(nnz);
-  m.values.resize(nnz);
-  // In fixed chunks of rows on all cores (calibration generates ~600 M non-zeros per
-  // precision; single-threaded, the H100 calibration took 121 s instead of 85 s); each chunk
-  // has its own stream, so the sample depends on the seed only, not on the threads.
-  constexpr std::int64_t kChunkRows = 16384;
-  const std::int64_t chunks = (rows + kChunkRows - 1) / kChunkRows;
-  tbb::parallel_for(std::int64_t{0}, chunks, [&](std::int64_t chunk) {
-    SplitMix64 rng{seed ^ (static_cast<std::uint64_t>(chunk) * 0xd1b54a32d192ed03ULL)};
-    const std::int64_t first = chunk * kChunkRows, last = std::min(rows, first + kChunkRows);
-    auto k = static_cast<std::size_t>(first * row_length);
-    for (std::int64_t r = first; r < last; ++r) {
-      m.row_offsets[static_cast<std::size_t>(r)] = static_cast<RowOffset>(k);
-      for (std::int64_t j = 0; j < row_length; ++j, ++k) {
-        m.col_indices[k] = static_cast<ColIndex>(column_of(r, j, rng));
-        m.values[k] = 2.0 * rng.unit() - 1.0;
-      }
-    }
-  });
-  m.row_offsets.back() = static_cast<RowOffset>(nnz);
-  return m;
+  std::vector<RowOffset> row_offsets(static_cast<std::size_t>(rows) + 1);
+  for (std::size_t r = 0; r < row_offsets.size(); ++r)
+    row_offsets[r] = static_cast<RowOffset>(static_cast<std::int64_t>(r) * row_length);
+  return sample_with_offsets(cols, std::move(row_offsets), seed,
+                             [&](std::int64_t r, std::int64_t j, std::int64_t, SplitMix64& rng) {
+                               return column_of(r, j, rng);
+                             });
 }
 
 }  // namespace
@@ -113,41 +131,21 @@ CsrMatrix<double> banded_mixed_length_sample(std::int64_t rows, std::int64_t mea
     throw_invalid("banded_mixed_length_sample: mean row length " + std::to_string(mean_length) +
                   " must be in [1, rows = " + std::to_string(rows) + "] and rows <= 2^31 - 1");
   const std::int64_t spread = mean_length / 2;
-  // Row r's length from its own stream (seed, r): the same whatever the threads.
-  const auto length_of = [&](std::int64_t r) {
+  std::vector<RowOffset> row_offsets(static_cast<std::size_t>(rows) + 1, 0);
+  for (std::int64_t r = 0; r < rows; ++r) {
+    // Row r's length from its own stream (seed, r): the same whatever the threads.
     SplitMix64 rng{seed ^ (static_cast<std::uint64_t>(r) * 0x9fb21c651e98df25ULL)};
-    const auto draw = static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(2 * spread + 1));
-    return std::min(mean_length - spread + draw, rows);
-  };
-  CsrMatrix<double> m;
-  m.rows = rows;
-  m.cols = rows;
-  m.row_offsets.resize(static_cast<std::size_t>(rows) + 1);
-  m.row_offsets[0] = 0;
-  for (std::int64_t r = 0; r < rows; ++r)
-    m.row_offsets[static_cast<std::size_t>(r) + 1] =
-        m.row_offsets[static_cast<std::size_t>(r)] + static_cast<RowOffset>(length_of(r));
-  const auto nnz = static_cast<std::size_t>(m.row_offsets.back());
-  m.col_indices.resize(nnz);
-  m.values.resize(nnz);
-  constexpr std::int64_t kChunkRows = 16384;
-  const std::int64_t chunks = (rows + kChunkRows - 1) / kChunkRows;
-  tbb::parallel_for(std::int64_t{0}, chunks, [&](std::int64_t chunk) {
-    SplitMix64 rng{seed ^ (static_cast<std::uint64_t>(chunk) * 0xd1b54a32d192ed03ULL)};
-    const std::int64_t first = chunk * kChunkRows, last = std::min(rows, first + kChunkRows);
-    for (std::int64_t r = first; r < last; ++r) {
-      const auto begin = static_cast<std::size_t>(m.row_offsets[static_cast<std::size_t>(r)]);
-      const auto length =
-          static_cast<std::int64_t>(m.row_offsets[static_cast<std::size_t>(r) + 1]) -
-          static_cast<std::int64_t>(begin);
-      const std::int64_t first_column = std::clamp<std::int64_t>(r - length / 2, 0, rows - length);
-      for (std::int64_t j = 0; j < length; ++j) {
-        m.col_indices[begin + static_cast<std::size_t>(j)] = static_cast<ColIndex>(first_column + j);
-        m.values[begin + static_cast<std::size_t>(j)] = 2.0 * rng.unit() - 1.0;
-      }
-    }
-  });
-  return m;
+    const auto draw =
+        static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(2 * spread + 1));
+    row_offsets[static_cast<std::size_t>(r) + 1] =
+        row_offsets[static_cast<std::size_t>(r)] +
+        static_cast<RowOffset>(std::min(mean_length - spread + draw, rows));
+  }
+  return sample_with_offsets(rows, std::move(row_offsets), seed,
+                             [&](std::int64_t r, std::int64_t j, std::int64_t length, SplitMix64&) {
+                               return std::clamp<std::int64_t>(r - length / 2, 0, rows - length) +
+                                      j;
+                             });
 }
 
 CsrMatrix<double> with_long_row(const CsrMatrix<double>& base, std::int64_t length) {
@@ -234,11 +232,10 @@ MatrixFeatures uniform_sample_features(const CsrMatrix<double>& m, bool count_bl
     square_sum += static_cast<double>(count) * static_cast<double>(l) * static_cast<double>(l);
   }
   f.row_length_mean = m.rows > 0 ? static_cast<double>(f.nnz) / static_cast<double>(m.rows) : 0.0;
-  f.row_length_stddev =
-      m.rows > 0 ? std::sqrt(std::max(square_sum / static_cast<double>(m.rows) -
-                                          f.row_length_mean * f.row_length_mean,
-                                      0.0))
-                 : 0.0;
+  f.row_length_stddev = m.rows > 0 ? std::sqrt(std::max(square_sum / static_cast<double>(m.rows) -
+                                                            f.row_length_mean * f.row_length_mean,
+                                                        0.0))
+                                   : 0.0;
   double span_sum = 0.0;  // over the rows that have entries; an empty row spans nothing
   for (std::int64_t r = 0; r < m.rows; ++r) {
     if (m.row_length(r) == 0) continue;

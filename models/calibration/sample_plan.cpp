@@ -91,7 +91,7 @@ CsrMatrix<double> make_sample(const SampleShape& shape, std::uint64_t seed) {
   const std::int64_t b = std::max<std::int64_t>(shape.block_dim, 1);
   const bool band = shape.banded || shape.renumbered_band;
   const CsrMatrix<double> pattern =
-      !band                ? uniform_row_length_sample(shape.rows / b, shape.row_length / b, seed)
+      !band                 ? uniform_row_length_sample(shape.rows / b, shape.row_length / b, seed)
       : shape.mixed_lengths ? banded_mixed_length_sample(shape.rows / b, shape.row_length / b, seed)
                             : banded_row_length_sample(shape.rows / b, shape.row_length / b, seed);
   CsrMatrix<double> sample = b > 1 ? blocked_sample(pattern, b) : pattern;
