@@ -218,11 +218,13 @@ MatrixFeatures uniform_sample_features(const CsrMatrix<double>& m, bool count_bl
     ++rows_of_length[length];
   }
   double square_sum = 0.0;
+  bool shortest_seen = false;
   for (std::size_t length = 0; length < rows_of_length.size(); ++length) {
     const std::int64_t count = rows_of_length[length];
     if (count == 0) continue;
     const auto l = static_cast<std::int64_t>(length);
-    if (f.distribution.empty() && f.empty_rows == 0) f.row_length_min = l;
+    if (!shortest_seen) f.row_length_min = l;
+    shortest_seen = true;
     f.row_length_max = l;
     if (l == 0) {
       f.empty_rows = count;

@@ -352,7 +352,8 @@ TEST(BandedMixedLengthSample, HoldsContiguousColumnsOfMixedLengthsAroundTheDiago
   EXPECT_DOUBLE_EQ(f.row_length_mean, mean_length);
   EXPECT_NEAR(f.row_length_stddev,
               std::sqrt(square_sum / static_cast<double>(rows) - mean_length * mean_length), 1e-9);
-  EXPECT_NEAR(f.row_length_stddev, std::sqrt(80.0 / 12.0), 0.1) << "uniform on 9 lengths: (9^2 - 1) / 12";
+  EXPECT_NEAR(f.row_length_stddev, std::sqrt(80.0 / 12.0), 0.1)
+      << "uniform on 9 lengths: (9^2 - 1) / 12";
 }
 
 TEST(UniformSampleFeatures, DescribeALongRowAmongRowsOfOneLength) {
