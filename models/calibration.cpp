@@ -82,7 +82,7 @@ struct GeneratedSample {
 
 GeneratedSample generate_sample(const SampleShape& shape, std::uint64_t seed) {
   GeneratedSample g{.matrix = make_sample(shape, seed), .features = {}};
-  g.features = uniform_sample_features(g.matrix, shape.block_dim > 1);
+  g.features = sample_features(g.matrix, shape.block_dim > 1);
   return g;
 }
 

@@ -204,7 +204,7 @@ CsrMatrix<double> blocked_sample(const CsrMatrix<double>& pattern, std::int64_t 
   return m;
 }
 
-MatrixFeatures uniform_sample_features(const CsrMatrix<double>& m, bool count_blocks) {
+MatrixFeatures sample_features(const CsrMatrix<double>& m, bool count_blocks) {
   MatrixFeatures f;
   f.rows = m.rows;
   f.cols = m.cols;

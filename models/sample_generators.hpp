@@ -67,6 +67,6 @@ CsrMatrix<double> renumber_symmetric(const CsrMatrix<double>& m, std::uint64_t s
 // distribution itself (and every rule reads it so), and the block counts
 // unless count_blocks (a blocked sample: BSR's bytes are exact only with them). Counting
 // blocks costs more than the rest: calibration generates ~750 M non-zeros per precision.
-MatrixFeatures uniform_sample_features(const CsrMatrix<double>& sample, bool count_blocks = false);
+MatrixFeatures sample_features(const CsrMatrix<double>& sample, bool count_blocks = false);
 
 }  // namespace spmvd

@@ -22,7 +22,7 @@ bool shares_a_launch(const FormatRules& rules, const MatrixFeatures& features,
                      [](const FormatPart& part) { return part.launch != kOwnLaunch; });
 }
 
-// A sample and its uniform_sample_features, computed once for every format's offering_features.
+// A sample and its sample_features, computed once for every format's offering_features.
 struct FeaturedSample {
   CsrMatrix<double> matrix;
   MatrixFeatures common;
@@ -30,7 +30,7 @@ struct FeaturedSample {
 
 FeaturedSample featured_sample(const SampleShape& shape, const CalibrationOptions& o) {
   FeaturedSample s{.matrix = make_sample(shape, shape_seed(o.seed, shape)), .common = {}};
-  s.common = uniform_sample_features(s.matrix);
+  s.common = sample_features(s.matrix);
   return s;
 }
 

@@ -78,7 +78,7 @@ std::uint64_t shape_seed(std::uint64_t seed, const SampleShape& shape) {
 }
 
 MatrixFeatures offering_features(const FormatRules& rules, const CsrMatrix<double>& sample) {
-  return offering_features(rules, sample, uniform_sample_features(sample));
+  return offering_features(rules, sample, sample_features(sample));
 }
 
 MatrixFeatures offering_features(const FormatRules& rules, const CsrMatrix<double>& sample,

@@ -48,7 +48,7 @@ std::uint64_t shape_seed(std::uint64_t seed, const SampleShape& shape);
 
 // The features the format's rules see on `sample`, its own features included: what a format
 // that needs them (DIA's diagonal count, EHYB's neighbourhood growth) offers there. `common`:
-// the sample's uniform_sample_features where the caller has them already.
+// the sample's sample_features where the caller has them already.
 MatrixFeatures offering_features(const FormatRules& rules, const CsrMatrix<double>& sample);
 MatrixFeatures offering_features(const FormatRules& rules, const CsrMatrix<double>& sample,
                                  MatrixFeatures common);

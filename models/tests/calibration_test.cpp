@@ -123,9 +123,9 @@ TEST(WideUniformRowLengthSample, SpreadsEveryRowOverAllColumnsNotJustAsManyAsRow
   EXPECT_THROW(wide_uniform_row_length_sample(100, 99, 8, 5), Error) << "fewer columns than rows";
 }
 
-TEST(UniformSampleFeatures, DescribeOneRowLength) {
+TEST(SampleFeatures, DescribeOneRowLength) {
   const auto m = uniform_row_length_sample(64, 4, 3);
-  const MatrixFeatures f = uniform_sample_features(m);
+  const MatrixFeatures f = sample_features(m);
   EXPECT_EQ(f.rows, 64);
   EXPECT_EQ(f.nnz, 256);
   EXPECT_EQ(f.row_length_min, 4);
@@ -309,7 +309,7 @@ TEST(BandedRowLengthSample, HoldsContiguousColumnsAroundTheDiagonal) {
     EXPECT_EQ(m.col_indices[static_cast<std::size_t>(m.row_offsets[0] + j)], j);
     EXPECT_EQ(m.col_indices[static_cast<std::size_t>(m.row_offsets[99] + j)], 95 + j);
   }
-  EXPECT_NEAR(uniform_sample_features(m).mean_row_span_fraction, 0.05, 1e-12);
+  EXPECT_NEAR(sample_features(m).mean_row_span_fraction, 0.05, 1e-12);
   EXPECT_THROW(banded_row_length_sample(4, 5, 3), Error);
 }
 
@@ -336,7 +336,7 @@ TEST(BandedMixedLengthSample, HoldsContiguousColumnsOfMixedLengthsAroundTheDiago
   EXPECT_THROW(banded_mixed_length_sample(4, 5, 3), Error);
 
   // Its features count every length, as the tuner's would.
-  const MatrixFeatures f = uniform_sample_features(m);
+  const MatrixFeatures f = sample_features(m);
   std::int64_t counted = 0;
   double square_sum = 0.0;
   for (const RowLengthCount& set : f.distribution) {
@@ -356,9 +356,9 @@ TEST(BandedMixedLengthSample, HoldsContiguousColumnsOfMixedLengthsAroundTheDiago
       << "uniform on 9 lengths: (9^2 - 1) / 12";
 }
 
-TEST(UniformSampleFeatures, DescribeALongRowAmongRowsOfOneLength) {
+TEST(SampleFeatures, DescribeALongRowAmongRowsOfOneLength) {
   const auto m = with_long_row(uniform_row_length_sample(64, 4, 3), 40);
-  const MatrixFeatures f = uniform_sample_features(m);
+  const MatrixFeatures f = sample_features(m);
   EXPECT_EQ(f.row_length_min, 4);
   EXPECT_EQ(f.row_length_max, 40);
   EXPECT_EQ(f.distribution, (std::vector<RowLengthCount>{{4, 63}, {40, 1}}));
@@ -492,8 +492,8 @@ TEST(PlanCalibration, FitsAFormatOfferedOnStructureAloneOnBandsOrRenumberedBands
 // long_row entries (its critical-path bound).
 bool bro_ell_offers(std::int64_t rows, std::int64_t row_length, std::int64_t long_row,
                     std::uint32_t lanes) {
-  MatrixFeatures f = uniform_sample_features(
-      with_long_row(uniform_row_length_sample(rows, row_length, 7), long_row));
+  MatrixFeatures f =
+      sample_features(with_long_row(uniform_row_length_sample(rows, row_length, 7), long_row));
   return bro_ell_critical_path_bounded(f, lanes);
 }
 
@@ -625,7 +625,7 @@ TEST(PlanCalibration, EveryOwnFeatureRecordOffersItsCandidateOnEachOfItsSamples)
     const FormatRules& rules = *registry.find(v.format)->rules;
     for (const SampleShape& shape : v.samples) {
       const CsrMatrix<double> sample = make_sample(shape, shape_seed(options.seed, shape));
-      MatrixFeatures features = uniform_sample_features(sample);
+      MatrixFeatures features = sample_features(sample);
       add_own_features(rules, sample, features);
       EXPECT_NO_THROW(calibration_stage(v.stage).candidate(v, shape, features, registry, device))
           << rules.name() << " " << to_string(v.stage) << " " << shape.rows << " x "
@@ -761,9 +761,9 @@ TEST(WithLongRow, ReplacesRowZeroByEvenlySpreadColumnsAndKeepsTheRest) {
   EXPECT_THROW(with_long_row(base, 0), Error);
 }
 
-TEST(UniformSampleFeatures, CountTheLongRowApart) {
+TEST(SampleFeatures, CountTheLongRowApart) {
   const CsrMatrix<double> m = with_long_row(uniform_row_length_sample(100, 3, 7), 100);
-  const MatrixFeatures f = uniform_sample_features(m);
+  const MatrixFeatures f = sample_features(m);
   EXPECT_EQ(f.row_length_min, 3);
   EXPECT_EQ(f.row_length_max, 100);
   EXPECT_DOUBLE_EQ(f.row_length_mean, 397.0 / 100.0);
@@ -1283,7 +1283,7 @@ TEST_F(CpuCalibration, RefusesModelSetsUnderTheWrongPrecision) {
 TEST_F(CpuCalibration, PredictsCpuCsrThroughTheBytesModel) {
   const ModelPredictor predictor(calibration_->fp64);
   const CsrMatrix<double> m = uniform_row_length_sample(20000, 10, 9);
-  const MatrixFeatures f = uniform_sample_features(m);
+  const MatrixFeatures f = sample_features(m);
   const Candidate csr{.format = kCpuCsrFormatId, .params = {}, .launch = {}};
   const CpuCsrRules cpu_csr;
   const Prediction small = predictor.predict_ms(cpu_csr, f, csr, device_->info());

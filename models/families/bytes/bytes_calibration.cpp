@@ -389,7 +389,7 @@ Candidate format_bytes_candidate(const PlannedVariant& v, const SampleShape& sha
                                  const MatrixFeatures& features, const FormatRegistry& registry,
                                  const DeviceInfo& device) {
   // The candidate with the record's parameters, launched as the format's rules launch it
-  // for this sample. Only blocked samples carry block counts (uniform_sample_features),
+  // for this sample. Only blocked samples carry block counts (sample_features),
   // and those fill every BSR block size, so BSR's fill rule never drops it; on the
   // critical-path samples (one entry per row) the rules see unknown blocks and offer all.
   const FormatEntry* entry = registry.find(v.format);
