@@ -689,6 +689,13 @@ TEST(CudaEhybRules, DeviceBytesCountShortCachedIndicesAndTheWorstSplit) {
                                  8 * ((31250 + 133) + 31251) + 4 * (2'000'000 + 266);
   EXPECT_EQ(rules.device_bytes(f, Precision::fp64, c), expected);
   EXPECT_EQ(rules.device_bytes(f, Precision::fp32, c), expected - 4 * slots);
+  // The hopper variant also holds y in its own order and the inverse permutation it gathers
+  // y back through: a value and 4 bytes a row.
+  Candidate hopper = c;
+  hopper.params = FieldSet::of(CudaEhybParams{.partitions = 132, .variant = 1});
+  EXPECT_EQ(rules.device_bytes(f, Precision::fp64, hopper), expected + 1'000'000 * (8 + 4));
+  EXPECT_EQ(rules.device_bytes(f, Precision::fp32, hopper),
+            expected - 4 * slots + 1'000'000 * (4 + 4));
 }
 
 TEST(CudaEhybRules, StoredPlanIsValidOnlyAsOneOfItsCandidates) {

@@ -1,12 +1,16 @@
 #include <cuda_pipeline.h>
 
 #include <algorithm>
+#include <numeric>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "core/error.hpp"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/device_lock.hpp"
 #include "kernels/formats/common/builder_checks.hpp"
+#include "kernels/formats/common/gather_device.cuh"
 #include "kernels/formats/common/rules_support.hpp"
 #include "kernels/formats/common/sell_layout.hpp"
 #include "kernels/formats/common/spmv_device.cuh"
@@ -28,13 +32,17 @@ struct CachedPart {
   const std::uint16_t* local_columns;
   const Value* values;
   const std::int32_t* permutation;  // new row -> caller's row
+  // Where new row i's result is stored: y[y_rows[i]] (the caller's y through the permutation),
+  // or, where null, y[i] (a vector in the new order, gathered back afterwards).
+  const std::int32_t* y_rows;
 };
 
 // Alg. 3 lines 5-18 for part p, whose x slice is in `cache`: warp w starts at the part's slice w,
 // then takes the next untaken one from *next_slice (the paper's balancing: rows are sorted
 // descending, so early slices are the long ones). Lane l of slice s computes the part's row
-// 32 (s - first slice) + l and writes it to the caller's row. A row stops at its first padding
-// slot; lanes past the part's last row only take part in the shuffle.
+// 32 (s - first slice) + l and writes it to the caller's row (or to its own, CachedPart::y_rows).
+// A row stops at its first padding slot; lanes past the part's last row only take part in the
+// shuffle.
 template <typename Value>
 __device__ __forceinline__ void cached_part_slices(const CachedPart<Value>& part, int p,
                                                    const Value* __restrict__ cache, int* next_slice,
@@ -55,8 +63,9 @@ __device__ __forceinline__ void cached_part_slices(const CachedPart<Value>& part
           (__ldg(part.slice_offsets + s + 1) - begin) / kWarp,
           [](std::uint16_t col) { return col == kEhybPaddingLocalColumn; },
           [cache](std::uint16_t col) { return cache[col]; });
-      catalogue_detail::store_axpby(y + __ldg(part.permutation + row_begin + local_row), alpha, sum,
-                                    beta);
+      const int row = row_begin + local_row;
+      catalogue_detail::store_axpby(y + (part.y_rows != nullptr ? __ldg(part.y_rows + row) : row),
+                                    alpha, sum, beta);
     }
     int next = 0;
     if (lane == 0) next = atomicAdd(next_slice, 1);
@@ -147,8 +156,8 @@ __global__ void __launch_bounds__(1024)
 
 // ER part (Alg. 3 lines 19-20, run as its own launch after the cached kernel): thread i takes
 // ER row i (slice i / 32, lane i % 32), reads x in the caller's order and adds alpha x its sum
-// to the caller's row er_row_map[i]. A separate launch, not the paper's tail of the same
-// kernel: an ER row's cached part is written by whichever block holds its part, and nothing
+// to row row_map[i] of y (the caller's row, or the new row where y is in the new order). A
+// separate launch, not the paper's tail of the same kernel: an ER row's cached part is written by whichever block holds its part, and nothing
 // orders two blocks of one launch, while stream order puts every cached store first. Each ER row
 // appears once, so the adds need no atomics.
 template <typename Value>
@@ -172,12 +181,26 @@ __global__ void ehyb_er_kernel(std::int64_t er_rows, const std::int64_t* __restr
 
 constexpr std::uint32_t kErBlockSize = 256;
 
+// The layout's map from new rows to the caller's (permutation, or er_row_map's rows) as new
+// rows: the inverse permutation applied to `caller_rows`.
+std::vector<std::int32_t> as_new_rows(std::span<const std::int32_t> permutation,
+                                      std::span<const std::int32_t> caller_rows) {
+  std::vector<std::int32_t> new_row(permutation.size());
+  for (std::size_t i = 0; i < permutation.size(); ++i)
+    new_row[static_cast<std::size_t>(permutation[i])] = static_cast<std::int32_t>(i);
+  std::vector<std::int32_t> out(caller_rows.size());
+  for (std::size_t i = 0; i < caller_rows.size(); ++i)
+    out[i] = new_row[static_cast<std::size_t>(caller_rows[i])];
+  return out;
+}
+
 template <typename Value>
 class CudaEhybOperator final : public SpmvOperator {
  public:
   CudaEhybOperator(const EhybLayout<Value>& layout, std::shared_ptr<const PlanPartition> partition,
                    EhybVariant variant, const LaunchConfig& launch, Device& device)
       : partition_(std::move(partition)),
+        rows_(layout.rows),
         partitions_(layout.partitions),
         cache_entries_(static_cast<int>(layout.cache_entries)),
         er_rows_(layout.er_rows),
@@ -197,11 +220,19 @@ class CudaEhybOperator final : public SpmvOperator {
         ell_local_columns_(
             upload(device, layout.ell_local_columns.data(), layout.ell_local_columns.size())),
         ell_values_(upload(device, layout.ell_values.data(), layout.ell_values.size())),
-        er_row_map_(upload(device, layout.er_row_map.data(), layout.er_row_map.size())),
+        er_row_map_(upload_er_row_map(layout, variant, device)),
         er_slice_offsets_(
             upload(device, layout.er_slice_offsets.data(), layout.er_slice_offsets.size())),
         er_columns_(upload(device, layout.er_columns.data(), layout.er_columns.size())),
         er_values_(upload(device, layout.er_values.data(), layout.er_values.size())) {
+    if (gathers_y()) {
+      // The caller's row -> its new row: the gather that brings y back into the caller's order.
+      std::vector<std::int32_t> caller_rows(layout.permutation.size());
+      std::iota(caller_rows.begin(), caller_rows.end(), 0);
+      const std::vector<std::int32_t> inverse = as_new_rows(layout.permutation, caller_rows);
+      inverse_permutation_ = upload(device, inverse.data(), inverse.size());
+      y_new_order_ = DeviceBuffer(device, static_cast<std::size_t>(layout.rows) * sizeof(Value));
+    }
     const int buffers = variant_ == EhybVariant::async_copy ? 2 : 1;
     shared_bytes_ = static_cast<std::size_t>(buffers) * static_cast<std::size_t>(cache_entries_) *
                     sizeof(Value);
@@ -218,26 +249,39 @@ class CudaEhybOperator final : public SpmvOperator {
     const auto* x = static_cast<const Value*>(x_raw);
     auto* y = static_cast<Value*>(y_raw);
     const auto alpha = static_cast<Value>(alpha_d), beta = static_cast<Value>(beta_d);
+    // The hopper variant computes y in the new order and gathers it back (cuda_csr_rcm's
+    // remedy): stored through the permutation, the rows of one y sector are written at different
+    // times (a part's rows are sorted by length, then by the caller's order), and each goes back
+    // to DRAM part-filled while the matrix streams through L2. H100, 2026-12-06, ncu, fp64,
+    // delaunay_n16-x48-renumbered: 70.9 MB written for a 25 MB y (docs/BENCHMARKS.md "EHYB and
+    // the caller's row order").
+    Value* out = gathers_y() ? y_new_order_.as<Value>() : y;
+    const Value out_beta = gathers_y() ? Value(0) : beta;
     const CachedPart<Value> part{partition_row_begin_.as<const std::int32_t>(),
                                  partition_slice_begin_.as<const std::int32_t>(),
                                  ell_slice_offsets_.as<const std::int64_t>(),
                                  ell_local_columns_.as<const std::uint16_t>(),
                                  ell_values_.as<const Value>(),
-                                 permutation_.as<const std::int32_t>()};
+                                 permutation_.as<const std::int32_t>(),
+                                 gathers_y() ? nullptr : permutation_.as<const std::int32_t>()};
     if (variant_ == EhybVariant::async_copy)
       ehyb_async_cached_kernel<Value>
           <<<launch_.grid_size, launch_.block_size, shared_bytes_, stream_>>>(
-              part, partitions_, cache_entries_, x, y, alpha, beta);
+              part, partitions_, cache_entries_, x, out, alpha, out_beta);
     else
       ehyb_cached_kernel<Value>
           <<<static_cast<unsigned>(partitions_), launch_.block_size, shared_bytes_, stream_>>>(
-              part, x, y, alpha, beta);
+              part, x, out, alpha, out_beta);
     SPMVD_CUDA_CHECK_LAUNCH();
-    if (er_rows_ == 0) return;
-    ehyb_er_kernel<Value><<<er_grid_, kErBlockSize, 0, stream_>>>(
-        er_rows_, er_slice_offsets_.as<const std::int64_t>(), er_columns_.as<const std::int32_t>(),
-        er_values_.as<const Value>(), er_row_map_.as<const std::int32_t>(), x, y, alpha);
-    SPMVD_CUDA_CHECK_LAUNCH();
+    if (er_rows_ > 0) {
+      ehyb_er_kernel<Value><<<er_grid_, kErBlockSize, 0, stream_>>>(
+          er_rows_, er_slice_offsets_.as<const std::int64_t>(), er_columns_.as<const std::int32_t>(),
+          er_values_.as<const Value>(), er_row_map_.as<const std::int32_t>(), x, out, alpha);
+      SPMVD_CUDA_CHECK_LAUNCH();
+    }
+    if (gathers_y())
+      catalogue_detail::launch_gather(rows_, inverse_permutation_.as<const std::int32_t>(),
+                                      y_new_order_.as<const Value>(), y, stream_, beta);
   }
 
   Precision precision() const noexcept override { return precision_of<Value>(); }
@@ -246,10 +290,21 @@ class CudaEhybOperator final : public SpmvOperator {
     return permutation_.bytes() + partition_row_begin_.bytes() + partition_slice_begin_.bytes() +
            ell_slice_offsets_.bytes() + ell_local_columns_.bytes() + ell_values_.bytes() +
            er_row_map_.bytes() + er_slice_offsets_.bytes() + er_columns_.bytes() +
-           er_values_.bytes();
+           er_values_.bytes() + inverse_permutation_.bytes() + y_new_order_.bytes();
   }
 
  private:
+  bool gathers_y() const noexcept { return variant_ == EhybVariant::async_copy; }
+
+  // ER's rows: the caller's, or (gathers_y) their new rows, where y_new_order_ holds them.
+  static DeviceBuffer upload_er_row_map(const EhybLayout<Value>& layout, EhybVariant variant,
+                                        Device& device) {
+    if (variant != EhybVariant::async_copy)
+      return upload(device, layout.er_row_map.data(), layout.er_row_map.size());
+    const std::vector<std::int32_t> new_rows = as_new_rows(layout.permutation, layout.er_row_map);
+    return upload(device, new_rows.data(), new_rows.size());
+  }
+
   template <typename Kernel>
   void allow_dynamic_shared(Kernel* kernel) {
     int device = 0, optin = 0;
@@ -269,6 +324,7 @@ class CudaEhybOperator final : public SpmvOperator {
   }
 
   std::shared_ptr<const PlanPartition> partition_;  // METIS's parts, which the plan carries
+  std::int64_t rows_;
   int partitions_;
   int cache_entries_;
   std::int64_t er_rows_;
@@ -287,6 +343,8 @@ class CudaEhybOperator final : public SpmvOperator {
   DeviceBuffer er_slice_offsets_;
   DeviceBuffer er_columns_;
   DeviceBuffer er_values_;
+  DeviceBuffer inverse_permutation_;  // gathers_y: the caller's row -> its new row
+  DeviceBuffer y_new_order_;          // gathers_y: y in the new order, before the gather
 };
 
 template <typename Value>

@@ -14,7 +14,10 @@
 //  - async_copy (Hopper): one persistent block per SM, each walking parts blockIdx,
 //    blockIdx + grid, ...; the next part's x slice is gathered with cp.async (sm_80+) into a
 //    second shared buffer while the warps compute the current part, so the slice load is off
-//    the critical path. Two buffers halve the cache a part may use.
+//    the critical path. Two buffers halve the cache a part may use. y is computed in the new
+//    row order (coalesced stores, ER adding into it) and gathered back into the caller's order
+//    by a third launch: stored through the permutation, a y sector's rows arrive at different
+//    times and go back to DRAM part-filled.
 
 #include <array>
 #include <cstdint>
@@ -97,7 +100,8 @@ class CudaEhybRules final : public FormatRules {
   // x its longest row (rows sorted descending: each slice after the first is no wider than any
   // row of the full slice before it); ER's at most its entries + 32 x the longest row. Values
   // for all those slots; indices at 2 bytes (cached) or 4 (ER), bounded by the worst split (every
-  // entry in ER, 4 bytes); 64-bit slice offsets, 32-bit permutation, ER row map and part tables.
+  // entry in ER, 4 bytes); 64-bit slice offsets, 32-bit permutation, ER row map and part tables;
+  // async_copy's y in the new order and its 32-bit inverse permutation.
   std::uint64_t device_bytes(const MatrixFeatures& features, Precision precision,
                              const Candidate& candidate) const override;
   // CudaEhybFeatures (cuda_ehyb_features.hpp).
