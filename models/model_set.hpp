@@ -68,8 +68,8 @@ namespace spmvd {
 // composed format's parts are judged in or beyond L2 by the whole composition's footprint.
 // 33: EHYB's records are timed on bands of mixed row lengths (SampleShape::mixed_lengths), whose
 // length sort scatters its y stores as a real matrix's does.
-// 34: cuda_ehyb's async_copy variant computes y in its own order and gathers it back (a third
-// launch): its records timed the stores through the permutation.
+// 34: cuda_ehyb computes y in its own row order and gathers it back (a third launch): its
+// records timed the stores through the permutation.
 inline constexpr int kModelVersion = 34;
 
 struct ModelSet {

@@ -32,21 +32,18 @@ struct CachedPart {
   const std::uint16_t* local_columns;
   const Value* values;
   const std::int32_t* permutation;  // new row -> caller's row
-  // Where new row i's result is stored: y[y_rows[i]] (the caller's y through the permutation),
-  // or, where null, y[i] (a vector in the new order, gathered back afterwards).
-  const std::int32_t* y_rows;
 };
 
 // Alg. 3 lines 5-18 for part p, whose x slice is in `cache`: warp w starts at the part's slice w,
 // then takes the next untaken one from *next_slice (the paper's balancing: rows are sorted
 // descending, so early slices are the long ones). Lane l of slice s computes the part's row
-// 32 (s - first slice) + l and writes it to the caller's row (or to its own, CachedPart::y_rows).
-// A row stops at its first padding slot; lanes past the part's last row only take part in the
-// shuffle.
+// 32 (s - first slice) + l and writes it to y in the new order (y_new; the operator gathers it
+// back). A row stops at its first padding slot; lanes past the part's last row only take part in
+// the shuffle.
 template <typename Value>
 __device__ __forceinline__ void cached_part_slices(const CachedPart<Value>& part, int p,
                                                    const Value* __restrict__ cache, int* next_slice,
-                                                   Value* __restrict__ y, Value alpha, Value beta) {
+                                                   Value* __restrict__ y_new, Value alpha) {
   const int lane = threadIdx.x % kWarp;
   const int row_begin = __ldg(part.partition_row_begin + p);
   const int size = __ldg(part.partition_row_begin + p + 1) - row_begin;
@@ -63,9 +60,7 @@ __device__ __forceinline__ void cached_part_slices(const CachedPart<Value>& part
           (__ldg(part.slice_offsets + s + 1) - begin) / kWarp,
           [](std::uint16_t col) { return col == kEhybPaddingLocalColumn; },
           [cache](std::uint16_t col) { return cache[col]; });
-      const int row = row_begin + local_row;
-      catalogue_detail::store_axpby(y + (part.y_rows != nullptr ? __ldg(part.y_rows + row) : row),
-                                    alpha, sum, beta);
+      y_new[row_begin + local_row] = alpha * sum;
     }
     int next = 0;
     if (lane == 0) next = atomicAdd(next_slice, 1);
@@ -102,8 +97,8 @@ __device__ __forceinline__ void gather_x_slice(const CachedPart<Value>& part, in
 // through the permutation (x stays in the caller's order), then computes the part's slices.
 template <typename Value>
 __global__ void __launch_bounds__(1024)
-    ehyb_cached_kernel(CachedPart<Value> part, const Value* __restrict__ x, Value* __restrict__ y,
-                       Value alpha, Value beta) {
+    ehyb_cached_kernel(CachedPart<Value> part, const Value* __restrict__ x,
+                       Value* __restrict__ y_new, Value alpha) {
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   Value* cache = reinterpret_cast<Value*>(shared_bytes);
   __shared__ int next_slice;
@@ -111,7 +106,7 @@ __global__ void __launch_bounds__(1024)
   gather_x_slice(part, p, x, cache);
   if (threadIdx.x == 0) next_slice = blockDim.x / kWarp;
   __syncthreads();
-  cached_part_slices(part, p, cache, &next_slice, y, alpha, beta);
+  cached_part_slices(part, p, cache, &next_slice, y_new, alpha);
 }
 
 // Part p's x slice gathered into `buffer` with cp.async (no register round trip; completes at
@@ -133,8 +128,8 @@ __device__ __forceinline__ void issue_slice_copy(const CachedPart<Value>& part, 
 template <typename Value>
 __global__ void __launch_bounds__(1024)
     ehyb_async_cached_kernel(CachedPart<Value> part, int partitions, int buffer_entries,
-                             const Value* __restrict__ x, Value* __restrict__ y, Value alpha,
-                             Value beta) {
+                             const Value* __restrict__ x, Value* __restrict__ y_new,
+                             Value alpha) {
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   Value* buffers = reinterpret_cast<Value*>(shared_bytes);
   __shared__ int next_slice;
@@ -149,23 +144,23 @@ __global__ void __launch_bounds__(1024)
     __pipeline_wait_prior(1);
     if (threadIdx.x == 0) next_slice = blockDim.x / kWarp;
     __syncthreads();
-    cached_part_slices(part, p, buffers + (k % 2) * buffer_entries, &next_slice, y, alpha, beta);
+    cached_part_slices(part, p, buffers + (k % 2) * buffer_entries, &next_slice, y_new, alpha);
     __syncthreads();
   }
 }
 
 // ER part (Alg. 3 lines 19-20, run as its own launch after the cached kernel): thread i takes
 // ER row i (slice i / 32, lane i % 32), reads x in the caller's order and adds alpha x its sum
-// to row row_map[i] of y (the caller's row, or the new row where y is in the new order). A
-// separate launch, not the paper's tail of the same kernel: an ER row's cached part is written
+// to y_new[new_row_map[i]]. A separate launch, not the paper's tail of the same kernel: an ER row's cached part is written
 // by whichever block holds its part, and nothing orders two blocks of one launch, while stream
 // order puts every cached store first. Each ER row appears once, so the adds need no atomics.
 template <typename Value>
 __global__ void ehyb_er_kernel(std::int64_t er_rows, const std::int64_t* __restrict__ slice_offsets,
                                const std::int32_t* __restrict__ columns,
                                const Value* __restrict__ values,
-                               const std::int32_t* __restrict__ row_map,
-                               const Value* __restrict__ x, Value* __restrict__ y, Value alpha) {
+                               const std::int32_t* __restrict__ new_row_map,
+                               const Value* __restrict__ x, Value* __restrict__ y_new,
+                               Value alpha) {
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
        i < er_rows; i += stride) {
@@ -174,15 +169,14 @@ __global__ void ehyb_er_kernel(std::int64_t er_rows, const std::int64_t* __restr
     const Value sum =
         catalogue_detail::ell_row_sum(columns, values, x, begin + i % kWarp, kWarp,
                                       (__ldg(slice_offsets + slice + 1) - begin) / kWarp);
-    Value* out = y + __ldg(row_map + i);
-    *out += alpha * sum;
+    y_new[__ldg(new_row_map + i)] += alpha * sum;
   }
 }
 
 constexpr std::uint32_t kErBlockSize = 256;
 
-// The layout's map from new rows to the caller's (permutation, or er_row_map's rows) as new
-// rows: the inverse permutation applied to `caller_rows`.
+// `caller_rows` (the identity, or er_row_map's rows) as new rows: the inverse of `permutation`
+// applied to them.
 std::vector<std::int32_t> as_new_rows(std::span<const std::int32_t> permutation,
                                       std::span<const std::int32_t> caller_rows) {
   std::vector<std::int32_t> new_row(permutation.size());
@@ -220,19 +214,14 @@ class CudaEhybOperator final : public SpmvOperator {
         ell_local_columns_(
             upload(device, layout.ell_local_columns.data(), layout.ell_local_columns.size())),
         ell_values_(upload(device, layout.ell_values.data(), layout.ell_values.size())),
-        er_row_map_(upload_er_row_map(layout, variant, device)),
+        er_new_row_map_(upload_as_new_rows(device, layout.permutation, layout.er_row_map)),
         er_slice_offsets_(
             upload(device, layout.er_slice_offsets.data(), layout.er_slice_offsets.size())),
         er_columns_(upload(device, layout.er_columns.data(), layout.er_columns.size())),
-        er_values_(upload(device, layout.er_values.data(), layout.er_values.size())) {
-    if (gathers_y()) {
-      // The caller's row -> its new row: the gather that brings y back into the caller's order.
-      std::vector<std::int32_t> caller_rows(layout.permutation.size());
-      std::iota(caller_rows.begin(), caller_rows.end(), 0);
-      const std::vector<std::int32_t> inverse = as_new_rows(layout.permutation, caller_rows);
-      inverse_permutation_ = upload(device, inverse.data(), inverse.size());
-      y_new_order_ = DeviceBuffer(device, static_cast<std::size_t>(layout.rows) * sizeof(Value));
-    }
+        er_values_(upload(device, layout.er_values.data(), layout.er_values.size())),
+        new_row_of_caller_row_(
+            upload_as_new_rows(device, layout.permutation, identity(layout.rows))),
+        y_new_(device, static_cast<std::size_t>(layout.rows) * sizeof(Value)) {
     const int buffers = variant_ == EhybVariant::async_copy ? 2 : 1;
     shared_bytes_ = static_cast<std::size_t>(buffers) * static_cast<std::size_t>(cache_entries_) *
                     sizeof(Value);
@@ -249,39 +238,36 @@ class CudaEhybOperator final : public SpmvOperator {
     const auto* x = static_cast<const Value*>(x_raw);
     auto* y = static_cast<Value*>(y_raw);
     const auto alpha = static_cast<Value>(alpha_d), beta = static_cast<Value>(beta_d);
-    // The hopper variant computes y in the new order and gathers it back (cuda_csr_rcm's
-    // remedy): stored through the permutation, the rows of one y sector are written at different
-    // times (a part's rows are sorted by length, then by the caller's order), and each goes back
-    // to DRAM part-filled while the matrix streams through L2. H100, 2026-12-06, ncu, fp64,
-    // delaunay_n16-x48-renumbered: 70.9 MB written for a 25 MB y (docs/BENCHMARKS.md "EHYB and
-    // the caller's row order").
-    Value* out = gathers_y() ? y_new_order_.as<Value>() : y;
-    const Value out_beta = gathers_y() ? Value(0) : beta;
+    // y is computed in the new order and gathered back (cuda_csr_rcm's remedy): stored through
+    // the permutation, the rows of one y sector are written at different times (a part's rows
+    // are sorted by length, then by the caller's order), and each goes back to DRAM part-filled
+    // while the matrix streams through L2. H100, 2026-12-06, ncu, fp64,
+    // delaunay_n16-x48-renumbered: 70.9 MB written for a 25 MB y; with the gather 0.256 ->
+    // 0.160 ms (docs/BENCHMARKS.md "EHYB and the caller's row order").
+    Value* y_new = y_new_.as<Value>();
     const CachedPart<Value> part{partition_row_begin_.as<const std::int32_t>(),
                                  partition_slice_begin_.as<const std::int32_t>(),
                                  ell_slice_offsets_.as<const std::int64_t>(),
                                  ell_local_columns_.as<const std::uint16_t>(),
                                  ell_values_.as<const Value>(),
-                                 permutation_.as<const std::int32_t>(),
-                                 gathers_y() ? nullptr : permutation_.as<const std::int32_t>()};
+                                 permutation_.as<const std::int32_t>()};
     if (variant_ == EhybVariant::async_copy)
       ehyb_async_cached_kernel<Value>
           <<<launch_.grid_size, launch_.block_size, shared_bytes_, stream_>>>(
-              part, partitions_, cache_entries_, x, out, alpha, out_beta);
+              part, partitions_, cache_entries_, x, y_new, alpha);
     else
       ehyb_cached_kernel<Value>
           <<<static_cast<unsigned>(partitions_), launch_.block_size, shared_bytes_, stream_>>>(
-              part, x, out, alpha, out_beta);
+              part, x, y_new, alpha);
     SPMVD_CUDA_CHECK_LAUNCH();
     if (er_rows_ > 0) {
       ehyb_er_kernel<Value><<<er_grid_, kErBlockSize, 0, stream_>>>(
           er_rows_, er_slice_offsets_.as<const std::int64_t>(), er_columns_.as<const std::int32_t>(),
-          er_values_.as<const Value>(), er_row_map_.as<const std::int32_t>(), x, out, alpha);
+          er_values_.as<const Value>(), er_new_row_map_.as<const std::int32_t>(), x, y_new, alpha);
       SPMVD_CUDA_CHECK_LAUNCH();
     }
-    if (gathers_y())
-      catalogue_detail::launch_gather(rows_, inverse_permutation_.as<const std::int32_t>(),
-                                      y_new_order_.as<const Value>(), y, stream_, beta);
+    catalogue_detail::launch_gather(rows_, new_row_of_caller_row_.as<const std::int32_t>(),
+                                    y_new_.as<const Value>(), y, stream_, beta);
   }
 
   Precision precision() const noexcept override { return precision_of<Value>(); }
@@ -289,19 +275,19 @@ class CudaEhybOperator final : public SpmvOperator {
   std::size_t device_bytes() const noexcept override {
     return permutation_.bytes() + partition_row_begin_.bytes() + partition_slice_begin_.bytes() +
            ell_slice_offsets_.bytes() + ell_local_columns_.bytes() + ell_values_.bytes() +
-           er_row_map_.bytes() + er_slice_offsets_.bytes() + er_columns_.bytes() +
-           er_values_.bytes() + inverse_permutation_.bytes() + y_new_order_.bytes();
+           er_new_row_map_.bytes() + er_slice_offsets_.bytes() + er_columns_.bytes() +
+           er_values_.bytes() + new_row_of_caller_row_.bytes() + y_new_.bytes();
   }
 
  private:
-  bool gathers_y() const noexcept { return variant_ == EhybVariant::async_copy; }
-
-  // ER's rows: the caller's, or (gathers_y) their new rows, where y_new_order_ holds them.
-  static DeviceBuffer upload_er_row_map(const EhybLayout<Value>& layout, EhybVariant variant,
-                                        Device& device) {
-    if (variant != EhybVariant::async_copy)
-      return upload(device, layout.er_row_map.data(), layout.er_row_map.size());
-    const std::vector<std::int32_t> new_rows = as_new_rows(layout.permutation, layout.er_row_map);
+  static std::vector<std::int32_t> identity(std::int64_t rows) {
+    std::vector<std::int32_t> rows_in_order(static_cast<std::size_t>(rows));
+    std::iota(rows_in_order.begin(), rows_in_order.end(), 0);
+    return rows_in_order;
+  }
+  static DeviceBuffer upload_as_new_rows(Device& device, std::span<const std::int32_t> permutation,
+                                         std::span<const std::int32_t> caller_rows) {
+    const std::vector<std::int32_t> new_rows = as_new_rows(permutation, caller_rows);
     return upload(device, new_rows.data(), new_rows.size());
   }
 
@@ -339,12 +325,12 @@ class CudaEhybOperator final : public SpmvOperator {
   DeviceBuffer ell_slice_offsets_;
   DeviceBuffer ell_local_columns_;
   DeviceBuffer ell_values_;
-  DeviceBuffer er_row_map_;
+  DeviceBuffer er_new_row_map_;  // ER row -> the new row it adds into
   DeviceBuffer er_slice_offsets_;
   DeviceBuffer er_columns_;
   DeviceBuffer er_values_;
-  DeviceBuffer inverse_permutation_;  // gathers_y: the caller's row -> its new row
-  DeviceBuffer y_new_order_;          // gathers_y: y in the new order, before the gather
+  DeviceBuffer new_row_of_caller_row_;  // the gather's map: the caller's row -> its new row
+  DeviceBuffer y_new_;                  // y in the new order, before the gather
 };
 
 template <typename Value>

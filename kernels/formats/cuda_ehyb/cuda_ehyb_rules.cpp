@@ -133,10 +133,7 @@ std::uint64_t CudaEhybRules::device_bytes(const MatrixFeatures& features, Precis
   const std::uint64_t slices = (rows + slice_rows - 1) / slice_rows;
   const std::uint64_t slice_offsets = sizeof(std::int64_t) * ((slices + parts + 1) + (slices + 1));
   const std::uint64_t maps = sizeof(std::int32_t) * (2 * rows + 2 * (parts + 1));
-  const std::uint64_t gathered_y =
-      params.variant == static_cast<std::uint32_t>(EhybVariant::async_copy)
-          ? rows * (value_bytes(precision) + sizeof(std::int32_t))
-          : 0;
+  const std::uint64_t gathered_y = rows * (value_bytes(precision) + sizeof(std::int32_t));
   return values + indices + slice_offsets + maps + gathered_y;
 }
 

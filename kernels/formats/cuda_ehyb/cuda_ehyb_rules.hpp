@@ -3,9 +3,12 @@
 // parts whose x slices fit one block's shared memory (Eqs. 1-2), rows reordered by part and by
 // length (ehyb_layout.hpp), a sliced ELL part whose x comes from the part's slice cached in
 // shared memory with 16-bit local column indices, and an extra-rows (ER) part for the entries
-// whose column lies in another part. The permutation stays inside the operator: the cached
-// kernel gathers its x slice through it and writes y in the caller's order, the ER kernel reads
-// x and adds into y in the caller's order, so apply() takes and returns the caller's vectors.
+// whose column lies in another part. The permutation stays inside the operator, so apply() takes
+// and returns the caller's vectors: the cached kernel gathers its x slice through it, the ER
+// kernel reads x in the caller's order, and both write y in the new row order (coalesced stores),
+// which a third launch gathers back into the caller's order. Stored through the permutation, a
+// y sector's rows would arrive at different times (a part's rows are sorted by length) and go
+// back to DRAM part-filled (docs/BENCHMARKS.md "EHYB and the caller's row order").
 //
 // Variants (CudaEhybParams::variant):
 //  - paper: Alg. 3. One block per part: the block loads its x slice into shared memory, then
@@ -14,10 +17,7 @@
 //  - async_copy (Hopper): one persistent block per SM, each walking parts blockIdx,
 //    blockIdx + grid, ...; the next part's x slice is gathered with cp.async (sm_80+) into a
 //    second shared buffer while the warps compute the current part, so the slice load is off
-//    the critical path. Two buffers halve the cache a part may use. y is computed in the new
-//    row order (coalesced stores, ER adding into it) and gathered back into the caller's order
-//    by a third launch: stored through the permutation, a y sector's rows arrive at different
-//    times and go back to DRAM part-filled.
+//    the critical path. Two buffers halve the cache a part may use.
 
 #include <array>
 #include <cstdint>
@@ -101,7 +101,7 @@ class CudaEhybRules final : public FormatRules {
   // row of the full slice before it); ER's at most its entries + 32 x the longest row. Values
   // for all those slots; indices at 2 bytes (cached) or 4 (ER), bounded by the worst split (every
   // entry in ER, 4 bytes); 64-bit slice offsets, 32-bit permutation, ER row map and part tables;
-  // async_copy's y in the new order and its 32-bit inverse permutation.
+  // y in the new order and the 32-bit map the gather brings it back through.
   std::uint64_t device_bytes(const MatrixFeatures& features, Precision precision,
                              const Candidate& candidate) const override;
   // CudaEhybFeatures (cuda_ehyb_features.hpp).

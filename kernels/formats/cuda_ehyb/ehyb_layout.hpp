@@ -11,9 +11,9 @@
 //    slice (Sec. 3.4: the slice is at most 2^16 values, so the index fits a short).
 //  - Extra rows (ER): the entries whose column lies in another part, rows sorted by their ER
 //    length, descending, in slices of 32, with the row map er_row_map (the paper's yIdxER).
-// Two deliberate differences from the paper, both to avoid permuted copies of x and y: ER
-// columns and er_row_map hold the caller's indices (the ER kernel reads x and adds into y in
-// the caller's order), and the cached kernel writes row i's result to y[permutation[i]].
+// One deliberate difference from the paper, to avoid a permuted copy of x: ER columns and
+// er_row_map hold the caller's indices (the ER kernel reads x in the caller's order; the
+// operator maps er_row_map to new rows, as it computes y in the new order).
 
 #include <cstdint>
 #include <memory>
