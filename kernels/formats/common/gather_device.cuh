@@ -1,8 +1,8 @@
 #pragma once
 // A vector in another order: gathered[i] = x[order[i]] (a symmetric reordering's x on the way
-// in, cuda_bro_ell's and cuda_csr_rcm's RCM; cuda_csr_rcm's y on the way out). One thread an
-// entry, grid-stride; the reads follow the order through the caller's numbering, the writes
-// are coalesced.
+// in, cuda_bro_ell's and cuda_csr_rcm's RCM; cuda_csr_rcm's and cuda_ehyb's y on the way out).
+// One thread an entry, grid-stride; the reads follow the order through the caller's numbering,
+// the writes are coalesced.
 
 #include <cuda_runtime.h>
 

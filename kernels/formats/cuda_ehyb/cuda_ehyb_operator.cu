@@ -151,9 +151,10 @@ __global__ void __launch_bounds__(1024)
 
 // ER part (Alg. 3 lines 19-20, run as its own launch after the cached kernel): thread i takes
 // ER row i (slice i / 32, lane i % 32), reads x in the caller's order and adds alpha x its sum
-// to y_new[new_row_map[i]]. A separate launch, not the paper's tail of the same kernel: an ER row's cached part is written
-// by whichever block holds its part, and nothing orders two blocks of one launch, while stream
-// order puts every cached store first. Each ER row appears once, so the adds need no atomics.
+// to y_new[new_row_map[i]]. A separate launch, not the paper's tail of the same kernel: an ER
+// row's cached part is written by whichever block holds its part, and nothing orders two blocks
+// of one launch, while stream order puts every cached store first. Each ER row appears once, so
+// the adds need no atomics.
 template <typename Value>
 __global__ void ehyb_er_kernel(std::int64_t er_rows, const std::int64_t* __restrict__ slice_offsets,
                                const std::int32_t* __restrict__ columns,
