@@ -97,15 +97,16 @@ CsrMatrix<double> random_square(std::int64_t n, double far, std::mt19937_64& rng
   return m;
 }
 
-// y = A x over the built arrays, as the two kernels compute it (cached part: the part's x slice
-// gathered through the permutation, 16-bit local columns, stop at padding, write to the caller's
-// row; then ER: caller's columns, add to the caller's row er_row_map[i]). Checks each local
-// column against the part's size while it goes.
+// y = A x over the built arrays, as the operator's three launches compute it (cached part: the
+// part's x slice gathered through the permutation, 16-bit local columns, stop at padding, write
+// to y in the new order; then ER: caller's columns, add to the new row of er_row_map[i]; then y
+// gathered back into the caller's order). Checks each local column against the part's size while
+// it goes.
 template <typename Value>
 std::vector<double> multiply_over_layout(const EhybLayout<Value>& layout,
                                          const std::vector<double>& x) {
-  std::vector<double> y(static_cast<std::size_t>(layout.rows),
-                        std::numeric_limits<double>::quiet_NaN());
+  std::vector<double> y_new(static_cast<std::size_t>(layout.rows),
+                            std::numeric_limits<double>::quiet_NaN());
   for (std::int32_t p = 0; p < layout.partitions; ++p) {
     const std::int32_t begin = layout.partition_row_begin[p];
     const std::int32_t size = layout.partition_row_begin[p + 1] - begin;
@@ -125,10 +126,11 @@ std::vector<double> multiply_over_layout(const EhybLayout<Value>& layout,
           EXPECT_LT(col, size) << "local column outside part " << p << "'s x slice";
           sum += static_cast<double>(layout.ell_values[slot]) * cache[col];
         }
-        if (local_row < size) y[layout.permutation[begin + local_row]] = sum;
+        if (local_row < size) y_new[begin + local_row] = sum;
       }
     }
   }
+  const std::vector<std::int32_t> er_new_rows = ehyb_new_rows(layout.permutation, layout.er_row_map);
   for (std::int64_t i = 0; i < layout.er_rows; ++i) {
     double sum = 0;
     for (std::int64_t slot = layout.er_slice_offsets[i / 32] + i % 32;
@@ -137,8 +139,13 @@ std::vector<double> multiply_over_layout(const EhybLayout<Value>& layout,
       if (col == kPaddingColumn) break;
       sum += static_cast<double>(layout.er_values[slot]) * x[col];
     }
-    y[layout.er_row_map[i]] += sum;
+    y_new[er_new_rows[i]] += sum;
   }
+  std::vector<std::int32_t> every_row(static_cast<std::size_t>(layout.rows));
+  std::iota(every_row.begin(), every_row.end(), 0);
+  const std::vector<std::int32_t> new_row_of = ehyb_new_rows(layout.permutation, every_row);
+  std::vector<double> y(static_cast<std::size_t>(layout.rows));
+  for (std::size_t row = 0; row < y.size(); ++row) y[row] = y_new[new_row_of[row]];
   return y;
 }
 
@@ -309,6 +316,16 @@ TEST(EhybLayout, TwoCliquesPutOnlyTheBridgeInExtraRows) {
   EXPECT_EQ(std::count_if(l.er_columns.begin(), l.er_columns.end(),
                           [](ColIndex c) { return c != kPaddingColumn; }),
             2);
+}
+
+TEST(EhybLayout, NewRowsInvertThePermutation) {
+  // New row i is the caller's row permutation[i]: caller row 0 is new row 1, and so on.
+  const std::vector<std::int32_t> permutation{2, 0, 3, 1};
+  EXPECT_THAT(ehyb_new_rows(permutation, std::vector<std::int32_t>{0, 1, 2, 3}),
+              ::testing::ElementsAre(1, 3, 0, 2));
+  EXPECT_THAT(ehyb_new_rows(permutation, std::vector<std::int32_t>{3, 3, 2}),
+              ::testing::ElementsAre(2, 2, 0));
+  EXPECT_TRUE(ehyb_new_rows(permutation, std::vector<std::int32_t>{}).empty());
 }
 
 TEST(EhybLayout, RejectsAPartBeyondSixteenBitIndices) {

@@ -176,19 +176,6 @@ __global__ void ehyb_er_kernel(std::int64_t er_rows, const std::int64_t* __restr
 
 constexpr std::uint32_t kErBlockSize = 256;
 
-// `caller_rows` (the identity, or er_row_map's rows) as new rows: the inverse of `permutation`
-// applied to them.
-std::vector<std::int32_t> as_new_rows(std::span<const std::int32_t> permutation,
-                                      std::span<const std::int32_t> caller_rows) {
-  std::vector<std::int32_t> new_row(permutation.size());
-  for (std::size_t i = 0; i < permutation.size(); ++i)
-    new_row[static_cast<std::size_t>(permutation[i])] = static_cast<std::int32_t>(i);
-  std::vector<std::int32_t> out(caller_rows.size());
-  for (std::size_t i = 0; i < caller_rows.size(); ++i)
-    out[i] = new_row[static_cast<std::size_t>(caller_rows[i])];
-  return out;
-}
-
 template <typename Value>
 class CudaEhybOperator final : public SpmvOperator {
  public:
@@ -288,7 +275,7 @@ class CudaEhybOperator final : public SpmvOperator {
   }
   static DeviceBuffer upload_as_new_rows(Device& device, std::span<const std::int32_t> permutation,
                                          std::span<const std::int32_t> caller_rows) {
-    const std::vector<std::int32_t> new_rows = as_new_rows(permutation, caller_rows);
+    const std::vector<std::int32_t> new_rows = ehyb_new_rows(permutation, caller_rows);
     return upload(device, new_rows.data(), new_rows.size());
   }
 

@@ -178,6 +178,17 @@ double ms_since(std::chrono::steady_clock::time_point since) {
 
 }  // namespace
 
+std::vector<std::int32_t> ehyb_new_rows(std::span<const std::int32_t> permutation,
+                                        std::span<const std::int32_t> caller_rows) {
+  std::vector<std::int32_t> new_row(permutation.size());
+  for (std::size_t i = 0; i < permutation.size(); ++i)
+    new_row[static_cast<std::size_t>(permutation[i])] = static_cast<std::int32_t>(i);
+  std::vector<std::int32_t> out(caller_rows.size());
+  for (std::size_t i = 0; i < caller_rows.size(); ++i)
+    out[i] = new_row[static_cast<std::size_t>(caller_rows[i])];
+  return out;
+}
+
 std::string ehyb_partition_kind(std::int32_t partitions) {
   return "metis_kway/" + std::to_string(partitions);
 }

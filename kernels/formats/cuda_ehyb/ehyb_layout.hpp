@@ -68,6 +68,12 @@ EhybLayout<Value> make_ehyb_layout(const CsrMatrix<double>& matrix,
                                    std::span<const std::int32_t> part_of_row,
                                    std::int32_t partitions);
 
+// `caller_rows` (rows in the caller's numbering: er_row_map's, or every row in order) as new
+// rows, where the operator's y in the new order holds them: the inverse of `permutation` applied
+// to each. `permutation` must be one (EhybLayout::permutation).
+std::vector<std::int32_t> ehyb_new_rows(std::span<const std::int32_t> permutation,
+                                        std::span<const std::int32_t> caller_rows);
+
 // The kind of cuda_ehyb's partition into `partitions` parts (core/plan_partition.hpp): METIS's
 // part of every row, "metis_kway/<partitions>".
 std::string ehyb_partition_kind(std::int32_t partitions);
