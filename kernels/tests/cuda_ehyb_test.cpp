@@ -130,7 +130,6 @@ std::vector<double> multiply_over_layout(const EhybLayout<Value>& layout,
       }
     }
   }
-  const std::vector<std::int32_t> er_new_rows = ehyb_new_rows(layout.permutation, layout.er_row_map);
   for (std::int64_t i = 0; i < layout.er_rows; ++i) {
     double sum = 0;
     for (std::int64_t slot = layout.er_slice_offsets[i / 32] + i % 32;
@@ -139,13 +138,10 @@ std::vector<double> multiply_over_layout(const EhybLayout<Value>& layout,
       if (col == kPaddingColumn) break;
       sum += static_cast<double>(layout.er_values[slot]) * x[col];
     }
-    y_new[er_new_rows[i]] += sum;
+    y_new[layout.new_index[layout.er_row_map[i]]] += sum;
   }
-  std::vector<std::int32_t> every_row(static_cast<std::size_t>(layout.rows));
-  std::iota(every_row.begin(), every_row.end(), 0);
-  const std::vector<std::int32_t> new_row_of = ehyb_new_rows(layout.permutation, every_row);
   std::vector<double> y(static_cast<std::size_t>(layout.rows));
-  for (std::size_t row = 0; row < y.size(); ++row) y[row] = y_new[new_row_of[row]];
+  for (std::size_t row = 0; row < y.size(); ++row) y[row] = y_new[layout.new_index[row]];
   return y;
 }
 
@@ -189,13 +185,14 @@ std::multiset<std::tuple<std::int32_t, std::int32_t, double>> entries_of(
   return out;
 }
 
+// What the operator holds on the device for the layout: its arrays, and y in the new order.
 template <typename Value>
 std::uint64_t layout_bytes(const EhybLayout<Value>& l) {
-  return 4 * (l.permutation.size() + l.partition_row_begin.size() + l.partition_slice_begin.size() +
-              l.er_row_map.size() + l.er_columns.size()) +
+  return 4 * (l.permutation.size() + l.new_index.size() + l.partition_row_begin.size() +
+              l.partition_slice_begin.size() + l.er_row_map.size() + l.er_columns.size()) +
          8 * (l.ell_slice_offsets.size() + l.er_slice_offsets.size()) +
          2 * l.ell_local_columns.size() +
-         sizeof(Value) * (l.ell_values.size() + l.er_values.size());
+         sizeof(Value) * (l.ell_values.size() + l.er_values.size() + static_cast<std::size_t>(l.rows));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -302,6 +299,7 @@ TEST(EhybLayout, RowsSortByCachedLengthWithinTheirPart) {
       from_triplets(4, {{0, 0, 1}, {1, 1, 1}, {2, 0, 1}, {2, 2, 1}, {3, 1, 1}, {3, 3, 1}});
   const EhybLayout<float> l = make_ehyb_layout<float>(m, std::vector<std::int32_t>{0, 1, 0, 1}, 2);
   EXPECT_THAT(l.permutation, ElementsAre(2, 0, 3, 1));
+  EXPECT_THAT(l.new_index, ElementsAre(1, 3, 0, 2)) << "the caller's row 0 is new row 1, ...";
   EXPECT_EQ(l.er_rows, 0);
   EXPECT_THAT(l.er_slice_offsets, ElementsAre(0));
 }
@@ -316,16 +314,6 @@ TEST(EhybLayout, TwoCliquesPutOnlyTheBridgeInExtraRows) {
   EXPECT_EQ(std::count_if(l.er_columns.begin(), l.er_columns.end(),
                           [](ColIndex c) { return c != kPaddingColumn; }),
             2);
-}
-
-TEST(EhybLayout, NewRowsInvertThePermutation) {
-  // New row i is the caller's row permutation[i]: caller row 0 is new row 1, and so on.
-  const std::vector<std::int32_t> permutation{2, 0, 3, 1};
-  EXPECT_THAT(ehyb_new_rows(permutation, std::vector<std::int32_t>{0, 1, 2, 3}),
-              ::testing::ElementsAre(1, 3, 0, 2));
-  EXPECT_THAT(ehyb_new_rows(permutation, std::vector<std::int32_t>{3, 3, 2}),
-              ::testing::ElementsAre(2, 2, 0));
-  EXPECT_TRUE(ehyb_new_rows(permutation, std::vector<std::int32_t>{}).empty());
 }
 
 TEST(EhybLayout, RejectsAPartBeyondSixteenBitIndices) {

@@ -1,8 +1,6 @@
 #include <cuda_pipeline.h>
 
 #include <algorithm>
-#include <numeric>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -202,13 +200,12 @@ class CudaEhybOperator final : public SpmvOperator {
         ell_local_columns_(
             upload(device, layout.ell_local_columns.data(), layout.ell_local_columns.size())),
         ell_values_(upload(device, layout.ell_values.data(), layout.ell_values.size())),
-        er_new_row_map_(upload_as_new_rows(device, layout.permutation, layout.er_row_map)),
+        er_new_row_map_(upload_er_new_rows(layout, device)),
         er_slice_offsets_(
             upload(device, layout.er_slice_offsets.data(), layout.er_slice_offsets.size())),
         er_columns_(upload(device, layout.er_columns.data(), layout.er_columns.size())),
         er_values_(upload(device, layout.er_values.data(), layout.er_values.size())),
-        new_row_of_caller_row_(
-            upload_as_new_rows(device, layout.permutation, identity(layout.rows))),
+        new_index_(upload(device, layout.new_index.data(), layout.new_index.size())),
         y_new_(device, static_cast<std::size_t>(layout.rows) * sizeof(Value)) {
     const int buffers = variant_ == EhybVariant::async_copy ? 2 : 1;
     shared_bytes_ = static_cast<std::size_t>(buffers) * static_cast<std::size_t>(cache_entries_) *
@@ -254,7 +251,7 @@ class CudaEhybOperator final : public SpmvOperator {
           er_values_.as<const Value>(), er_new_row_map_.as<const std::int32_t>(), x, y_new, alpha);
       SPMVD_CUDA_CHECK_LAUNCH();
     }
-    catalogue_detail::launch_gather(rows_, new_row_of_caller_row_.as<const std::int32_t>(),
+    catalogue_detail::launch_gather(rows_, new_index_.as<const std::int32_t>(),
                                     y_new_.as<const Value>(), y, stream_, beta);
   }
 
@@ -264,18 +261,15 @@ class CudaEhybOperator final : public SpmvOperator {
     return permutation_.bytes() + partition_row_begin_.bytes() + partition_slice_begin_.bytes() +
            ell_slice_offsets_.bytes() + ell_local_columns_.bytes() + ell_values_.bytes() +
            er_new_row_map_.bytes() + er_slice_offsets_.bytes() + er_columns_.bytes() +
-           er_values_.bytes() + new_row_of_caller_row_.bytes() + y_new_.bytes();
+           er_values_.bytes() + new_index_.bytes() + y_new_.bytes();
   }
 
  private:
-  static std::vector<std::int32_t> identity(std::int64_t rows) {
-    std::vector<std::int32_t> rows_in_order(static_cast<std::size_t>(rows));
-    std::iota(rows_in_order.begin(), rows_in_order.end(), 0);
-    return rows_in_order;
-  }
-  static DeviceBuffer upload_as_new_rows(Device& device, std::span<const std::int32_t> permutation,
-                                         std::span<const std::int32_t> caller_rows) {
-    const std::vector<std::int32_t> new_rows = ehyb_new_rows(permutation, caller_rows);
+  // ER row i adds into y_new[new_index[er_row_map[i]]].
+  static DeviceBuffer upload_er_new_rows(const EhybLayout<Value>& layout, Device& device) {
+    std::vector<std::int32_t> new_rows(layout.er_row_map.size());
+    for (std::size_t i = 0; i < new_rows.size(); ++i)
+      new_rows[i] = layout.new_index[static_cast<std::size_t>(layout.er_row_map[i])];
     return upload(device, new_rows.data(), new_rows.size());
   }
 
@@ -317,7 +311,7 @@ class CudaEhybOperator final : public SpmvOperator {
   DeviceBuffer er_slice_offsets_;
   DeviceBuffer er_columns_;
   DeviceBuffer er_values_;
-  DeviceBuffer new_row_of_caller_row_;  // the gather's map: the caller's row -> its new row
+  DeviceBuffer new_index_;              // the gather's map: the caller's row -> its new row
   DeviceBuffer y_new_;                  // y in the new order, before the gather
 };
 

@@ -84,9 +84,9 @@ EhybLayout<Value> make_ehyb_layout(const CsrMatrix<double>& matrix,
                      return cached_length[static_cast<std::size_t>(a)] >
                             cached_length[static_cast<std::size_t>(b)];
                    });
-  std::vector<std::int32_t> new_index(static_cast<std::size_t>(n));  // the paper's ReorderTable
+  out.new_index.resize(static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < n; ++i)
-    new_index[static_cast<std::size_t>(out.permutation[static_cast<std::size_t>(i)])] =
+    out.new_index[static_cast<std::size_t>(out.permutation[static_cast<std::size_t>(i)])] =
         static_cast<std::int32_t>(i);
 
   // Alg. 1 line 27: slice offsets of the cached part, part by part (a slice never spans parts).
@@ -138,7 +138,7 @@ EhybLayout<Value> make_ehyb_layout(const CsrMatrix<double>& matrix,
     er_position[static_cast<std::size_t>(out.er_row_map[e])] = static_cast<std::int32_t>(e);
   for (std::int64_t r = 0; r < n; ++r) {
     const std::int32_t p = part_of_row[static_cast<std::size_t>(r)];
-    const std::int64_t row = new_index[static_cast<std::size_t>(r)];
+    const std::int64_t row = out.new_index[static_cast<std::size_t>(r)];
     const std::int64_t part_begin = out.partition_row_begin[static_cast<std::size_t>(p)];
     const std::int64_t local_row = row - part_begin;
     const std::int64_t ell_slice =
@@ -156,7 +156,7 @@ EhybLayout<Value> make_ehyb_layout(const CsrMatrix<double>& matrix,
       const auto value = static_cast<Value>(matrix.values[static_cast<std::size_t>(k)]);
       if (part_of_row[static_cast<std::size_t>(c)] == p) {
         out.ell_local_columns[static_cast<std::size_t>(ell_slot)] =
-            static_cast<std::uint16_t>(new_index[static_cast<std::size_t>(c)] - part_begin);
+            static_cast<std::uint16_t>(out.new_index[static_cast<std::size_t>(c)] - part_begin);
         out.ell_values[static_cast<std::size_t>(ell_slot)] = value;
         ell_slot += kEhybSliceRows;
       } else {
@@ -177,17 +177,6 @@ double ms_since(std::chrono::steady_clock::time_point since) {
 }
 
 }  // namespace
-
-std::vector<std::int32_t> ehyb_new_rows(std::span<const std::int32_t> permutation,
-                                        std::span<const std::int32_t> caller_rows) {
-  std::vector<std::int32_t> new_row(permutation.size());
-  for (std::size_t i = 0; i < permutation.size(); ++i)
-    new_row[static_cast<std::size_t>(permutation[i])] = static_cast<std::int32_t>(i);
-  std::vector<std::int32_t> out(caller_rows.size());
-  for (std::size_t i = 0; i < caller_rows.size(); ++i)
-    out[i] = new_row[static_cast<std::size_t>(caller_rows[i])];
-  return out;
-}
 
 std::string ehyb_partition_kind(std::int32_t partitions) {
   return "metis_kway/" + std::to_string(partitions);

@@ -13,7 +13,7 @@
 //    length, descending, in slices of 32, with the row map er_row_map (the paper's yIdxER).
 // One deliberate difference from the paper, to avoid a permuted copy of x: ER columns and
 // er_row_map hold the caller's indices (the ER kernel reads x in the caller's order; the
-// operator maps er_row_map to new rows, as it computes y in the new order).
+// operator maps er_row_map through new_index, as it computes y in the new order).
 
 #include <cstdint>
 #include <memory>
@@ -38,8 +38,10 @@ struct EhybLayout {
   std::int64_t rows = 0;
   std::int32_t partitions = 0;
   std::int64_t cache_entries = 0;  // the largest part: x values one block caches
-  // New row/column i is the caller's row/column permutation[i].
+  // New row/column i is the caller's row/column permutation[i], and the caller's row r is new
+  // row new_index[r] (the paper's ReorderTable: the map y is gathered back through).
   std::vector<std::int32_t> permutation;
+  std::vector<std::int32_t> new_index;
   std::vector<std::int32_t> partition_row_begin;    // partitions + 1, in new indices
   std::vector<std::int32_t> partition_slice_begin;  // partitions + 1, cached-part slices
   // Cached part: slice s holds new rows partition_row_begin[p] + 32 * (s -
@@ -67,12 +69,6 @@ template <typename Value>
 EhybLayout<Value> make_ehyb_layout(const CsrMatrix<double>& matrix,
                                    std::span<const std::int32_t> part_of_row,
                                    std::int32_t partitions);
-
-// `caller_rows` (rows in the caller's numbering: er_row_map's, or every row in order) as new
-// rows, where the operator's y in the new order holds them: the inverse of `permutation` applied
-// to each. `permutation` must be one (EhybLayout::permutation).
-std::vector<std::int32_t> ehyb_new_rows(std::span<const std::int32_t> permutation,
-                                        std::span<const std::int32_t> caller_rows);
 
 // The kind of cuda_ehyb's partition into `partitions` parts (core/plan_partition.hpp): METIS's
 // part of every row, "metis_kway/<partitions>".
