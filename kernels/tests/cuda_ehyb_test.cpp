@@ -192,7 +192,8 @@ std::uint64_t layout_bytes(const EhybLayout<Value>& l) {
               l.partition_slice_begin.size() + l.er_row_map.size() + l.er_columns.size()) +
          8 * (l.ell_slice_offsets.size() + l.er_slice_offsets.size()) +
          2 * l.ell_local_columns.size() +
-         sizeof(Value) * (l.ell_values.size() + l.er_values.size() + static_cast<std::size_t>(l.rows));
+         sizeof(Value) *
+             (l.ell_values.size() + l.er_values.size() + static_cast<std::size_t>(l.rows));
 }
 
 // ---------------------------------------------------------------------------------------------

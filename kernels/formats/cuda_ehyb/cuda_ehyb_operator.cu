@@ -247,8 +247,9 @@ class CudaEhybOperator final : public SpmvOperator {
     SPMVD_CUDA_CHECK_LAUNCH();
     if (er_rows_ > 0) {
       ehyb_er_kernel<Value><<<er_grid_, kErBlockSize, 0, stream_>>>(
-          er_rows_, er_slice_offsets_.as<const std::int64_t>(), er_columns_.as<const std::int32_t>(),
-          er_values_.as<const Value>(), er_new_row_map_.as<const std::int32_t>(), x, y_new, alpha);
+          er_rows_, er_slice_offsets_.as<const std::int64_t>(),
+          er_columns_.as<const std::int32_t>(), er_values_.as<const Value>(),
+          er_new_row_map_.as<const std::int32_t>(), x, y_new, alpha);
       SPMVD_CUDA_CHECK_LAUNCH();
     }
     catalogue_detail::launch_gather(rows_, new_index_.as<const std::int32_t>(),
