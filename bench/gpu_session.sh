@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One GPU-machine session, run from the repository root through the device tool:
 #   source .gpu/env.sh && bash bench/gpu_session.sh STAGE...
-# with the bundle made by bench/make_gpu_bundle.sh. Logs go to $OUT; a short table ends it.
+# with the bundle made by bench/make_gpu_bundle.sh. Logs go to $OUT, packed at the end into
+# $OUT/gpu_session.tgz beside $OUT/summary.txt (KEEP_OUT=1: not packed); a short table ends it.
 # Stages:
 #   tests   GPU conformance tests of every registered format (gtest)
 #   daemon  spmvd on loopback + `spmv run` on real matrices (twice: the 2nd is a cache hit),
@@ -242,4 +243,10 @@ for stage in "$@"; do
   summary+=("  ($stage took $(( $(date +%s) - start )) s)")
 done
 echo "================ summary"
-printf '%s\n' "${summary[@]}"
+printf '%s\n' "${summary[@]}" | tee "$OUT/summary.txt"
+# The device tool brings back at most 8 files of $OUT and drops the rest (a calibration.json was
+# lost that way): everything goes into one archive, which comes back beside summary.txt.
+# KEEP_OUT=1 leaves the files as they are (for a later invocation reading $OUT/calibration.json).
+[ "${KEEP_OUT:-0}" = 1 ] || ( cd "$OUT" && tar czf /tmp/gpu_session.tgz --exclude=gpu_session.tgz . &&
+  find . -mindepth 1 -maxdepth 1 ! -name summary.txt -exec rm -rf {} + &&
+  mv /tmp/gpu_session.tgz . )

@@ -3,7 +3,7 @@
 
     python3 bench/tuner_live.py DIR [--svg-dir DIR2]
 
-DIR is what `bench/gpu_session.sh tuner-live` leaves (unpacked from tuner-live.tgz):
+DIR is what `bench/gpu_session.sh tuner-live` leaves (tuner-live.tgz in gpu_session.tgz, unpacked):
 daemon-<mode>.log, run-<mode>.log and plans-<mode>.db (the daemon's SQLite database, a fresh
 copy of the calibrated one per mode, so each matrix was tuned once, at upload) per mode
 (exhaustive, auto, model-only). For each matrix:
