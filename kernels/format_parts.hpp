@@ -46,6 +46,10 @@ struct FormatPart {
   // as its format does alone.
   std::uint64_t row_map_bytes = 0;
   std::int64_t scattered_row_runs = 0;
+  // Launches the part's format makes alone that the composition does not: cuda_bro_coo scales
+  // y in a launch of its own before its COO kernel, which in BRO-HYB the ELL part before it
+  // does for every row. Each takes a lone launch's fixed cost off the part's time.
+  int skipped_launches = 0;
 };
 
 // One y sector written again per run of rows written through a row map.

@@ -405,6 +405,8 @@ TEST(CudaBroHybRules, RunsAsItsBroEllPartThenItsBroCooPartEachOfItsOwnBytes) {
               FieldSet::of(CudaBroCooParams{.interval_rounds = p.interval_rounds}));
     EXPECT_EQ(coo.features.nnz, coo_entries);
     EXPECT_EQ(coo.features.rows, coo_rows);
+    EXPECT_EQ(ell.skipped_launches, 0);
+    EXPECT_EQ(coo.skipped_launches, 1) << "cuda_bro_coo's y scaling: the ELL part wrote every row";
     const std::vector<Candidate> offered = coo_rules.candidates(coo.features, testing::h100());
     EXPECT_NE(std::find(offered.begin(), offered.end(), coo.candidate), offered.end());
     // Each part's bytes are its format's, and together BRO-HYB's.

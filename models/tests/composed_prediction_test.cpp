@@ -297,6 +297,26 @@ TEST(ComposedTime, ASharedLaunchPaysTheComposedFormatsOwnFloorOnce) {
   EXPECT_DOUBLE_EQ(*composed_time_ms(parts, predict_part, 0.006), first + second);
 }
 
+// A part whose format makes a launch alone that the composition does not (BRO-HYB's COO part:
+// no y scaling of its own) is its format's time less a launch floor for each, never below one
+// floor: its own launch still queues.
+TEST(ComposedTime, APartSkippingItsFormatsLaunchSavesTheLaunchFloor) {
+  ModelSet set = bytes_only_set();
+  set.launch_floor_ms = 0.004;
+  const ModelPredictor predictor(set);
+  const DeviceInfo device = h100_like();
+  const ModelPartTimePredictor predict_part(predictor, format_registry(), device);
+  std::vector<FormatPart> parts = TwoPartRules(false).parts(whole_matrix(), Candidate{});
+  const double first = *predict_part.part_ms(parts[0]);
+  const double second = *predict_part.part_ms(parts[1]);
+  ASSERT_GT(second, 0.008) << "the part must cost more than two floors";
+  parts[1].skipped_launches = 1;
+  EXPECT_DOUBLE_EQ(*predict_part.part_ms(parts[1]), second - 0.004);
+  EXPECT_DOUBLE_EQ(*composed_time_ms(parts, predict_part), first + second - 0.004);
+  parts[1].skipped_launches = 1000;
+  EXPECT_DOUBLE_EQ(*predict_part.part_ms(parts[1]), 0.004) << "one launch is left";
+}
+
 // Parameters of two fields, as BCE's variant and its boundaries.
 struct Variant {
   int variant = 0;

@@ -164,7 +164,8 @@ std::vector<FormatPart> CudaBroHybRules::parts(const MatrixFeatures& features,
           .launch = {.block_size = kBroCooBlockSize,
                      .threads_per_row = 0,
                      .grid_size = blocks_for(static_cast<std::uint64_t>(own->coo_intervals[rounds]),
-                                             kBroCooBlockSize / 32)}}};
+                                             kBroCooBlockSize / 32)}},
+      .skipped_launches = 1};  // cuda_bro_coo's y scaling: the ELL part wrote every row
   coo.features.format_features.insert_or_assign("cuda_bro_coo", FieldSet::of(own->coo()));
   out.push_back(std::move(coo));
   return out;
