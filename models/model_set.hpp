@@ -70,7 +70,9 @@ namespace spmvd {
 // length sort scatters its y stores as a real matrix's does.
 // 34: cuda_ehyb computes y in its own row order and gathers it back (a third launch): its
 // records timed the stores through the permutation.
-inline constexpr int kModelVersion = 34;
+// 35: the cpu_gpu record's x_width_ratio (a host gather's cost by the width of x) and its
+// round trip timed with spmv-bench's runs.
+inline constexpr int kModelVersion = 35;
 
 struct ModelSet {
   std::string device_signature;  // DeviceInfo::signature() of the calibrated device

@@ -30,7 +30,11 @@ std::optional<double> ModelPartTimePredictor::part_ms(const FormatPart& part) co
         predictor_.locality_enabled() ? x_gather_randomness(part.features) : 1.0;
     // A part beside a GPU (it moves values) also pays the host path's round trip.
     const double round_trip_ms = part.transfer_values > 0 ? cpu_gpu->host_round_trip_ms : 0.0;
-    return cpu_coo_time_ms(part.features.nnz, randomness, *cpu_gpu) +
+    // The part gathers from the whole matrix's x: a random gather's cost at its width.
+    const double x_bytes = static_cast<double>(part.features.cols) *
+                           static_cast<double>(value_bytes(predictor_.model_set().precision));
+    return cpu_coo_time_ms(part.features.nnz, randomness, *cpu_gpu,
+                           host_x_width_ratio(*cpu_gpu, x_bytes)) +
            host_rows_time_ms(part.features.rows - part.features.empty_rows, *cpu_gpu) +
            host_copies_ms(bytes, kHostPartCopies, *cpu_gpu) + round_trip_ms;
   }

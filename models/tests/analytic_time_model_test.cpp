@@ -64,6 +64,33 @@ TEST(CpuGpuTimeModel, BalancesEquations6To8) {
   EXPECT_DOUBLE_EQ(t.total_ms, 2.3);
 }
 
+// A random gather from an x the host's caches hold costs x_width_ratio of fc's: linear in log x
+// bytes between the measured widths, held beyond them, 1 where none is measured.
+TEST(CpuGpuTimeModel, ReadsTheXWidthRatioInLogBytesHoldingTheEnds) {
+  CpuGpuTimeCoefficients c{.cpu_cores = 3, .cpu_operations_per_ms = 4};
+  EXPECT_DOUBLE_EQ(host_x_width_ratio(c, 1e6), 1.0) << "none measured";
+  c.x_width_ratio = {{1 << 18, 0.4}, {1 << 21, 0.7}, {1 << 25, 1.0}};
+  EXPECT_DOUBLE_EQ(host_x_width_ratio(c, 1000.0), 0.4);
+  EXPECT_DOUBLE_EQ(host_x_width_ratio(c, 1 << 18), 0.4);
+  EXPECT_NEAR(host_x_width_ratio(c, 1 << 19), 0.5, 1e-12) << "a third of the way in log bytes";
+  EXPECT_NEAR(host_x_width_ratio(c, 1 << 23), 0.85, 1e-12);
+  EXPECT_DOUBLE_EQ(host_x_width_ratio(c, 1e12), 1.0);
+}
+
+// Eq. 6's random gathers at the x width's ratio, a band's not: rho + (r - rho) w, r never
+// below rho.
+TEST(CpuGpuTimeModel, ScalesTheRandomGathersByTheXWidthRatio) {
+  const CpuGpuTimeCoefficients c{.cpu_cores = 3, .cpu_operations_per_ms = 4,
+                                 .cpu_banded_ratio = 0.25};
+  // 2 * 8 / 4 / (3 - 1) = 2 ms at fc.
+  EXPECT_DOUBLE_EQ(cpu_coo_time_ms(8, 1.0, c), 2.0);
+  EXPECT_DOUBLE_EQ(cpu_coo_time_ms(8, 1.0, c, 0.5), 1.0);
+  EXPECT_DOUBLE_EQ(cpu_coo_time_ms(8, 0.0, c, 0.5), 0.5) << "a band's gathers: rho";
+  EXPECT_DOUBLE_EQ(cpu_coo_time_ms(8, 0.5, c, 0.5), 2.0 * (0.25 + 0.25 * 0.5));
+  EXPECT_DOUBLE_EQ(cpu_coo_time_ms(8, 1.0, c, 0.1), 0.5) << "no cheaper than the band";
+  EXPECT_DOUBLE_EQ(cpu_coo_time_ms(8, 0.5, c), 2.0 * (0.25 + 0.75 * 0.5)) << "ratio 1: as before";
+}
+
 TEST(CpuGpuTimeModel, RefusesASingleCpuCore) {
   const CpuGpuTimeCoefficients c{.cpu_cores = 1, .cpu_operations_per_ms = 4,
                                  .gpu_streaming_processors = 2,

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <limits>
+#include <iterator>
 #include <memory>
+#include <utility>
 
 #include "core/error.hpp"
 #include "kernels/format_parts.hpp"
@@ -46,11 +48,22 @@ constexpr int kHostCooSizes = 3;
 constexpr std::int64_t kMaxHostCooSampleNnz = std::int64_t{1} << 22;
 constexpr std::int64_t kHostCooSampleColumns = std::int64_t{1} << 22;
 
+// Why narrower twins too: the suite's smaller matrices gather from an x of 0.01-8 MB, which the
+// host's caches hold in part or whole, and a single rate from the wide x put their host parts
+// at 1.6-2.8x their time (ego-Twitter_u, cit-HepPh, cage11; H100 box, model version 34). The
+// random samples again over x of 2^15 columns (256 KB in fp64: within a server core's L2) and
+// 2^18 (2 MB: past it, within a shared L3) give CpuGpuTimeCoefficients::x_width_ratio, the
+// widest (the samples above) at 1: 14M more non-zeros per precision, a few seconds.
+constexpr std::int64_t kHostCooNarrowColumns[] = {std::int64_t{1} << 15, std::int64_t{1} << 18};
+
 // The random and banded (nnz, median ms) of the host's cpu_coo samples, and the host's cores.
 struct HostCooSamples {
   std::vector<SamplePoint> random;
   std::vector<SamplePoint> banded;
   std::vector<SamplePoint> one_entry;  // rows of one random entry, the same non-zeros
+  // Per kHostCooNarrowColumns width, its random samples (the random ones' shapes).
+  std::vector<std::vector<SamplePoint>> narrow =
+      std::vector<std::vector<SamplePoint>>(std::size(kHostCooNarrowColumns));
   int cores = 0;
 };
 
@@ -59,7 +72,8 @@ HostCooSamples time_host_coo_samples(const FormatEntry& entry, const Calibration
   const std::unique_ptr<Device> host = make_cpu_device();
   CalibrationOptions sizes = o;
   sizes.size_steps = kHostCooSizes;
-  HostCooSamples out{.random = {}, .banded = {}, .one_entry = {}, .cores = host->info().sm_count};
+  HostCooSamples out;
+  out.cores = host->info().sm_count;
   const auto time = [&](const CsrMatrix<double>& sample) {
     auto op = entry.build(sample, plan.precision,
                           Candidate{.format = kCpuCooFormatId, .params = {}, .launch = {}}, *host);
@@ -81,8 +95,36 @@ HostCooSamples time_host_coo_samples(const FormatEntry& entry, const Calibration
     out.one_entry.push_back(
         {nnz, time(wide_uniform_row_length_sample(single_rows, std::max(cols, single_rows), 1,
                                                   seed))});
+    for (std::size_t w = 0; w < std::size(kHostCooNarrowColumns); ++w)
+      out.narrow[w].push_back(
+          {nnz, time(wide_uniform_row_length_sample(shape.rows, kHostCooNarrowColumns[w],
+                                                    shape.row_length, seed))});
   }
   return out;
+}
+
+// CpuGpuTimeCoefficients::x_width_ratio from the samples: per narrow width its non-zeros' own
+// slope (less the row cost's share at row_length, as with_row_cost separates it) against the
+// wide samples' (rates), then the widest at 1; a width whose slope is not positive is left out.
+std::vector<SamplePoint> fit_x_width_ratio(const HostCooSamples& samples, const HostCooRates& rates,
+                                           std::int64_t row_length, Precision precision) {
+  const auto x_bytes = [&](std::int64_t cols) {
+    return static_cast<double>(cols) * static_cast<double>(value_bytes(precision));
+  };
+  std::vector<SamplePoint> ratios;
+  for (std::size_t w = 0; w < std::size(kHostCooNarrowColumns); ++w) {
+    double slope = 0.0;
+    try {
+      slope = fit_linear(samples.narrow[w]).slope;
+    } catch (const Error&) {
+      continue;  // fewer than 2 sizes
+    }
+    const double entry = slope - rates.ms_per_row / static_cast<double>(std::max<std::int64_t>(row_length, 1));
+    if (entry > 0.0 && rates.random_ms_per_nnz > 0.0)
+      ratios.push_back({x_bytes(kHostCooNarrowColumns[w]), entry / rates.random_ms_per_nnz});
+  }
+  if (!ratios.empty()) ratios.push_back({x_bytes(kHostCooSampleColumns), 1.0});
+  return ratios;
 }
 
 // The host path's round trip, timed: a split at K = 7 of kRoundTripRows rows of 8 random
@@ -93,6 +135,12 @@ HostCooSamples time_host_coo_samples(const FormatEntry& entry, const Calibration
 constexpr std::int64_t kRoundTripRows = 4096;
 constexpr std::int64_t kRoundTripRowLength = 8;
 constexpr std::uint32_t kRoundTripBlock = 256;
+// Timed as spmv-bench times a candidate this short (bench/sweep.hpp: 5 warm-ups, 101 timed):
+// the host path's wake-ups vary by tens of microseconds from run to run, and the calibration's
+// 7 runs put the round trip at 77 us in fp32 and 65 in fp64 on the same host, where the suite's
+// smallest splits took 50-60 us whole (H100 box, model version 34).
+constexpr int kRoundTripWarmups = 5;
+constexpr int kRoundTripRuns = 101;
 
 std::optional<double> time_host_round_trip(const FormatRegistry& registry, Device& device,
                                            const CalibrationPlan& plan,
@@ -113,12 +161,18 @@ std::optional<double> time_host_round_trip(const FormatRegistry& registry, Devic
       .launch = split_candidate.launch};
   auto split_op = split->build(sample, plan.precision, split_candidate, device);
   auto ell_op = ell->build(sample, plan.precision, ell_candidate, device);
-  const double split_ms = median_apply_ms(*split_op, device, sample, plan.precision, o);
-  const double ell_ms = median_apply_ms(*ell_op, device, sample, plan.precision, o);
+  CalibrationOptions runs = o;
+  runs.warmup_runs = kRoundTripWarmups;
+  runs.timed_runs = kRoundTripRuns;
+  const double split_ms = median_apply_ms(*split_op, device, sample, plan.precision, runs);
+  const double ell_ms = median_apply_ms(*ell_op, device, sample, plan.precision, runs);
   // x down (every column) and one partial value per row up: the split's transfer_values.
   const auto copy_bytes =
       static_cast<std::uint64_t>(sample.cols + sample.rows) * value_bytes(plan.precision);
-  return host_round_trip_ms_of(split_ms, ell_ms, sample.rows, copy_bytes, kHostPartCopies, c);
+  const double x_bytes =
+      static_cast<double>(sample.cols) * static_cast<double>(value_bytes(plan.precision));
+  return host_round_trip_ms_of(split_ms, ell_ms, sample.rows, copy_bytes, kHostPartCopies, c,
+                               host_x_width_ratio(c, x_bytes));
 }
 
 // Copy sizes 4 KiB .. 64 MiB, x4 each: from a small vector's copy (latency-bound) to a large
@@ -177,6 +231,7 @@ std::optional<CpuGpuTimeCoefficients> fit_cpu_gpu(const FormatRegistry& registry
   const FormatEntry* entry = registry.find(kCpuCooFormatId);
   if (entry == nullptr) return std::nullopt;
   HostCooRates rates;
+  std::vector<SamplePoint> x_width_ratio;
   int cores = 0;
   if (!device.info().is_gpu) {
     if (coo.empty()) return std::nullopt;
@@ -199,6 +254,7 @@ std::optional<CpuGpuTimeCoefficients> fit_cpu_gpu(const FormatRegistry& registry
     } catch (const Error&) {
       // fewer than 2 sizes: no slope; the row cost stays folded into the non-zeros' rate
     }
+    x_width_ratio = fit_x_width_ratio(samples, rates, o.coo_row_length, plan.precision);
     cores = samples.cores;
   }
   std::vector<HostCopySample> copies;
@@ -210,6 +266,7 @@ std::optional<CpuGpuTimeCoefficients> fit_cpu_gpu(const FormatRegistry& registry
   c.cpu_operations_per_ms = 2.0 / (rates.random_ms_per_nnz * static_cast<double>(cores));
   c.cpu_banded_ratio = rates.banded_ratio;
   c.cpu_ms_per_row = rates.ms_per_row;
+  c.x_width_ratio = std::move(x_width_ratio);
   if (ell_ms_per_entry && device.info().sm_count > 0) {
     c.gpu_streaming_processors = device.info().sm_count;
     c.gpu_operations_per_ms_per_sp =

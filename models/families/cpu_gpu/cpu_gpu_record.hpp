@@ -17,7 +17,8 @@ namespace spmvd {
 // No fit rows: the coefficients as summary["cpu_gpu"].
 void add_to_summary(const CpuGpuTimeCoefficients& record, nlohmann::json& summary);
 // One table of one row: the coefficients of Eqs. 6-8 (nc, fc, C, F), the host's banded ratio
-// (fc's locality term) and the host copies' bandwidth (GB/s) and latency (µs).
+// (fc's locality term), the host copies' bandwidth (GB/s) and latency (µs), the round trip,
+// a row's cost and the range of the x-width ratios.
 std::vector<FamilyTable> tables_of(const CpuGpuTimeCoefficients& record);
 // None: coefficients without samples.
 std::vector<NamedSvg> plots_of(const CpuGpuTimeCoefficients& record, Precision precision);

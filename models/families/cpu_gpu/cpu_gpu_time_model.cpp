@@ -1,6 +1,7 @@
 #include "models/families/cpu_gpu/cpu_gpu_time_model.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/error.hpp"
 #include "models/df_split.hpp"
@@ -8,15 +9,36 @@
 
 namespace spmvd {
 
+double host_x_width_ratio(const CpuGpuTimeCoefficients& c, double x_bytes) noexcept {
+  const std::vector<SamplePoint>& r = c.x_width_ratio;
+  if (r.empty() || !(x_bytes > 0.0)) return 1.0;
+  if (x_bytes <= r.front().x) return r.front().y;
+  for (std::size_t i = 1; i < r.size(); ++i) {
+    const SamplePoint& a = r[i - 1];
+    const SamplePoint& b = r[i];
+    if (x_bytes > b.x) continue;
+    if (!(b.x > a.x)) return b.y;
+    const double t = std::log(x_bytes / a.x) / std::log(b.x / a.x);
+    return a.y + (b.y - a.y) * t;
+  }
+  return r.back().y;
+}
+
 double cpu_coo_time_ms(std::int64_t cpu_nnz, double x_randomness,
-                       const CpuGpuTimeCoefficients& c) {
+                       const CpuGpuTimeCoefficients& c, double x_width_ratio) {
   if (c.cpu_cores < 2 || c.cpu_operations_per_ms <= 0.0) {
     throw_invalid("cpu_coo_time_ms: needs >= 2 CPU cores (one drives the GPU) and a positive fc");
   }
   // Paper 003 Eq. 6: a multiply and an add per non-zero on nc - 1 cores, at the rate of the
-  // random-column samples; a band's gathers reuse the cache lines of neighbouring rows.
+  // random-column samples; a band's gathers reuse the cache lines of neighbouring rows
+  // (rho + (1 - rho) w), a random gather from a narrower x costs x_width_ratio of fc's: the
+  // factor is rho + (r - rho) w, r held at rho or above (no x makes a gather cheaper than the
+  // band's reuse).
+  const double rho = locality_factor(c.cpu_banded_ratio, 0.0);  // rho as locality.hpp clamps it
+  const double r = std::max(x_width_ratio, std::min(rho, 1.0));
+  const double factor = rho + (r - rho) * std::clamp(x_randomness, 0.0, 1.0);
   return 2.0 * static_cast<double>(cpu_nnz) / c.cpu_operations_per_ms /
-         static_cast<double>(c.cpu_cores - 1) * locality_factor(c.cpu_banded_ratio, x_randomness);
+         static_cast<double>(c.cpu_cores - 1) * factor;
 }
 
 double host_rows_time_ms(std::int64_t touched_rows, const CpuGpuTimeCoefficients& c) {
@@ -45,9 +67,10 @@ double host_copies_ms(std::uint64_t bytes, int copies, const CpuGpuTimeCoefficie
 
 double host_round_trip_ms_of(double split_ms, double ell_ms, std::int64_t host_nnz,
                              std::uint64_t copy_bytes, int copies,
-                             const CpuGpuTimeCoefficients& c) {
+                             const CpuGpuTimeCoefficients& c, double x_width_ratio) {
   // The sample's host part is one entry in each of host_nnz rows.
-  const double host_ms = cpu_coo_time_ms(host_nnz, 1.0, c) + host_rows_time_ms(host_nnz, c) +
+  const double host_ms = cpu_coo_time_ms(host_nnz, 1.0, c, x_width_ratio) +
+                         host_rows_time_ms(host_nnz, c) +
                          host_copies_ms(copy_bytes, copies, c);
   return std::max(0.0, split_ms - ell_ms - host_ms);
 }

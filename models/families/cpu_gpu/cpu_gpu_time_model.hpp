@@ -14,13 +14,19 @@
 // samples against their random twins) and w the matrix's x_gather_randomness. On the H100 box's
 // 16-core host a single fc put the host part of banded, stencil and FEM matrices at 2x their
 // measured time and that of random or renumbered ones at 0.6-0.9x (2026-11-24, ell_width 1).
+// Nor is fc one rate for every x: its samples gather from an x beyond the host's caches, and a
+// random gather from an x that the caches hold is cheaper (x_width_ratio): on the H100 box the
+// host parts of ego-Twitter_u, cit-HepPh and cage11 (x of 0.1-0.3 MB) measured 0.4-0.6 of
+// their prediction (2026-12-06, model version 34).
 
 #include <cstdint>
 #include <string_view>
 #include <tuple>
+#include <vector>
 
 #include "core/field_set.hpp"
 #include "core/matrix_features.hpp"
+#include "models/fitting.hpp"
 
 namespace spmvd {
 
@@ -53,6 +59,10 @@ struct CpuGpuTimeCoefficients {
   // two entries a row (the splits at a balanced K) at 0.5-0.6 of their time and those of 16 a
   // row (K = 1) at 1.6-2x (2026-11-24, model version 20's first calibration). 0: folded into fc.
   double cpu_ms_per_row = 0.0;
+  // {x bytes, a random non-zero's time at that x / at the widest}: the fitted per-non-zero
+  // slopes of random samples over x of several widths (cpu_gpu_fit.cpp), the widest (fc's
+  // samples) last at 1. Empty on the CPU device: fc for every x.
+  std::vector<SamplePoint> x_width_ratio;
   static constexpr auto kFields = std::tuple{
       declare_field("cpu_cores", &CpuGpuTimeCoefficients::cpu_cores),
       declare_field("cpu_operations_per_ms", &CpuGpuTimeCoefficients::cpu_operations_per_ms),
@@ -64,7 +74,8 @@ struct CpuGpuTimeCoefficients {
                     &CpuGpuTimeCoefficients::host_device_copy_latency_ms),
       declare_field("cpu_banded_ratio", &CpuGpuTimeCoefficients::cpu_banded_ratio),
       declare_field("host_round_trip_ms", &CpuGpuTimeCoefficients::host_round_trip_ms),
-      declare_field("cpu_ms_per_row", &CpuGpuTimeCoefficients::cpu_ms_per_row)};
+      declare_field("cpu_ms_per_row", &CpuGpuTimeCoefficients::cpu_ms_per_row),
+      declare_field("x_width_ratio", &CpuGpuTimeCoefficients::x_width_ratio)};
   friend bool operator==(const CpuGpuTimeCoefficients&, const CpuGpuTimeCoefficients&) = default;
 };
 
@@ -75,12 +86,18 @@ struct CpuGpuTime {
   friend bool operator==(const CpuGpuTime&, const CpuGpuTime&) = default;
 };
 
+// A random non-zero's time on the host at an x of x_bytes against fc's (c.x_width_ratio, linear
+// in log x bytes between the measured widths, the end values beyond them); 1 where none was
+// measured.
+double host_x_width_ratio(const CpuGpuTimeCoefficients& c, double x_bytes) noexcept;
+
 // Eq. 6 times the host's locality factor: cpu_nnz non-zeros gathering x with randomness
 // x_randomness in [0, 1] (x_gather_randomness of the matrix, models/locality.hpp; 1: random
-// columns, fc itself; 0: a band, fc / cpu_banded_ratio). Throws Error(invalid_argument) when
+// columns; 0: a band, fc / cpu_banded_ratio), a random gather at x_width_ratio of fc's time
+// (host_x_width_ratio; 1: fc itself), never below a band's. Throws Error(invalid_argument) when
 // nc < 2 or fc <= 0.
 double cpu_coo_time_ms(std::int64_t cpu_nnz, double x_randomness,
-                       const CpuGpuTimeCoefficients& c);
+                       const CpuGpuTimeCoefficients& c, double x_width_ratio = 1.0);
 // The touched rows' own cost of a host part: rows x cpu_ms_per_row, moved from nc to nc - 1
 // threads as Eq. 6 is. Throws Error(invalid_argument) when nc < 2.
 double host_rows_time_ms(std::int64_t touched_rows, const CpuGpuTimeCoefficients& c);
@@ -92,13 +109,13 @@ double gpu_ell_time_ms(std::int64_t gpu_nnz, const CpuGpuTimeCoefficients& c);
 double host_copies_ms(std::uint64_t bytes, int copies, const CpuGpuTimeCoefficients& c);
 // The host path's fixed cost (CpuGpuTimeCoefficients::host_round_trip_ms) from a split's
 // measured time on a sample: split_ms less the ELL kernel's time on the same sample (ell_ms),
-// Eq. 6 and the rows' own cost for the host part's host_nnz random non-zeros, one a row, and
-// its `copies` copies moving
+// Eq. 6 and the rows' own cost for the host part's host_nnz random non-zeros, one a row, at
+// x_width_ratio (the sample's x), and its `copies` copies moving
 // copy_bytes (c's bandwidth and latency); at least 0. Throws as cpu_coo_time_ms and
 // host_copies_ms do.
 double host_round_trip_ms_of(double split_ms, double ell_ms, std::int64_t host_nnz,
                              std::uint64_t copy_bytes, int copies,
-                             const CpuGpuTimeCoefficients& c);
+                             const CpuGpuTimeCoefficients& c, double x_width_ratio = 1.0);
 
 // Eqs. 4-8 for threshold K, with the split taken from the DF (models/df_split.hpp); the COO
 // part at the whole matrix's x_gather_randomness (a part gathers from the matrix's x).
