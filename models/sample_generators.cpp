@@ -73,10 +73,11 @@ template <typename ColumnOf>
 CsrMatrix<double> fixed_row_length_sample(const char* name, std::int64_t rows, std::int64_t cols,
                                           std::int64_t row_length, std::uint64_t seed,
                                           ColumnOf column_of) {
-  if (row_length < 1 || row_length > rows || rows > cols || cols > kMaxDimension) {
+  if (row_length < 1 || row_length > cols || rows < 1 || rows > kMaxDimension ||
+      cols > kMaxDimension) {
     throw_invalid(std::string(name) + ": row length " + std::to_string(row_length) +
-                  " must be in [1, rows = " + std::to_string(rows) +
-                  "] and rows <= cols = " + std::to_string(cols) + " <= 2^31 - 1");
+                  " must be in [1, cols = " + std::to_string(cols) + "] and rows = " +
+                  std::to_string(rows) + " in [1, 2^31 - 1]");
   }
   std::vector<RowOffset> row_offsets(static_cast<std::size_t>(rows) + 1);
   for (std::size_t r = 0; r < row_offsets.size(); ++r)

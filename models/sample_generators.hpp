@@ -19,10 +19,10 @@ namespace spmvd {
 CsrMatrix<double> uniform_row_length_sample(std::int64_t rows, std::int64_t row_length,
                                             std::uint64_t seed);
 
-// The same drawn over cols >= rows columns, one column from each of row_length equal bins of
-// [0, cols): a rows x cols sample whose x is as large as a real matrix's while its non-zeros
-// stay few (the host's cpu_coo samples, models/families/cpu_gpu/cpu_gpu_fit.cpp). Throws
-// Error(invalid_argument) unless 1 <= row_length <= rows <= cols <= 2^31 - 1.
+// The same drawn over cols columns, one column from each of row_length equal bins of
+// [0, cols): a rows x cols sample whose x is as large (or as small) as a real matrix's whatever
+// its non-zeros (the host's cpu_coo samples, models/families/cpu_gpu/cpu_gpu_fit.cpp). Throws
+// Error(invalid_argument) unless 1 <= row_length <= cols <= 2^31 - 1 and 1 <= rows <= 2^31 - 1.
 CsrMatrix<double> wide_uniform_row_length_sample(std::int64_t rows, std::int64_t cols,
                                                  std::int64_t row_length, std::uint64_t seed);
 

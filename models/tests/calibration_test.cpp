@@ -99,8 +99,8 @@ TEST(UniformRowLengthSample, RefusesRowsLongerThanTheMatrixIsWide) {
     EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
     EXPECT_STREQ(
         e.what(),
-        "uniform_row_length_sample: row length 5 must be in [1, rows = 4] and rows <= cols = 4 "
-        "<= 2^31 - 1");
+        "uniform_row_length_sample: row length 5 must be in [1, cols = 4] and rows = 4 in "
+        "[1, 2^31 - 1]");
   }
 }
 
