@@ -120,7 +120,13 @@ TEST(WideUniformRowLengthSample, SpreadsEveryRowOverAllColumnsNotJustAsManyAsRow
     widest = std::max(widest, m.col_indices[m.row_offsets[r + 1] - 1]);
   }
   EXPECT_GE(widest, 100) << "columns beyond the row count";
-  EXPECT_THROW(wide_uniform_row_length_sample(100, 99, 8, 5), Error) << "fewer columns than rows";
+  EXPECT_THROW(wide_uniform_row_length_sample(100, 7, 8, 5), Error) << "fewer columns than a row";
+  // Taller than wide (the host's narrow-x samples): every row still one column a bin.
+  const CsrMatrix<double> tall = wide_uniform_row_length_sample(1000, 64, 8, 5);
+  EXPECT_NO_THROW(validate(tall));
+  for (std::int64_t r = 0; r < tall.rows; ++r)
+    for (std::int64_t j = 0; j < 8; ++j)
+      EXPECT_EQ(tall.col_indices[static_cast<std::size_t>(tall.row_offsets[r] + j)] / 8, j);
 }
 
 TEST(SampleFeatures, DescribeOneRowLength) {
