@@ -72,6 +72,17 @@ void bsr_block_rows_apply(StepContext& ctx, Prediction& p) {
   p.ms *= block_row_factor(*ctx.own_bytes, ctx.input.features, ctx.input.candidate);
 }
 
+// bsr_block_row_chain — in L2 cuSPARSE BSR walks a block row's blocks as a chain: at 2 x 2 a
+// 4096-row band of 9, 33 and 127 blocks a block row took 7.6, 18.2 and 60.8 us, bcsstk16 (37 on
+// average) 26.4, against bytes-fit predictions of 5-11 (H100, 2026-12-06). The record's line
+// through two in-L2 samples (block_row_chain) at the mean blocks per block row bounds the time
+// from below; beyond L2 the bytes take longer and it does not bind.
+void bsr_block_row_chain_apply(StepContext& ctx, Prediction& p) {
+  if (!ctx.bytes_family_predicts || ctx.own_bytes == nullptr) return;
+  p.ms = std::max(p.ms, block_row_chain_ms(*ctx.own_bytes, ctx.input.features,
+                                           ctx.input.candidate));
+}
+
 // launch_floor — a cache-resident matrix of a few thousand rows runs at the launch latency
 // (5.7 us on an H200, the latency stage's tiny sample), which extrapolated lines and per-row
 // sums go below. A smooth maximum (4-norm, smooth_floor_ms) rather than max(): strictly
@@ -134,6 +145,7 @@ constexpr CorrectionStep kSteps[] = {
     {"cache_resident", nullptr, &cache_resident_apply},
     {"critical_path", nullptr, &critical_path_apply},
     {"long_row_step", nullptr, &long_row_step_apply},
+    {"bsr_block_row_chain", nullptr, &bsr_block_row_chain_apply},
     {"measured_refit", nullptr, &measured_refit_apply},
     {"composed_floor", nullptr, nullptr},
 };

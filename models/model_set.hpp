@@ -72,7 +72,9 @@ namespace spmvd {
 // records timed the stores through the permutation.
 // 35: the cpu_gpu record's x_width_ratio (a host gather's cost by the width of x) and its
 // round trip timed with spmv-bench's runs.
-inline constexpr int kModelVersion = 35;
+// 36: a BSR record's block_row_chain (in-L2 samples of 8 and 64 a row; the correction step
+// bsr_block_row_chain).
+inline constexpr int kModelVersion = 36;
 
 struct ModelSet {
   std::string device_signature;  // DeviceInfo::signature() of the calibrated device

@@ -73,6 +73,11 @@ TEST(GpuCalibration, RunsEveryStageStoresAndPredicts) {
       ASSERT_EQ(own.block_row_ratio.size(), 1 + std::size(kBsrBlockRowLengths));
       EXPECT_EQ(own.block_row_ratio.front().y, 1.0);
       for (const SamplePoint& p : own.block_row_ratio) EXPECT_GT(p.y, 0.0);
+      // In L2 more blocks a block row take longer: a chain.
+      EXPECT_GT(own.block_row_chain.slope, 0.0);
+      std::printf("BSR %s: %.2f us + %.3f us a block of a block row\n",
+                  to_string(own.params).c_str(), 1e3 * own.block_row_chain.intercept,
+                  1e3 * own.block_row_chain.slope);
     }
     EXPECT_EQ(bsr_records, 2u);
     // Every cache-resident record: kappa and the banded ratio of its twins on the same grid;

@@ -656,9 +656,16 @@ TEST(PlanCalibration, TimesBsrAtMoreBlocksPerBlockRowAtItsLargestSize) {
     if (v.stage != CalibrationStage::format_bytes || v.format != kCusparseBsrFormatId) continue;
     const std::uint32_t block_dim = v.params.as<CusparseBsrParams>("cusparse_bsr").block_dim;
     block_dims.insert(block_dim);
-    // 2 sizes, 2 banded twins, FormatBytesTail, then one sample per kBsrBlockRowLengths.
+    // 2 sizes, 2 banded twins, FormatBytesTail, then one sample per kBsrBlockRowLengths and
+    // one per kBsrChainRowLengths.
     const std::size_t extra = std::size(kBsrBlockRowLengths);
-    ASSERT_EQ(v.samples.size(), 8u + extra);
+    ASSERT_EQ(v.samples.size(), 8u + extra + std::size(kBsrChainRowLengths));
+    for (std::size_t i = 0; i < std::size(kBsrChainRowLengths); ++i) {
+      const SampleShape& s = v.samples[8 + extra + i];
+      EXPECT_EQ(s.rows, kBsrChainRows);
+      EXPECT_EQ(s.row_length, kBsrChainRowLengths[i]);
+      EXPECT_EQ(s.block_dim, static_cast<std::int64_t>(block_dim));
+    }
     const SampleShape& largest = v.samples[1];
     for (std::size_t i = 0; i < extra; ++i) {
       const SampleShape& s = v.samples[8 + i];

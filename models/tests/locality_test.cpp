@@ -408,6 +408,30 @@ TEST(ModelPredictor, ScalesBsrByItsBlockRowRatio) {
               1e-9);
 }
 
+// In L2 a BSR block row's blocks are a chain: the record's line at the mean blocks per block
+// row holds the time from below, where it exceeds the bytes' prediction; none without a line,
+// and --without bsr_block_row_chain leaves it out.
+TEST(ModelPredictor, HoldsBsrAboveItsBlockRowChain) {
+  FormatBytesCalibration own{.format = kCusparseBsrFormatId,
+                             .params = bsr_params(4),
+                             .bytes = {.time_vs_bytes = {.intercept = 0.0, .slope = 1e-12,
+                                                         .quality = {}}}};
+  own.block_row_chain = {.intercept = 0.004, .slope = 0.0005, .quality = {}};
+  MatrixFeatures f = rows_of(4000, 16, 1.0);
+  f.format_features["cusparse_bsr"] = bsr_blocks(4, 1000 * 20);  // 1000 block rows of 20
+  EXPECT_DOUBLE_EQ(block_row_chain_ms(own, f, bsr_candidate(4)), 0.004 + 20 * 0.0005);
+  EXPECT_DOUBLE_EQ(block_row_chain_ms(own, f, bsr_candidate(2)), 0.0) << "blocks not counted";
+  EXPECT_DOUBLE_EQ(block_row_chain_ms(FormatBytesCalibration{}, f, bsr_candidate(4)), 0.0);
+  ModelSet set;
+  set.records.update<BytesRecord>([&](BytesRecord& r) { r.formats = {own}; });
+  const Candidate c = bsr_candidate(4);
+  EXPECT_DOUBLE_EQ(ModelPredictor(set).predict_ms(cusparse_bsr, f, c, h100_like()).ms, 0.014);
+  EXPECT_LT(ModelPredictor(set, std::vector<std::string>{"bsr_block_row_chain"})
+                .predict_ms(cusparse_bsr, f, c, h100_like())
+                .ms,
+            0.001);
+}
+
 TEST(ModelPredictor, NeedsNoSharedBytesFitForAFormatWithItsOwn) {
   ModelSet set;
   set.records.update<BytesRecord>([&](BytesRecord& r) {

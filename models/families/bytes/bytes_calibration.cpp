@@ -136,10 +136,11 @@ enum class FormatBytesTail : std::size_t {
   count
 };
 
-// BSR's samples after FormatBytesTail: the largest size again at each kBsrBlockRowLengths.
+// BSR's samples after FormatBytesTail: the largest size again at each kBsrBlockRowLengths,
+// then its in-L2 chain samples at each kBsrChainRowLengths.
 std::size_t block_row_sample_count(const PlannedVariant& v) noexcept {
   return v.stage == CalibrationStage::format_bytes && v.format == kCusparseBsrFormatId
-             ? std::size(kBsrBlockRowLengths)
+             ? std::size(kBsrBlockRowLengths) + std::size(kBsrChainRowLengths)
              : 0;
 }
 
@@ -279,7 +280,7 @@ PlannedVariant structure_variant(const FormatRules& rules, const DeviceInfo& dev
 }
 
 // One format_bytes record's samples: the two sizes random and banded (BSR: of dense blocks),
-// then FormatBytesTail, then (BSR) the largest size at kBsrBlockRowLengths.
+// then FormatBytesTail, then (BSR) the largest size at kBsrBlockRowLengths and the chain samples.
 PlannedVariant format_bytes_variant(FormatId format, const FormatParams& params,
                                     std::span<const SampleShape> shapes) {
   PlannedVariant v = format_bytes_record(format, params);
@@ -318,6 +319,8 @@ PlannedVariant format_bytes_variant(FormatId format, const FormatParams& params,
       const std::int64_t rows = std::max(nnz / length / b, std::int64_t{1}) * b;
       v.samples.push_back({.rows = rows, .row_length = length, .block_dim = b});
     }
+    for (const std::int64_t length : kBsrChainRowLengths)
+      v.samples.push_back({.rows = kBsrChainRows, .row_length = length, .block_dim = b});
   }
   return v;
 }
@@ -448,12 +451,25 @@ std::vector<SamplePoint> block_row_ratio(const PlannedVariant& v,
   if (!(base > 0.0)) return {};
   std::vector<SamplePoint> out{
       {static_cast<double>(split.random_shapes.back().row_length) / b, 1.0}};
-  for (std::size_t s = v.samples.size() - count; s < v.samples.size(); ++s)
+  const std::size_t first = v.samples.size() - count;
+  for (std::size_t s = first; s < first + std::size(kBsrBlockRowLengths); ++s)
     out.push_back({static_cast<double>(v.samples[s].row_length) / b,
                    time_over_bytes_fit(ms[s], bytes_fit) / base});
   std::sort(out.begin(), out.end(),
             [](const SamplePoint& l, const SamplePoint& r) { return l.x < r.x; });
   return out;
+}
+
+// BSR's ms against blocks per block row through its kBsrChainRowLengths samples (the last);
+// zero for other formats.
+LinearFit block_row_chain(const PlannedVariant& v, const std::vector<SamplePoint>& ms) {
+  if (block_row_sample_count(v) == 0) return {};
+  const auto b = static_cast<double>(bsr_sample_block_dim(v.params));
+  std::vector<SamplePoint> points;
+  for (std::size_t s = v.samples.size() - std::size(kBsrChainRowLengths); s < v.samples.size();
+       ++s)
+    points.push_back({static_cast<double>(v.samples[s].row_length) / b, ms[s].y});
+  return fit_linear(points);
 }
 
 void add_format_bytes(CalibrationState& state, FormatBytesCalibration own) {
@@ -513,7 +529,8 @@ void fit_format_bytes(const VariantMeasurements& m, CalibrationState& state) {
               .long_row_step_beyond_l2_ms = step(at(FormatBytesTail::largest_with_long_row),
                                                  sizes.back().y, variant.samples[beyond]),
               .floor_ms = at(FormatBytesTail::tiny),
-              .block_row_ratio = block_row_ratio(variant, m.ms, split, bytes_fit)});
+              .block_row_ratio = block_row_ratio(variant, m.ms, split, bytes_fit),
+              .block_row_chain = block_row_chain(variant, m.ms)});
 }
 
 }  // namespace

@@ -23,6 +23,13 @@ namespace spmvd {
 // length's 8. cuSPARSE BSR streams more bytes per ms the more blocks a block row holds: on an
 // H100 4 x 4 blocks at 2 per block row moved 1.1 TB/s, at 25 (bcsstk16-x64) 2.0.
 inline constexpr std::int64_t kBsrBlockRowLengths[] = {32, 128};
+// And, after those, kBsrChainRows rows at these row lengths (dense blocks again): in L2, where
+// a 2 x 2 BSR's time grows with the blocks of a block row as a chain, ~0.45 us a block, 0.18 at
+// 4 x 4 (H100, 2026-12-06: 4096-row bands of 9, 33 and 127 blocks a block row took 7.6, 18.2 and
+// 60.8 us, bcsstk16's 37 26.4 us, against bytes-fit predictions of 5-11);
+// FormatBytesCalibration::block_row_chain is the line through the two.
+inline constexpr std::int64_t kBsrChainRowLengths[] = {8, 64};
+inline constexpr std::int64_t kBsrChainRows = 4096;
 // A sample's measured time (y) over what a bytes fit predicts for the bytes it moved (x): 1 on
 // the line, 0 where the fit predicts nothing positive. BSR's block-row ratio is this at each
 // kBsrBlockRowLengths sample over this at the base sample, so that it keeps what blocks per

@@ -19,15 +19,35 @@ std::uint64_t csr_storage_bytes_estimate(const MatrixFeatures& features, Precisi
   return (rows + 1) * 4 + nnz * (4 + value_bytes(precision));
 }
 
+namespace {
+
+// The candidate's mean blocks per block row; nullopt where the features do not count them.
+std::optional<double> blocks_per_block_row(const MatrixFeatures& features,
+                                           const Candidate& candidate) {
+  if (features.rows <= 0) return std::nullopt;
+  const std::int64_t block_dim = CusparseBsrRules::params_of(candidate).block_dim;
+  const std::int64_t blocks = block_dim > 0 ? bsr_block_count(features, block_dim).value_or(0) : 0;
+  if (blocks <= 0) return std::nullopt;
+  const std::int64_t block_rows = (features.rows + block_dim - 1) / block_dim;
+  return static_cast<double>(blocks) / static_cast<double>(block_rows);
+}
+
+}  // namespace
+
+double block_row_chain_ms(const FormatBytesCalibration& own, const MatrixFeatures& features,
+                          const Candidate& candidate) {
+  if (!(own.block_row_chain.slope > 0.0)) return 0.0;
+  const std::optional<double> per_block_row = blocks_per_block_row(features, candidate);
+  return per_block_row ? own.block_row_chain(*per_block_row) : 0.0;
+}
+
 double block_row_factor(const FormatBytesCalibration& own, const MatrixFeatures& features,
                         const Candidate& candidate) {
   const std::vector<SamplePoint>& ratio = own.block_row_ratio;
-  if (ratio.empty() || features.rows <= 0) return 1.0;
-  const std::int64_t block_dim = CusparseBsrRules::params_of(candidate).block_dim;
-  const std::int64_t blocks = block_dim > 0 ? bsr_block_count(features, block_dim).value_or(0) : 0;
-  if (blocks <= 0) return 1.0;
-  const std::int64_t block_rows = (features.rows + block_dim - 1) / block_dim;
-  const double per_block_row = static_cast<double>(blocks) / static_cast<double>(block_rows);
+  if (ratio.empty()) return 1.0;
+  const std::optional<double> mean = blocks_per_block_row(features, candidate);
+  if (!mean) return 1.0;
+  const double per_block_row = *mean;
   if (per_block_row <= ratio.front().x) return ratio.front().y;
   for (std::size_t i = 1; i < ratio.size(); ++i) {
     const SamplePoint& a = ratio[i - 1];

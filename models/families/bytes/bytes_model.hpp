@@ -79,6 +79,10 @@ struct FormatBytesCalibration {
   // what blocks per block row change beyond the bytes they move. 1 at the first point, where
   // the bytes fit holds. Empty for other formats, or no such term.
   std::vector<SamplePoint> block_row_ratio{};
+  // BSR: ms against blocks per block row in L2 (calibration's kBsrChainRowLengths samples), a
+  // lower bound where few block rows leave each one's chain of blocks the critical path
+  // (correction step bsr_block_row_chain). Zero for other formats.
+  LinearFit block_row_chain{};
   static constexpr auto kFields = std::tuple{
       declare_field("format", &FormatBytesCalibration::format),
       declare_field("params", &FormatBytesCalibration::params),
@@ -87,7 +91,8 @@ struct FormatBytesCalibration {
       declare_field("long_row_step_ms", &FormatBytesCalibration::long_row_step_ms),
       declare_field("long_row_step_beyond_l2_ms", &FormatBytesCalibration::long_row_step_beyond_l2_ms),
       declare_field("floor_ms", &FormatBytesCalibration::floor_ms),
-      declare_field("block_row_ratio", &FormatBytesCalibration::block_row_ratio)};
+      declare_field("block_row_ratio", &FormatBytesCalibration::block_row_ratio),
+      declare_field("block_row_chain", &FormatBytesCalibration::block_row_chain)};
   friend bool operator==(const FormatBytesCalibration&, const FormatBytesCalibration&) = default;
 };
 
@@ -98,6 +103,13 @@ struct FormatBytesCalibration {
 // with a ratio meets a candidate that is not cusparse_bsr's.
 double block_row_factor(const FormatBytesCalibration& own, const MatrixFeatures& features,
                         const Candidate& candidate);
+
+// own.block_row_chain (a cusparse_bsr record's) at the matrix's mean blocks per block row for
+// the candidate's block size: a lower bound on its time (the longest block row's chain is
+// longer; the features count blocks, not each block row's). 0 where the record has no chain or
+// the features do not count the candidate's blocks. Throws as block_row_factor.
+double block_row_chain_ms(const FormatBytesCalibration& own, const MatrixFeatures& features,
+                          const Candidate& candidate);
 
 struct BytesMoved {
   std::uint64_t matrix_bytes = 0;
