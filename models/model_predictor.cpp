@@ -37,6 +37,7 @@ ModelPredictor::ModelPredictor(ModelSet set, std::span<const std::string> withou
     if (name == "cache_resident") cache_resident_enabled_ = false;
     if (name == "locality") locality_enabled_ = false;
     if (name == "composed_floor") composed_floor_enabled_ = false;
+    if (name == "bsr_block_row_chain") block_row_chain_enabled_ = false;
     if (!known) {
       std::string names;
       for (const CorrectionStep& step : steps)
@@ -123,7 +124,10 @@ Prediction ModelPredictor::predict_ms(const FormatRules& rules, const MatrixFeat
       .matrix_gather_randomness = 1.0,
       .kappa_weight =
           correction != nullptr ? correction_weight(*correction, footprint, l2_bytes) : 0.0,
-      .floor_ms = std::max(set_->launch_floor_ms, own != nullptr ? own->floor_ms : 0.0)};
+      .floor_ms = std::max(set_->launch_floor_ms,
+                           own == nullptr              ? 0.0
+                           : block_row_chain_enabled_ ? own_floor_ms(*own)
+                                                      : own->floor_ms)};
   // A step switched off leaves no trace: without cache_resident, no correction either.
   if (!cache_resident_enabled_) ctx.correction = nullptr;
   const std::span<const CorrectionStep> steps = correction_steps();

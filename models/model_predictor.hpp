@@ -58,6 +58,7 @@ class ModelPredictor {
   bool cache_resident_enabled_ = true;  // its kappa also stays unfound where it is off
   bool locality_enabled_ = true;
   bool composed_floor_enabled_ = true;  // a composed launch's own floor (composed_time_ms)
+  bool block_row_chain_enabled_ = true;  // off: a BSR record's floor is its tiny sample's
 };
 
 }  // namespace spmvd

@@ -416,7 +416,10 @@ TEST(ModelPredictor, HoldsBsrAboveItsBlockRowChain) {
                              .params = bsr_params(4),
                              .bytes = {.time_vs_bytes = {.intercept = 0.0, .slope = 1e-12,
                                                          .quality = {}}}};
+  own.floor_ms = 0.007;  // the tiny sample: ~8 blocks a block row of chain
+  EXPECT_DOUBLE_EQ(own_floor_ms(own), 0.007) << "no chain: the tiny sample's time";
   own.block_row_chain = {.intercept = 0.004, .slope = 0.0005, .quality = {}};
+  EXPECT_DOUBLE_EQ(own_floor_ms(own), 0.004) << "the chain's intercept";
   MatrixFeatures f = rows_of(4000, 16, 1.0);
   f.format_features["cusparse_bsr"] = bsr_blocks(4, 1000 * 20);  // 1000 block rows of 20
   EXPECT_DOUBLE_EQ(block_row_chain_ms(own, f, bsr_candidate(4)), 0.004 + 20 * 0.0005);
@@ -426,10 +429,14 @@ TEST(ModelPredictor, HoldsBsrAboveItsBlockRowChain) {
   set.records.update<BytesRecord>([&](BytesRecord& r) { r.formats = {own}; });
   const Candidate c = bsr_candidate(4);
   EXPECT_DOUBLE_EQ(ModelPredictor(set).predict_ms(cusparse_bsr, f, c, h100_like()).ms, 0.014);
-  EXPECT_LT(ModelPredictor(set, std::vector<std::string>{"bsr_block_row_chain"})
+  f.format_features["cusparse_bsr"] = bsr_blocks(4, 1000);  // 1 a block row: near the floor
+  EXPECT_NEAR(ModelPredictor(set).predict_ms(cusparse_bsr, f, c, h100_like()).ms, 0.0045, 1e-12);
+  f.format_features["cusparse_bsr"] = bsr_blocks(4, 1000 * 20);
+  EXPECT_LE(ModelPredictor(set, std::vector<std::string>{"bsr_block_row_chain"})
                 .predict_ms(cusparse_bsr, f, c, h100_like())
                 .ms,
-            0.001);
+            0.007 + 1e-12)
+      << "without the chain the floor is the tiny sample's again";
 }
 
 TEST(ModelPredictor, NeedsNoSharedBytesFitForAFormatWithItsOwn) {

@@ -34,6 +34,10 @@ std::optional<double> blocks_per_block_row(const MatrixFeatures& features,
 
 }  // namespace
 
+double own_floor_ms(const FormatBytesCalibration& own) noexcept {
+  return own.block_row_chain.slope > 0.0 ? own.block_row_chain.intercept : own.floor_ms;
+}
+
 double block_row_chain_ms(const FormatBytesCalibration& own, const MatrixFeatures& features,
                           const Candidate& candidate) {
   if (!(own.block_row_chain.slope > 0.0)) return 0.0;

@@ -104,6 +104,12 @@ struct FormatBytesCalibration {
 double block_row_factor(const FormatBytesCalibration& own, const MatrixFeatures& features,
                         const Candidate& candidate);
 
+// A record's own launch floor: floor_ms, its time on the tiny sample; for a record with a
+// block-row chain the chain's intercept, since the tiny sample's ~8 blocks a block row are
+// chain the chain step prices (olm1000's 3 a block row ran 5.2 us where BSR's tiny sample took
+// 6.9-7.1; H100, 2026-12-06).
+double own_floor_ms(const FormatBytesCalibration& own) noexcept;
+
 // own.block_row_chain (a cusparse_bsr record's) at the matrix's mean blocks per block row for
 // the candidate's block size: a lower bound on its time (the longest block row's chain is
 // longer; the features count blocks, not each block row's). 0 where the record has no chain or
