@@ -16,7 +16,7 @@
 // measured time and that of random or renumbered ones at 0.6-0.9x (2026-11-24, ell_width 1).
 // Nor is fc one rate for every x: its samples gather from an x beyond the host's caches, and a
 // random gather from an x that the caches hold is cheaper (x_width_ratio): on the H100 box the
-// host parts of ego-Twitter_u, cit-HepPh and cage11 (x of 0.1-0.3 MB) measured 0.4-0.6 of
+// host parts of ego-Twitter_u, cit-HepPh and cage11 (x of 0.1-0.3 MB) measured 0.4-0.65 of
 // their prediction (2026-12-06, model version 34).
 
 #include <cstdint>
