@@ -136,6 +136,10 @@ PiecewiseFit fit_piecewise_conic_linear(std::span<const SamplePoint> samples,
 // all values > 0; throws Error(invalid_argument) naming a missing or repeated pair.
 LogGridFit fit_log_grid(std::span<const GridSample> samples);
 
+// y at x on points sorted by x (> 0): linear in log x between neighbours, the end values beyond
+// them. points must not be empty. (BSR's block-row ratio, the host's x-width ratio.)
+double interpolate_in_log_x(std::span<const SamplePoint> points, double x) noexcept;
+
 // Throws Error(invalid_argument) naming `what` and the first sample with y <= 0 or non-finite.
 void require_positive_times(std::span<const SamplePoint> samples, const char* what);
 

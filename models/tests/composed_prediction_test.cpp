@@ -253,18 +253,27 @@ TEST(ComposedPrediction, SaysWhichPartCannotBePredicted) {
   }
 }
 
-// Parts of one launch (BCE's blocks) pay the launch's fixed cost once: the parts' sum less the
-// launch floor for every part but one; parts of launches of their own each pay it.
-TEST(ComposedTime, PartsOfOneLaunchPayItsFixedCostOnce) {
-  ModelSet set = bytes_only_set();
-  set.launch_floor_ms = 0.004;
-  const ModelPredictor predictor(set);
+// TwoPartRules' two GPU parts, each predicted alone on the bytes-only set at a 4 us launch
+// floor.
+class ComposedTimeOfTwoParts : public ::testing::Test {
+ protected:
+  static ModelSet floored_set() {
+    ModelSet set = bytes_only_set();
+    set.launch_floor_ms = 0.004;
+    return set;
+  }
+  const ModelPredictor predictor{floored_set()};
   const DeviceInfo device = h100_like();
-  const ModelPartTimePredictor predict_part(predictor, format_registry(), device);
+  const ModelPartTimePredictor predict_part{predictor, format_registry(), device};
   std::vector<FormatPart> parts = TwoPartRules(false).parts(whole_matrix(), Candidate{});
-  ASSERT_EQ(parts.size(), 2u);
   const double first = *predict_part.part_ms(parts[0]);
   const double second = *predict_part.part_ms(parts[1]);
+};
+
+// Parts of one launch (BCE's blocks) pay the launch's fixed cost once: the parts' sum less the
+// launch floor for every part but one; parts of launches of their own each pay it.
+TEST_F(ComposedTimeOfTwoParts, PartsOfOneLaunchPayItsFixedCostOnce) {
+  ASSERT_EQ(parts.size(), 2u);
   ASSERT_GT(std::min(first, second), 0.004) << "each part must cost more than the floor";
   EXPECT_DOUBLE_EQ(predict_part.fixed_ms(parts[0]), 0.004);
   EXPECT_DOUBLE_EQ(*composed_time_ms(parts, predict_part), first + second);
@@ -278,15 +287,7 @@ TEST(ComposedTime, PartsOfOneLaunchPayItsFixedCostOnce) {
 // A composed format's own launch floor (BCE's tables and rowNo before and after every row)
 // replaces the part floor the shared launch pays once where it is larger; a smaller one, or
 // parts of launches of their own, change nothing.
-TEST(ComposedTime, ASharedLaunchPaysTheComposedFormatsOwnFloorOnce) {
-  ModelSet set = bytes_only_set();
-  set.launch_floor_ms = 0.004;
-  const ModelPredictor predictor(set);
-  const DeviceInfo device = h100_like();
-  const ModelPartTimePredictor predict_part(predictor, format_registry(), device);
-  std::vector<FormatPart> parts = TwoPartRules(false).parts(whole_matrix(), Candidate{});
-  const double first = *predict_part.part_ms(parts[0]);
-  const double second = *predict_part.part_ms(parts[1]);
+TEST_F(ComposedTimeOfTwoParts, ASharedLaunchPaysTheComposedFormatsOwnFloorOnce) {
   for (FormatPart& part : parts) part.launch = 0;
   EXPECT_DOUBLE_EQ(*composed_time_ms(parts, predict_part, 0.006), first + second - 0.004 + 0.002);
   EXPECT_DOUBLE_EQ(*composed_time_ms(parts, predict_part, 0.003), first + second - 0.004);
@@ -300,15 +301,7 @@ TEST(ComposedTime, ASharedLaunchPaysTheComposedFormatsOwnFloorOnce) {
 // A part whose format makes a launch alone that the composition does not (BRO-HYB's COO part:
 // no y scaling of its own) is its format's time less a launch floor for each, never below one
 // floor: its own launch still queues.
-TEST(ComposedTime, APartSkippingItsFormatsLaunchSavesTheLaunchFloor) {
-  ModelSet set = bytes_only_set();
-  set.launch_floor_ms = 0.004;
-  const ModelPredictor predictor(set);
-  const DeviceInfo device = h100_like();
-  const ModelPartTimePredictor predict_part(predictor, format_registry(), device);
-  std::vector<FormatPart> parts = TwoPartRules(false).parts(whole_matrix(), Candidate{});
-  const double first = *predict_part.part_ms(parts[0]);
-  const double second = *predict_part.part_ms(parts[1]);
+TEST_F(ComposedTimeOfTwoParts, APartSkippingItsFormatsLaunchSavesTheLaunchFloor) {
   ASSERT_GT(second, 0.008) << "the part must cost more than two floors";
   parts[1].skipped_launches = 1;
   EXPECT_DOUBLE_EQ(*predict_part.part_ms(parts[1]), second - 0.004);

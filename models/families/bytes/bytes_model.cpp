@@ -49,19 +49,8 @@ double block_row_factor(const FormatBytesCalibration& own, const MatrixFeatures&
                         const Candidate& candidate) {
   const std::vector<SamplePoint>& ratio = own.block_row_ratio;
   if (ratio.empty()) return 1.0;
-  const std::optional<double> mean = blocks_per_block_row(features, candidate);
-  if (!mean) return 1.0;
-  const double per_block_row = *mean;
-  if (per_block_row <= ratio.front().x) return ratio.front().y;
-  for (std::size_t i = 1; i < ratio.size(); ++i) {
-    const SamplePoint& a = ratio[i - 1];
-    const SamplePoint& b = ratio[i];
-    if (per_block_row > b.x) continue;
-    if (!(b.x > a.x) || !(a.x > 0.0)) return b.y;
-    const double t = std::log(per_block_row / a.x) / std::log(b.x / a.x);
-    return a.y + (b.y - a.y) * t;
-  }
-  return ratio.back().y;
+  const std::optional<double> per_block_row = blocks_per_block_row(features, candidate);
+  return per_block_row ? interpolate_in_log_x(ratio, *per_block_row) : 1.0;
 }
 
 BytesMoved bytes_moved(const MatrixFeatures& features, std::uint64_t matrix_bytes,

@@ -1,6 +1,7 @@
 #include "models/families/cpu_gpu/cpu_gpu_fit.hpp"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <iterator>
 #include <memory>
@@ -62,8 +63,7 @@ struct HostCooSamples {
   std::vector<SamplePoint> banded;
   std::vector<SamplePoint> one_entry;  // rows of one random entry, the same non-zeros
   // Per kHostCooNarrowColumns width, its random samples (the random ones' shapes).
-  std::vector<std::vector<SamplePoint>> narrow =
-      std::vector<std::vector<SamplePoint>>(std::size(kHostCooNarrowColumns));
+  std::array<std::vector<SamplePoint>, std::size(kHostCooNarrowColumns)> narrow;
   int cores = 0;
 };
 

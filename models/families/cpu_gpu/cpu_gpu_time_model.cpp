@@ -1,7 +1,6 @@
 #include "models/families/cpu_gpu/cpu_gpu_time_model.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 #include "core/error.hpp"
 #include "models/df_split.hpp"
@@ -10,18 +9,8 @@
 namespace spmvd {
 
 double host_x_width_ratio(const CpuGpuTimeCoefficients& c, double x_bytes) noexcept {
-  const std::vector<SamplePoint>& r = c.x_width_ratio;
-  if (r.empty() || !(x_bytes > 0.0)) return 1.0;
-  if (x_bytes <= r.front().x) return r.front().y;
-  for (std::size_t i = 1; i < r.size(); ++i) {
-    const SamplePoint& a = r[i - 1];
-    const SamplePoint& b = r[i];
-    if (x_bytes > b.x) continue;
-    if (!(b.x > a.x)) return b.y;
-    const double t = std::log(x_bytes / a.x) / std::log(b.x / a.x);
-    return a.y + (b.y - a.y) * t;
-  }
-  return r.back().y;
+  if (c.x_width_ratio.empty() || !(x_bytes > 0.0)) return 1.0;
+  return interpolate_in_log_x(c.x_width_ratio, x_bytes);
 }
 
 double cpu_coo_time_ms(std::int64_t cpu_nnz, double x_randomness,
