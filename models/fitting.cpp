@@ -111,18 +111,6 @@ double weighted_squared_residual(std::span<const SamplePoint> samples, const Fit
 
 }  // namespace
 
-double interpolate_in_log_x(std::span<const SamplePoint> points, double x) noexcept {
-  if (x <= points.front().x) return points.front().y;
-  for (std::size_t i = 1; i < points.size(); ++i) {
-    const SamplePoint& a = points[i - 1];
-    const SamplePoint& b = points[i];
-    if (x > b.x) continue;
-    if (!(b.x > a.x) || !(a.x > 0.0)) return b.y;
-    return a.y + (b.y - a.y) * (std::log(x / a.x) / std::log(b.x / a.x));
-  }
-  return points.back().y;
-}
-
 void require_positive_times(std::span<const SamplePoint> samples, const char* what) {
   for (std::size_t i = 0; i < samples.size(); ++i) {
     if (!(samples[i].y > 0.0) || !std::isfinite(samples[i].y) || !std::isfinite(samples[i].x)) {

@@ -137,8 +137,19 @@ PiecewiseFit fit_piecewise_conic_linear(std::span<const SamplePoint> samples,
 LogGridFit fit_log_grid(std::span<const GridSample> samples);
 
 // y at x on points sorted by x (> 0): linear in log x between neighbours, the end values beyond
-// them. points must not be empty. (BSR's block-row ratio, the host's x-width ratio.)
-double interpolate_in_log_x(std::span<const SamplePoint> points, double x) noexcept;
+// them. points must not be empty. (BSR's block-row ratio, the host's x-width ratio.) Inline:
+// spmvd_model_formulas (the host's time model) does not link the fits.
+inline double interpolate_in_log_x(std::span<const SamplePoint> points, double x) noexcept {
+  if (x <= points.front().x) return points.front().y;
+  for (std::size_t i = 1; i < points.size(); ++i) {
+    const SamplePoint& a = points[i - 1];
+    const SamplePoint& b = points[i];
+    if (x > b.x) continue;
+    if (!(b.x > a.x) || !(a.x > 0.0)) return b.y;
+    return a.y + (b.y - a.y) * (std::log(x / a.x) / std::log(b.x / a.x));
+  }
+  return points.back().y;
+}
 
 // Throws Error(invalid_argument) naming `what` and the first sample with y <= 0 or non-finite.
 void require_positive_times(std::span<const SamplePoint> samples, const char* what);
