@@ -1,7 +1,7 @@
 #include "models/families/bytes/bytes_model.hpp"
 
 #include <algorithm>
-#include <cmath>
+#include <optional>
 
 #include "core/error.hpp"
 #include "kernels/formats/cusparse_bsr/cusparse_bsr_features.hpp"
