@@ -161,9 +161,8 @@ std::vector<std::int32_t> expect_matches_csr(const CsrMatrix<double>& m,
   for (const double beta : {0.0, 0.5}) {
     std::vector<Value> y(y0.begin(), y0.end());
     if (beta == 0.0) std::fill(y.begin(), y.end(), std::numeric_limits<Value>::quiet_NaN());
-    bce_reference_multiply<Value>(bce, tiles, bce_tile_row_bases(bce.row_no, tiles), variant,
-                                  block_size, xv.data(), y.data(), Value(1.5),
-                                  static_cast<Value>(beta));
+    bce_reference_multiply<Value>(bce, tiles, variant, block_size, xv.data(), y.data(),
+                                  Value(1.5), static_cast<Value>(beta));
     const std::vector<double> want = csr_reference(m, x, y0, 1.5, beta);
     const double tolerance = std::is_same_v<Value, float> ? 1e-4 : 1e-12;
     for (std::int64_t r = 0; r < m.rows; ++r) {
@@ -333,21 +332,20 @@ TEST(CudaBceRules, EveryCandidateOnTheConformanceMatricesBuildsAndIsBoundedByDev
       const std::uint64_t k = static_cast<std::uint64_t>(bce.blocks());
       const bool hopper = variant == BceVariant::hopper;
       const auto split = static_cast<std::uint64_t>(tiles.partials * 8 + tiles.counters * 4);
-      const std::uint64_t uploaded =
-          tiles.size() * 8u + (k + 2) * 8 + (k + 1) * 8 + (k + 1) * 8 + (k + 1) * 4 +
-          (hopper ? bce.row_lengths.size() * 4 + (k + 1) * 4 + tiles.size() * 8u +
-                        (k + 1) * 20 + split
-                  : 0) +
-          bce.row_no.size() * 4 + bce.offsets.size() * 4 + bce.values.size() * 8;
+      // What CudaBceOperator uploads: Ap and N (k + 2 int64), rowNo, the slots; paper: 2 int32
+      // a tile and Aw and blockPos (int64 a block and the empty rows' block); hopper: a 64-byte
+      // descriptor a tile, the row lengths, and where split rows exist 2 int64 a block and
+      // their piece sums and counts.
+      const auto per_tile = [&](std::uint64_t n) {
+        return hopper ? n * 64 + bce.row_lengths.size() * 4 + (tiles.counters > 0 ? (k + 1) * 16 : 0)
+                      : n * 8 + (k + 1) * 16;
+      };
+      const std::uint64_t common = (k + 2) * 8 + bce.row_no.size() * 4 + bce.offsets.size() * 4 +
+                                   bce.values.size() * 8 + split;
       const std::uint64_t device_bytes = rules.device_bytes(features, Precision::fp64, c);
-      EXPECT_LE(uploaded, device_bytes);
-      // Exactly the built slots (padding to the lanes included), rowNo (and the row lengths),
-      // 4 int64 per block and per empty-row block and one past (and, hopper, 20 bytes a block
-      // for the pieces), 2 int32 per tile (and the tile's row base and piece), the piece sums
-      // and counts of the split rows.
-      EXPECT_EQ(device_bytes, bce.offsets.size() * 12 + bce.row_no.size() * (hopper ? 8 : 4) +
-                                  (k + 2) * 32 + (hopper ? (k + 1) * 20 : 0) +
-                                  std::uint64_t{c.launch.grid_size} * (hopper ? 16 : 8) + split);
+      EXPECT_LE(common + per_tile(static_cast<std::uint64_t>(tiles.size())), device_bytes);
+      // Exactly that at the launch's grid_size (one tile more where the matrix has none).
+      EXPECT_EQ(device_bytes, common + per_tile(c.launch.grid_size));
     }
   }
 }
@@ -633,9 +631,8 @@ TEST(CudaBceLayout, ReplayRejectsALayoutNotInterleavedForTheTilesLanes) {
   const BceLayout<double> column_major = make_bce_layout<double>(m, kLaneShapesBoundaries);
   std::vector<double> x(static_cast<std::size_t>(m.cols), 1.0), y(static_cast<std::size_t>(m.rows));
   EXPECT_THAT(error_of([&] {
-                bce_reference_multiply<double>(
-                    column_major, tiles, bce_tile_row_bases(column_major.row_no, tiles),
-                    BceVariant::hopper, 256, x.data(), y.data(), 1.0, 0.0);
+                bce_reference_multiply<double>(column_major, tiles, BceVariant::hopper, 256,
+                                               x.data(), y.data(), 1.0, 0.0);
               }),
               HasSubstr("not interleaved for the tiles' lanes"));
   EXPECT_THAT(error_of([&] {
@@ -694,6 +691,51 @@ TEST(CudaBceLayout, TilesOfConsecutiveCallerRowsCarryTheirFirstRow) {
   expect_matches_csr<double>(mixed, {1}, BceVariant::hopper, 32, "mixed tiles");
   expect_matches_csr<double>(run, {1}, BceVariant::hopper, 32, "consecutive tiles");
   expect_matches_csr<double>(one_block, {}, BceVariant::hopper, 32, "k = 1");
+}
+
+TEST(CudaBceLayout, DescriptorsCarryEachTilesSlotsLengthsAndRowBase) {
+  // Rows of lengths 1, 5, 5, 5, 5, 1, 5, 0 with M_1 = 1 (as above): tiles (block 2 of width 5,
+  // block 1 of width 1, the empty row), one lane a row at block size 32.
+  CsrMatrix<double> m{0, 10, {0}, {}, {}};
+  for (const int length : {1, 5, 5, 5, 5, 1, 5, 0}) {
+    for (int j = 0; j < length; ++j) {
+      m.col_indices.push_back(j);
+      m.values.push_back(1.0);
+    }
+    m.row_offsets.push_back(static_cast<RowOffset>(m.col_indices.size()));
+    ++m.rows;
+  }
+  const std::vector<std::int64_t> boundaries{1};
+  const BceTiles tiles = make_bce_tiles(bce_block_shapes(df_features(m), boundaries),
+                                        BceVariant::hopper, 32, kH100ResidentThreads);
+  const BceLayout<double> bce = make_bce_layout<double>(m, boundaries, tiles.block_lanes);
+  const std::vector<BceTileDescriptor> d = bce_tile_descriptors(bce, tiles);
+  ASSERT_EQ(d.size(), 3u);
+  const std::int32_t unsplit = std::numeric_limits<std::int32_t>::max();
+  // Block 2: positions 2..6, its slots after block 1's 2 x 1, a step of its 5 rows.
+  EXPECT_EQ(d[0], (BceTileDescriptor{.slot_base = 2, .step = 5, .first_row = 2, .end_row = 7,
+                                     .row_base = -1, .lanes = 1, .uniform_length = 5,
+                                     .min_length = 5, .first_slot = 0, .slot_end = unsplit,
+                                     .block = 1, .piece = 0, .pieces = 1}));
+  EXPECT_EQ(d[1], (BceTileDescriptor{.slot_base = 0, .step = 2, .first_row = 0, .end_row = 2,
+                                     .row_base = -1, .lanes = 1, .uniform_length = 1,
+                                     .min_length = 1, .first_slot = 0, .slot_end = unsplit,
+                                     .block = 0, .piece = 0, .pieces = 1}));
+  // The empty row: consecutive (its own base), no slots.
+  EXPECT_EQ(d[2], (BceTileDescriptor{.slot_base = 27, .step = 1, .first_row = 7, .end_row = 8,
+                                     .row_base = 7, .lanes = 1, .uniform_length = 0,
+                                     .min_length = 0, .first_slot = 0, .slot_end = unsplit,
+                                     .block = 2, .piece = 0, .pieces = 1}));
+  // One block of rows of 2, 3 and 5 entries: no uniform length, every row has 2.
+  std::mt19937_64 rng(testing::test_seed());
+  const CsrMatrix<double> varied = rows_of_lengths(rng, {{2, 40}, {3, 40}, {5, 40}}, 0, 20);
+  const BceTiles one = make_bce_tiles(bce_block_shapes(df_features(varied), {}),
+                                      BceVariant::hopper, 32, kH100ResidentThreads);
+  const BceLayout<double> one_layout = make_bce_layout<double>(varied, {}, one.block_lanes);
+  for (const BceTileDescriptor& t : bce_tile_descriptors(one_layout, one)) {
+    EXPECT_EQ(t.uniform_length, -1);
+    EXPECT_EQ(t.min_length, 2);
+  }
 }
 
 TEST(CudaBceLayout, RejectsBoundariesThatAreNoRowLength) {

@@ -344,100 +344,166 @@ void xor_butterfly(std::vector<Value>& lanes, std::size_t width) {
 
 }  // namespace
 
+namespace {
+
+// The check every user of a layout's tiles makes: the layout was interleaved for their lanes.
 template <typename Value>
-void bce_reference_multiply(const BceLayout<Value>& layout, const BceTiles& tiles,
-                            std::span<const std::int32_t> tile_row_bases, BceVariant variant,
-                            std::uint32_t block_size, const Value* x, Value* y, Value alpha,
-                            Value beta) {
-  const std::int64_t k = layout.blocks();
-  const std::int64_t non_empty = k == 0 ? 0 : layout.block_row_offsets.back();
-  // The kernels' per-block arrays, the empty rows as block k.
-  const auto block_begin = [&](std::int64_t b) {
-    return b < k ? layout.block_row_offsets[b] : non_empty;
-  };
-  const auto block_end = [&](std::int64_t b) {
-    return b < k ? layout.block_row_offsets[b + 1] : layout.rows;
-  };
-  if (std::ssize(tiles.block_lanes) != k + 1 ||
+void check_interleaved_for(const BceLayout<Value>& layout, const BceTiles& tiles) {
+  if (std::ssize(tiles.block_lanes) != layout.blocks() + 1 ||
       !std::equal(layout.block_lanes.begin(), layout.block_lanes.end(),
                   tiles.block_lanes.begin())) {
     throw_invalid("cuda_bce: the layout is not interleaved for the tiles' lanes per block");
   }
-  const bool hopper = variant == BceVariant::hopper;
-  if (hopper && std::ssize(tile_row_bases) != tiles.size()) {
-    throw_invalid("cuda_bce: " + std::to_string(tile_row_bases.size()) + " tile row bases for " +
-                  std::to_string(tiles.size()) + " tiles");
+}
+
+}  // namespace
+
+template <typename Value>
+std::vector<BceTileDescriptor> bce_tile_descriptors(const BceLayout<Value>& layout,
+                                                    const BceTiles& tiles) {
+  check_interleaved_for(layout, tiles);
+  const std::int64_t k = layout.blocks();
+  const std::int64_t non_empty = k == 0 ? 0 : layout.block_row_offsets.back();
+  // Per block (the empty rows as block k): its first position, rows, first slot, and its
+  // rows' shortest and longest lengths.
+  std::vector<std::int64_t> begin(static_cast<std::size_t>(k) + 1), rows(begin.size());
+  std::vector<std::int32_t> shortest(begin.size(), 0), longest(begin.size(), 0);
+  for (std::int64_t b = 0; b <= k; ++b) {
+    begin[b] = b < k ? layout.block_row_offsets[b] : non_empty;
+    rows[b] = (b < k ? layout.block_row_offsets[b + 1] : layout.rows) - begin[b];
+    if (rows[b] == 0) continue;
+    const auto first = layout.row_lengths.begin() + begin[b];
+    const auto [lo, hi] = std::minmax_element(first, first + rows[b]);
+    shortest[b] = *lo;
+    longest[b] = *hi;
   }
+  const std::vector<std::int32_t> row_bases = bce_tile_row_bases(layout.row_no, tiles);
+  std::vector<BceTileDescriptor> descriptors(static_cast<std::size_t>(tiles.size()));
+  for (std::int64_t t = 0; t < tiles.size(); ++t) {
+    const std::int32_t b = tiles.tile_block[t];
+    const std::int32_t lanes = tiles.block_lanes[b];
+    const std::int32_t pieces = tiles.block_pieces[b];
+    const std::int32_t piece = tiles.tile_piece[t];
+    const std::int64_t step = std::int64_t{lanes} * rows[b];
+    const std::int64_t piece_slots = std::int64_t{lanes} * kBceSlotsPerLanePerPiece;
+    BceTileDescriptor& d = descriptors[static_cast<std::size_t>(t)];
+    d.first_row = tiles.tile_first_row[t];
+    d.end_row = tiles.tile_end_row[t];
+    d.slot_base = layout.block_slot_offsets[std::min<std::int64_t>(b, k)] +
+                  (d.first_row - begin[b]) * lanes + piece * kBceSlotsPerLanePerPiece * step;
+    d.step = step;
+    d.row_base = row_bases[static_cast<std::size_t>(t)];
+    d.lanes = lanes;
+    d.uniform_length = shortest[b] == longest[b] ? shortest[b] : -1;
+    d.min_length = shortest[b];
+    d.first_slot = static_cast<std::int32_t>(pieces > 1 ? piece * piece_slots : 0);
+    d.slot_end = pieces > 1 ? static_cast<std::int32_t>((piece + 1) * piece_slots)
+                            : std::numeric_limits<std::int32_t>::max();
+    d.block = b;
+    d.piece = piece;
+    d.pieces = pieces;
+  }
+  return descriptors;
+}
+
+namespace {
+
+// One row's sum as the hopper kernel's `lanes` threads walk it from their tile's descriptor,
+// reduced as the kernel reduces it. `lane0` is the row's first thread in the tile.
+template <typename Value>
+Value hopper_row_sum(const BceLayout<Value>& layout, const BceTileDescriptor& d,
+                     std::int64_t position, std::uint32_t lane0, const Value* x,
+                     std::vector<Value>& lane_sums) {
+  const std::int32_t length = layout.row_lengths[static_cast<std::size_t>(position)];
+  if (length < d.min_length) {
+    throw_invalid("cuda_bce: row " + std::to_string(position) + " has " + std::to_string(length) +
+                  " entries, fewer than its tile's min_length " + std::to_string(d.min_length));
+  }
+  const std::int32_t lanes = d.lanes;
+  lane_sums.assign(static_cast<std::size_t>(lanes), Value(0));
+  // The kernel's two walks (the slots below min_length, then the rest of the row) add in one
+  // ascending order, so one walk replays them.
+  const std::int32_t last = std::min(length, d.slot_end);
+  for (std::int32_t lane = 0; lane < lanes; ++lane) {
+    std::int64_t slot = d.slot_base + lane0 + lane;
+    for (std::int32_t i = d.first_slot + lane; i < last; i += lanes, slot += d.step) {
+      const auto idx = static_cast<std::size_t>(slot);
+      lane_sums[lane] += layout.values[idx] * x[layout.offsets[idx]];
+    }
+  }
+  // Each warp's (or a narrower row's) __shfl_xor_sync butterfly; a block-wide row then adds
+  // its warps' totals in warp 0: lane w < lanes / 32 holds warp w's, the rest 0.
+  xor_butterfly(lane_sums, static_cast<std::size_t>(std::min(lanes, 32)));
+  if (lanes > 32) {
+    std::vector<Value> warp_totals(32, Value(0));
+    for (std::int32_t w = 0; w < lanes / 32; ++w) warp_totals[w] = lane_sums[w * 32];
+    xor_butterfly(warp_totals, 32);
+    return warp_totals[0];
+  }
+  return lane_sums[0];
+}
+
+}  // namespace
+
+template <typename Value>
+void bce_reference_multiply(const BceLayout<Value>& layout, const BceTiles& tiles,
+                            BceVariant variant, std::uint32_t block_size, const Value* x, Value* y,
+                            Value alpha, Value beta) {
+  check_interleaved_for(layout, tiles);
+  const auto write = [&](std::int64_t row, Value sum) {
+    Value& out = y[row];
+    out = beta == Value(0) ? alpha * sum : alpha * sum + beta * out;
+  };
+  if (variant == BceVariant::paper) {
+    // Algorithm 4 lines 7-11, one thread per row of each tile.
+    const std::int64_t k = layout.blocks();
+    const std::int64_t non_empty = k == 0 ? 0 : layout.block_row_offsets.back();
+    for (std::int64_t tile = 0; tile < tiles.size(); ++tile) {
+      const std::int64_t b = tiles.tile_block[tile];
+      const std::int64_t begin = b < k ? layout.block_row_offsets[b] : non_empty;
+      const std::int64_t end = b < k ? layout.block_row_offsets[b + 1] : layout.rows;
+      const std::int64_t width = b < k ? layout.block_widths[b] : 0;
+      const std::int64_t block_pos = layout.block_slot_offsets[std::min(b, k)];
+      for (std::uint32_t thread = 0; thread < block_size; ++thread) {
+        const std::int64_t position = tiles.tile_first_row[tile] + thread;
+        if (position >= end) break;
+        Value sum = 0;
+        const std::int64_t start = block_pos + (position - begin);
+        for (std::int64_t i = 0; i < width; ++i) {
+          const auto idx = static_cast<std::size_t>(start + i * (end - begin));
+          if (std::abs(layout.values[idx]) > Value(0))
+            sum = layout.values[idx] * x[layout.offsets[idx]] + sum;
+        }
+        write(layout.row_no[static_cast<std::size_t>(position)], sum);
+      }
+    }
+    return;
+  }
+  const std::vector<BceTileDescriptor> descriptors = bce_tile_descriptors(layout, tiles);
   std::vector<Value> lane_sums;
   // A split row's piece sums, in piece order (the kernel's last piece adds them so).
   std::vector<Value> partials(static_cast<std::size_t>(tiles.partials), Value(0));
   std::vector<std::int32_t> arrived(static_cast<std::size_t>(tiles.counters), 0);
-  for (std::int64_t tile = 0; tile < tiles.size(); ++tile) {
-    const std::int64_t b = tiles.tile_block[tile];
-    const std::int32_t lanes = tiles.block_lanes[b];
-    const std::int32_t pieces = hopper ? tiles.block_pieces[b] : 1;
-    const std::int32_t piece = hopper ? tiles.tile_piece[tile] : 0;
-    const std::int64_t rownum = block_end(b) - block_begin(b);
-    const std::int64_t width = b < k ? layout.block_widths[b] : 0;
-    const std::int64_t block_pos = layout.block_slot_offsets[std::min(b, k)];
-    for (std::uint32_t thread = 0; thread < block_size; thread += lanes) {
-      const std::int64_t position = tiles.tile_first_row[tile] + thread / lanes;
-      if (position >= block_end(b)) break;
-      Value sum = 0;
-      if (variant == BceVariant::paper) {
-        // Algorithm 4 lines 7-11.
-        const std::int64_t start = block_pos + (position - block_begin(b));
-        for (std::int64_t i = 0; i < width; ++i) {
-          const auto idx = static_cast<std::size_t>(start + i * rownum);
-          if (std::abs(layout.values[idx]) > Value(0))
-            sum = layout.values[idx] * x[layout.offsets[idx]] + sum;
-        }
-      } else {
-        const std::int64_t length = layout.row_lengths[static_cast<std::size_t>(position)];
-        lane_sums.assign(static_cast<std::size_t>(lanes), Value(0));
-        // The kernel's slot walk: lane l from blockPos + (position - Ap) * L + l, N * L a step;
-        // a piece q of a split row from its slot q * L * kBceSlotsPerLanePerPiece on.
-        const std::int64_t step = std::int64_t{lanes} * rownum;
-        const std::int64_t piece_slots =
-            pieces > 1 ? std::int64_t{lanes} * kBceSlotsPerLanePerPiece : length;
-        const std::int64_t piece_begin = piece * piece_slots;
-        const std::int64_t piece_end = std::min(length, piece_begin + piece_slots);
-        for (std::int32_t lane = 0; lane < lanes; ++lane) {
-          std::int64_t slot = block_pos + (position - block_begin(b)) * lanes + lane +
-                              piece * kBceSlotsPerLanePerPiece * step;
-          for (std::int64_t i = piece_begin + lane; i < piece_end; i += lanes, slot += step) {
-            const auto idx = static_cast<std::size_t>(slot);
-            lane_sums[lane] += layout.values[idx] * x[layout.offsets[idx]];
-          }
-        }
-        // Each warp's (or a narrower row's) __shfl_xor_sync butterfly; a block-wide row then
-        // adds its warps' totals in warp 0: lane w < lanes / 32 holds warp w's, the rest 0.
-        xor_butterfly(lane_sums, static_cast<std::size_t>(std::min(lanes, 32)));
-        if (lanes > 32) {
-          std::vector<Value> warp_totals(32, Value(0));
-          for (std::int32_t w = 0; w < lanes / 32; ++w) warp_totals[w] = lane_sums[w * 32];
-          xor_butterfly(warp_totals, 32);
-          lane_sums = std::move(warp_totals);
-        }
-        sum = lane_sums[0];
-        if (pieces > 1) {
-          const std::int64_t row_in_block = position - block_begin(b);
-          const auto first = static_cast<std::size_t>(tiles.block_partial_first[b] +
-                                                      row_in_block * pieces);
-          partials[first + static_cast<std::size_t>(piece)] = sum;
-          const auto counter =
-              static_cast<std::size_t>(tiles.block_counter_first[b] + row_in_block);
-          if (++arrived[counter] < pieces) continue;  // not the last piece: no y write
-          sum = Value(0);
-          for (std::int32_t q = 0; q < pieces; ++q)
-            sum += partials[first + static_cast<std::size_t>(q)];
-        }
+  for (const BceTileDescriptor& d : descriptors) {
+    for (std::uint32_t thread = 0; thread < block_size; thread += d.lanes) {
+      const std::int64_t position = d.first_row + thread / d.lanes;
+      if (position >= d.end_row) break;
+      Value sum = hopper_row_sum(layout, d, position, thread, x, lane_sums);
+      if (d.pieces > 1) {
+        const std::int64_t row_in_block = position - layout.block_row_offsets[d.block];
+        const auto first = static_cast<std::size_t>(tiles.block_partial_first[d.block] +
+                                                    row_in_block * d.pieces);
+        partials[first + static_cast<std::size_t>(d.piece)] = sum;
+        const auto counter =
+            static_cast<std::size_t>(tiles.block_counter_first[d.block] + row_in_block);
+        if (++arrived[counter] < d.pieces) continue;  // not the last piece: no y write
+        sum = Value(0);
+        for (std::int32_t q = 0; q < d.pieces; ++q)
+          sum += partials[first + static_cast<std::size_t>(q)];
       }
-      const std::int64_t base = hopper ? tile_row_bases[tile] : -1;
-      const std::int64_t row = base >= 0 ? base + (position - tiles.tile_first_row[tile])
-                                         : layout.row_no[static_cast<std::size_t>(position)];
-      Value& out = y[row];
-      out = beta == Value(0) ? alpha * sum : alpha * sum + beta * out;
+      write(d.row_base >= 0 ? d.row_base + (position - d.first_row)
+                            : layout.row_no[static_cast<std::size_t>(position)],
+            sum);
     }
   }
 }
@@ -451,11 +517,13 @@ template BceLayout<float> make_bce_layout(const CsrMatrix<double>&, std::span<co
                                           std::span<const std::int32_t>);
 template BceLayout<double> make_bce_layout(const CsrMatrix<double>&, std::span<const std::int64_t>,
                                            std::span<const std::int32_t>);
-template void bce_reference_multiply(const BceLayout<float>&, const BceTiles&,
-                                     std::span<const std::int32_t>, BceVariant, std::uint32_t,
-                                     const float*, float*, float, float);
-template void bce_reference_multiply(const BceLayout<double>&, const BceTiles&,
-                                     std::span<const std::int32_t>, BceVariant, std::uint32_t,
-                                     const double*, double*, double, double);
+template std::vector<BceTileDescriptor> bce_tile_descriptors(const BceLayout<float>&,
+                                                             const BceTiles&);
+template std::vector<BceTileDescriptor> bce_tile_descriptors(const BceLayout<double>&,
+                                                             const BceTiles&);
+template void bce_reference_multiply(const BceLayout<float>&, const BceTiles&, BceVariant,
+                                     std::uint32_t, const float*, float*, float, float);
+template void bce_reference_multiply(const BceLayout<double>&, const BceTiles&, BceVariant,
+                                     std::uint32_t, const double*, double*, double, double);
 
 }  // namespace spmvd

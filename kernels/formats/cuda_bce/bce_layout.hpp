@@ -202,21 +202,61 @@ std::int64_t bce_tile_count(std::span<const BceBlockShape> shapes, BceVariant va
 std::vector<std::int32_t> bce_tile_row_bases(std::span<const std::int32_t> row_no,
                                              const BceTiles& tiles);
 
+// Everything the hopper kernel needs of one tile, gathered on the host so that a CUDA block
+// reads it in one step (four 16-byte loads issued together) before its first slot. Read through
+// the tables instead (tile -> block -> Ap, blockPos, lanes, ...; then the row's length; then
+// its slots) the kernel put three dependent loads before its first gather, and on the suite's
+// matrices that fit in L2 it took 0.7-1.6 us longer than our ELL's one launch (of 4-12 us;
+// H100, 2026-12-06, model version 36's suite run).
+struct alignas(16) BceTileDescriptor {
+  // Slot of lane 0 of the tile's first row at first_slot: thread t of the tile starts at
+  // slot_base + t (blockPos + (first_row - Ap) * L + q * kBceSlotsPerLanePerPiece * step for
+  // piece q), one step (N * L) per L slots of its row.
+  std::int64_t slot_base = 0;
+  std::int64_t step = 0;
+  std::int32_t first_row = 0;  // the tile's first BCE position
+  std::int32_t end_row = 0;    // one past its last
+  std::int32_t row_base = -1;  // bce_tile_row_bases: the caller's row of first_row, or -1
+  std::int32_t lanes = 1;      // L of the tile's block
+  // The length of every row of the block where all have one (the kernel reads no length),
+  // else -1.
+  std::int32_t uniform_length = -1;
+  // The shortest row of the block: the slots below it exist in every row, so the kernel walks
+  // them while its row's own length is still loading.
+  std::int32_t min_length = 0;
+  // The slots of the row this tile walks: [first_slot, slot_end) of its piece
+  // (q * L * kBceSlotsPerLanePerPiece onwards), [0, INT32_MAX) for an unsplit row.
+  std::int32_t first_slot = 0;
+  std::int32_t slot_end = 0;
+  std::int32_t block = 0;   // the tile's block (a split row's piece sums and count)
+  std::int32_t piece = 0;   // q
+  std::int32_t pieces = 1;  // the block's bce_row_pieces
+  std::int32_t unused = 0;  // to 64 bytes
+  friend bool operator==(const BceTileDescriptor&, const BceTileDescriptor&) = default;
+};
+static_assert(sizeof(BceTileDescriptor) == 64, "four 16-byte loads");
+
+// One descriptor per tile of `tiles` over `layout` (interleaved for the tiles' lanes), the
+// blocks' uniform and shortest lengths from the layout's row lengths. Throws
+// Error(invalid_argument) when the layout was not interleaved for the tiles' lanes. O(N).
+template <typename Value>
+std::vector<BceTileDescriptor> bce_tile_descriptors(const BceLayout<Value>& layout,
+                                                    const BceTiles& tiles);
+
 // y = alpha A x + beta y (beta == 0: y write-only) over the built arrays, each kernel thread
-// replayed with the kernel's own slot arithmetic (lane l of position p starts at
-// blockPos + (p - Ap) * L + l and steps by N * L; piece q of a split row at its slot
-// q * L * kBceSlotsPerLanePerPiece) and in the order the GPU kernel adds (lanes reduced by xor
-// shuffles within each warp; a block-wide row's warp sums then by one more warp's xor
-// shuffles; a split row's piece sums from 0 in piece order): the unit tests' check of the
-// layout and of the kernels' index arithmetic. x and y in the caller's order; hopper rows
-// written through `tile_row_bases` (bce_tile_row_bases) where the tile has a base, through
-// rowNo elsewhere (paper: rowNo always, as Algorithm 4). Throws Error(invalid_argument) when
-// the layout was not interleaved for the tiles' lanes, or tile_row_bases has not one entry per
-// tile (hopper).
+// replayed with the kernel's own slot arithmetic (paper: lane l of position p starts at
+// blockPos + (p - Ap) + l and steps by N; hopper: from its tile's descriptor,
+// bce_tile_descriptors) and in the order the GPU kernel adds (lanes reduced by xor shuffles
+// within each warp; a block-wide row's warp sums then by one more warp's xor shuffles; a split
+// row's piece sums from 0 in piece order): the unit tests' check of the layout, the
+// descriptors and the kernels' index arithmetic. x and y in the caller's order; hopper rows
+// written through the descriptor's row base where the tile has one, through rowNo elsewhere
+// (paper: rowNo always, as Algorithm 4). Throws Error(invalid_argument) when the layout was not
+// interleaved for the tiles' lanes, or (hopper) a row is shorter than its descriptor's
+// min_length.
 template <typename Value>
 void bce_reference_multiply(const BceLayout<Value>& layout, const BceTiles& tiles,
-                            std::span<const std::int32_t> tile_row_bases, BceVariant variant,
-                            std::uint32_t block_size, const Value* x, Value* y, Value alpha,
-                            Value beta);
+                            BceVariant variant, std::uint32_t block_size, const Value* x, Value* y,
+                            Value alpha, Value beta);
 
 }  // namespace spmvd

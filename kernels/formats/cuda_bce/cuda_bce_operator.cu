@@ -1,3 +1,5 @@
+#include <cstddef>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -13,25 +15,26 @@
 namespace spmvd {
 namespace {
 
-// The per-block arrays the kernels read, the empty rows as block k (width 0).
-struct BceDeviceArrays {
+// The paper kernel's tables, the empty rows as block k (width 0).
+struct BcePaperArrays {
   const std::int32_t* tile_block;
   const std::int32_t* tile_first_row;
-  const std::int32_t* tile_row_base;  // hopper: bce_tile_row_bases
-  const std::int64_t* block_rows;  // k + 2: Ap, then N
+  const std::int64_t* block_rows;    // k + 2: Ap, then N
   const std::int64_t* block_widths;  // k + 1: Aw, then 0
-  const std::int64_t* block_pos;   // k + 1: blockPos (blockPos[k]: the empty block's, unused)
-  const std::int32_t* block_lanes;  // k + 1
-  const std::int32_t* row_lengths;  // N (hopper)
-  // k + 1 (hopper): the length of every row of a block whose rows all have one (a single row
-  // vector set), -1 elsewhere: such a block's rows need not read their lengths.
-  const std::int32_t* block_uniform_length;
+  const std::int64_t* block_pos;     // k + 1: blockPos (blockPos[k]: the empty block's, unused)
+  const std::int32_t* row_no;        // N
+  const std::int32_t* offsets;
+};
+
+// The hopper kernel's: a descriptor per tile (bce_tile_descriptors), the rows' lengths and
+// rowNo, and for split rows (BceTiles) where each block's rows start, their piece sums and
+// arrival counts start, and the counts themselves (zero between launches).
+struct BceHopperArrays {
+  const BceTileDescriptor* tiles;
+  const std::int32_t* row_lengths;  // N
   const std::int32_t* row_no;       // N
   const std::int32_t* offsets;
-  // Split rows (hopper; BceTiles): each tile's piece, each block's pieces a row and where its
-  // rows' piece sums and arrival counts start, the counts themselves (zero between launches).
-  const std::int32_t* tile_piece;
-  const std::int32_t* block_pieces;
+  const std::int64_t* block_rows;   // k + 2: Ap, then N
   const std::int64_t* block_partial_first;
   const std::int64_t* block_counter_first;
   std::int32_t* counters;
@@ -42,7 +45,7 @@ struct BceDeviceArrays {
 // the |EData| > 0 test (line 9), y written through rowNo. Line 6's y[r_i] <- 0 becomes the
 // alpha/beta epilogue.
 template <typename Value>
-__global__ void bce_paper_kernel(BceDeviceArrays a, const Value* __restrict__ values,
+__global__ void bce_paper_kernel(BcePaperArrays a, const Value* __restrict__ values,
                                  const Value* __restrict__ x, Value* __restrict__ y, Value alpha,
                                  Value beta) {
   const std::int32_t b = __ldg(a.tile_block + blockIdx.x);
@@ -72,56 +75,76 @@ constexpr int kBceFullOccupancyBlocks = 2048 / kBceMaxBlockSize;
 // The largest block size (kBceBlockSizes) over 32: the warps of a block-wide row.
 constexpr int kBceMaxWarpsPerBlock = static_cast<int>(kBceBlockSizes.back() / 32);
 
+// A tile's descriptor in one step: its first three 16-byte words, in flight together. The
+// fourth (block, piece, pieces) matters only to a split row after its walk and is read there,
+// so that it holds no registers across the walk (with it the fp64 kernel spilled at the 32
+// registers of full occupancy; ptxas -v).
+__device__ __forceinline__ BceTileDescriptor load_tile_descriptor(const BceTileDescriptor* d) {
+  const int4* words = reinterpret_cast<const int4*>(d);
+  int4 w[3];
+#pragma unroll
+  for (int i = 0; i < 3; ++i) w[i] = __ldg(words + i);
+  BceTileDescriptor t;
+  memcpy(&t, w, sizeof w);
+  return t;
+}
+
+// The fourth word: {block, piece, pieces, unused}.
+__device__ __forceinline__ int4 load_tile_split(const BceTileDescriptor* d) {
+  return __ldg(reinterpret_cast<const int4*>(d) + 3);
+}
+static_assert(offsetof(BceTileDescriptor, block) == 48 && offsetof(BceTileDescriptor, piece) == 52 &&
+              offsetof(BceTileDescriptor, pieces) == 56);
+
 // The Hopper variant: each row reads exactly its own length (row_lengths, or the block's one
 // length where all its rows have it), so no slot is tested and no padding is read; the rows of a wide block are shared by `lanes` consecutive lanes
 // (bce_lanes_per_row: 1, 2, 4, 32 or the whole CUDA block, uniform over the tile, so every
 // branch on it is uniform), lane l taking slots l, l + lanes, ..., reduced by xor shuffles
 // within the warp and, for a block-wide row, across the warps through shared memory. The block
-// is interleaved for its lanes (bce_layout.hpp): slot j of row r at
-// blockPos + (j / lanes) * (N * lanes) + r * lanes + j % lanes, so lane l of position p starts
-// at blockPos + (p - Ap) * lanes + l and steps by N * lanes, and a warp's 32 lanes read 32
-// consecutive slots at every step. Threads past the block's end stay for the shuffles (full
-// warps: blockDim.x is a multiple of 32 and lanes divides 32 or equals blockDim.x). A tile whose
-// rows are consecutive rows of the caller (its tile_row_base >= 0) writes y without reading
-// rowNo.
-// A row split into pieces (BceTiles::block_pieces > 1, block-wide rows only): each piece's
-// CUDA block walks slots [q P, (q + 1) P) of the row (P = lanes x kBceSlotsPerLanePerPiece),
-// stores its sum, and the last piece to arrive (an atomic count, after a fence, as CUDA's
-// threadFenceReduction sample) adds the sums in piece order (the same sum on every run) and
-// writes y; it resets the count for the next launch, which the stream orders after this one.
+// is interleaved for its lanes (bce_layout.hpp), so thread t of a tile starts at its
+// descriptor's slot_base + t and steps by N * lanes, and a warp's 32 lanes read 32 consecutive
+// slots at every step. Threads past the block's end stay for the shuffles (full warps:
+// blockDim.x is a multiple of 32 and lanes divides 32 or equals blockDim.x).
+// Latency first: everything the tile needs comes in one step (its descriptor), the row's
+// length and its caller's row (rowNo, unless the tile's rows are consecutive caller rows) are
+// requested at once and waited for only where used: the slots below the block's shortest row
+// are walked before the length is needed, and the caller's row only at the store.
+// A row split into pieces (pieces > 1, block-wide rows only): each piece's CUDA block walks
+// slots [q P, (q + 1) P) of the row (P = lanes x kBceSlotsPerLanePerPiece), stores its sum, and
+// the last piece to arrive (an atomic count, after a fence, as CUDA's threadFenceReduction
+// sample) adds the sums in piece order (the same sum on every run) and writes y; it resets the
+// count for the next launch, which the stream orders after this one.
 template <typename Value>
-__global__ void __launch_bounds__(kBceMaxBlockSize, kBceFullOccupancyBlocks) bce_hopper_kernel(BceDeviceArrays a, const Value* __restrict__ values,
-                                  const Value* __restrict__ x, Value* __restrict__ y, Value alpha,
-                                  Value beta, Value* partials) {
-  const std::int32_t b = __ldg(a.tile_block + blockIdx.x);
-  const std::int32_t lanes = __ldg(a.block_lanes + b);
-  const std::int32_t pieces = __ldg(a.block_pieces + b);
-  const std::int64_t begin = __ldg(a.block_rows + b);
-  const std::int64_t end = __ldg(a.block_rows + b + 1);
-  const std::int64_t position = __ldg(a.tile_first_row + blockIdx.x) + threadIdx.x / lanes;
+__global__ void __launch_bounds__(kBceMaxBlockSize, kBceFullOccupancyBlocks)
+    bce_hopper_kernel(BceHopperArrays a, const Value* __restrict__ values,
+                      const Value* __restrict__ x, Value* __restrict__ y, Value alpha, Value beta,
+                      Value* partials) {
+  const BceTileDescriptor t = load_tile_descriptor(a.tiles + blockIdx.x);
+  const std::int32_t lanes = t.lanes;
+  const std::int32_t row_in_tile = static_cast<std::int32_t>(threadIdx.x) / lanes;
   const std::int32_t lane = static_cast<std::int32_t>(threadIdx.x) & (lanes - 1);
-  const bool active = position < end;
-  const std::int64_t rownum = end - begin;
-  const std::int32_t uniform_length = __ldg(a.block_uniform_length + b);
-  const std::int32_t length = !active                ? 0
-                              : uniform_length >= 0 ? uniform_length
-                                                    : __ldg(a.row_lengths + position);
-  const std::int64_t step = lanes * rownum;
-  std::int64_t slot = __ldg(a.block_pos + b) + (position - begin) * lanes + lane;
-  std::int32_t first = lane, last = length;  // this tile's slots of the row
-  std::int32_t piece = 0;
-  if (pieces > 1) {
-    piece = __ldg(a.tile_piece + blockIdx.x);
-    first += piece * lanes * static_cast<std::int32_t>(kBceSlotsPerLanePerPiece);
-    last = min(length, (piece + 1) * lanes * static_cast<std::int32_t>(kBceSlotsPerLanePerPiece));
-    slot += piece * kBceSlotsPerLanePerPiece * step;
-  }
+  const std::int64_t position = std::int64_t{t.first_row} + row_in_tile;
+  const bool active = position < t.end_row;
+  const bool writes = active && lane == 0;
+  const std::int64_t row = !writes           ? 0
+                           : t.row_base >= 0 ? std::int64_t{t.row_base} + row_in_tile
+                                             : std::int64_t{__ldg(a.row_no + position)};
+  const std::int32_t length = !active                  ? 0
+                              : t.uniform_length >= 0 ? t.uniform_length
+                                                      : __ldg(a.row_lengths + position);
+  std::int64_t slot = t.slot_base + threadIdx.x;
+  std::int32_t i = t.first_slot + lane;
   Value sum = 0;
   // Unrolled so that several index and value loads are in flight before their gathers (the
   // slots of one row are independent); the loads stay scalar: each is already one coalesced
   // request per warp in the interleaved block.
+  const std::int32_t every_rows = active ? min(t.min_length, t.slot_end) : 0;
 #pragma unroll 4
-  for (std::int32_t i = first; i < last; i += lanes, slot += step)
+  for (; i < every_rows; i += lanes, slot += t.step)
+    sum += __ldg(values + slot) * __ldg(x + __ldg(a.offsets + slot));
+  const std::int32_t last = min(length, t.slot_end);
+#pragma unroll 4
+  for (; i < last; i += lanes, slot += t.step)
     sum += __ldg(values + slot) * __ldg(x + __ldg(a.offsets + slot));
   for (std::int32_t offset = min(lanes, 32) / 2; offset > 0; offset /= 2)
     sum += __shfl_xor_sync(0xffffffffu, sum, offset);
@@ -138,11 +161,14 @@ __global__ void __launch_bounds__(kBceMaxBlockSize, kBceFullOccupancyBlocks) bce
     sum = warp_lane < lanes / 32 ? warp_totals[warp_lane] : Value(0);
     for (int offset = 16; offset > 0; offset /= 2)
       sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+    const int4 split = load_tile_split(a.tiles + blockIdx.x);
+    const std::int32_t block = split.x, piece = split.y, pieces = split.z;
     if (pieces > 1) {
       if (threadIdx.x != 0) return;
-      const std::int64_t row_in_block = position - begin;
-      Value* row_partials = partials + __ldg(a.block_partial_first + b) + row_in_block * pieces;
-      std::int32_t* arrived = a.counters + __ldg(a.block_counter_first + b) + row_in_block;
+      const std::int64_t row_in_block = position - __ldg(a.block_rows + block);
+      Value* row_partials =
+          partials + __ldg(a.block_partial_first + block) + row_in_block * pieces;
+      std::int32_t* arrived = a.counters + __ldg(a.block_counter_first + block) + row_in_block;
       row_partials[piece] = sum;
       __threadfence();  // the sum is visible before the count says it is there
       if (atomicAdd(arrived, 1) != pieces - 1) return;
@@ -153,23 +179,16 @@ __global__ void __launch_bounds__(kBceMaxBlockSize, kBceFullOccupancyBlocks) bce
       *arrived = 0;
     }
   }
-  if (active && lane == 0) {
-    const std::int32_t base = __ldg(a.tile_row_base + blockIdx.x);
-    const std::int64_t row = base >= 0 ? std::int64_t{base} + threadIdx.x / lanes
-                                       : std::int64_t{__ldg(a.row_no + position)};
-    catalogue_detail::store_axpby(y + row, alpha, sum, beta);
-  }
+  if (writes) catalogue_detail::store_axpby(y + row, alpha, sum, beta);
 }
 
 template <typename Value>
 class CudaBceOperator final : public SpmvOperator {
  public:
-  // tile_row_bases: bce_tile_row_bases; block_uniform_lengths: per block of the tiles, as
-  // BceDeviceArrays::block_uniform_length (both hopper; the paper kernel reads rowNo and every
-  // slot as Algorithm 4).
+  // descriptors: bce_tile_descriptors (hopper; the paper kernel reads the tables and rowNo as
+  // Algorithm 4).
   CudaBceOperator(const BceLayout<Value>& bce, const BceTiles& tiles,
-                  const std::vector<std::int32_t>& tile_row_bases,
-                  const std::vector<std::int32_t>& block_uniform_lengths, BceVariant variant,
+                  const std::vector<BceTileDescriptor>& descriptors, BceVariant variant,
                   const LaunchConfig& launch, Device& device)
       : rows_(bce.rows),
         tiles_(tiles.size()),
@@ -178,28 +197,22 @@ class CudaBceOperator final : public SpmvOperator {
         stream_(static_cast<cudaStream_t>(device.native_stream())) {
     std::vector<std::int64_t> block_rows = bce.block_row_offsets;
     block_rows.push_back(bce.rows);
-    std::vector<std::int64_t> block_widths = bce.block_widths;
-    block_widths.push_back(0);
-    tile_block_ = upload(device, tiles.tile_block.data(), tiles.tile_block.size());
-    tile_first_row_ = upload(device, tiles.tile_first_row.data(), tiles.tile_first_row.size());
     block_rows_ = upload(device, block_rows.data(), block_rows.size());
-    block_widths_ = upload(device, block_widths.data(), block_widths.size());
-    block_pos_ = upload(device, bce.block_slot_offsets.data(), bce.block_slot_offsets.size());
-    block_lanes_ = upload(device, tiles.block_lanes.data(), tiles.block_lanes.size());
-    if (variant == BceVariant::hopper) {
+    if (variant == BceVariant::paper) {
+      std::vector<std::int64_t> block_widths = bce.block_widths;
+      block_widths.push_back(0);
+      tile_block_ = upload(device, tiles.tile_block.data(), tiles.tile_block.size());
+      tile_first_row_ = upload(device, tiles.tile_first_row.data(), tiles.tile_first_row.size());
+      block_widths_ = upload(device, block_widths.data(), block_widths.size());
+      block_pos_ = upload(device, bce.block_slot_offsets.data(), bce.block_slot_offsets.size());
+    } else {
+      descriptors_ = upload(device, descriptors.data(), descriptors.size());
       row_lengths_ = upload(device, bce.row_lengths.data(), bce.row_lengths.size());
-      tile_row_base_ = upload(device, tile_row_bases.data(), tile_row_bases.size());
-      block_uniform_length_ =
-          upload(device, block_uniform_lengths.data(), block_uniform_lengths.size());
-    }
-    if (variant == BceVariant::hopper) {
-      tile_piece_ = upload(device, tiles.tile_piece.data(), tiles.tile_piece.size());
-      block_pieces_ = upload(device, tiles.block_pieces.data(), tiles.block_pieces.size());
-      block_partial_first_ =
-          upload(device, tiles.block_partial_first.data(), tiles.block_partial_first.size());
-      block_counter_first_ =
-          upload(device, tiles.block_counter_first.data(), tiles.block_counter_first.size());
       if (tiles.counters > 0) {
+        block_partial_first_ =
+            upload(device, tiles.block_partial_first.data(), tiles.block_partial_first.size());
+        block_counter_first_ =
+            upload(device, tiles.block_counter_first.data(), tiles.block_counter_first.size());
         partials_ = DeviceBuffer(device, static_cast<std::size_t>(tiles.partials) * sizeof(Value));
         counters_ =
             DeviceBuffer(device, static_cast<std::size_t>(tiles.counters) * sizeof(std::int32_t));
@@ -213,29 +226,28 @@ class CudaBceOperator final : public SpmvOperator {
 
   void apply(const void* x, void* y, double alpha, double beta) override {
     if (rows_ == 0 || tiles_ == 0) return;
-    const BceDeviceArrays a{.tile_block = tile_block_.as<const std::int32_t>(),
-                            .tile_first_row = tile_first_row_.as<const std::int32_t>(),
-                            .tile_row_base = tile_row_base_.as<const std::int32_t>(),
-                            .block_rows = block_rows_.as<const std::int64_t>(),
-                            .block_widths = block_widths_.as<const std::int64_t>(),
-                            .block_pos = block_pos_.as<const std::int64_t>(),
-                            .block_lanes = block_lanes_.as<const std::int32_t>(),
-                            .row_lengths = row_lengths_.as<const std::int32_t>(),
-                            .block_uniform_length = block_uniform_length_.as<const std::int32_t>(),
-                            .row_no = row_no_.as<const std::int32_t>(),
-                            .offsets = offsets_.as<const std::int32_t>(),
-                            .tile_piece = tile_piece_.as<const std::int32_t>(),
-                            .block_pieces = block_pieces_.as<const std::int32_t>(),
-                            .block_partial_first = block_partial_first_.as<const std::int64_t>(),
-                            .block_counter_first = block_counter_first_.as<const std::int64_t>(),
-                            .counters = counters_.as<std::int32_t>()};
     const auto grid = static_cast<unsigned>(tiles_);
     const auto* xv = static_cast<const Value*>(x);
     auto* yv = static_cast<Value*>(y);
     if (variant_ == BceVariant::paper) {
+      const BcePaperArrays a{.tile_block = tile_block_.as<const std::int32_t>(),
+                             .tile_first_row = tile_first_row_.as<const std::int32_t>(),
+                             .block_rows = block_rows_.as<const std::int64_t>(),
+                             .block_widths = block_widths_.as<const std::int64_t>(),
+                             .block_pos = block_pos_.as<const std::int64_t>(),
+                             .row_no = row_no_.as<const std::int32_t>(),
+                             .offsets = offsets_.as<const std::int32_t>()};
       bce_paper_kernel<Value><<<grid, launch_.block_size, 0, stream_>>>(
           a, values_.as<const Value>(), xv, yv, static_cast<Value>(alpha), static_cast<Value>(beta));
     } else {
+      const BceHopperArrays a{.tiles = descriptors_.as<const BceTileDescriptor>(),
+                              .row_lengths = row_lengths_.as<const std::int32_t>(),
+                              .row_no = row_no_.as<const std::int32_t>(),
+                              .offsets = offsets_.as<const std::int32_t>(),
+                              .block_rows = block_rows_.as<const std::int64_t>(),
+                              .block_partial_first = block_partial_first_.as<const std::int64_t>(),
+                              .block_counter_first = block_counter_first_.as<const std::int64_t>(),
+                              .counters = counters_.as<std::int32_t>()};
       bce_hopper_kernel<Value><<<grid, launch_.block_size, 0, stream_>>>(
           a, values_.as<const Value>(), xv, yv, static_cast<Value>(alpha), static_cast<Value>(beta),
           partials_.as<Value>());
@@ -245,10 +257,9 @@ class CudaBceOperator final : public SpmvOperator {
 
   Precision precision() const noexcept override { return precision_of<Value>(); }
   std::size_t device_bytes() const noexcept override {
-    return tile_block_.bytes() + tile_first_row_.bytes() + tile_row_base_.bytes() +
-           block_rows_.bytes() + block_widths_.bytes() + block_pos_.bytes() + block_lanes_.bytes() +
-           row_lengths_.bytes() + block_uniform_length_.bytes() + row_no_.bytes() +
-           offsets_.bytes() + values_.bytes() + tile_piece_.bytes() + block_pieces_.bytes() +
+    return tile_block_.bytes() + tile_first_row_.bytes() + block_rows_.bytes() +
+           block_widths_.bytes() + block_pos_.bytes() + descriptors_.bytes() +
+           row_lengths_.bytes() + row_no_.bytes() + offsets_.bytes() + values_.bytes() +
            block_partial_first_.bytes() + block_counter_first_.bytes() + partials_.bytes() +
            counters_.bytes();
   }
@@ -259,11 +270,12 @@ class CudaBceOperator final : public SpmvOperator {
   BceVariant variant_;
   LaunchConfig launch_;
   cudaStream_t stream_;
-  DeviceBuffer tile_block_, tile_first_row_, tile_row_base_, block_rows_, block_widths_, block_pos_,
-      block_lanes_;
-  DeviceBuffer row_lengths_, block_uniform_length_, row_no_, offsets_, values_;
-  DeviceBuffer tile_piece_, block_pieces_, block_partial_first_, block_counter_first_;
-  DeviceBuffer partials_, counters_;  // split rows' piece sums and arrival counts
+  DeviceBuffer block_rows_;
+  DeviceBuffer tile_block_, tile_first_row_, block_widths_, block_pos_;  // paper
+  DeviceBuffer descriptors_, row_lengths_;                                // hopper
+  DeviceBuffer row_no_, offsets_, values_;
+  // hopper's split rows: where each block's piece sums and counts start, the sums, the counts
+  DeviceBuffer block_partial_first_, block_counter_first_, partials_, counters_;
 };
 
 // The matrix's DF features (`df`, as check_candidate saw them) give the block shapes, the shapes
@@ -274,29 +286,22 @@ std::unique_ptr<SpmvOperator> build_as(const CsrMatrix<double>& matrix, const Ma
   const CudaBceParams params = CudaBceRules::params_of(candidate);
   const auto variant = static_cast<BceVariant>(params.variant);
   // The host phase: the tiling the candidate was chosen with (its resident_threads, checked
-  // against grid_size), Algorithm 3's reordering and the layout.
+  // against grid_size), Algorithm 3's reordering, the layout and (hopper) the tiles'
+  // descriptors.
   struct HostLayout {
     BceTiles tiles;
     BceLayout<Value> bce;
-    std::vector<std::int32_t> tile_row_bases, block_uniform_lengths;
+    std::vector<BceTileDescriptor> descriptors;
   };
   const HostLayout host = without_device_lock([&] {
     HostLayout h;
     h.tiles = make_bce_tiles(bce_block_shapes(df, params.boundaries), variant,
                              candidate.launch.block_size, params.resident_threads);
     h.bce = make_bce_layout<Value>(matrix, params.boundaries, h.tiles.block_lanes);
-    if (variant == BceVariant::hopper) {
-      h.tile_row_bases = bce_tile_row_bases(h.bce.row_no, h.tiles);
-      for (const std::vector<RowLengthCount>& sets :
-           bce_block_distributions(df, params.boundaries))
-        h.block_uniform_lengths.push_back(
-            sets.size() == 1 ? static_cast<std::int32_t>(sets[0].length) : -1);
-      h.block_uniform_lengths.push_back(0);  // the empty rows' block
-    }
+    if (variant == BceVariant::hopper) h.descriptors = bce_tile_descriptors(h.bce, h.tiles);
     return h;
   });
-  return std::make_unique<CudaBceOperator<Value>>(host.bce, host.tiles, host.tile_row_bases,
-                                                  host.block_uniform_lengths, variant,
+  return std::make_unique<CudaBceOperator<Value>>(host.bce, host.tiles, host.descriptors, variant,
                                                   candidate.launch, device);
 }
 

@@ -291,18 +291,21 @@ std::uint64_t CudaBceRules::device_bytes(const MatrixFeatures& features, Precisi
       counters += static_cast<std::uint64_t>(shape.rows);
     }
   }
+  // As CudaBceOperator allocates them: Ap (k + 2 int64); rowNo (int32 a row); paper: the
+  // tiles' block and first row (int32 each), Aw and blockPos (int64 a block); hopper: a
+  // descriptor a tile, the rows' lengths, and where split rows exist, where each block's piece
+  // sums and counts start (int64 each a block).
   const auto rows = static_cast<std::uint64_t>(features.rows);
-  const bool hopper = variant == BceVariant::hopper;
-  const std::uint64_t per_row = sizeof(std::int32_t) * (hopper ? 2 : 1);  // rowNo, lengths
-  // Ap, Aw, blockPos (int64) and lanes and (hopper) the uniform row length (int32 each); hopper
-  // also the pieces a row (int32) and where the piece sums and counts start (int64 each).
-  const std::uint64_t per_block = 4 * sizeof(std::int64_t);
-  const std::uint64_t hopper_per_block = sizeof(std::int32_t) + 2 * sizeof(std::int64_t);
-  // tile_block, tile_first_row (and, hopper, the row base and the piece).
-  const std::uint64_t per_tile = sizeof(std::int32_t) * (hopper ? 4 : 2);
-  return slots * (sizeof(ColIndex) + value_bytes(precision)) + rows * per_row +
-         (shapes.size() + 1) * per_block + (hopper ? shapes.size() * hopper_per_block : 0) +
-         std::uint64_t{candidate.launch.grid_size} * per_tile +
+  const auto blocks = static_cast<std::uint64_t>(shapes.size());
+  const std::uint64_t tiles = candidate.launch.grid_size;
+  std::uint64_t tables = (blocks + 1) * sizeof(std::int64_t) + rows * sizeof(std::int32_t);
+  if (variant == BceVariant::paper) {
+    tables += tiles * 2 * sizeof(std::int32_t) + blocks * 2 * sizeof(std::int64_t);
+  } else {
+    tables += tiles * sizeof(BceTileDescriptor) + rows * sizeof(std::int32_t) +
+              (counters > 0 ? blocks * 2 * sizeof(std::int64_t) : 0);
+  }
+  return slots * (sizeof(ColIndex) + value_bytes(precision)) + tables +
          partials * value_bytes(precision) + counters * sizeof(std::int32_t);
 }
 
