@@ -50,6 +50,11 @@ struct FormatPart {
   // y in a launch of its own before its COO kernel, which in BRO-HYB the ELL part before it
   // does for every row. Each takes a lone launch's fixed cost off the part's time.
   int skipped_launches = 0;
+  // The tasks a host part's multiply is cut into, run side by side on the host's cores: Eq. 6
+  // spreads a part over nc - 1 cores, but a part of fewer tasks than that runs on fewer (the
+  // split cuts its remainder into chunks of at least 4096 entries, kernels/formats/cpu_gpu_split,
+  // so a remainder of a few thousand entries is one thread's serial loop). 0: every core.
+  std::int64_t host_tasks = 0;
 };
 
 // One y sector written again per run of rows written through a row map.

@@ -74,7 +74,9 @@ namespace spmvd {
 // round trip timed with spmv-bench's runs.
 // 36: a BSR record's block_row_chain (in-L2 samples of 8 and 64 a row; the correction step
 // bsr_block_row_chain).
-inline constexpr int kModelVersion = 36;
+// 37: the cpu_gpu round trip timed on a host part of a single entry, and a host part priced on
+// as many threads as it has tasks (FormatPart::host_tasks).
+inline constexpr int kModelVersion = 37;
 
 struct ModelSet {
   std::string device_signature;  // DeviceInfo::signature() of the calibrated device

@@ -34,8 +34,9 @@ std::optional<double> ModelPartTimePredictor::part_ms(const FormatPart& part) co
     const double x_bytes = static_cast<double>(part.features.cols) *
                            static_cast<double>(value_bytes(predictor_.model_set().precision));
     return cpu_coo_time_ms(part.features.nnz, randomness, *cpu_gpu,
-                           host_x_width_ratio(*cpu_gpu, x_bytes)) +
-           host_rows_time_ms(part.features.rows - part.features.empty_rows, *cpu_gpu) +
+                           host_x_width_ratio(*cpu_gpu, x_bytes), part.host_tasks) +
+           host_rows_time_ms(part.features.rows - part.features.empty_rows, *cpu_gpu,
+                             part.host_tasks) +
            host_copies_ms(bytes, kHostPartCopies, *cpu_gpu) + round_trip_ms;
   }
   const FormatEntry* entry = registry_.find(part.candidate.format);

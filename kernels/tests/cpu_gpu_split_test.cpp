@@ -428,6 +428,8 @@ TEST(CpuGpuSplitRules, PartsAreTheTruncatedEllAndTheRemainderWithItsCopies) {
   EXPECT_EQ(host.features.nnz, 2000 * 48 + 10 * 4984);
   // x down (200000 columns) and one value per touched row up.
   EXPECT_EQ(host.transfer_values, 200000U + 2010U);
+  // Its multiply runs as many tasks as the layout cuts its entries into chunks.
+  EXPECT_EQ(host.host_tasks, (2000 * 48 + 10 * 4984) / kHostChunkMinEntries);
 }
 
 TEST(CpuGpuSplitRules, DeviceBytesCountTheGpuPartOnly) {

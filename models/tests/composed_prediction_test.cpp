@@ -223,6 +223,11 @@ TEST(ComposedPrediction, AHostPartBesideAGpuPaysTheHostPathsRoundTrip) {
   const ModelPredictor with_rows(set);
   const ModelPartTimePredictor row_parts(with_rows, format_registry(), device);
   EXPECT_NEAR(*row_parts.part_ms(part), eq6_ms + copies_ms + 0.3 + 500 * 1e-6 * 16.0 / 15.0, 1e-12);
+  // A part of 2 tasks (the split's chunks) runs on 2 of the 15 spare cores: its Eq. 6 and rows
+  // take 15 / 2 as long.
+  part.host_tasks = 2;
+  EXPECT_NEAR(*row_parts.part_ms(part),
+              7.5 * (eq6_ms + 500 * 1e-6 * 16.0 / 15.0) + copies_ms + 0.3, 1e-12);
 }
 
 // The round trip is what a timed split takes beyond its ELL kernel, Eq. 6 and its copies.
@@ -233,11 +238,14 @@ TEST(ComposedPrediction, TheRoundTripIsTheSplitsTimeLessWhatTheModelAlreadyCount
                                  .host_device_copy_latency_ms = 0.004};
   const double eq6_ms = 2.0 * 4096 / 1e5 / 15.0;
   const double copies_ms = 2 * 0.004 + 65536.0 / 5e7;
-  EXPECT_NEAR(host_round_trip_ms_of(0.5, 0.01, 4096, 65536, kHostPartCopies, c), 0.49 - eq6_ms - copies_ms,
-              1e-12);
+  EXPECT_NEAR(host_round_trip_ms_of(0.5, 0.01, 4096, 15, 65536, kHostPartCopies, c),
+              0.49 - eq6_ms - copies_ms, 1e-12);
+  // The sample's host part in one task is one thread's loop: Eq. 6 on 1 core, not 15.
+  EXPECT_NEAR(host_round_trip_ms_of(0.5, 0.01, 4096, 1, 65536, kHostPartCopies, c),
+              0.49 - 15.0 * eq6_ms - copies_ms, 1e-12);
   // A split timed faster than the parts the model counts has no round trip left, not a
   // negative one.
-  EXPECT_EQ(host_round_trip_ms_of(0.01, 0.01, 4096, 65536, kHostPartCopies, c), 0.0);
+  EXPECT_EQ(host_round_trip_ms_of(0.01, 0.01, 4096, 15, 65536, kHostPartCopies, c), 0.0);
 }
 
 TEST(ComposedPrediction, SaysWhichPartCannotBePredicted) {

@@ -6,6 +6,7 @@
 #include "core/csr_matrix.hpp"
 #include "core/error.hpp"
 #include "core/part_features.hpp"
+#include "kernels/formats/cpu_gpu_split/cpu_gpu_split_layout.hpp"
 #include "kernels/formats/common/row_length_distribution.hpp"
 #include "kernels/formats/common/rules_support.hpp"
 #include "kernels/formats/cpu_coo/cpu_coo_rules.hpp"
@@ -124,6 +125,7 @@ std::vector<FormatPart> CpuGpuSplitRules::parts(const MatrixFeatures& features,
   // value per touched row back (its row indices stay on the device, uploaded at build).
   host.transfer_values = static_cast<std::uint64_t>(features.cols) +
                          static_cast<std::uint64_t>(host.features.rows);
+  host.host_tasks = host_chunk_count(host.features.nnz);
   return {std::move(gpu), std::move(host)};
 }
 

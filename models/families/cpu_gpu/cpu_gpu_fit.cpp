@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "kernels/format_parts.hpp"
 #include "kernels/formats/cpu_coo/cpu_coo_rules.hpp"
+#include "kernels/formats/cpu_gpu_split/cpu_gpu_split_layout.hpp"
 #include "kernels/formats/cpu_gpu_split/cpu_gpu_split_rules.hpp"
 #include "kernels/formats/cuda_ell/cuda_ell_rules.hpp"
 #include "models/calibration/sample_plan.hpp"
@@ -127,20 +128,35 @@ std::vector<SamplePoint> fit_x_width_ratio(const HostCooSamples& samples, const 
   return ratios;
 }
 
-// The host path's round trip, timed: a split at K = 7 of kRoundTripRows rows of 8 random
-// columns (one host entry a row: Eq. 6 a few microseconds, x 32 KB in fp64) against cuda_ell
-// on the same sample, both at kRoundTripBlock; what the split takes beyond the ELL kernel, Eq. 6
-// and its copies is the path's fixed cost (host_round_trip_ms_of). nullopt where either format
-// is not registered or cannot be built here.
+// The host path's round trip, timed: a split at K = kRoundTripRowLength of kRoundTripRows rows
+// of that many random columns, one of them given one entry more, so that the host part is that
+// single entry (its Eq. 6 nothing: one multiply-add), against cuda_ell on the rows without it,
+// both at kRoundTripBlock; what the split takes beyond the ELL kernel and its copies is the
+// path's fixed cost (host_round_trip_ms_of). A host part of thousands of entries instead (one a
+// row, as this sample had up to model version 36) is one thread's serial loop of tens of
+// microseconds (the layout's chunks hold >= 4096 entries), which the round trip absorbed: on the
+// H100 box it came out at 53-72 us where the suite's splits with a host part of one entry took
+// 44-60 us whole (2026-12-06, model version 36). nullopt where either format is not registered
+// or cannot be built here.
 constexpr std::int64_t kRoundTripRows = 4096;
 constexpr std::int64_t kRoundTripRowLength = 8;
 constexpr std::uint32_t kRoundTripBlock = 256;
 // Timed as spmv-bench times a candidate this short (bench/sweep.hpp: 5 warm-ups, 101 timed):
-// the host path's wake-ups vary by tens of microseconds from run to run, and the calibration's
-// 7 runs put the round trip at 77 us in fp32 and 65 in fp64 on the same host, where the suite's
-// smallest splits took 50-60 us whole (H100 box, model version 34).
+// the host path's wake-ups vary by tens of microseconds from run to run.
 constexpr int kRoundTripWarmups = 5;
 constexpr int kRoundTripRuns = 101;
+
+// `sample` with one entry more in its first row (a column it lacks, in column order).
+CsrMatrix<double> with_one_more_entry(CsrMatrix<double> sample) {
+  const auto first = sample.col_indices.begin();
+  const auto last = first + sample.row_offsets[1];
+  ColIndex column = 0;
+  while (std::binary_search(first, last, column)) ++column;
+  sample.col_indices.insert(std::lower_bound(first, last, column), column);
+  sample.values.insert(sample.values.begin(), 1.0);
+  for (std::size_t r = 1; r < sample.row_offsets.size(); ++r) ++sample.row_offsets[r];
+  return sample;
+}
 
 std::optional<double> time_host_round_trip(const FormatRegistry& registry, Device& device,
                                            const CalibrationPlan& plan,
@@ -149,30 +165,32 @@ std::optional<double> time_host_round_trip(const FormatRegistry& registry, Devic
   const FormatEntry* split = registry.find(kCpuGpuSplitFormatId);
   const FormatEntry* ell = registry.find(kCudaEllFormatId);
   if (split == nullptr || ell == nullptr || !device.info().is_gpu) return std::nullopt;
-  const CsrMatrix<double> sample =
+  const CsrMatrix<double> rows =
       uniform_row_length_sample(kRoundTripRows, kRoundTripRowLength, o.seed);
-  const std::int64_t width = kRoundTripRowLength - 1;
-  const Candidate split_candidate =
-      CpuGpuSplitRules::candidate_for(width, kRoundTripBlock, sample.rows, device.info());
+  const CsrMatrix<double> sample = with_one_more_entry(rows);
+  const Candidate split_candidate = CpuGpuSplitRules::candidate_for(
+      kRoundTripRowLength, kRoundTripBlock, sample.rows, device.info());
   const Candidate ell_candidate{
       .format = kCudaEllFormatId,
       .params = FieldSet::of(CudaEllParams{.ell_width = static_cast<std::uint32_t>(
                                                kRoundTripRowLength)}),
       .launch = split_candidate.launch};
   auto split_op = split->build(sample, plan.precision, split_candidate, device);
-  auto ell_op = ell->build(sample, plan.precision, ell_candidate, device);
+  auto ell_op = ell->build(rows, plan.precision, ell_candidate, device);
   CalibrationOptions runs = o;
   runs.warmup_runs = kRoundTripWarmups;
   runs.timed_runs = kRoundTripRuns;
   const double split_ms = median_apply_ms(*split_op, device, sample, plan.precision, runs);
-  const double ell_ms = median_apply_ms(*ell_op, device, sample, plan.precision, runs);
-  // x down (every column) and one partial value per row up: the split's transfer_values.
+  const double ell_ms = median_apply_ms(*ell_op, device, rows, plan.precision, runs);
+  // x down (every column) and the one touched row's partial value up: the split's
+  // transfer_values.
+  constexpr std::int64_t kHostEntries = 1;
   const auto copy_bytes =
-      static_cast<std::uint64_t>(sample.cols + sample.rows) * value_bytes(plan.precision);
+      static_cast<std::uint64_t>(sample.cols + kHostEntries) * value_bytes(plan.precision);
   const double x_bytes =
       static_cast<double>(sample.cols) * static_cast<double>(value_bytes(plan.precision));
-  return host_round_trip_ms_of(split_ms, ell_ms, sample.rows, copy_bytes, kHostPartCopies, c,
-                               host_x_width_ratio(c, x_bytes));
+  return host_round_trip_ms_of(split_ms, ell_ms, kHostEntries, host_chunk_count(kHostEntries),
+                               copy_bytes, kHostPartCopies, c, host_x_width_ratio(c, x_bytes));
 }
 
 // Copy sizes 4 KiB .. 64 MiB, x4 each: from a small vector's copy (latency-bound) to a large

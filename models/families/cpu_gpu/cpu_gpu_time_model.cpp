@@ -13,8 +13,15 @@ double host_x_width_ratio(const CpuGpuTimeCoefficients& c, double x_bytes) noexc
   return interpolate_in_log_x(c.x_width_ratio, x_bytes);
 }
 
+double host_threads(std::int64_t tasks, const CpuGpuTimeCoefficients& c) {
+  if (c.cpu_cores < 2) throw_invalid("host_threads: needs >= 2 CPU cores (one drives the GPU)");
+  const std::int64_t spare = c.cpu_cores - 1;
+  return static_cast<double>(tasks > 0 ? std::min(tasks, spare) : spare);
+}
+
 double cpu_coo_time_ms(std::int64_t cpu_nnz, double x_randomness,
-                       const CpuGpuTimeCoefficients& c, double x_width_ratio) {
+                       const CpuGpuTimeCoefficients& c, double x_width_ratio,
+                       std::int64_t tasks) {
   if (c.cpu_cores < 2 || c.cpu_operations_per_ms <= 0.0) {
     throw_invalid("cpu_coo_time_ms: needs >= 2 CPU cores (one drives the GPU) and a positive fc");
   }
@@ -27,13 +34,14 @@ double cpu_coo_time_ms(std::int64_t cpu_nnz, double x_randomness,
   const double r = std::max(x_width_ratio, std::min(rho, 1.0));
   const double factor = rho + (r - rho) * std::clamp(x_randomness, 0.0, 1.0);
   return 2.0 * static_cast<double>(cpu_nnz) / c.cpu_operations_per_ms /
-         static_cast<double>(c.cpu_cores - 1) * factor;
+         host_threads(tasks, c) * factor;
 }
 
-double host_rows_time_ms(std::int64_t touched_rows, const CpuGpuTimeCoefficients& c) {
-  if (c.cpu_cores < 2) throw_invalid("host_rows_time_ms: needs >= 2 CPU cores (one drives the GPU)");
-  const double cores = static_cast<double>(c.cpu_cores);
-  return static_cast<double>(touched_rows) * c.cpu_ms_per_row * cores / (cores - 1.0);
+double host_rows_time_ms(std::int64_t touched_rows, const CpuGpuTimeCoefficients& c,
+                         std::int64_t tasks) {
+  const double threads = host_threads(tasks, c);
+  return static_cast<double>(touched_rows) * c.cpu_ms_per_row *
+         static_cast<double>(c.cpu_cores) / threads;
 }
 
 double gpu_ell_time_ms(std::int64_t gpu_nnz, const CpuGpuTimeCoefficients& c) {
@@ -55,11 +63,11 @@ double host_copies_ms(std::uint64_t bytes, int copies, const CpuGpuTimeCoefficie
 }
 
 double host_round_trip_ms_of(double split_ms, double ell_ms, std::int64_t host_nnz,
-                             std::uint64_t copy_bytes, int copies,
+                             std::int64_t host_tasks, std::uint64_t copy_bytes, int copies,
                              const CpuGpuTimeCoefficients& c, double x_width_ratio) {
   // The sample's host part is one entry in each of host_nnz rows.
-  const double host_ms = cpu_coo_time_ms(host_nnz, 1.0, c, x_width_ratio) +
-                         host_rows_time_ms(host_nnz, c) +
+  const double host_ms = cpu_coo_time_ms(host_nnz, 1.0, c, x_width_ratio, host_tasks) +
+                         host_rows_time_ms(host_nnz, c, host_tasks) +
                          host_copies_ms(copy_bytes, copies, c);
   return std::max(0.0, split_ms - ell_ms - host_ms);
 }

@@ -49,9 +49,9 @@ struct CpuGpuTimeCoefficients {
   double cpu_banded_ratio = 1.0;
   // The fixed cost of a host part's path per multiply beyond Eq. 6 and its copies' bytes and
   // latencies: the fork from the device's stream, the CUDA driver thread's dispatch of the host
-  // function, oneTBB waking the host's workers and joining them, and the join back. Timed as a
-  // split of a small sample whose host part is one entry a row of 4096, less its ELL kernel,
-  // Eq. 6 and its copies (cpu_gpu_fit.cpp, host_round_trip_ms_of). 0 on the CPU device.
+  // function and the join back. Timed as a split of a small sample whose host part is a single
+  // entry, less its ELL kernel and its copies (cpu_gpu_fit.cpp, host_round_trip_ms_of). 0 on
+  // the CPU device.
   double host_round_trip_ms = 0.0;
   // A touched row's own cost on the host (its offsets, its partial sum written), ms on all nc
   // hardware threads, beside fc's per non-zero: timed rows of 8 and of 1 entry
@@ -91,16 +91,22 @@ struct CpuGpuTime {
 // measured.
 double host_x_width_ratio(const CpuGpuTimeCoefficients& c, double x_bytes) noexcept;
 
+// The threads a host part of `tasks` parallel tasks runs on: nc - 1 (Eq. 6: one core drives the
+// GPU), or fewer where the part has fewer tasks (FormatPart::host_tasks; 0: nc - 1). Throws
+// Error(invalid_argument) when nc < 2.
+double host_threads(std::int64_t tasks, const CpuGpuTimeCoefficients& c);
 // Eq. 6 times the host's locality factor: cpu_nnz non-zeros gathering x with randomness
 // x_randomness in [0, 1] (x_gather_randomness of the matrix, models/locality.hpp; 1: random
 // columns; 0: a band, fc / cpu_banded_ratio), a random gather at x_width_ratio of fc's time
-// (host_x_width_ratio; 1: fc itself), never below a band's. Throws Error(invalid_argument) when
-// nc < 2 or fc <= 0.
+// (host_x_width_ratio; 1: fc itself), never below a band's; on host_threads(tasks) cores.
+// Throws Error(invalid_argument) when nc < 2 or fc <= 0.
 double cpu_coo_time_ms(std::int64_t cpu_nnz, double x_randomness,
-                       const CpuGpuTimeCoefficients& c, double x_width_ratio = 1.0);
-// The touched rows' own cost of a host part: rows x cpu_ms_per_row, moved from nc to nc - 1
-// threads as Eq. 6 is. Throws Error(invalid_argument) when nc < 2.
-double host_rows_time_ms(std::int64_t touched_rows, const CpuGpuTimeCoefficients& c);
+                       const CpuGpuTimeCoefficients& c, double x_width_ratio = 1.0,
+                       std::int64_t tasks = 0);
+// The touched rows' own cost of a host part: rows x cpu_ms_per_row (a time on all nc threads),
+// moved to host_threads(tasks) threads as Eq. 6 is. Throws Error(invalid_argument) when nc < 2.
+double host_rows_time_ms(std::int64_t touched_rows, const CpuGpuTimeCoefficients& c,
+                         std::int64_t tasks = 0);
 // Eq. 7. Throws Error(invalid_argument) when C or F is not positive.
 double gpu_ell_time_ms(std::int64_t gpu_nnz, const CpuGpuTimeCoefficients& c);
 // The copies of a host part: `copies` transfers moving `bytes` in all, at the measured
@@ -109,12 +115,12 @@ double gpu_ell_time_ms(std::int64_t gpu_nnz, const CpuGpuTimeCoefficients& c);
 double host_copies_ms(std::uint64_t bytes, int copies, const CpuGpuTimeCoefficients& c);
 // The host path's fixed cost (CpuGpuTimeCoefficients::host_round_trip_ms) from a split's
 // measured time on a sample: split_ms less the ELL kernel's time on the same sample (ell_ms),
-// Eq. 6 and the rows' own cost for the host part's host_nnz random non-zeros, one a row, at
-// x_width_ratio (the sample's x), and its `copies` copies moving
+// Eq. 6 and the rows' own cost for the host part's host_nnz random non-zeros, one a row, in
+// host_tasks tasks, at x_width_ratio (the sample's x), and its `copies` copies moving
 // copy_bytes (c's bandwidth and latency); at least 0. Throws as cpu_coo_time_ms and
 // host_copies_ms do.
 double host_round_trip_ms_of(double split_ms, double ell_ms, std::int64_t host_nnz,
-                             std::uint64_t copy_bytes, int copies,
+                             std::int64_t host_tasks, std::uint64_t copy_bytes, int copies,
                              const CpuGpuTimeCoefficients& c, double x_width_ratio = 1.0);
 
 // Eqs. 4-8 for threshold K, with the split taken from the DF (models/df_split.hpp); the COO
