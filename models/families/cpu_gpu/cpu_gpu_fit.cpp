@@ -129,10 +129,10 @@ std::vector<SamplePoint> fit_x_width_ratio(const HostCooSamples& samples, const 
 }
 
 // The host path's round trip, timed: a split at K = kRoundTripRowLength of kRoundTripRows rows
-// of that many random columns, one of them given one entry more, so that the host part is that
-// single entry (its Eq. 6 nothing: one multiply-add), against cuda_ell on the rows without it,
-// both at kRoundTripBlock; what the split takes beyond the ELL kernel and its copies is the
-// path's fixed cost (host_round_trip_ms_of). A host part of thousands of entries instead (one a
+// of that many random columns, the first given one entry more (with_long_row), so that the
+// host part is a single entry (its Eq. 6 one multiply-add), against cuda_ell on the rows
+// without it, both at kRoundTripBlock; what the split takes beyond the ELL kernel and its
+// copies is the path's fixed cost (host_round_trip_ms_of). A host part of thousands of entries instead (one a
 // row, as this sample had up to model version 36) is one thread's serial loop of tens of
 // microseconds (the layout's chunks hold >= 4096 entries), which the round trip absorbed: on the
 // H100 box it came out at 53-72 us where the suite's splits with a host part of one entry took
@@ -146,18 +146,6 @@ constexpr std::uint32_t kRoundTripBlock = 256;
 constexpr int kRoundTripWarmups = 5;
 constexpr int kRoundTripRuns = 101;
 
-// `sample` with one entry more in its first row (a column it lacks, in column order).
-CsrMatrix<double> with_one_more_entry(CsrMatrix<double> sample) {
-  const auto first = sample.col_indices.begin();
-  const auto last = first + sample.row_offsets[1];
-  ColIndex column = 0;
-  while (std::binary_search(first, last, column)) ++column;
-  sample.col_indices.insert(std::lower_bound(first, last, column), column);
-  sample.values.insert(sample.values.begin(), 1.0);
-  for (std::size_t r = 1; r < sample.row_offsets.size(); ++r) ++sample.row_offsets[r];
-  return sample;
-}
-
 std::optional<double> time_host_round_trip(const FormatRegistry& registry, Device& device,
                                            const CalibrationPlan& plan,
                                            const CalibrationOptions& o,
@@ -167,7 +155,7 @@ std::optional<double> time_host_round_trip(const FormatRegistry& registry, Devic
   if (split == nullptr || ell == nullptr || !device.info().is_gpu) return std::nullopt;
   const CsrMatrix<double> rows =
       uniform_row_length_sample(kRoundTripRows, kRoundTripRowLength, o.seed);
-  const CsrMatrix<double> sample = with_one_more_entry(rows);
+  const CsrMatrix<double> sample = with_long_row(rows, kRoundTripRowLength + 1);
   const Candidate split_candidate = CpuGpuSplitRules::candidate_for(
       kRoundTripRowLength, kRoundTripBlock, sample.rows, device.info());
   const Candidate ell_candidate{
