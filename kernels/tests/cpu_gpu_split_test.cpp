@@ -375,6 +375,20 @@ TEST(CpuGpuSplitHostPart, AnEmptyPartWritesNothing) {
   expect_empty_host_part_writes_nothing<double>();
 }
 
+// The calibration's round-trip sample (models/families/cpu_gpu/cpu_gpu_fit.cpp): rows of K
+// entries and one of K + 1 leave the host a single entry in a single task, the rest to the ELL
+// part.
+TEST(CpuGpuSplitHostPart, OneRowOneEntryPastKIsAOneEntryHostPart) {
+  std::vector<std::int64_t> lengths(4096, 8);
+  lengths[0] = 9;
+  const CsrMatrix<double> m = matrix_of_row_lengths(lengths, 4096, [] { return 1.0; });
+  const CpuGpuSplitLayout<double> split = make_cpu_gpu_split_layout<double>(m, 8);
+  EXPECT_EQ(split.host.nnz(), 1);
+  EXPECT_EQ(split.host.rows, std::vector<std::int32_t>{0});
+  EXPECT_EQ(split.host.chunk_count(), 1);
+  EXPECT_EQ(split.ell_values.size(), 4096U * 8U);
+}
+
 // ---- rules -------------------------------------------------------------------------------
 
 MatrixFeatures power_law_features() {
