@@ -6,10 +6,10 @@
 #include "core/csr_matrix.hpp"
 #include "core/error.hpp"
 #include "core/part_features.hpp"
-#include "kernels/formats/cpu_gpu_split/cpu_gpu_split_layout.hpp"
 #include "kernels/formats/common/row_length_distribution.hpp"
 #include "kernels/formats/common/rules_support.hpp"
 #include "kernels/formats/cpu_coo/cpu_coo_rules.hpp"
+#include "kernels/formats/cpu_gpu_split/cpu_gpu_split_layout.hpp"
 #include "kernels/formats/cuda_hyb/cuda_hyb_rules.hpp"
 #include "partition/cpu_gpu_threshold.hpp"
 

@@ -132,12 +132,11 @@ std::vector<SamplePoint> fit_x_width_ratio(const HostCooSamples& samples, const 
 // of that many random columns, the first given one entry more (with_long_row), so that the
 // host part is a single entry (its Eq. 6 one multiply-add), against cuda_ell on the rows
 // without it, both at kRoundTripBlock; what the split takes beyond the ELL kernel and its
-// copies is the path's fixed cost (host_round_trip_ms_of). A host part of thousands of entries instead (one a
-// row, as this sample had up to model version 36) is one thread's serial loop of tens of
-// microseconds (the layout's chunks hold >= 4096 entries), which the round trip absorbed: on the
-// H100 box it came out at 53-72 us where the suite's splits with a host part of one entry took
-// 44-60 us whole (2026-12-06, model version 36). nullopt where either format is not registered
-// or cannot be built here.
+// copies is the path's fixed cost (host_round_trip_ms_of). Why one entry: a host part of a few
+// thousand entries is one chunk, one thread's loop of tens of microseconds, which a round trip
+// timed on it absorbs (H100 box, 2026-12-06, model version 36: 4096 entries one a row gave
+// 53-72 us where the suite's splits with a one-entry host part took 44-60 us whole). nullopt
+// where either format is not registered or cannot be built here.
 constexpr std::int64_t kRoundTripRows = 4096;
 constexpr std::int64_t kRoundTripRowLength = 8;
 constexpr std::uint32_t kRoundTripBlock = 256;
