@@ -74,6 +74,10 @@ class PartTimePredictor {
   // The part's fixed cost: what its launch takes with (almost) no work, the share of part_ms
   // that a part sharing its launch with others does not add again. 0 where not known.
   virtual double fixed_ms(const FormatPart& /*part*/) const { return 0.0; }
+  // The GPU time a part that takes `ms` in its launch (part_ms_in_launch) occupies while it
+  // runs beside the other parts of that launch, at most ms: ms where unknown, so that shared
+  // parts add up.
+  virtual double occupied_ms(const FormatPart& /*part*/, double ms) const { return ms; }
 };
 
 // What adding `part` to a launch that others already pay for costs: part_ms less its fixed

@@ -37,6 +37,7 @@ ModelPredictor::ModelPredictor(ModelSet set, std::span<const std::string> withou
     if (name == "cache_resident") cache_resident_enabled_ = false;
     if (name == "locality") locality_enabled_ = false;
     if (name == "composed_floor") composed_floor_enabled_ = false;
+    if (name == "shared_launch_overlap") shared_launch_overlap_enabled_ = false;
     if (name == "bsr_block_row_chain") block_row_chain_enabled_ = false;
     if (!known) {
       std::string names;

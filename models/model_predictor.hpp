@@ -30,6 +30,9 @@ class ModelPredictor {
   // Whether the locality step runs: the host parts of composed formats apply the same term
   // outside the steps' loop (models/part_time_predictor.cpp), and an ablation switches both.
   bool locality_enabled() const noexcept { return locality_enabled_; }
+  // Whether the parts of a shared launch overlap (composed_time_ms; the step
+  // "shared_launch_overlap" of correction_steps.cpp names it for --without).
+  bool shared_launch_overlap_enabled() const noexcept { return shared_launch_overlap_enabled_; }
 
   // The family that predicts `rules`' format: the one it names where the set calibrates it,
   // else the bytes family (and that family's name is what accuracy reports group by).
@@ -58,6 +61,7 @@ class ModelPredictor {
   bool cache_resident_enabled_ = true;  // its kappa also stays unfound where it is off
   bool locality_enabled_ = true;
   bool composed_floor_enabled_ = true;  // a composed launch's own floor (composed_time_ms)
+  bool shared_launch_overlap_enabled_ = true;
   bool block_row_chain_enabled_ = true;  // off: a BSR record's floor is its tiny sample's
 };
 

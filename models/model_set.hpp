@@ -76,7 +76,9 @@ namespace spmvd {
 // bsr_block_row_chain).
 // 37: the cpu_gpu round trip timed on a host part of a single entry, and a host part priced on
 // as many threads as it has tasks (FormatPart::host_tasks).
-inline constexpr int kModelVersion = 37;
+// 38: the parts of a shared launch overlap (correction step shared_launch_overlap), and BCE's
+// hopper blocks are priced as the one-lane rows their lanes walk, as wide as a warp walks.
+inline constexpr int kModelVersion = 38;
 
 struct ModelSet {
   std::string device_signature;  // DeviceInfo::signature() of the calibrated device

@@ -72,6 +72,26 @@ std::optional<double> ModelPartTimePredictor::part_ms(const FormatPart& part) co
   return ms;
 }
 
+double ModelPartTimePredictor::occupied_ms(const FormatPart& part, double ms) const {
+  const double resident =
+      static_cast<double>(device_.sm_count) * static_cast<double>(device_.max_threads_per_sm);
+  const BytesRecord* bytes = predictor_.model_set().records.find<BytesRecord>();
+  const FormatEntry* entry = registry_.find(part.candidate.format);
+  if (part.runs != FormatPart::Runs::gpu || resident <= 0.0 || bytes == nullptr ||
+      !bytes->shared || entry == nullptr || !predictor_.shared_launch_overlap_enabled())
+    return ms;
+  const double threads = static_cast<double>(part.candidate.launch.grid_size) *
+                         static_cast<double>(part.candidate.launch.block_size);
+  const double streamed = static_cast<double>(
+      entry->rules->streamed_bytes(part.features, predictor_.model_set().precision,
+                                   part.candidate) +
+      part.row_map_bytes +
+      kScatteredRunBytes *
+          static_cast<std::uint64_t>(std::max<std::int64_t>(0, part.scattered_row_runs)));
+  const double bytes_ms = streamed * bytes->shared->time_vs_bytes.slope;
+  return std::min(ms, std::max(ms * std::min(threads / resident, 1.0), bytes_ms));
+}
+
 double ModelPartTimePredictor::fixed_ms(const FormatPart& part) const {
   // The launch floor: the measured time of a multiply with next to no work (launch and
   // completion), which every part's prediction carries and one launch pays once.
@@ -84,19 +104,29 @@ std::optional<double> composed_time_ms(std::span<const FormatPart> parts,
   if (parts.empty()) throw Error(ErrorCode::invalid_argument, "composed_time_ms: no parts");
   double gpu_ms = 0.0;
   double host_ms = 0.0;
-  // Each shared launch's fixed cost, paid once: the largest of its parts'.
-  std::map<int, double> launch_fixed_ms;
+  // Per shared launch: its fixed cost, paid once (the largest of its parts'), its slowest part
+  // and the GPU time its parts occupy.
+  struct SharedLaunch {
+    double fixed_ms = 0.0;
+    double slowest_ms = 0.0;
+    double occupied_ms = 0.0;
+  };
+  std::map<int, SharedLaunch> shared;
   for (const FormatPart& part : parts) {
     const std::optional<double> ms = part_ms_in_launch(part, predictor);
     if (!ms) return std::nullopt;
-    (part.runs == FormatPart::Runs::host ? host_ms : gpu_ms) += *ms;
-    if (part.launch != kOwnLaunch) {
-      double& fixed = launch_fixed_ms[part.launch];
-      fixed = std::max(fixed, predictor.fixed_ms(part));
+    if (part.launch == kOwnLaunch) {
+      (part.runs == FormatPart::Runs::host ? host_ms : gpu_ms) += *ms;
+      continue;
     }
+    SharedLaunch& launch = shared[part.launch];
+    launch.fixed_ms = std::max(launch.fixed_ms, predictor.fixed_ms(part));
+    launch.slowest_ms = std::max(launch.slowest_ms, *ms);
+    launch.occupied_ms += predictor.occupied_ms(part, *ms);
   }
-  for (const auto& [launch, fixed] : launch_fixed_ms)
-    gpu_ms += std::max(fixed, shared_launch_floor_ms);
+  for (const auto& [id, launch] : shared)
+    gpu_ms += std::max(launch.fixed_ms, shared_launch_floor_ms) +
+              std::max(launch.slowest_ms, launch.occupied_ms);
   return std::max(gpu_ms, host_ms);
 }
 

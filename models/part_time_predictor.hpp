@@ -34,6 +34,13 @@ class ModelPartTimePredictor final : public PartTimePredictor {
   // calibrate, or a candidate the model says cannot launch.
   std::optional<double> part_ms(const FormatPart& part) const override;
   double fixed_ms(const FormatPart& part) const override;
+  // A GPU part holds two things the parts of its launch share: the GPU's resident threads
+  // (sm_count x max_threads_per_sm) and its memory bandwidth. It occupies the larger of ms x
+  // its share of the threads (its candidate's grid_size x block_size over them) and its bytes
+  // (its format's streamed bytes and the composition's, FormatPart::row_map_bytes and
+  // scattered_row_runs) at the bytes family's shared rate, at most ms. ms for a host part,
+  // where the device or the bytes fit does not say, or with the shared_launch_overlap step off.
+  double occupied_ms(const FormatPart& part, double ms) const override;
 
  private:
   const ModelPredictor& predictor_;
@@ -42,11 +49,13 @@ class ModelPartTimePredictor final : public PartTimePredictor {
   std::optional<double> composition_footprint_bytes_;
 };
 
-// max(sum of the GPU parts, sum of the host parts) (kernels/format_parts.hpp), the parts of a
-// shared launch adding part_ms_in_launch and the launch once its fixed cost: the largest of its
-// parts', or the composed format's own measured floor where that is larger
-// (shared_launch_floor_ms, models/composed_launch_floors.hpp; 0: none). nullopt where a part
-// cannot be predicted. Throws Error(invalid_argument) on no parts.
+// max(sum of the GPU parts, sum of the host parts) (kernels/format_parts.hpp). A shared launch
+// counts once its fixed cost (the largest of its parts', or the composed format's own measured
+// floor where that is larger: shared_launch_floor_ms, models/composed_launch_floors.hpp; 0:
+// none) and above it the larger of its slowest part's part_ms_in_launch and the sum of every
+// part's occupied_ms (the parts run side by side: correction_steps.cpp
+// "shared_launch_overlap"). nullopt where a part cannot be predicted. Throws
+// Error(invalid_argument) on no parts.
 std::optional<double> composed_time_ms(std::span<const FormatPart> parts,
                                        const PartTimePredictor& predictor,
                                        double shared_launch_floor_ms = 0.0);

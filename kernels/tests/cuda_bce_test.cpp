@@ -768,6 +768,42 @@ TEST(CudaBceRules, PartsAreTheBlocksAsCudaEll) {
   }
 }
 
+// The hopper kernel's rows stop at their own lengths: a hopper block is as wide as its warps
+// walk (the expected longest of a warp's rows), its 2-4 lanes a row as that many one-lane rows;
+// the paper variant's block is its width.
+TEST(CudaBceRules, HopperPartsAreAsWideAsTheirWarpsWalk) {
+  const CudaBceRules rules;
+  const auto part_of = [&](const std::vector<std::pair<std::int64_t, std::int64_t>>& lengths,
+                           BceVariant variant) {
+    std::mt19937_64 rng(testing::test_seed());
+    const MatrixFeatures f = df_features(rows_of_lengths(rng, lengths, 0, 100));
+    const Candidate c{
+        .format = kCudaBceFormatId,
+        .params = FieldSet::of(CudaBceParams{.boundaries = {},
+                                             .variant = static_cast<std::int64_t>(variant),
+                                             .resident_threads = kH100ResidentThreads}),
+        .launch = {.block_size = 128, .threads_per_row = 1, .grid_size = 1}};
+    const std::vector<FormatPart> parts = rules.parts(f, c);
+    EXPECT_EQ(parts.size(), 1u);
+    return parts.front();
+  };
+  // 1000 rows of 2 and one of 10, one lane a row: a warp's 32 rows hold the 10 with probability
+  // 1 - (1000/1001)^32 = 0.031, so it walks 2.25 slots on average.
+  const FormatPart hopper = part_of({{2, 1000}, {10, 1}}, BceVariant::hopper);
+  EXPECT_EQ(CudaEllRules::params_of(hopper.candidate).ell_width, 2u);
+  EXPECT_EQ(hopper.features.rows, 1001);
+  const FormatPart paper = part_of({{2, 1000}, {10, 1}}, BceVariant::paper);
+  EXPECT_EQ(CudaEllRules::params_of(paper.candidate).ell_width, 10u);
+  // Rows of 16 and 17 at 2 lanes a row: rows of 8 and 9 slots, two a row, 16 rows a warp.
+  const FormatPart lanes = part_of({{16, 1000}, {17, 1}}, BceVariant::hopper);
+  EXPECT_EQ(CudaEllRules::params_of(lanes.candidate).ell_width, 8u);
+  EXPECT_EQ(lanes.features.rows, 2002);
+  EXPECT_EQ(lanes.features.nnz, 16 * 1000 + 17 + 1) << "ceil(17 / 2) slots for each of its lanes: one more than the row has";
+  // Every row of one length: the width itself.
+  EXPECT_EQ(CudaEllRules::params_of(part_of({{7, 500}}, BceVariant::hopper).candidate).ell_width,
+            7u);
+}
+
 // A matrix whose rows have the given lengths (columns 0.. of each row).
 CsrMatrix<double> rows_of_lengths(const std::vector<std::int64_t>& lengths, std::int64_t cols) {
   CsrMatrix<double> m{static_cast<std::int64_t>(lengths.size()), cols, {0}, {}, {}};

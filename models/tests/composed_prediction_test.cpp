@@ -262,7 +262,7 @@ TEST(ComposedPrediction, SaysWhichPartCannotBePredicted) {
 }
 
 // TwoPartRules' two GPU parts, each predicted alone on the bytes-only set at a 4 us launch
-// floor.
+// floor; the parts of a shared launch add up (no overlap: ComposedOverlap tests it).
 class ComposedTimeOfTwoParts : public ::testing::Test {
  protected:
   static ModelSet floored_set() {
@@ -270,7 +270,8 @@ class ComposedTimeOfTwoParts : public ::testing::Test {
     set.launch_floor_ms = 0.004;
     return set;
   }
-  const ModelPredictor predictor{floored_set()};
+  inline static const std::vector<std::string> kNoOverlap{"shared_launch_overlap"};
+  const ModelPredictor predictor{floored_set(), kNoOverlap};
   const DeviceInfo device = h100_like();
   const ModelPartTimePredictor predict_part{predictor, format_registry(), device};
   std::vector<FormatPart> parts = TwoPartRules(false).parts(whole_matrix(), Candidate{});
@@ -316,6 +317,60 @@ TEST_F(ComposedTimeOfTwoParts, APartSkippingItsFormatsLaunchSavesTheLaunchFloor)
   EXPECT_DOUBLE_EQ(*composed_time_ms(parts, predict_part), first + second - 0.004);
   parts[1].skipped_launches = 1000;
   EXPECT_DOUBLE_EQ(*predict_part.part_ms(parts[1]), 0.004) << "one launch is left";
+}
+
+// The parts of a shared launch run side by side: above its fixed cost the launch takes the
+// larger of its slowest part and the GPU time its parts occupy.
+TEST(ComposedOverlap, ASharedLaunchTakesItsSlowestPartOrTheGpuTimeItsPartsOccupy) {
+  // Hand-written parts of 1 and 2 ms in one launch, each occupying a quarter of its time.
+  class QuarterOccupancy final : public PartTimePredictor {
+   public:
+    std::optional<double> part_ms(const FormatPart& part) const override {
+      return static_cast<double>(part.features.rows);
+    }
+    double occupied_ms(const FormatPart& /*part*/, double ms) const override { return ms / 4; }
+  } predictor;
+  std::vector<FormatPart> parts(2);
+  parts[0].features.rows = 1;
+  parts[1].features.rows = 2;
+  for (FormatPart& part : parts) part.launch = 0;
+  EXPECT_DOUBLE_EQ(*composed_time_ms(parts, predictor), 2.0) << "the slowest part";
+  parts.resize(12, parts[1]);  // 11 parts of 2 ms: 5.75 ms of GPU time
+  EXPECT_DOUBLE_EQ(*composed_time_ms(parts, predictor), 1.0 / 4 + 11 * 2.0 / 4);
+  for (FormatPart& part : parts) part.launch = kOwnLaunch;
+  EXPECT_DOUBLE_EQ(*composed_time_ms(parts, predictor), 1.0 + 11 * 2.0) << "own launches add up";
+}
+
+// A GPU part occupies its share of the resident threads, or its bytes at the shared DRAM rate,
+// whichever is more, and never more than its own time.
+TEST(ComposedOverlap, APartOccupiesItsShareOfThreadsOrItsBytesAtTheSharedRate) {
+  const ModelPredictor predictor(bytes_only_set());
+  const DeviceInfo device = h100_like();  // 132 x 2048 resident threads
+  const ModelPartTimePredictor parts(predictor, format_registry(), device);
+  FormatPart part{.runs = FormatPart::Runs::gpu,
+                  .features = part_features(whole_matrix(), {{1, 100}}),
+                  .candidate = csr_vector_candidate(1),
+                  .launch = 0};
+  part.candidate.launch.grid_size = 132 * 2048 / 4 / 256;  // a quarter of the threads
+  EXPECT_NEAR(parts.occupied_ms(part, 1.0), 0.25, 1e-6) << "100 entries: bytes say ~nothing";
+  part.candidate.launch.grid_size = 4000;
+  EXPECT_DOUBLE_EQ(parts.occupied_ms(part, 1.0), 1.0) << "all of the threads";
+  // 64M entries on a quarter of the threads: its bytes at 3e9 bytes a ms (bytes_only_set).
+  part.candidate.launch.grid_size = 132 * 2048 / 4 / 256;
+  part.features = part_features(whole_matrix(), {{64, 1'000'000}});
+  const double bytes_ms = static_cast<double>(CudaCsrVectorRules().streamed_bytes(
+                              part.features, predictor.model_set().precision, part.candidate)) /
+                          3e9;
+  ASSERT_GT(bytes_ms, 0.25);
+  EXPECT_DOUBLE_EQ(parts.occupied_ms(part, 1.0), bytes_ms);
+  EXPECT_DOUBLE_EQ(parts.occupied_ms(part, 0.1), 0.1) << "never more than its own time";
+  // Switched off, or a host part: its whole time.
+  const std::vector<std::string> off{"shared_launch_overlap"};
+  const ModelPredictor without(bytes_only_set(), off);
+  EXPECT_DOUBLE_EQ(ModelPartTimePredictor(without, format_registry(), device).occupied_ms(part, 1.0),
+                   1.0);
+  part.runs = FormatPart::Runs::host;
+  EXPECT_DOUBLE_EQ(parts.occupied_ms(part, 1.0), 1.0);
 }
 
 // Parameters of two fields, as BCE's variant and its boundaries.

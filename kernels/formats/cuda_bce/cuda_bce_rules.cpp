@@ -3,6 +3,7 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <string>
 
@@ -23,6 +24,46 @@ namespace {
 constexpr std::uint32_t kPredictedBlockSize = 256;
 
 constexpr std::array<BceVariant, 2> kVariants{BceVariant::paper, BceVariant::hopper};
+
+// The hopper kernel's lanes-wide rows as the one-lane rows cuda_ell's grid was timed on: each
+// row of `length` slots shared by `lanes` lanes is `lanes` rows of ceil(length / lanes) slots
+// (the same slots and bytes, the same threads, the chain each lane walks), equal lengths
+// merged. The identity at one lane.
+std::vector<RowLengthCount> lane_rows(const std::vector<RowLengthCount>& sets, std::int32_t lanes) {
+  std::vector<RowLengthCount> out;
+  out.reserve(sets.size());
+  for (const RowLengthCount& set : sets) {
+    const std::int64_t length = (set.length + lanes - 1) / lanes;
+    if (!out.empty() && out.back().length == length)
+      out.back().rows += set.rows * lanes;
+    else
+      out.push_back({length, set.rows * lanes});
+  }
+  return out;
+}
+
+// The slots a warp of the hopper kernel walks in a block of these one-lane rows (lane_rows of
+// the block's DF slice, ascending): each row stops at its own length, so the warp walks the
+// longest of its 32, not the block's width (the paper variant walks the width, padding and
+// all). Expected over rows drawn independently from the slice (a block keeps its rows' order,
+// so a warp's rows are neighbours only in the caller's order; the `lanes` lanes of one row
+// walk alike, so a warp holds 32 / lanes independent rows): sum over lengths l of
+// l (F(l)^R - F(l-1)^R), F the cumulative share of rows, R = 32 / lanes. Rounded, at least 1.
+std::int64_t hopper_warp_walked_width(const std::vector<RowLengthCount>& sets,
+                                      std::int32_t lanes) {
+  std::int64_t rows = 0;
+  for (const RowLengthCount& set : sets) rows += set.rows;
+  if (rows == 0) return 0;
+  const double independent_rows = 32.0 / lanes;
+  double walked = 0, below = 0, cumulative = 0;
+  for (const RowLengthCount& set : sets) {
+    cumulative += static_cast<double>(set.rows) / static_cast<double>(rows);
+    const double at_most = std::pow(std::min(cumulative, 1.0), independent_rows);
+    walked += static_cast<double>(set.length) * (at_most - below);
+    below = at_most;
+  }
+  return std::max<std::int64_t>(1, std::llround(walked));
+}
 
 // One block (its DF slice `sets`) as the part it runs as, for bce_lanes_per_row's lanes per row
 // (the same function the tiles use, so the model sees the kernel's critical path).
@@ -52,13 +93,15 @@ FormatPart block_part(const MatrixFeatures& whole,
   part.scattered_row_runs = row_runs > 1 ? row_runs : 0;
   if (lanes <= 4) {
     // ELL (column-major at 1 lane, interleaved at 2-4: coalesced either way), one CUDA block
-    // per block_size / lanes rows (the 2-4 lanes of a row are predicted as ELL's one:
-    // cuda_ell's model has no lanes term).
+    // per block_size / lanes rows. The paper variant as cuda_ell at the block's width; the
+    // hopper variant's 2-4 lanes a row as that many one-lane rows (lane_rows), as wide as its
+    // warps walk (hopper_warp_walked_width).
+    if (hopper) sets = lane_rows(sets, lanes);
+    const std::int64_t width = hopper ? hopper_warp_walked_width(sets, lanes) : shape.width;
     part.features = part_features(whole, std::move(sets));
     part.candidate = Candidate{
         .format = kCudaEllFormatId,
-        .params = FieldSet::of(
-            CudaEllParams{.ell_width = static_cast<std::uint32_t>(part.features.row_length_max)}),
+        .params = FieldSet::of(CudaEllParams{.ell_width = static_cast<std::uint32_t>(width)}),
         .launch = {.block_size = block_size,
                    .threads_per_row = 1,
                    .grid_size = blocks_for(static_cast<std::uint64_t>(part.features.rows),
