@@ -65,12 +65,19 @@ std::int64_t hopper_warp_walked_width(const std::vector<RowLengthCount>& sets,
   return std::max<std::int64_t>(1, std::llround(walked));
 }
 
+// How a 1-4-lane block is priced: as its kernel walks it (the prediction), or as its layout
+// stores it, padded to its width with one lane a row (OPA's cost: the layout stores, copies and
+// holds the padding even where the hopper kernel does not read it, so a price without it let OPA
+// merge short rows with rows of 50000 into one padded block, H100, 2026-11-25).
+enum class BlockPricing { walked, stored };
+
 // One block (its DF slice `sets`) as the part it runs as, for bce_lanes_per_row's lanes per row
 // (the same function the tiles use, so the model sees the kernel's critical path).
 FormatPart block_part(const MatrixFeatures& whole,
                       const std::optional<std::span<const std::int64_t>>& row_runs_of,
                       std::vector<RowLengthCount> sets, BceVariant variant,
-                      std::uint32_t block_size, std::int64_t resident_threads) {
+                      std::uint32_t block_size, std::int64_t resident_threads,
+                      BlockPricing pricing) {
   BceBlockShape shape{.rows = 0, .width = sets.empty() ? 0 : sets.back().length};
   for (const RowLengthCount& set : sets) shape.rows += set.rows;
   const std::int32_t lanes = bce_lanes_per_row(variant, shape, block_size, resident_threads);
@@ -93,11 +100,12 @@ FormatPart block_part(const MatrixFeatures& whole,
   part.scattered_row_runs = row_runs > 1 ? row_runs : 0;
   if (lanes <= 4) {
     // ELL (column-major at 1 lane, interleaved at 2-4: coalesced either way), one CUDA block
-    // per block_size / lanes rows. The paper variant as cuda_ell at the block's width; the
-    // hopper variant's 2-4 lanes a row as that many one-lane rows (lane_rows), as wide as its
-    // warps walk (hopper_warp_walked_width).
-    if (hopper) sets = lane_rows(sets, lanes);
-    const std::int64_t width = hopper ? hopper_warp_walked_width(sets, lanes) : shape.width;
+    // per block_size / lanes rows. The paper variant, and any block as stored, as cuda_ell at
+    // the block's width; the hopper variant's 2-4 lanes a row as walked: that many one-lane
+    // rows (lane_rows), as wide as its warps walk (hopper_warp_walked_width).
+    const bool walked = hopper && pricing == BlockPricing::walked;
+    if (walked) sets = lane_rows(sets, lanes);
+    const std::int64_t width = walked ? hopper_warp_walked_width(sets, lanes) : shape.width;
     part.features = part_features(whole, std::move(sets));
     part.candidate = Candidate{
         .format = kCudaEllFormatId,
@@ -193,11 +201,12 @@ class PredictedGroupCost final : public BlockCost {
       const std::int64_t set_begin = first == 0 ? 0 : group_ends_[first - 1];
       std::vector<RowLengthCount> sets(features.distribution.begin() + set_begin,
                                        features.distribution.begin() + group_ends_[last]);
-      // What the block adds to the one launch (its fixed cost is the launch's, paid once).
+      // What the block adds to the one launch (its fixed cost is the launch's, paid once), as
+      // stored: OPA weighs the padding a merge stores.
       block_ms_[static_cast<std::size_t>(index)] =
-          part_ms_in_launch(block_part(features, row_runs, std::move(sets),
-                                       BceVariant::hopper,
-                                       kPredictedBlockSize, resident_threads),
+          part_ms_in_launch(block_part(features, row_runs, std::move(sets), BceVariant::hopper,
+                                       kPredictedBlockSize, resident_threads,
+                                       BlockPricing::stored),
                             predictor);
     });
   }
@@ -371,7 +380,8 @@ std::vector<FormatPart> CudaBceRules::parts(const MatrixFeatures& features,
   for (std::vector<RowLengthCount>& sets : bce_block_distributions(features, params.boundaries))
     out.push_back(block_part(features, row_runs, std::move(sets),
                              static_cast<BceVariant>(params.variant),
-                             candidate.launch.block_size, params.resident_threads));
+                             candidate.launch.block_size, params.resident_threads,
+                             BlockPricing::walked));
   return out;
 }
 

@@ -73,7 +73,9 @@ class CudaBceRules final : public FormatRules {
   // alone); one candidate per variant and block size.
   std::vector<Candidate> candidates(const MatrixFeatures& features,
                                     const DeviceInfo& device) const override;
-  // OPA with T_c(C_i) = predictor.part_ms of block C_i's hopper part (block size 256), over
+  // OPA with T_c(C_i) = predictor.part_ms of block C_i's hopper part (block size 256) as its
+  // layout stores it (padded to W(C_i), one lane a row: a merge's padding is built and held
+  // even where the kernel skips it), over
   // at most kBceMaxPredictedGroups groups of sets, O(G^2) predictions, no cap on k (one launch
   // covers every block, so k costs only what the parts' predictions say). Falls back to
   // candidates() where the predictor cannot say. Same variants and block sizes.
@@ -90,8 +92,10 @@ class CudaBceRules final : public FormatRules {
   bool is_valid(const Candidate& candidate, const MatrixFeatures& features,
                 const DeviceInfo& device) const override;
   // Each block as the part it runs as (bce_lanes_per_row with the candidate's resident_threads):
-  // 1-4 lanes a row (every paper block) a cuda_ell part (its DF slice, ell_width W(C_i), one
-  // CUDA block per block_size rows); a warp per row a cuda_csr_vector part of 32 lanes over the
+  // 1-4 lanes a row a cuda_ell part, one CUDA block per block_size / L rows: a paper block its
+  // DF slice at ell_width W(C_i); a hopper block, whose rows stop at their own lengths, L
+  // one-lane rows of ceil(length / L) a row, at the width its warps walk (the expected longest
+  // of a warp's 32 / L rows); a warp per row a cuda_csr_vector part of 32 lanes over the
   // same DF slice; a CUDA block per row a cuda_csr_vector part of 32 lanes over the block's rows
   // each cut into block_size / 32 pieces (ceil(length / pieces) long; the chain each lane walks,
   // W / block_size). Every part shares the one launch (FormatPart::launch) and carries the
