@@ -137,13 +137,15 @@ void measured_refit_apply(StepContext& ctx, Prediction& p) {
 
 // shared_launch_overlap — the parts of one launch run side by side: above the launch's fixed
 // cost it takes at least its slowest part's time alone, and at least the GPU time all its parts
-// occupy, each part's time weighted by the share of the GPU's resident threads it launches
-// (the classic bound for scheduling jobs on a shared machine: the longest job, or the total
-// area over the capacity). Parts that each fill the GPU add up as before; BCE's blocks on a
-// cache-resident matrix (each a few thousand rows, a short chain) no longer add their chains:
-// summed, cage11's 11 blocks were predicted 3.2x its measured 10 us in fp64 (H100, model
-// version 36's suite). Applied by composed_time_ms through ModelPartTimePredictor::gpu_share;
-// this entry names it for --without.
+// occupy (the classic bound for jobs sharing a machine: the longest job, or the total area over
+// the capacity), each part holding the larger of its share of the resident threads for its
+// time and the memory bandwidth for its bytes. Parts that each fill the GPU, or its bandwidth,
+// add up as before; BCE's blocks on a cache-resident matrix (each a few thousand rows, a short
+// chain) no longer add their chains: summed, cage11's 11 blocks were predicted 3.2x its
+// measured 10 us in fp64 (H100, model version 36's suite); with threads alone and not bytes,
+// the memory-bound cage11-x32's 23 blocks were predicted fast and BCE took 9 favourites it did
+// not deserve. Applied by composed_time_ms through ModelPartTimePredictor::occupied_ms; this
+// entry names it for --without.
 
 constexpr CorrectionStep kSteps[] = {
     {"locality", &locality_input, nullptr},
