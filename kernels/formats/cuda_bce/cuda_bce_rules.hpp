@@ -75,10 +75,10 @@ class CudaBceRules final : public FormatRules {
                                     const DeviceInfo& device) const override;
   // OPA with T_c(C_i) = predictor.part_ms of block C_i's hopper part (block size 256) as its
   // layout stores it (padded to W(C_i), one lane a row: a merge's padding is built and held
-  // even where the kernel skips it), over
-  // at most kBceMaxPredictedGroups groups of sets, O(G^2) predictions, no cap on k (one launch
-  // covers every block, so k costs only what the parts' predictions say). Falls back to
-  // candidates() where the predictor cannot say. Same variants and block sizes.
+  // even where the kernel skips it), over at most kBceMaxPredictedGroups groups of sets,
+  // O(G^2) predictions, no cap on k (one launch covers every block, so k costs only what the
+  // parts' predictions say). Falls back to candidates() where the predictor cannot say. Same
+  // variants and block sizes.
   std::vector<Candidate> candidates_chosen_by(const PartTimePredictor& predictor,
                                               const MatrixFeatures& features,
                                               const DeviceInfo& device) const override;
