@@ -25,24 +25,26 @@ constexpr std::uint32_t kPredictedBlockSize = 256;
 
 constexpr std::array<BceVariant, 2> kVariants{BceVariant::paper, BceVariant::hopper};
 
-// The hopper kernel's lanes-wide rows as the one-lane rows cuda_ell's grid was timed on: each
-// row of `length` slots shared by `lanes` lanes is `lanes` rows of ceil(length / lanes) slots
-// (the same slots and bytes, the same threads, the chain each lane walks), equal lengths
-// merged. The identity at one lane.
-std::vector<RowLengthCount> lane_rows(const std::vector<RowLengthCount>& sets, std::int32_t lanes) {
+// Rows shared by `walkers` (lanes, warps) as the rows each walker walks: every row of `length`
+// slots is `walkers` rows of ceil(length / walkers) slots (the same slots and bytes, the chain
+// each walker walks). The sets are ascending, so equal lengths are neighbours: merged as they
+// come, without a map (OPA prices up to 8,256 blocks a matrix); part_features merges any that
+// are not. The identity at one walker.
+std::vector<RowLengthCount> walked_rows(const std::vector<RowLengthCount>& sets,
+                                        std::int64_t walkers) {
   std::vector<RowLengthCount> out;
   out.reserve(sets.size());
   for (const RowLengthCount& set : sets) {
-    const std::int64_t length = (set.length + lanes - 1) / lanes;
+    const std::int64_t length = (set.length + walkers - 1) / walkers;
     if (!out.empty() && out.back().length == length)
-      out.back().rows += set.rows * lanes;
+      out.back().rows += set.rows * walkers;
     else
-      out.push_back({length, set.rows * lanes});
+      out.push_back({length, set.rows * walkers});
   }
   return out;
 }
 
-// The slots a warp of the hopper kernel walks in a block of these one-lane rows (lane_rows of
+// The slots a warp of the hopper kernel walks in a block of these one-lane rows (walked_rows of
 // the block's DF slice, ascending): each row stops at its own length, so the warp walks the
 // longest of its 32, not the block's width (the paper variant walks the width, padding and
 // all). Expected over rows drawn independently from the slice (a block keeps its rows' order,
@@ -102,9 +104,9 @@ FormatPart block_part(const MatrixFeatures& whole,
     // ELL (column-major at 1 lane, interleaved at 2-4: coalesced either way), one CUDA block
     // per block_size / lanes rows. The paper variant, and any block as stored, as cuda_ell at
     // the block's width; the hopper variant's 2-4 lanes a row as walked: that many one-lane
-    // rows (lane_rows), as wide as its warps walk (hopper_warp_walked_width).
+    // rows (walked_rows), as wide as its warps walk (hopper_warp_walked_width).
     const bool walked = hopper && pricing == BlockPricing::walked;
-    if (walked) sets = lane_rows(sets, lanes);
+    if (walked) sets = walked_rows(sets, lanes);
     const std::int64_t width = walked ? hopper_warp_walked_width(sets, lanes) : shape.width;
     part.features = part_features(whole, std::move(sets));
     part.candidate = Candidate{
@@ -118,21 +120,10 @@ FormatPart block_part(const MatrixFeatures& whole,
   }
   // 32 lanes a row. A block-wide row is block_size / 32 warps (times its bce_row_pieces CUDA
   // blocks, for a split row) each walking a 1 / pieces share of it: predicted as that many rows
-  // of ceil(length / pieces) (equal lengths merged into one set).
-  // The sets are ascending, so equal piece lengths are neighbours: merged as they come, without
-  // a map (OPA prices up to 8,256 blocks a matrix); part_features merges any that are not.
+  // of ceil(length / pieces) (walked_rows).
   const std::int64_t pieces =
       lanes / 32 * bce_row_pieces(variant, shape, lanes, block_size);
-  std::vector<RowLengthCount> piece_sets;
-  piece_sets.reserve(sets.size());
-  for (const RowLengthCount& set : sets) {
-    const std::int64_t length = (set.length + pieces - 1) / pieces;
-    if (!piece_sets.empty() && piece_sets.back().length == length)
-      piece_sets.back().rows += set.rows * pieces;
-    else
-      piece_sets.push_back({length, set.rows * pieces});
-  }
-  part.features = part_features(whole, std::move(piece_sets));
+  part.features = part_features(whole, walked_rows(sets, pieces));
   part.candidate = Candidate{
       .format = kCudaCsrVectorFormatId,
       .params = {},
