@@ -96,6 +96,51 @@ __device__ __forceinline__ int4 load_tile_split(const BceTileDescriptor* d) {
 static_assert(offsetof(BceTileDescriptor, block) == 48 && offsetof(BceTileDescriptor, piece) == 52 &&
               offsetof(BceTileDescriptor, pieces) == 56);
 
+// Where a thread is in its row: slot i of the row (lane, lane + lanes, ...) at `slot` of the
+// block's arrays.
+struct BceSlotWalk {
+  std::int64_t slot;
+  std::int32_t i;
+};
+
+// Slots [walk.i, end) of a row, `lanes` apart in the row and `step` apart in the arrays, added
+// to sum in ascending order, four at a time: their index and value loads issued together, then
+// their four gathers together. A slot of the last group past `end` reloads the group's first
+// (the same address: no further memory request), so every load is unconditional and no branch
+// stands between them. A loop that tests its bound each slot, even unrolled, walks slot by slot:
+// the next slot's loads wait behind the bound's branch and the previous gather's use, a memory
+// latency each (the ptx of `#pragma unroll 4` over such a loop: a branch after every slot;
+// cuda_ell's grouped_slot_sum says what that cost ELL).
+template <typename Value>
+__device__ __forceinline__ void walk_slots(Value& sum, BceSlotWalk& walk, std::int32_t end,
+                                           std::int32_t lanes, std::int64_t step,
+                                           const Value* __restrict__ values,
+                                           const std::int32_t* __restrict__ offsets,
+                                           const Value* __restrict__ x) {
+  while (walk.i < end) {
+    std::int32_t column[4];
+    Value value[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      const std::int64_t s = walk.i + k * lanes < end ? walk.slot + k * step : walk.slot;
+      column[k] = __ldg(offsets + s);
+      value[k] = __ldg(values + s);
+    }
+    Value gathered[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) gathered[k] = __ldg(x + column[k]);
+    // Stops at the row's first slot at or past `end` (the next walk starts there).
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      if (walk.i < end) {
+        sum += value[k] * gathered[k];
+        walk.i += lanes;
+        walk.slot += step;
+      }
+    }
+  }
+}
+
 // The Hopper variant: each row reads exactly its own length (row_lengths, or the block's one
 // length where all its rows have it), so no slot is tested and no padding is read; the rows of a wide block are shared by `lanes` consecutive lanes
 // (bce_lanes_per_row: 1, 2, 4, 32 or the whole CUDA block, uniform over the tile, so every
@@ -132,20 +177,11 @@ __global__ void __launch_bounds__(kBceMaxBlockSize, kBceFullOccupancyBlocks)
   const std::int32_t length = !active                  ? 0
                               : t.uniform_length >= 0 ? t.uniform_length
                                                       : __ldg(a.row_lengths + position);
-  std::int64_t slot = t.slot_base + threadIdx.x;
-  std::int32_t i = t.first_slot + lane;
+  BceSlotWalk walk{.slot = t.slot_base + threadIdx.x, .i = t.first_slot + lane};
   Value sum = 0;
-  // Unrolled so that several index and value loads are in flight before their gathers (the
-  // slots of one row are independent); the loads stay scalar: each is already one coalesced
-  // request per warp in the interleaved block.
-  const std::int32_t every_rows = active ? min(t.min_length, t.slot_end) : 0;
-#pragma unroll 4
-  for (; i < every_rows; i += lanes, slot += t.step)
-    sum += __ldg(values + slot) * __ldg(x + __ldg(a.offsets + slot));
-  const std::int32_t last = min(length, t.slot_end);
-#pragma unroll 4
-  for (; i < last; i += lanes, slot += t.step)
-    sum += __ldg(values + slot) * __ldg(x + __ldg(a.offsets + slot));
+  walk_slots(sum, walk, active ? min(t.min_length, t.slot_end) : 0, lanes, t.step, values,
+             a.offsets, x);
+  walk_slots(sum, walk, min(length, t.slot_end), lanes, t.step, values, a.offsets, x);
   for (std::int32_t offset = min(lanes, 32) / 2; offset > 0; offset /= 2)
     sum += __shfl_xor_sync(0xffffffffu, sum, offset);
   if (lanes > 32) {
