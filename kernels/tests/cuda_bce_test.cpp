@@ -16,6 +16,7 @@
 #include <limits>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,7 @@
 #include "kernels/formats/common/sell_layout.hpp"
 #include "kernels/formats/cuda_bce/bce_layout.hpp"
 #include "kernels/formats/cuda_bce/bce_row_runs.hpp"
+#include "kernels/formats/cuda_bce/bce_tile_runs.hpp"
 #include "kernels/formats/cuda_bce/cuda_bce_rules.hpp"
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
 #include "kernels/formats/cuda_ell/cuda_ell_rules.hpp"
@@ -736,6 +738,120 @@ TEST(CudaBceLayout, DescriptorsCarryEachTilesSlotsLengthsAndRowBase) {
     EXPECT_EQ(t.uniform_length, -1);
     EXPECT_EQ(t.min_length, 2);
   }
+}
+
+// The hopper kernel's tiles as launch parameters (bce_tile_runs.hpp): every tile's descriptor,
+// as the kernel computes it from its run, is the one it would have loaded (the row base aside,
+// -1 where rowNo holds the same row), and the runs are offered wherever they serve.
+TEST(CudaBceTileRuns, EveryTilesDescriptorComesBackFromItsRun) {
+  const std::uint64_t seed = testing::test_seed();
+  std::cout << "seed " << seed << " (SPMVD_TEST_SEED)\n";
+  std::mt19937_64 rng(seed);
+  int offered = 0;
+  for (const auto& [rows, cols, max_length] :
+       {std::tuple{700, 300, 120}, std::tuple{3000, 5000, 2000}, std::tuple{20000, 9000, 40}}) {
+    const CsrMatrix<double> m = skewed_matrix(rng, rows, cols, max_length);
+    const MatrixFeatures f = df_features(m);
+    const std::vector<std::vector<std::int64_t>> partitions{
+        {}, every_other_length(f),
+        CudaBceRules::params_of(CudaBceRules().candidates(f, testing::h100()).front()).boundaries};
+    for (const auto& boundaries : partitions) {
+      for (const std::uint32_t block : {32u, 128u, 512u}) {
+        const BceTiles tiles = make_bce_tiles(bce_block_shapes(f, boundaries), BceVariant::hopper,
+                                              block, kH100ResidentThreads);
+        const BceLayout<double> bce = make_bce_layout<double>(m, boundaries, tiles.block_lanes);
+        const std::vector<BceTileDescriptor> d = bce_tile_descriptors(bce, tiles);
+        const std::optional<BceTileRuns> runs = bce_tile_runs(d, block, true);
+        const bool split = std::ranges::any_of(tiles.block_pieces, [](int p) { return p > 1; });
+        // Without split rows, one run a block with rows (its tiles are consecutive).
+        const auto blocks = std::ssize(
+            std::set<std::int32_t>(tiles.tile_block.begin(), tiles.tile_block.end()));
+        SCOPED_TRACE(std::to_string(rows) + " rows, " + std::to_string(boundaries.size() + 1) +
+                     " blocks, block size " + std::to_string(block));
+        if (split || blocks > kBceMaxTileRuns) {
+          EXPECT_FALSE(runs.has_value());
+          continue;
+        }
+        ASSERT_TRUE(runs.has_value());
+        ++offered;
+        EXPECT_LE(runs->count, blocks);
+        for (std::int32_t t = 0; t < std::ssize(d); ++t) {
+          BceTileDescriptor from_runs = bce_tile_from_runs(*runs, t);
+          EXPECT_TRUE(from_runs.row_base == d[t].row_base || from_runs.row_base == -1) << t;
+          from_runs.row_base = d[t].row_base;
+          EXPECT_EQ(from_runs, d[t]) << "tile " << t;
+        }
+      }
+    }
+  }
+  EXPECT_GE(offered, 12);
+}
+
+TEST(CudaBceTileRuns, BeyondOneWaveNoTileLosesItsRowBase) {
+  // Rows of 1, 5, 5, 5, 5, 1, 0, 0 with M_1 = 1 at block size 32: block 2 is rows 1..4
+  // (consecutive), block 1 rows 0 and 5 (not), the empty rows 6, 7 (consecutive): each run is
+  // all or nothing, so the runs serve beyond one wave, and block 2's run keeps its base.
+  CsrMatrix<double> m{0, 10, {0}, {}, {}};
+  for (const int length : {1, 5, 5, 5, 5, 1, 0, 0}) {
+    for (int j = 0; j < length; ++j) {
+      m.col_indices.push_back(j);
+      m.values.push_back(1.0);
+    }
+    m.row_offsets.push_back(static_cast<RowOffset>(m.col_indices.size()));
+    ++m.rows;
+  }
+  const std::vector<std::int64_t> boundaries{1};
+  const auto descriptors = [&](const CsrMatrix<double>& matrix, std::uint32_t block) {
+    const BceTiles tiles = make_bce_tiles(bce_block_shapes(df_features(matrix), boundaries),
+                                          BceVariant::hopper, block, kH100ResidentThreads);
+    return bce_tile_descriptors(make_bce_layout<double>(matrix, boundaries, tiles.block_lanes),
+                                tiles);
+  };
+  const std::optional<BceTileRuns> runs = bce_tile_runs(descriptors(m, 32), 32, false);
+  ASSERT_TRUE(runs.has_value());
+  ASSERT_EQ(runs->count, 3);
+  EXPECT_EQ(runs->runs[0].row_base, 1);
+  EXPECT_EQ(runs->runs[1].row_base, -1);
+  EXPECT_EQ(runs->runs[2].row_base, 6);
+  // One block of 100 consecutive rows then 100 rows whose tiles at block size 32 are partly
+  // consecutive: beyond one wave the descriptors stay (they spare rowNo), in one wave the
+  // runs serve and that run reads rowNo.
+  std::mt19937_64 rng(testing::test_seed());
+  CsrMatrix<double> partly = rows_of_lengths(rng, {{3, 100}}, 0, 20);
+  for (int r = 0; r < 100; ++r) {
+    const int length = r % 40 == 0 ? 1 : 3;  // a row of 1 now and then breaks the runs
+    for (int j = 0; j < length; ++j) {
+      partly.col_indices.push_back(j);
+      partly.values.push_back(1.0);
+    }
+    partly.row_offsets.push_back(static_cast<RowOffset>(partly.col_indices.size()));
+    ++partly.rows;
+  }
+  const std::vector<BceTileDescriptor> d = descriptors(partly, 32);
+  ASSERT_TRUE(std::ranges::any_of(d, [](const auto& t) { return t.row_base >= 0; }));
+  EXPECT_FALSE(bce_tile_runs(d, 32, false).has_value());
+  const std::optional<BceTileRuns> one_wave = bce_tile_runs(d, 32, true);
+  ASSERT_TRUE(one_wave.has_value());
+  EXPECT_EQ(one_wave->runs[0].row_base, -1);
+}
+
+TEST(CudaBceTileRuns, MoreRunsThanTheLaunchHoldsOrSplitRowsKeepTheDescriptors) {
+  // Nine blocks (rows of 1..9 entries, boundaries at 1..8): nine runs, one too many.
+  std::mt19937_64 rng(testing::test_seed());
+  std::vector<std::pair<std::int64_t, std::int64_t>> lengths;
+  for (std::int64_t l = 1; l <= 9; ++l) lengths.emplace_back(l, 50);
+  const CsrMatrix<double> nine = rows_of_lengths(rng, lengths, 0, 20);
+  const std::vector<std::int64_t> boundaries{1, 2, 3, 4, 5, 6, 7, 8};
+  const BceTiles tiles = make_bce_tiles(bce_block_shapes(df_features(nine), boundaries),
+                                        BceVariant::hopper, 32, kH100ResidentThreads);
+  const std::vector<BceTileDescriptor> d =
+      bce_tile_descriptors(make_bce_layout<double>(nine, boundaries, tiles.block_lanes), tiles);
+  EXPECT_FALSE(bce_tile_runs(d, 32, true).has_value());
+  EXPECT_TRUE(bce_tile_runs(std::span(d).subspan(0, 8 * 2), 32, true).has_value());
+  // A row cut into pieces: its tiles are per piece.
+  std::vector<BceTileDescriptor> split = d;
+  split[0].pieces = 2;
+  EXPECT_FALSE(bce_tile_runs(split, 32, true).has_value());
 }
 
 TEST(CudaBceLayout, RejectsBoundariesThatAreNoRowLength) {

@@ -1,5 +1,6 @@
 #include <cstddef>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include "kernels/formats/common/builder_checks.hpp"
 #include "kernels/formats/common/spmv_device.cuh"
 #include "kernels/formats/cuda_bce/bce_layout.hpp"
+#include "kernels/formats/cuda_bce/bce_tile_runs.hpp"
 #include "kernels/formats/cuda_bce/cuda_bce_rules.hpp"
 #include "partition/row_length_distribution.hpp"
 
@@ -153,18 +155,22 @@ __device__ __forceinline__ void walk_slots(Value& sum, BceSlotWalk& walk, std::i
 // Latency first: everything the tile needs comes in one step (its descriptor), the row's
 // length and its caller's row (rowNo, unless the tile's rows are consecutive caller rows) are
 // requested at once and waited for only where used: the slots below the block's shortest row
-// are walked before the length is needed, and the caller's row only at the store.
+// are walked before the length is needed, and the caller's row only at the store. With
+// kTileRuns the descriptor is not loaded but computed from the launch's parameters
+// (bce_tile_runs.hpp says when).
 // A row split into pieces (pieces > 1, block-wide rows only): each piece's CUDA block walks
 // slots [q P, (q + 1) P) of the row (P = lanes x kBceSlotsPerLanePerPiece), stores its sum, and
 // the last piece to arrive (an atomic count, after a fence, as CUDA's threadFenceReduction
 // sample) adds the sums in piece order (the same sum on every run) and writes y; it resets the
 // count for the next launch, which the stream orders after this one.
-template <typename Value>
+template <typename Value, bool kTileRuns>
 __global__ void __launch_bounds__(kBceMaxBlockSize, kBceFullOccupancyBlocks)
-    bce_hopper_kernel(BceHopperArrays a, const Value* __restrict__ values,
-                      const Value* __restrict__ x, Value* __restrict__ y, Value alpha, Value beta,
-                      Value* partials) {
-  const BceTileDescriptor t = load_tile_descriptor(a.tiles + blockIdx.x);
+    bce_hopper_kernel(BceHopperArrays a, const __grid_constant__ BceTileRuns runs,
+                      const Value* __restrict__ values, const Value* __restrict__ x,
+                      Value* __restrict__ y, Value alpha, Value beta, Value* partials) {
+  const BceTileDescriptor t = kTileRuns
+                                  ? bce_tile_from_runs(runs, static_cast<std::int32_t>(blockIdx.x))
+                                  : load_tile_descriptor(a.tiles + blockIdx.x);
   const std::int32_t lanes = t.lanes;
   const std::int32_t row_in_tile = static_cast<std::int32_t>(threadIdx.x) / lanes;
   const std::int32_t lane = static_cast<std::int32_t>(threadIdx.x) & (lanes - 1);
@@ -197,22 +203,25 @@ __global__ void __launch_bounds__(kBceMaxBlockSize, kBceFullOccupancyBlocks)
     sum = warp_lane < lanes / 32 ? warp_totals[warp_lane] : Value(0);
     for (int offset = 16; offset > 0; offset /= 2)
       sum += __shfl_xor_sync(0xffffffffu, sum, offset);
-    const int4 split = load_tile_split(a.tiles + blockIdx.x);
-    const std::int32_t block = split.x, piece = split.y, pieces = split.z;
-    if (pieces > 1) {
-      if (threadIdx.x != 0) return;
-      const std::int64_t row_in_block = position - __ldg(a.block_rows + block);
-      Value* row_partials =
-          partials + __ldg(a.block_partial_first + block) + row_in_block * pieces;
-      std::int32_t* arrived = a.counters + __ldg(a.block_counter_first + block) + row_in_block;
-      row_partials[piece] = sum;
-      __threadfence();  // the sum is visible before the count says it is there
-      if (atomicAdd(arrived, 1) != pieces - 1) return;
-      __threadfence();
-      sum = 0;
-      for (std::int32_t q = 0; q < pieces; ++q)
-        sum += *static_cast<volatile const Value*>(row_partials + q);
-      *arrived = 0;
+    // A row cut into pieces; never where the tiles are runs (bce_tile_runs).
+    if constexpr (!kTileRuns) {
+      const int4 split = load_tile_split(a.tiles + blockIdx.x);
+      const std::int32_t block = split.x, piece = split.y, pieces = split.z;
+      if (pieces > 1) {
+        if (threadIdx.x != 0) return;
+        const std::int64_t row_in_block = position - __ldg(a.block_rows + block);
+        Value* row_partials =
+            partials + __ldg(a.block_partial_first + block) + row_in_block * pieces;
+        std::int32_t* arrived = a.counters + __ldg(a.block_counter_first + block) + row_in_block;
+        row_partials[piece] = sum;
+        __threadfence();  // the sum is visible before the count says it is there
+        if (atomicAdd(arrived, 1) != pieces - 1) return;
+        __threadfence();
+        sum = 0;
+        for (std::int32_t q = 0; q < pieces; ++q)
+          sum += *static_cast<volatile const Value*>(row_partials + q);
+        *arrived = 0;
+      }
     }
   }
   if (writes) catalogue_detail::store_axpby(y + row, alpha, sum, beta);
@@ -222,12 +231,15 @@ template <typename Value>
 class CudaBceOperator final : public SpmvOperator {
  public:
   // descriptors: bce_tile_descriptors (hopper; the paper kernel reads the tables and rowNo as
-  // Algorithm 4).
+  // Algorithm 4); runs: bce_tile_runs of them, if they serve (the descriptors then stay on the
+  // host).
   CudaBceOperator(const BceLayout<Value>& bce, const BceTiles& tiles,
-                  const std::vector<BceTileDescriptor>& descriptors, BceVariant variant,
+                  const std::vector<BceTileDescriptor>& descriptors,
+                  const std::optional<BceTileRuns>& runs, BceVariant variant,
                   const LaunchConfig& launch, Device& device)
       : rows_(bce.rows),
         tiles_(tiles.size()),
+        runs_(runs),
         variant_(variant),
         launch_(launch),
         stream_(static_cast<cudaStream_t>(device.native_stream())) {
@@ -242,7 +254,7 @@ class CudaBceOperator final : public SpmvOperator {
       block_widths_ = upload(device, block_widths.data(), block_widths.size());
       block_pos_ = upload(device, bce.block_slot_offsets.data(), bce.block_slot_offsets.size());
     } else {
-      descriptors_ = upload(device, descriptors.data(), descriptors.size());
+      if (!runs_) descriptors_ = upload(device, descriptors.data(), descriptors.size());
       row_lengths_ = upload(device, bce.row_lengths.data(), bce.row_lengths.size());
       if (tiles.counters > 0) {
         block_partial_first_ =
@@ -284,9 +296,16 @@ class CudaBceOperator final : public SpmvOperator {
                               .block_partial_first = block_partial_first_.as<const std::int64_t>(),
                               .block_counter_first = block_counter_first_.as<const std::int64_t>(),
                               .counters = counters_.as<std::int32_t>()};
-      bce_hopper_kernel<Value><<<grid, launch_.block_size, 0, stream_>>>(
-          a, values_.as<const Value>(), xv, yv, static_cast<Value>(alpha), static_cast<Value>(beta),
-          partials_.as<Value>());
+      const auto a_value = static_cast<Value>(alpha);
+      const auto b_value = static_cast<Value>(beta);
+      if (runs_) {
+        bce_hopper_kernel<Value, true><<<grid, launch_.block_size, 0, stream_>>>(
+            a, *runs_, values_.as<const Value>(), xv, yv, a_value, b_value, partials_.as<Value>());
+      } else {
+        bce_hopper_kernel<Value, false><<<grid, launch_.block_size, 0, stream_>>>(
+            a, BceTileRuns{}, values_.as<const Value>(), xv, yv, a_value, b_value,
+            partials_.as<Value>());
+      }
     }
     SPMVD_CUDA_CHECK_LAUNCH();
   }
@@ -303,6 +322,7 @@ class CudaBceOperator final : public SpmvOperator {
  private:
   std::int64_t rows_;
   std::int64_t tiles_;
+  std::optional<BceTileRuns> runs_;  // hopper: the descriptors as launch parameters
   BceVariant variant_;
   LaunchConfig launch_;
   cudaStream_t stream_;
@@ -328,17 +348,23 @@ std::unique_ptr<SpmvOperator> build_as(const CsrMatrix<double>& matrix, const Ma
     BceTiles tiles;
     BceLayout<Value> bce;
     std::vector<BceTileDescriptor> descriptors;
+    std::optional<BceTileRuns> runs;
   };
   const HostLayout host = without_device_lock([&] {
     HostLayout h;
     h.tiles = make_bce_tiles(bce_block_shapes(df, params.boundaries), variant,
                              candidate.launch.block_size, params.resident_threads);
     h.bce = make_bce_layout<Value>(matrix, params.boundaries, h.tiles.block_lanes);
-    if (variant == BceVariant::hopper) h.descriptors = bce_tile_descriptors(h.bce, h.tiles);
+    if (variant == BceVariant::hopper) {
+      h.descriptors = bce_tile_descriptors(h.bce, h.tiles);
+      const bool one_wave =
+          h.tiles.size() * std::int64_t{candidate.launch.block_size} <= params.resident_threads;
+      h.runs = bce_tile_runs(h.descriptors, candidate.launch.block_size, one_wave);
+    }
     return h;
   });
-  return std::make_unique<CudaBceOperator<Value>>(host.bce, host.tiles, host.descriptors, variant,
-                                                  candidate.launch, device);
+  return std::make_unique<CudaBceOperator<Value>>(host.bce, host.tiles, host.descriptors,
+                                                  host.runs, variant, candidate.launch, device);
 }
 
 }  // namespace
