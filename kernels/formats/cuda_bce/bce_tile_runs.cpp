@@ -8,8 +8,8 @@ namespace {
 bool same_geometry(const BceTileDescriptor& a, const BceTileDescriptor& b) {
   return a.slot_base == b.slot_base && a.step == b.step && a.first_row == b.first_row &&
          a.end_row == b.end_row && a.lanes == b.lanes && a.uniform_length == b.uniform_length &&
-         a.min_length == b.min_length && a.first_slot == b.first_slot &&
-         a.slot_end == b.slot_end && a.block == b.block && a.pieces == b.pieces;
+         a.min_length == b.min_length && a.first_slot == b.first_slot && a.slot_end == b.slot_end &&
+         a.block == b.block && a.pieces == b.pieces;
 }
 
 }  // namespace
@@ -39,9 +39,11 @@ std::optional<BceTileRuns> bce_tile_runs(std::span<const BceTileDescriptor> desc
     bool some_base = false, every_base = true;
     for (std::int32_t u = t; u < end; ++u) {
       const std::int32_t base = descriptors[static_cast<std::size_t>(u)].row_base;
-      const std::int32_t offset = descriptors[static_cast<std::size_t>(u)].first_row - run.first_row;
+      const std::int32_t offset =
+          descriptors[static_cast<std::size_t>(u)].first_row - run.first_row;
       some_base = some_base || base >= 0;
-      every_base = every_base && base >= 0 && first.row_base >= 0 && base == first.row_base + offset;
+      every_base =
+          every_base && base >= 0 && first.row_base >= 0 && base == first.row_base + offset;
     }
     if (!every_base) {
       if (some_base && !one_wave) return std::nullopt;

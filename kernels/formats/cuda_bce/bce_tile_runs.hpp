@@ -31,11 +31,11 @@ namespace spmvd {
 inline constexpr int kBceMaxTileRuns = 8;
 
 struct BceTileRun {
-  std::int64_t slot_base = 0;    // the run's first tile's (its first row's lane 0)
-  std::int64_t step = 0;         // the block's N x L
+  std::int64_t slot_base = 0;  // the run's first tile's (its first row's lane 0)
+  std::int64_t step = 0;       // the block's N x L
   std::int32_t first_tile = 0;
-  std::int32_t first_row = 0;    // the first tile's first BCE position
-  std::int32_t end_row = 0;      // one past the run's last position
+  std::int32_t first_row = 0;  // the first tile's first BCE position
+  std::int32_t end_row = 0;    // one past the run's last position
   std::int32_t rows_per_tile = 0;
   std::int32_t lanes = 1;
   std::int32_t uniform_length = -1;
@@ -64,8 +64,8 @@ SPMVD_BCE_HOST_DEVICE BceTileDescriptor bce_tile_from_runs(const BceTileRuns& r,
   const std::int32_t offset = (tile - run.first_tile) * run.rows_per_tile;
   BceTileDescriptor t;
   t.first_row = run.first_row + offset;
-  t.end_row = run.end_row - t.first_row < run.rows_per_tile ? run.end_row
-                                                            : t.first_row + run.rows_per_tile;
+  t.end_row =
+      run.end_row - t.first_row < run.rows_per_tile ? run.end_row : t.first_row + run.rows_per_tile;
   t.slot_base = run.slot_base + std::int64_t{offset} * run.lanes;
   t.step = run.step;
   t.row_base = run.row_base >= 0 ? run.row_base + offset : -1;
