@@ -78,7 +78,6 @@ void check_precision(const FormatEntry& entry, Device& device, const NamedMatrix
                      std::mt19937_64& rng) {
   const Precision precision = precision_of<Value>();
   const CsrMatrix<double>& matrix = named.matrix;
-  const CsrMatrix<Value> rounded = convert_values<Value>(matrix);
   // Thorough: every candidate a format can offer (RCM sized) is checked.
   const MatrixFeatures features =
       extract_features(matrix, format_registry(), FeatureEffort::thorough);
@@ -114,34 +113,48 @@ void check_precision(const FormatEntry& entry, Device& device, const NamedMatrix
                 << " " << describe(candidate) << ": built " << op->device_bytes() << " B, rules "
                 << predicted_bytes << " B\n";
 
-    const auto x = random_vector<Value>(matrix.cols, rng);
-    const DeviceBuffer x_device = upload(device, x.data(), x.size());
-    const std::size_t y_bytes = static_cast<std::size_t>(matrix.rows) * sizeof(Value);
-    DeviceBuffer y_device(device, y_bytes);
-    std::vector<Value> y(static_cast<std::size_t>(matrix.rows));
-
-    {  // beta = 0: y is write-only, the NaN poison must not survive.
-      SCOPED_TRACE("alpha=1.5 beta=0, y poisoned with NaN");
-      const std::vector<Value> y0(y.size(), Value(0));
-      device.fill_bytes(y_device.data(), 0xFF, y_bytes);
-      op->apply(x_device.data(), y_device.data(), 1.5, 0.0);
-      device.synchronize();
-      device.copy_to_host(y.data(), y_device.data(), y_bytes);
-      expect_matches_reference(rounded, x, y0, y, 1.5, 0.0);
-    }
-    {  // Non-trivial alpha and beta (exact in fp32), applied again on the same operator.
-      SCOPED_TRACE("alpha=-0.75 beta=1.25");
-      const auto y0 = random_vector<Value>(matrix.rows, rng);
-      device.copy_from_host(y_device.data(), y0.data(), y_bytes);
-      op->apply(x_device.data(), y_device.data(), -0.75, 1.25);
-      device.synchronize();
-      device.copy_to_host(y.data(), y_device.data(), y_bytes);
-      expect_matches_reference(rounded, x, y0, y, -0.75, 1.25);
-    }
+    expect_operator_matches_reference<Value>(*op, device, matrix, rng);
   }
 }
 
 }  // namespace
+
+template <typename Value>
+void expect_operator_matches_reference(SpmvOperator& op, Device& device,
+                                       const CsrMatrix<double>& matrix, std::mt19937_64& rng) {
+  const CsrMatrix<Value> rounded = convert_values<Value>(matrix);
+  const auto x = random_vector<Value>(matrix.cols, rng);
+  const DeviceBuffer x_device = upload(device, x.data(), x.size());
+  const std::size_t y_bytes = static_cast<std::size_t>(matrix.rows) * sizeof(Value);
+  DeviceBuffer y_device(device, y_bytes);
+  std::vector<Value> y(static_cast<std::size_t>(matrix.rows));
+
+  {  // beta = 0: y is write-only, the NaN poison must not survive.
+    SCOPED_TRACE("alpha=1.5 beta=0, y poisoned with NaN");
+    const std::vector<Value> y0(y.size(), Value(0));
+    device.fill_bytes(y_device.data(), 0xFF, y_bytes);
+    op.apply(x_device.data(), y_device.data(), 1.5, 0.0);
+    device.synchronize();
+    device.copy_to_host(y.data(), y_device.data(), y_bytes);
+    expect_matches_reference(rounded, x, y0, y, 1.5, 0.0);
+  }
+  {  // Non-trivial alpha and beta (exact in fp32), applied again on the same operator.
+    SCOPED_TRACE("alpha=-0.75 beta=1.25");
+    const auto y0 = random_vector<Value>(matrix.rows, rng);
+    device.copy_from_host(y_device.data(), y0.data(), y_bytes);
+    op.apply(x_device.data(), y_device.data(), -0.75, 1.25);
+    device.synchronize();
+    device.copy_to_host(y.data(), y_device.data(), y_bytes);
+    expect_matches_reference(rounded, x, y0, y, -0.75, 1.25);
+  }
+}
+
+template void expect_operator_matches_reference<float>(SpmvOperator&, Device&,
+                                                       const CsrMatrix<double>&,
+                                                       std::mt19937_64&);
+template void expect_operator_matches_reference<double>(SpmvOperator&, Device&,
+                                                        const CsrMatrix<double>&,
+                                                        std::mt19937_64&);
 
 void check_format_conformance(const FormatEntry& entry, Device& device) {
   const std::uint64_t seed = test_seed();

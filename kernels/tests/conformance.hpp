@@ -5,7 +5,9 @@
 // with beta = 0 into a NaN-poisoned y, compared with reference_spmv in double precision.
 
 #include <cstddef>
+#include <random>
 
+#include "core/csr_matrix.hpp"
 #include "kernels/device.hpp"
 #include "kernels/format_registry.hpp"
 
@@ -16,5 +18,12 @@ inline constexpr std::size_t kMaxCandidatesPerMatrix = 8;
 
 // Runs the check with gtest assertions; prints the seed.
 void check_format_conformance(const FormatEntry& entry, Device& device);
+
+// The check of one operator built from `matrix` in Value's precision, as every candidate above
+// gets it: x random, beta = 0 into a NaN-poisoned y, then alpha = -0.75, beta = 1.25 on a random
+// y, each against reference_spmv in double (gtest assertions naming the first rows that differ).
+template <typename Value>
+void expect_operator_matches_reference(SpmvOperator& op, Device& device,
+                                       const CsrMatrix<double>& matrix, std::mt19937_64& rng);
 
 }  // namespace spmvd::testing

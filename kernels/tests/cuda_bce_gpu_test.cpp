@@ -8,7 +8,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cmath>
 #include <iostream>
 #include <numeric>
 #include <optional>
@@ -20,6 +19,7 @@
 #include "kernels/formats/cuda_bce/bce_layout.hpp"
 #include "kernels/formats/cuda_bce/bce_tile_runs.hpp"
 #include "kernels/formats/cuda_bce/cuda_bce_rules.hpp"
+#include "kernels/tests/conformance.hpp"
 #include "kernels/tests/hand_written.hpp"
 #include "kernels/tests/test_matrices.hpp"
 #include "partition/row_length_distribution.hpp"
@@ -49,7 +49,7 @@ CsrMatrix<double> rows_of(const std::vector<std::int64_t>& lengths, std::int64_t
 
 struct HopperCandidate {
   Candidate candidate;
-  bool runs = false;  // the operator passes the tiles as runs (as build_as decides)
+  bool runs = false;  // the operator passes the tiles as runs (bce_tile_runs serves)
 };
 
 HopperCandidate hopper_candidate(const CsrMatrix<double>& m,
@@ -60,7 +60,6 @@ HopperCandidate hopper_candidate(const CsrMatrix<double>& m,
       make_bce_tiles(bce_block_shapes(df, boundaries), BceVariant::hopper, block, resident_threads);
   const std::vector<BceTileDescriptor> descriptors =
       bce_tile_descriptors(make_bce_layout<double>(m, boundaries, tiles.block_lanes), tiles);
-  const bool one_wave = tiles.size() * std::int64_t{block} <= resident_threads;
   return {.candidate = {.format = kCudaBceFormatId,
                         .params = FieldSet::of(
                             CudaBceParams{.boundaries = boundaries,
@@ -69,49 +68,18 @@ HopperCandidate hopper_candidate(const CsrMatrix<double>& m,
                         .launch = {.block_size = block,
                                    .threads_per_row = 1,
                                    .grid_size = static_cast<std::uint32_t>(tiles.size())}},
-          .runs = bce_tile_runs(descriptors, block, one_wave).has_value()};
+          .runs = bce_tile_runs(descriptors, block, resident_threads).has_value()};
 }
 
+// Built once, checked twice (testing::expect_operator_matches_reference): a split row's
+// arrival counts must be back at zero for the launches after the first.
 template <typename Value>
 void expect_matches_reference(Device& device, const CsrMatrix<double>& matrix,
                               const Candidate& candidate, std::mt19937_64& rng) {
   const auto op = CudaBceRules::build(matrix, precision_of<Value>(), candidate, device);
-  const CsrMatrix<Value> rounded = convert_values<Value>(matrix);
-  std::uniform_real_distribution<double> value(-1.0, 1.0);
-  std::vector<Value> x(static_cast<std::size_t>(matrix.cols));
-  for (Value& v : x) v = static_cast<Value>(value(rng));
-  std::vector<Value> y0(static_cast<std::size_t>(matrix.rows));
-  for (Value& v : y0) v = static_cast<Value>(value(rng));
-  const DeviceBuffer x_device = upload(device, x.data(), x.size());
-  const std::size_t y_bytes = y0.size() * sizeof(Value);
-  DeviceBuffer y_device(device, y_bytes);
-  // Twice each: a split row's arrival counts must be back at zero for the next launch.
-  for (const auto& [alpha, beta] :
-       {std::pair{1.5, 0.0}, std::pair{1.5, 0.0}, std::pair{-0.75, 1.25}, std::pair{-0.75, 1.25}}) {
-    if (beta == 0.0) {
-      device.fill_bytes(y_device.data(), 0xFF, y_bytes);  // NaN: y is write-only
-    } else {
-      device.copy_from_host(y_device.data(), y0.data(), y_bytes);
-    }
-    op->apply(x_device.data(), y_device.data(), alpha, beta);
-    device.synchronize();
-    std::vector<Value> y(y0.size());
-    device.copy_to_host(y.data(), y_device.data(), y_bytes);
-    const std::vector<double> x_double(x.begin(), x.end());
-    std::vector<double> expected(y0.begin(), y0.end());
-    reference_spmv(rounded, x_double.data(), expected.data(), alpha, beta);
-    std::int64_t mismatches = 0;
-    for (std::int64_t r = 0; r < matrix.rows; ++r) {
-      double magnitude = beta == 0.0 ? 0.0 : std::abs(beta * static_cast<double>(y0[r]));
-      for (RowOffset k = rounded.row_offsets[r]; k < rounded.row_offsets[r + 1]; ++k)
-        magnitude += std::abs(alpha * static_cast<double>(rounded.values[k]) *
-                              x_double[rounded.col_indices[k]]);
-      const double bound = (sizeof(Value) == 4 ? 1e-5 : 1e-12) * magnitude;
-      if (!(std::abs(static_cast<double>(y[r]) - expected[r]) <= bound) && mismatches++ < 5)
-        ADD_FAILURE() << "row " << r << " (length " << matrix.row_length(r) << "), alpha " << alpha
-                      << " beta " << beta << ": got " << y[r] << ", expected " << expected[r];
-    }
-    EXPECT_EQ(mismatches, 0);
+  for (int round = 0; round < 2; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round + 1) + " on one operator");
+    testing::expect_operator_matches_reference<Value>(*op, device, matrix, rng);
   }
 }
 

@@ -98,6 +98,10 @@ std::vector<double> csr_reference(const CsrMatrix<double>& m, const std::vector<
 
 // The H100's resident threads (132 SMs x 2048): the tiling every H100 candidate carries.
 const std::int64_t kH100ResidentThreads = bce_resident_threads(testing::h100());
+// Resident threads for bce_tile_runs: a GPU that holds every tiling at once, and one that holds
+// a single tile of 32 threads (every tiling of more tiles is beyond one wave).
+constexpr std::int64_t kEveryTilingInOneWave = std::numeric_limits<std::int64_t>::max();
+constexpr std::int64_t kOneTilesThreads = 32;
 
 // `short_rows` rows of 2-6 entries and, spread among them, `long_rows` rows of long_length
 // (+- 10%) and as many of a quarter of it: a few very long rows among many short ones
@@ -532,6 +536,19 @@ CsrMatrix<double> rows_of_lengths(std::mt19937_64& rng,
   return m;
 }
 
+// A matrix whose rows have the given lengths (columns 0.. of each row).
+CsrMatrix<double> rows_of_lengths(const std::vector<std::int64_t>& lengths, std::int64_t cols) {
+  CsrMatrix<double> m{static_cast<std::int64_t>(lengths.size()), cols, {0}, {}, {}};
+  for (const std::int64_t length : lengths) {
+    for (std::int64_t c = 0; c < length; ++c) {
+      m.col_indices.push_back(static_cast<ColIndex>(c));
+      m.values.push_back(1.0);
+    }
+    m.row_offsets.push_back(static_cast<RowOffset>(m.col_indices.size()));
+  }
+  return m;
+}
+
 // Blocks of widths 1, 19, 37, 300 and 2000 (rows of 1; 17 and 19; 25 and 37; 290 and 300;
 // 1500 and 2000), 9 empty rows, 3000 columns; with resident_threads 160 and block sizes of at
 // least 128 their lanes are 1, 2, 4, 32 and the whole CUDA block:
@@ -761,7 +778,7 @@ TEST(CudaBceTileRuns, EveryTilesDescriptorComesBackFromItsRun) {
                                               block, kH100ResidentThreads);
         const BceLayout<double> bce = make_bce_layout<double>(m, boundaries, tiles.block_lanes);
         const std::vector<BceTileDescriptor> d = bce_tile_descriptors(bce, tiles);
-        const std::optional<BceTileRuns> runs = bce_tile_runs(d, block, true);
+        const std::optional<BceTileRuns> runs = bce_tile_runs(d, block, kEveryTilingInOneWave);
         const bool split = std::ranges::any_of(tiles.block_pieces, [](int p) { return p > 1; });
         // Without split rows, one run a block with rows (its tiles are consecutive).
         const auto blocks = std::ssize(
@@ -791,15 +808,7 @@ TEST(CudaBceTileRuns, BeyondOneWaveNoTileLosesItsRowBase) {
   // Rows of 1, 5, 5, 5, 5, 1, 0, 0 with M_1 = 1 at block size 32: block 2 is rows 1..4
   // (consecutive), block 1 rows 0 and 5 (not), the empty rows 6, 7 (consecutive): each run is
   // all or nothing, so the runs serve beyond one wave, and block 2's run keeps its base.
-  CsrMatrix<double> m{0, 10, {0}, {}, {}};
-  for (const int length : {1, 5, 5, 5, 5, 1, 0, 0}) {
-    for (int j = 0; j < length; ++j) {
-      m.col_indices.push_back(j);
-      m.values.push_back(1.0);
-    }
-    m.row_offsets.push_back(static_cast<RowOffset>(m.col_indices.size()));
-    ++m.rows;
-  }
+  const CsrMatrix<double> m = rows_of_lengths({1, 5, 5, 5, 5, 1, 0, 0}, 10);
   const std::vector<std::int64_t> boundaries{1};
   const auto descriptors = [&](const CsrMatrix<double>& matrix, std::uint32_t block) {
     const BceTiles tiles = make_bce_tiles(bce_block_shapes(df_features(matrix), boundaries),
@@ -807,7 +816,7 @@ TEST(CudaBceTileRuns, BeyondOneWaveNoTileLosesItsRowBase) {
     return bce_tile_descriptors(make_bce_layout<double>(matrix, boundaries, tiles.block_lanes),
                                 tiles);
   };
-  const std::optional<BceTileRuns> runs = bce_tile_runs(descriptors(m, 32), 32, false);
+  const std::optional<BceTileRuns> runs = bce_tile_runs(descriptors(m, 32), 32, kOneTilesThreads);
   ASSERT_TRUE(runs.has_value());
   ASSERT_EQ(runs->count, 3);
   EXPECT_EQ(runs->runs[0].row_base, 1);
@@ -816,21 +825,13 @@ TEST(CudaBceTileRuns, BeyondOneWaveNoTileLosesItsRowBase) {
   // One block of 100 consecutive rows then 100 rows whose tiles at block size 32 are partly
   // consecutive: beyond one wave the descriptors stay (they spare rowNo), in one wave the
   // runs serve and that run reads rowNo.
-  std::mt19937_64 rng(testing::test_seed());
-  CsrMatrix<double> partly = rows_of_lengths(rng, {{3, 100}}, 0, 20);
-  for (int r = 0; r < 100; ++r) {
-    const int length = r % 40 == 0 ? 1 : 3;  // a row of 1 now and then breaks the runs
-    for (int j = 0; j < length; ++j) {
-      partly.col_indices.push_back(j);
-      partly.values.push_back(1.0);
-    }
-    partly.row_offsets.push_back(static_cast<RowOffset>(partly.col_indices.size()));
-    ++partly.rows;
-  }
-  const std::vector<BceTileDescriptor> d = descriptors(partly, 32);
+  std::vector<std::int64_t> lengths(100, 3);
+  for (int r = 0; r < 100; ++r)
+    lengths.push_back(r % 40 == 0 ? 1 : 3);  // a row of 1 now and then breaks the runs
+  const std::vector<BceTileDescriptor> d = descriptors(rows_of_lengths(lengths, 20), 32);
   ASSERT_TRUE(std::ranges::any_of(d, [](const auto& t) { return t.row_base >= 0; }));
-  EXPECT_FALSE(bce_tile_runs(d, 32, false).has_value());
-  const std::optional<BceTileRuns> one_wave = bce_tile_runs(d, 32, true);
+  EXPECT_FALSE(bce_tile_runs(d, 32, kOneTilesThreads).has_value());
+  const std::optional<BceTileRuns> one_wave = bce_tile_runs(d, 32, kEveryTilingInOneWave);
   ASSERT_TRUE(one_wave.has_value());
   EXPECT_EQ(one_wave->runs[0].row_base, -1);
 }
@@ -846,12 +847,13 @@ TEST(CudaBceTileRuns, MoreRunsThanTheLaunchHoldsOrSplitRowsKeepTheDescriptors) {
                                         BceVariant::hopper, 32, kH100ResidentThreads);
   const std::vector<BceTileDescriptor> d =
       bce_tile_descriptors(make_bce_layout<double>(nine, boundaries, tiles.block_lanes), tiles);
-  EXPECT_FALSE(bce_tile_runs(d, 32, true).has_value());
-  EXPECT_TRUE(bce_tile_runs(std::span(d).subspan(0, 8 * 2), 32, true).has_value());
+  EXPECT_FALSE(bce_tile_runs(d, 32, kEveryTilingInOneWave).has_value());
+  EXPECT_TRUE(
+      bce_tile_runs(std::span(d).subspan(0, 8 * 2), 32, kEveryTilingInOneWave).has_value());
   // A row cut into pieces: its tiles are per piece.
   std::vector<BceTileDescriptor> split = d;
   split[0].pieces = 2;
-  EXPECT_FALSE(bce_tile_runs(split, 32, true).has_value());
+  EXPECT_FALSE(bce_tile_runs(split, 32, kEveryTilingInOneWave).has_value());
 }
 
 TEST(CudaBceLayout, RejectsBoundariesThatAreNoRowLength) {
@@ -918,19 +920,6 @@ TEST(CudaBceRules, HopperPartsAreAsWideAsTheirWarpsWalk) {
   // Every row of one length: the width itself.
   EXPECT_EQ(CudaEllRules::params_of(part_of({{7, 500}}, BceVariant::hopper).candidate).ell_width,
             7u);
-}
-
-// A matrix whose rows have the given lengths (columns 0.. of each row).
-CsrMatrix<double> rows_of_lengths(const std::vector<std::int64_t>& lengths, std::int64_t cols) {
-  CsrMatrix<double> m{static_cast<std::int64_t>(lengths.size()), cols, {0}, {}, {}};
-  for (const std::int64_t length : lengths) {
-    for (std::int64_t c = 0; c < length; ++c) {
-      m.col_indices.push_back(static_cast<ColIndex>(c));
-      m.values.push_back(1.0);
-    }
-    m.row_offsets.push_back(static_cast<RowOffset>(m.col_indices.size()));
-  }
-  return m;
 }
 
 TEST(CudaBceRowRuns, CountsTheRunsOfConsecutiveRowsOfEachLength) {

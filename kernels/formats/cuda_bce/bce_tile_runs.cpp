@@ -15,9 +15,10 @@ bool same_geometry(const BceTileDescriptor& a, const BceTileDescriptor& b) {
 }  // namespace
 
 std::optional<BceTileRuns> bce_tile_runs(std::span<const BceTileDescriptor> descriptors,
-                                         std::uint32_t block_size, bool one_wave) {
+                                         std::uint32_t block_size, std::int64_t resident_threads) {
   BceTileRuns r;
   const auto tiles = static_cast<std::int32_t>(descriptors.size());
+  const bool one_wave = std::int64_t{tiles} * block_size <= resident_threads;
   for (std::int32_t t = 0; t < tiles;) {
     const BceTileDescriptor& first = descriptors[static_cast<std::size_t>(t)];
     if (first.pieces != 1 || r.count == kBceMaxTileRuns) return std::nullopt;

@@ -82,13 +82,13 @@ SPMVD_BCE_HOST_DEVICE BceTileDescriptor bce_tile_from_runs(const BceTileRuns& r,
 
 // The runs of `descriptors` (bce_tile_descriptors, tiles of block_size threads), or nothing
 // where they do not serve: a row cut into pieces (its tiles' slots and sums are per piece),
-// more than kBceMaxTileRuns runs, or, unless `one_wave`, a tile whose rows are consecutive
-// caller rows in a run whose rows are not all (the descriptor's row base spares it rowNo, 4
-// bytes a row: a matrix beyond L2 pays bytes, not a latency a block, which its resident
-// blocks hide). one_wave: the tiles fit on the GPU at once (tiles x block_size <= resident
-// threads). Every tile's bce_tile_from_runs is checked against its descriptor (the row base
-// may be -1 where the descriptor's is not: rowNo holds the same row). O(tiles).
+// more than kBceMaxTileRuns runs, or, where the tiles do not fit on the GPU at once (tiles x
+// block_size > resident_threads), a tile whose rows are consecutive caller rows in a run whose
+// rows are not all (the descriptor's row base spares it rowNo, 4 bytes a row: a matrix beyond
+// L2 pays bytes, not a latency a block, which its resident blocks hide). Every tile's
+// bce_tile_from_runs is checked against its descriptor (the row base may be -1 where the
+// descriptor's is not: rowNo holds the same row). O(tiles).
 std::optional<BceTileRuns> bce_tile_runs(std::span<const BceTileDescriptor> descriptors,
-                                         std::uint32_t block_size, bool one_wave);
+                                         std::uint32_t block_size, std::int64_t resident_threads);
 
 }  // namespace spmvd

@@ -357,9 +357,8 @@ std::unique_ptr<SpmvOperator> build_as(const CsrMatrix<double>& matrix, const Ma
     h.bce = make_bce_layout<Value>(matrix, params.boundaries, h.tiles.block_lanes);
     if (variant == BceVariant::hopper) {
       h.descriptors = bce_tile_descriptors(h.bce, h.tiles);
-      const bool one_wave =
-          h.tiles.size() * std::int64_t{candidate.launch.block_size} <= params.resident_threads;
-      h.runs = bce_tile_runs(h.descriptors, candidate.launch.block_size, one_wave);
+      h.runs =
+          bce_tile_runs(h.descriptors, candidate.launch.block_size, params.resident_threads);
     }
     return h;
   });
