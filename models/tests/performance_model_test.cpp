@@ -13,6 +13,8 @@
 #include "models/families/coo/coo_record.hpp"
 #include "models/families/coo/row_writes.hpp"
 #include "models/families/csr_vector/csr_vector_record.hpp"
+#include "models/families/ell/ell_family.hpp"
+#include "models/families/ell/ell_model.hpp"
 #include "models/families/ell/ell_record.hpp"
 #include "models/families/hyb/hyb_model.hpp"
 #include "models/model_predictor.hpp"
@@ -183,6 +185,32 @@ TEST(EllModel, UsesTheCandidatesEllWidthOverTheLongestRow) {
   f.rows = 1'000;
   f.row_length_max = 10;
   EXPECT_NEAR(model.predict_ms(f, ell_launch(256, 1), h100_like()).ms, 0.01, 1e-12);
+}
+
+// The ell family prices a padded ELL at the slots its warps walk: each row stops with the group
+// of four slots that holds its first padding slot (grouped_slot_sum).
+TEST(EllFamily, PricesAPaddedEllAtTheWidthItsWarpsWalk) {
+  ModelSet set;  // fp64
+  set.records.put(EllRecord{.variants = {ell_256()}});
+  const std::unique_ptr<FamilyModel> family = make_ell_family(set);
+  const EllModel model({ell_256()});
+  const Candidate padded = ell_launch(256, 10);
+  const auto predict = [&](const MatrixFeatures& f) {
+    return family->predict_ms({.features = f, .candidate = padded, .device = h100_like()}).ms;
+  };
+  // Rows of 1 padded to 10: every row walks one group of four.
+  EXPECT_NEAR(predict(features_with({{1, 5000}}, 100)),
+              model.predict_shape_ms(4, 5000, 256).ms, 1e-12);
+  // Rows of 10 walk the width.
+  EXPECT_NEAR(predict(features_with({{10, 5000}}, 100)),
+              model.predict_shape_ms(10, 5000, 256).ms, 1e-12);
+  // One row in 64 of 10 among rows of 5 (which walk 8): 1 - (63/64)^32 of the warps walk 10,
+  // 8.79 slots: 9.
+  EXPECT_NEAR(predict(features_with({{5, 6300}, {10, 100}}, 100)),
+              model.predict_shape_ms(9, 6400, 256).ms, 1e-12);
+  // A row longer than the width: the width is a composed format's walk already, kept.
+  EXPECT_NEAR(predict(features_with({{1, 5000}, {30, 10}}, 100)),
+              model.predict_shape_ms(10, 5010, 256).ms, 1e-12);
 }
 
 TEST(DfSplit, CountsEllAndCooEntriesOfPaper000Example) {

@@ -1,7 +1,6 @@
 #include "kernels/formats/cuda_bce/bce_row_ends.hpp"
 
-#include <algorithm>
-#include <cmath>
+#include "kernels/formats/common/padding_stop_walk.hpp"
 
 namespace spmvd {
 
@@ -27,33 +26,13 @@ std::vector<RowLengthCount> bce_walked_rows(std::span<const RowLengthCount> sets
 }
 
 double bce_warp_walked_width(std::span<const RowLengthCount> sets, std::int32_t lanes) {
-  std::int64_t rows = 0;
-  for (const RowLengthCount& set : sets) rows += set.rows;
-  if (rows == 0) return 0;
-  const double independent_rows = 32.0 / lanes;
-  double walked = 0, below = 0, cumulative = 0;
-  for (const RowLengthCount& set : sets) {
-    cumulative += static_cast<double>(set.rows) / static_cast<double>(rows);
-    const double at_most = std::pow(std::min(cumulative, 1.0), independent_rows);
-    walked += static_cast<double>(set.length) * (at_most - below);
-    below = at_most;
-  }
-  return walked;
+  return expected_warp_walk(sets, 32.0 / lanes);
 }
 
 std::vector<RowLengthCount> bce_padding_stop_lengths(std::span<const RowLengthCount> sets,
                                                      std::int32_t lanes) {
-  std::vector<RowLengthCount> out;
-  if (sets.empty()) return out;
-  const std::int64_t shortest = sets.front().length, width = sets.back().length;
-  const std::int64_t group = 4 * std::int64_t{lanes};
-  for (const RowLengthCount& set : sets) {
-    const std::int64_t walked =
-        set.length >= width ? width
-                            : std::min(width, shortest + group * ((set.length - shortest) / group + 1));
-    append_merged(out, {walked, set.rows});
-  }
-  return out;
+  if (sets.empty()) return {};
+  return padding_stop_walks(sets, sets.front().length, sets.back().length, 4 * std::int64_t{lanes});
 }
 
 bool bce_block_reads_lengths(std::span<const RowLengthCount> sets, std::int32_t lanes) {

@@ -1,0 +1,31 @@
+#pragma once
+// What the warps of an ELL-style kernel walk when each row stops at its first padding slot
+// (grouped_slot_sum in spmv_device.cuh, and cuda_bce's hopper rows, bce_row_ends.hpp): the
+// slots are loaded in groups whose loads are issued together, so a row walks on to the end of
+// the group that holds its first padding slot, and a warp walks (and moves the bytes of) the
+// longest walk of its rows. Pure C++, for the models.
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/matrix_features.hpp"
+
+namespace spmvd {
+
+// The rows of `sets` (a DF or a slice of one, ascending; every length >= walked_first) as the
+// slots they walk: slots [0, walked_first) without looking for the end, then groups of `group`
+// slots until the group that holds slot l (a row's first padding slot), all cut at `width`: a
+// row of length l < width walks min(width, walked_first + group (floor((l - walked_first) /
+// group) + 1)), one of the width walks the width. Equal walks merged.
+std::vector<RowLengthCount> padding_stop_walks(std::span<const RowLengthCount> sets,
+                                               std::int64_t walked_first, std::int64_t width,
+                                               std::int64_t group);
+
+// The expected longest length among `independent_rows` rows drawn from `sets` (ascending):
+// the slots a warp walks when its rows are independent draws from the DF (32 rows a warp at one
+// lane a row; 32 / L at L lanes a row). Sum over lengths l of l (F(l)^R - F(l-1)^R), F the
+// cumulative share of rows. 0 for no rows.
+double expected_warp_walk(std::span<const RowLengthCount> sets, double independent_rows);
+
+}  // namespace spmvd
