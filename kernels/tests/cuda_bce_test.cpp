@@ -894,7 +894,9 @@ TEST(CudaBceRules, PartsAreTheBlocksAsCudaEll) {
                     .launch = {.block_size = 128, .threads_per_row = 1, .grid_size = 3}};
   const std::vector<FormatPart> parts = rules.parts(f, c);
   ASSERT_EQ(parts.size(), 3u);
-  const std::int64_t widths[] = {2, 4, 7}, rows[] = {5, 3, 2}, nnz[] = {8, 10, 13};
+  // The paper variant reads every slot: its parts are their rows padded to the width (the
+  // blocks hold 8, 10 and 13 entries).
+  const std::int64_t widths[] = {2, 4, 7}, rows[] = {5, 3, 2}, nnz[] = {10, 12, 14};
   for (std::size_t i = 0; i < 3; ++i) {
     EXPECT_EQ(parts[i].runs, FormatPart::Runs::gpu);
     EXPECT_EQ(parts[i].candidate.format, kCudaEllFormatId);

@@ -63,13 +63,17 @@ FormatPart block_part(const MatrixFeatures& whole,
   if (lanes <= 4) {
     // ELL (column-major at 1 lane, interleaved at 2-4: coalesced either way), one CUDA block
     // per block_size / lanes rows. The paper variant, and any block as stored, as cuda_ell at
-    // the block's width; the hopper variant's 1-4 lanes a row as walked: that many one-lane
-    // rows (bce_walked_rows) of the lengths they walk to (their own, or past it to the group of
-    // their first padding slot: bce_row_ends.hpp), as wide as its warps walk
-    // (bce_warp_walked_width; at least a slot).
+    // the block's width with every row padded to it (Algorithm 4 reads every slot; OPA's stored
+    // price pays for every slot it stores; so the ell family, which walks a padded ELL's rows to
+    // their first padding slot, is shown no padding); the hopper variant's 1-4 lanes a row as
+    // walked: that many one-lane rows (bce_walked_rows) of the lengths they walk to (their own,
+    // or past it to the group of their first padding slot: bce_row_ends.hpp), as wide as its
+    // warps walk (bce_warp_walked_width; at least a slot).
     const bool walked = hopper && pricing == BlockPricing::walked;
     if (walked) {
       sets = bce_walked_rows(reads_lengths ? sets : bce_padding_stop_lengths(sets, lanes), lanes);
+    } else if (!sets.empty()) {
+      sets = {{shape.width, shape.rows}};
     }
     const std::int64_t width =
         !walked || sets.empty()
