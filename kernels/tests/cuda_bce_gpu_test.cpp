@@ -1,10 +1,8 @@
 // cuda_bce's hopper kernel on CUDA device 0 along both ways to a tile's descriptor
-// (bce_tile_runs.hpp): computed from the tiles' runs in the launch's parameters, or loaded, and
-// along the ways a row finds its end (bce_row_ends.hpp): its block's width, its length, or its
-// first padding slot. The conformance matrices reach only the runs (no row there is cut into
-// pieces, no partition has more than 8 blocks), so here: rows of ~40000 entries cut into pieces
-// at every block size, nine blocks of one and of two lengths, the nine-length matrix in two
-// blocks (runs) and a block of short rows with a few long ones, both precisions, against the
+// (bce_tile_runs.hpp): computed from the tiles' runs in the launch's parameters, or loaded. The
+// conformance matrices reach only the runs (no row there is cut into pieces, no partition has
+// more than 8 blocks), so here: rows of 40000 entries cut into pieces at every block size, nine
+// blocks, and the nine-length matrix in two blocks (runs), both precisions, against the
 // double-precision reference (label `gpu`: skips visibly without a CUDA device).
 
 #include <gtest/gtest.h>
@@ -51,8 +49,7 @@ CsrMatrix<double> rows_of(const std::vector<std::int64_t>& lengths, std::int64_t
 
 struct HopperCandidate {
   Candidate candidate;
-  bool runs = false;           // the operator passes the tiles as runs (bce_tile_runs serves)
-  bool reads_lengths = false;  // some tile reads its rows' lengths (else width or padding)
+  bool runs = false;  // the operator passes the tiles as runs (bce_tile_runs serves)
 };
 
 HopperCandidate hopper_candidate(const CsrMatrix<double>& m,
@@ -71,9 +68,7 @@ HopperCandidate hopper_candidate(const CsrMatrix<double>& m,
                         .launch = {.block_size = block,
                                    .threads_per_row = 1,
                                    .grid_size = static_cast<std::uint32_t>(tiles.size())}},
-          .runs = bce_tile_runs(descriptors, block, resident_threads).has_value(),
-          .reads_lengths = std::ranges::any_of(
-              descriptors, [](const BceTileDescriptor& d) { return d.reads_lengths != 0; })};
+          .runs = bce_tile_runs(descriptors, block, resident_threads).has_value()};
 }
 
 // Built once, checked twice (testing::expect_operator_matches_reference): a split row's
@@ -92,33 +87,21 @@ struct Case {
   std::string name;
   CsrMatrix<double> matrix;
   std::vector<std::int64_t> boundaries;
-  // The paths it is for: tiles as runs (else descriptors loaded); rows ending at their
-  // lengths in some block (else at the width or their first padding slot, bce_row_ends.hpp).
-  bool runs;
-  bool reads_lengths;
+  bool runs;  // the path it is for: tiles as runs (else descriptors loaded)
 };
 
 std::vector<Case> kernel_cases(std::mt19937_64& rng) {
-  // Three rows of 39750-39950 among 300 of 0-5 entries: a block of block-wide rows, cut into
-  // pieces at every block size (> 512 lanes x 64 slots), which read their lengths.
+  // Three rows of 40000 among 300 of 0-5 entries: a block of block-wide rows, cut into pieces
+  // at every block size (40000 > 512 lanes x 64 slots).
   std::vector<std::int64_t> long_rows;
-  for (std::int64_t r = 0; r < 303; ++r) long_rows.push_back(r % 100 == 50 ? 40000 - r : r % 6);
+  for (std::int64_t r = 0; r < 303; ++r) long_rows.push_back(r % 100 == 50 ? 40000 : r % 6);
   // Rows of 1..9 entries, 60 of each, the lengths interleaved: no block is a run of caller rows.
   std::vector<std::int64_t> nine_lengths;
   for (std::int64_t r = 0; r < 540; ++r) nine_lengths.push_back(1 + r % 9);
   const CsrMatrix<double> nine = rows_of(nine_lengths, 700, rng);
-  // Rows of 1..18: nine blocks of two lengths each, the shorter rows stopping at their padding.
-  std::vector<std::int64_t> eighteen_lengths;
-  for (std::int64_t r = 0; r < 540; ++r) eighteen_lengths.push_back(1 + r % 18);
-  // Rows of 1 with one in a hundred of 12, one block: the lengths are read.
-  std::vector<std::int64_t> few_long;
-  for (std::int64_t r = 0; r < 3000; ++r) few_long.push_back(r % 100 == 7 ? 12 : 1);
-  return {{"rows in pieces", rows_of(long_rows, 50000, rng), {5}, false, true},
-          {"nine blocks", nine, {1, 2, 3, 4, 5, 6, 7, 8}, false, false},
-          {"nine blocks of two lengths", rows_of(eighteen_lengths, 700, rng),
-           {2, 4, 6, 8, 10, 12, 14, 16}, false, false},
-          {"two blocks", nine, {4}, true, false},
-          {"few long rows", rows_of(few_long, 700, rng), {}, true, true}};
+  return {{"rows in pieces", rows_of(long_rows, 50000, rng), {5}, false},
+          {"nine blocks", nine, {1, 2, 3, 4, 5, 6, 7, 8}, false},
+          {"two blocks", nine, {4}, true}};
 }
 
 // Without a GPU: each case reaches the path it is for at every block size (H100's resident
@@ -132,7 +115,6 @@ TEST(CudaBceKernels, EachCaseReachesItsPath) {
       const HopperCandidate h =
           hopper_candidate(c.matrix, c.boundaries, block, bce_resident_threads(testing::h100()));
       EXPECT_EQ(h.runs, c.runs);
-      EXPECT_EQ(h.reads_lengths, c.reads_lengths);
       // The builder's own check, which the GPU test's build makes first.
       EXPECT_NO_THROW(CudaBceRules::check_candidate(
           h.candidate,
@@ -153,7 +135,6 @@ TEST(CudaBceKernels, DescriptorsAndTileRunsMatchTheReference) {
       const HopperCandidate h = hopper_candidate(c.matrix, c.boundaries, block, resident);
       SCOPED_TRACE(c.name + ", block size " + std::to_string(block));
       ASSERT_EQ(h.runs, c.runs) << "the case no longer reaches the path it is for";
-      ASSERT_EQ(h.reads_lengths, c.reads_lengths) << "the case no longer ends rows as it is for";
       expect_matches_reference<float>(*device, c.matrix, h.candidate, rng);
       expect_matches_reference<double>(*device, c.matrix, h.candidate, rng);
     }

@@ -25,7 +25,6 @@
 #include "core/plan.hpp"
 #include "kernels/formats/common/sell_layout.hpp"
 #include "kernels/formats/cuda_bce/bce_layout.hpp"
-#include "kernels/formats/cuda_bce/bce_row_ends.hpp"
 #include "kernels/formats/cuda_bce/bce_row_runs.hpp"
 #include "kernels/formats/cuda_bce/bce_tile_runs.hpp"
 #include "kernels/formats/cuda_bce/cuda_bce_rules.hpp"
@@ -341,14 +340,10 @@ TEST(CudaBceRules, EveryCandidateOnTheConformanceMatricesBuildsAndIsBoundedByDev
       const auto split = static_cast<std::uint64_t>(tiles.partials * 8 + tiles.counters * 4);
       // What CudaBceOperator uploads: Ap and N (k + 2 int64), rowNo, the slots; paper: 2 int32
       // a tile and Aw and blockPos (int64 a block and the empty rows' block); hopper: a 64-byte
-      // descriptor a tile, the row lengths where a tile reads them, and where split rows exist
-      // 2 int64 a block and their piece sums and counts.
-      const bool reads_lengths =
-          hopper && std::ranges::any_of(bce_tile_descriptors(bce, tiles),
-                                        [](const BceTileDescriptor& d) { return d.reads_lengths; });
+      // descriptor a tile, the row lengths, and where split rows exist 2 int64 a block and
+      // their piece sums and counts.
       const auto per_tile = [&](std::uint64_t n) {
-        return hopper ? n * 64 + (reads_lengths ? bce.row_lengths.size() * 4 : 0) +
-                            (tiles.counters > 0 ? (k + 1) * 16 : 0)
+        return hopper ? n * 64 + bce.row_lengths.size() * 4 + (tiles.counters > 0 ? (k + 1) * 16 : 0)
                       : n * 8 + (k + 1) * 16;
       };
       const std::uint64_t common = (k + 2) * 8 + bce.row_no.size() * 4 + bce.offsets.size() * 4 +
@@ -735,46 +730,31 @@ TEST(CudaBceLayout, DescriptorsCarryEachTilesSlotsLengthsAndRowBase) {
   const BceLayout<double> bce = make_bce_layout<double>(m, boundaries, tiles.block_lanes);
   const std::vector<BceTileDescriptor> d = bce_tile_descriptors(bce, tiles);
   ASSERT_EQ(d.size(), 3u);
-  // Block 2: positions 2..6, its slots after block 1's 2 x 1, a step of its 5 rows; every row
-  // of a block has its one length, so none is read and each ends at the width.
+  const std::int32_t unsplit = std::numeric_limits<std::int32_t>::max();
+  // Block 2: positions 2..6, its slots after block 1's 2 x 1, a step of its 5 rows.
   EXPECT_EQ(d[0], (BceTileDescriptor{.slot_base = 2, .step = 5, .first_row = 2, .end_row = 7,
-                                     .row_base = -1, .lanes = 1, .reads_lengths = 0,
-                                     .min_length = 5, .first_slot = 0, .slot_end = 5,
+                                     .row_base = -1, .lanes = 1, .uniform_length = 5,
+                                     .min_length = 5, .first_slot = 0, .slot_end = unsplit,
                                      .block = 1, .piece = 0, .pieces = 1}));
   EXPECT_EQ(d[1], (BceTileDescriptor{.slot_base = 0, .step = 2, .first_row = 0, .end_row = 2,
-                                     .row_base = -1, .lanes = 1, .reads_lengths = 0,
-                                     .min_length = 1, .first_slot = 0, .slot_end = 1,
+                                     .row_base = -1, .lanes = 1, .uniform_length = 1,
+                                     .min_length = 1, .first_slot = 0, .slot_end = unsplit,
                                      .block = 0, .piece = 0, .pieces = 1}));
   // The empty row: consecutive (its own base), no slots.
   EXPECT_EQ(d[2], (BceTileDescriptor{.slot_base = 27, .step = 1, .first_row = 7, .end_row = 8,
-                                     .row_base = 7, .lanes = 1, .reads_lengths = 0,
-                                     .min_length = 0, .first_slot = 0, .slot_end = 0,
+                                     .row_base = 7, .lanes = 1, .uniform_length = 0,
+                                     .min_length = 0, .first_slot = 0, .slot_end = unsplit,
                                      .block = 2, .piece = 0, .pieces = 1}));
-  // One block of rows of 2, 3 and 5 entries, a third each: nearly every warp holds a row of 5,
-  // so stopping at the padding reads no slot a length would spare; every row has 2.
+  // One block of rows of 2, 3 and 5 entries: no uniform length, every row has 2.
   std::mt19937_64 rng(testing::test_seed());
   const CsrMatrix<double> varied = rows_of_lengths(rng, {{2, 40}, {3, 40}, {5, 40}}, 0, 20);
   const BceTiles one = make_bce_tiles(bce_block_shapes(df_features(varied), {}),
                                       BceVariant::hopper, 32, kH100ResidentThreads);
   const BceLayout<double> one_layout = make_bce_layout<double>(varied, {}, one.block_lanes);
   for (const BceTileDescriptor& t : bce_tile_descriptors(one_layout, one)) {
-    EXPECT_EQ(t.reads_lengths, 0);
+    EXPECT_EQ(t.uniform_length, -1);
     EXPECT_EQ(t.min_length, 2);
-    EXPECT_EQ(t.slot_end, 5);
   }
-  // Rows of 1 with one in a hundred of 12: most warps end after a slot, and the padding stop
-  // would walk four: the lengths are read.
-  const CsrMatrix<double> few_long = rows_of_lengths(rng, {{1, 3000}, {12, 30}}, 0, 50);
-  const BceTiles few_long_tiles = make_bce_tiles(bce_block_shapes(df_features(few_long), {}),
-                                                 BceVariant::hopper, 32, kH100ResidentThreads);
-  const BceLayout<double> few_long_layout =
-      make_bce_layout<double>(few_long, {}, few_long_tiles.block_lanes);
-  for (const BceTileDescriptor& t : bce_tile_descriptors(few_long_layout, few_long_tiles)) {
-    EXPECT_EQ(t.reads_lengths, 1);
-    EXPECT_EQ(t.slot_end, 12);
-  }
-  expect_matches_csr<double>(few_long, {}, BceVariant::hopper, 32, "lengths read");
-  expect_matches_csr<double>(varied, {}, BceVariant::hopper, 32, "padding stop");
 }
 
 // The hopper kernel's tiles as launch parameters (bce_tile_runs.hpp): every tile's descriptor,
@@ -1047,9 +1027,7 @@ TEST(CudaBceRules, BlocksOfScatteredRowsCarryTheirRowMapAndYSectorBytes) {
   const std::vector<FormatPart> one = rules.parts(f, candidate({}, 1));
   ASSERT_EQ(one.size(), 1u);
   EXPECT_EQ(one[0].scattered_row_runs, 0);     // one run: y written in order
-  // Two lengths, but every warp holds a row of 3 and the padding stop walks no more: no
-  // lengths read; rowNo skipped.
-  EXPECT_EQ(one[0].row_map_bytes, 0u);
+  EXPECT_EQ(one[0].row_map_bytes, 1000u * 4);  // row lengths (two lengths); rowNo skipped
   const std::vector<FormatPart> paper = rules.parts(f, candidate({}, 0));
   EXPECT_EQ(paper[0].row_map_bytes, 1000u * 4);  // rowNo, always read by Algorithm 4
   // Without the feature nothing is known of where the rows lie: nothing charged for runs.
@@ -1214,55 +1192,6 @@ TEST(CudaBceRules, StoredPlanRevalidatesStructurallyAndBadParamsAreRejectedPreci
   bad.params = FieldSet::of(CudaEllParams{.ell_width = 7});
   EXPECT_FALSE(rules.is_valid(bad, f, h100));
   EXPECT_THAT(error_of([&] { CudaBceRules::check_candidate(bad, f); }), HasSubstr("cuda_bce"));
-}
-
-// How a hopper row finds its end (bce_row_ends.hpp), on DF slices worked by hand.
-TEST(CudaBceRowEnds, PaddingStopWalksToTheGroupOfTheFirstPaddingSlot) {
-  // Shortest 3, width 5, one lane: a row of 3 or 4 walks slots 3-6 as one group, cut at 5.
-  EXPECT_THAT(bce_padding_stop_lengths(std::vector<RowLengthCount>{{3, 1}, {4, 2}, {5, 10}}, 1),
-              ElementsAre(RowLengthCount{5, 13}));
-  // Shortest 1, width 20: a row of 2 walks 1-4, of 5 walks 1-4 and 5-8, of 20 its width.
-  EXPECT_THAT(
-      bce_padding_stop_lengths(std::vector<RowLengthCount>{{1, 4}, {2, 1}, {5, 2}, {20, 3}}, 1),
-      ElementsAre(RowLengthCount{5, 5}, RowLengthCount{9, 2}, RowLengthCount{20, 3}));
-  // Two lanes walk groups of 8 slots: a row of 2 (shortest 1) to 9.
-  EXPECT_THAT(bce_padding_stop_lengths(std::vector<RowLengthCount>{{1, 4}, {2, 1}, {40, 1}}, 2),
-              ElementsAre(RowLengthCount{9, 5}, RowLengthCount{40, 1}));
-  EXPECT_TRUE(bce_padding_stop_lengths(std::vector<RowLengthCount>{}, 1).empty());
-}
-
-TEST(CudaBceRowEnds, WarpWalksTheLongestOfItsRows) {
-  // One length: every warp walks it.
-  EXPECT_DOUBLE_EQ(bce_warp_walked_width(std::vector<RowLengthCount>{{7, 100}}, 1), 7.0);
-  // Half the rows of 1, half of 3: a warp of 32 independent rows walks 1 only when all are 1.
-  const double all_short = std::pow(0.5, 32);
-  EXPECT_DOUBLE_EQ(bce_warp_walked_width(std::vector<RowLengthCount>{{1, 50}, {3, 50}}, 1),
-                   1.0 * all_short + 3.0 * (1.0 - all_short));
-  // Four lanes a row: 8 independent rows a warp.
-  const double eight_short = std::pow(0.5, 8);
-  EXPECT_DOUBLE_EQ(bce_warp_walked_width(std::vector<RowLengthCount>{{1, 50}, {3, 50}}, 4),
-                   1.0 * eight_short + 3.0 * (1.0 - eight_short));
-  EXPECT_EQ(bce_warp_walked_width(std::vector<RowLengthCount>{}, 1), 0.0);
-  // Rows shared by walkers: ceil(length / walkers) each, as many walked rows as walkers.
-  EXPECT_THAT(bce_walked_rows(std::vector<RowLengthCount>{{5, 2}, {6, 1}, {9, 1}}, 2),
-              ElementsAre(RowLengthCount{3, 6}, RowLengthCount{5, 2}));
-}
-
-TEST(CudaBceRowEnds, LengthsAreReadWhereThePaddingWouldCostMore) {
-  // One length, or no rows: nothing to find.
-  EXPECT_FALSE(bce_block_reads_lengths(std::vector<RowLengthCount>{{5, 1000}}, 1));
-  EXPECT_FALSE(bce_block_reads_lengths(std::vector<RowLengthCount>{}, 1));
-  // A stencil's block: nearly every warp holds a row of the width, no slot more is walked.
-  EXPECT_FALSE(
-      bce_block_reads_lengths(std::vector<RowLengthCount>{{3, 4}, {4, 8000}, {5, 4000000}}, 1));
-  // Rows of 1 among 1 % of 12: a warp ends after one slot 72 % of the time, the padding stop
-  // after four (3 x 0.72 x 12 bytes a row past the 4 of a length).
-  EXPECT_TRUE(bce_block_reads_lengths(std::vector<RowLengthCount>{{1, 9900}, {12, 100}}, 1));
-  // Rows of 8-11 among which a warp nearly always holds an 11: the padding stop walks no more.
-  EXPECT_FALSE(bce_block_reads_lengths(
-      std::vector<RowLengthCount>{{8, 100}, {9, 100}, {10, 100}, {11, 100}}, 1));
-  // A warp or a block a row: always read.
-  EXPECT_TRUE(bce_block_reads_lengths(std::vector<RowLengthCount>{{300, 10}, {301, 10}}, 32));
 }
 
 }  // namespace

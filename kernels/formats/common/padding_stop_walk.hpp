@@ -1,9 +1,10 @@
 #pragma once
-// What the warps of an ELL-style kernel walk when each row stops at its first padding slot
-// (grouped_slot_sum in spmv_device.cuh, and cuda_bce's hopper rows, bce_row_ends.hpp): the
-// slots are loaded in groups whose loads are issued together, so a row walks on to the end of
-// the group that holds its first padding slot, and a warp walks (and moves the bytes of) the
-// longest walk of its rows. Pure C++, for the models.
+// What the warps of an ELL kernel walk when each row stops at its first padding slot
+// (grouped_slot_sum in spmv_device.cuh: cuda_ell, cuda_hyb's ELL part): the slots are loaded in
+// groups whose loads are issued together, so a row walks on to the end of the group that holds
+// its first padding slot, and a warp walks (and moves the bytes of) the longest walk of its
+// rows. Pure C++, for the models (the ell family; cuda_bce's warps, whose rows stop at their
+// lengths, take expected_warp_walk alone).
 
 #include <cstdint>
 #include <span>

@@ -6,13 +6,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
 #include <optional>
 #include <string>
 
 #include "core/error.hpp"
 #include "kernels/formats/common/sell_layout.hpp"
-#include "kernels/formats/cuda_bce/bce_row_ends.hpp"
 #include "partition/row_length_distribution.hpp"
 #include "partition/row_reordering.hpp"
 
@@ -366,23 +364,18 @@ std::vector<BceTileDescriptor> bce_tile_descriptors(const BceLayout<Value>& layo
   check_interleaved_for(layout, tiles);
   const std::int64_t k = layout.blocks();
   const std::int64_t non_empty = k == 0 ? 0 : layout.block_row_offsets.back();
-  // Per block (the empty rows as block k): its first position, rows, its rows' shortest and
-  // longest lengths, and whether the kernel reads their lengths (from the block's DF slice).
+  // Per block (the empty rows as block k): its first position, rows, first slot, and its
+  // rows' shortest and longest lengths.
   std::vector<std::int64_t> begin(static_cast<std::size_t>(k) + 1), rows(begin.size());
   std::vector<std::int32_t> shortest(begin.size(), 0), longest(begin.size(), 0);
-  std::vector<bool> reads_lengths(begin.size(), false);
   for (std::int64_t b = 0; b <= k; ++b) {
     begin[b] = b < k ? layout.block_row_offsets[b] : non_empty;
     rows[b] = (b < k ? layout.block_row_offsets[b + 1] : layout.rows) - begin[b];
     if (rows[b] == 0) continue;
-    std::map<std::int32_t, std::int64_t> rows_of_length;
-    for (std::int64_t p = begin[b]; p < begin[b] + rows[b]; ++p)
-      ++rows_of_length[layout.row_lengths[static_cast<std::size_t>(p)]];
-    std::vector<RowLengthCount> sets;
-    for (const auto& [length, count] : rows_of_length) sets.push_back({length, count});
-    shortest[b] = static_cast<std::int32_t>(sets.front().length);
-    longest[b] = static_cast<std::int32_t>(sets.back().length);
-    reads_lengths[b] = bce_block_reads_lengths(sets, tiles.block_lanes[b]);
+    const auto first = layout.row_lengths.begin() + begin[b];
+    const auto [lo, hi] = std::minmax_element(first, first + rows[b]);
+    shortest[b] = *lo;
+    longest[b] = *hi;
   }
   const std::vector<std::int32_t> row_bases = bce_tile_row_bases(layout.row_no, tiles);
   std::vector<BceTileDescriptor> descriptors(static_cast<std::size_t>(tiles.size()));
@@ -401,12 +394,11 @@ std::vector<BceTileDescriptor> bce_tile_descriptors(const BceLayout<Value>& layo
     d.step = step;
     d.row_base = row_bases[static_cast<std::size_t>(t)];
     d.lanes = lanes;
-    d.reads_lengths = reads_lengths[b] ? 1 : 0;
+    d.uniform_length = shortest[b] == longest[b] ? shortest[b] : -1;
     d.min_length = shortest[b];
     d.first_slot = static_cast<std::int32_t>(pieces > 1 ? piece * piece_slots : 0);
-    d.slot_end = pieces > 1 ? static_cast<std::int32_t>(
-                                  std::min<std::int64_t>((piece + 1) * piece_slots, longest[b]))
-                            : longest[b];
+    d.slot_end = pieces > 1 ? static_cast<std::int32_t>((piece + 1) * piece_slots)
+                            : std::numeric_limits<std::int32_t>::max();
     d.block = b;
     d.piece = piece;
     d.pieces = pieces;
@@ -429,14 +421,13 @@ Value hopper_row_sum(const BceLayout<Value>& layout, const BceTileDescriptor& d,
   }
   const std::int32_t lanes = d.lanes;
   lane_sums.assign(static_cast<std::size_t>(lanes), Value(0));
-  // The kernel's two walks (the slots below min_length, then the rest of the row up to its
-  // length or its first padding slot) add in one ascending order, so one walk replays them.
-  const std::int32_t last = d.reads_lengths != 0 ? std::min(length, d.slot_end) : d.slot_end;
+  // The kernel's two walks (the slots below min_length, then the rest of the row) add in one
+  // ascending order, so one walk replays them.
+  const std::int32_t last = std::min(length, d.slot_end);
   for (std::int32_t lane = 0; lane < lanes; ++lane) {
     std::int64_t slot = d.slot_base + lane0 + lane;
     for (std::int32_t i = d.first_slot + lane; i < last; i += lanes, slot += d.step) {
       const auto idx = static_cast<std::size_t>(slot);
-      if (layout.offsets[idx] == kPaddingColumn) break;  // the row's end (no later entry)
       lane_sums[lane] += layout.values[idx] * x[layout.offsets[idx]];
     }
   }

@@ -218,15 +218,14 @@ struct alignas(16) BceTileDescriptor {
   std::int32_t end_row = 0;    // one past its last
   std::int32_t row_base = -1;  // bce_tile_row_bases: the caller's row of first_row, or -1
   std::int32_t lanes = 1;      // L of the tile's block
-  // 1 where the kernel reads each row's length (row_lengths), 0 where a row ends at slot_end or
-  // at its first padding slot (bce_block_reads_lengths).
-  std::int32_t reads_lengths = 0;
+  // The length of every row of the block where all have one (the kernel reads no length),
+  // else -1.
+  std::int32_t uniform_length = -1;
   // The shortest row of the block: the slots below it exist in every row, so the kernel walks
-  // them without looking for the row's end (while its length is still loading, if it reads one).
+  // them while its row's own length is still loading.
   std::int32_t min_length = 0;
   // The slots of the row this tile walks: [first_slot, slot_end) of its piece
-  // (q * L * kBceSlotsPerLanePerPiece onwards), cut at the block's width W; [0, W) for an
-  // unsplit row.
+  // (q * L * kBceSlotsPerLanePerPiece onwards), [0, INT32_MAX) for an unsplit row.
   std::int32_t first_slot = 0;
   std::int32_t slot_end = 0;
   std::int32_t block = 0;   // the tile's block (a split row's piece sums and count)
@@ -237,10 +236,9 @@ struct alignas(16) BceTileDescriptor {
 };
 static_assert(sizeof(BceTileDescriptor) == 64, "four 16-byte loads");
 
-// One descriptor per tile of `tiles` over `layout` (interleaved for the tiles' lanes), each
-// block's shortest row and whether it reads its rows' lengths from the layout's row lengths.
-// Throws Error(invalid_argument) when the layout was not interleaved for the tiles' lanes.
-// O(N log D), D the distinct lengths of a block.
+// One descriptor per tile of `tiles` over `layout` (interleaved for the tiles' lanes), the
+// blocks' uniform and shortest lengths from the layout's row lengths. Throws
+// Error(invalid_argument) when the layout was not interleaved for the tiles' lanes. O(N).
 template <typename Value>
 std::vector<BceTileDescriptor> bce_tile_descriptors(const BceLayout<Value>& layout,
                                                     const BceTiles& tiles);
@@ -251,12 +249,11 @@ std::vector<BceTileDescriptor> bce_tile_descriptors(const BceLayout<Value>& layo
 // bce_tile_descriptors) and in the order the GPU kernel adds (lanes reduced by xor shuffles
 // within each warp; a block-wide row's warp sums then by one more warp's xor shuffles; a split
 // row's piece sums from 0 in piece order): the unit tests' check of the layout, the
-// descriptors and the kernels' index arithmetic. Hopper rows end where the kernel ends them
-// (their length where the descriptor reads lengths, else slot_end or the first padding slot).
-// x and y in the caller's order; hopper rows written through the descriptor's row base where
-// the tile has one, through rowNo elsewhere (paper: rowNo always, as Algorithm 4). Throws
-// Error(invalid_argument) when the layout was not interleaved for the tiles' lanes, or (hopper)
-// a row is shorter than its descriptor's min_length.
+// descriptors and the kernels' index arithmetic. x and y in the caller's order; hopper rows
+// written through the descriptor's row base where the tile has one, through rowNo elsewhere
+// (paper: rowNo always, as Algorithm 4). Throws Error(invalid_argument) when the layout was not
+// interleaved for the tiles' lanes, or (hopper) a row is shorter than its descriptor's
+// min_length.
 template <typename Value>
 void bce_reference_multiply(const BceLayout<Value>& layout, const BceTiles& tiles,
                             BceVariant variant, std::uint32_t block_size, const Value* x, Value* y,

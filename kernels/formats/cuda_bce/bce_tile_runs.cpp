@@ -7,7 +7,7 @@ namespace {
 // The fields the kernel reads of a tile without a split row (the row base apart).
 bool same_geometry(const BceTileDescriptor& a, const BceTileDescriptor& b) {
   return a.slot_base == b.slot_base && a.step == b.step && a.first_row == b.first_row &&
-         a.end_row == b.end_row && a.lanes == b.lanes && a.reads_lengths == b.reads_lengths &&
+         a.end_row == b.end_row && a.lanes == b.lanes && a.uniform_length == b.uniform_length &&
          a.min_length == b.min_length && a.first_slot == b.first_slot && a.slot_end == b.slot_end &&
          a.block == b.block && a.pieces == b.pieces;
 }
@@ -33,9 +33,8 @@ std::optional<BceTileRuns> bce_tile_runs(std::span<const BceTileDescriptor> desc
                      .end_row = descriptors[static_cast<std::size_t>(end - 1)].end_row,
                      .rows_per_tile = static_cast<std::int32_t>(block_size) / first.lanes,
                      .lanes = first.lanes,
-                     .reads_lengths = first.reads_lengths,
+                     .uniform_length = first.uniform_length,
                      .min_length = first.min_length,
-                     .slot_end = first.slot_end,
                      .row_base = first.row_base,
                      .block = first.block};
     bool some_base = false, every_base = true;

@@ -5,12 +5,13 @@
 // GPU once (a matrix in L2: one wave of blocks, each a chain of latencies) waits for it once
 // more than our ELL, whose geometry is arithmetic. The tiles of one BCE block are consecutive
 // and evenly spaced (make_bce_tiles: rows_per_tile = block_size / lanes), so a run needs its
-// first tile, row and slot, its last row, and the block's lanes, step, lengths and width; a
-// tile's descriptor is then bce_tile_from_runs (the kernel's own arithmetic, unit-tested on
-// the host against bce_tile_descriptors).
+// first tile, row and slot, its last row, and the block's lanes, step and lengths; a tile's
+// descriptor is then bce_tile_from_runs (the kernel's own arithmetic, unit-tested on the host
+// against bce_tile_descriptors).
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 
@@ -37,9 +38,8 @@ struct BceTileRun {
   std::int32_t end_row = 0;    // one past the run's last position
   std::int32_t rows_per_tile = 0;
   std::int32_t lanes = 1;
-  std::int32_t reads_lengths = 0;
+  std::int32_t uniform_length = -1;
   std::int32_t min_length = 0;
-  std::int32_t slot_end = 0;  // the block's width
   // The caller's row of first_row where every position of the run is the next caller row
   // (k = 1 without empty rows, a block of one run), else -1: the kernel then reads rowNo.
   std::int32_t row_base = -1;
@@ -70,10 +70,10 @@ SPMVD_BCE_HOST_DEVICE BceTileDescriptor bce_tile_from_runs(const BceTileRuns& r,
   t.step = run.step;
   t.row_base = run.row_base >= 0 ? run.row_base + offset : -1;
   t.lanes = run.lanes;
-  t.reads_lengths = run.reads_lengths;
+  t.uniform_length = run.uniform_length;
   t.min_length = run.min_length;
   t.first_slot = 0;
-  t.slot_end = run.slot_end;
+  t.slot_end = std::numeric_limits<std::int32_t>::max();
   t.block = run.block;
   t.piece = 0;
   t.pieces = 1;

@@ -1,4 +1,3 @@
-#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <optional>
@@ -29,10 +28,9 @@ struct BcePaperArrays {
   const std::int32_t* offsets;
 };
 
-// The hopper kernel's: a descriptor per tile (bce_tile_descriptors), the rows' lengths (null
-// where no tile reads them) and rowNo, and for split rows (BceTiles) where each block's rows
-// start, their piece sums and arrival counts start, and the counts themselves (zero between
-// launches).
+// The hopper kernel's: a descriptor per tile (bce_tile_descriptors), the rows' lengths and
+// rowNo, and for split rows (BceTiles) where each block's rows start, their piece sums and
+// arrival counts start, and the counts themselves (zero between launches).
 struct BceHopperArrays {
   const BceTileDescriptor* tiles;
   const std::int32_t* row_lengths;  // N
@@ -114,10 +112,8 @@ struct BceSlotWalk {
 // stands between them. A loop that tests its bound each slot, even unrolled, walks slot by slot:
 // the next slot's loads wait behind the bound's branch and the previous gather's use, a memory
 // latency each (the ptx of `#pragma unroll 4` over such a loop: a branch after every slot;
-// cuda_ell's grouped_slot_sum says what that cost ELL). kStopsAtPadding: the row may end before
-// `end`, at its first padding slot (kPaddingColumn < 0, value 0: its x is not gathered, and the
-// walk ends with that group, as grouped_slot_sum's rows do); bce_row_ends.hpp says when.
-template <bool kStopsAtPadding, typename Value>
+// cuda_ell's grouped_slot_sum says what that cost ELL).
+template <typename Value>
 __device__ __forceinline__ void walk_slots(Value& sum, BceSlotWalk& walk, std::int32_t end,
                                            std::int32_t lanes, std::int64_t step,
                                            const Value* __restrict__ values,
@@ -134,8 +130,7 @@ __device__ __forceinline__ void walk_slots(Value& sum, BceSlotWalk& walk, std::i
     }
     Value gathered[4];
 #pragma unroll
-    for (int k = 0; k < 4; ++k)
-      gathered[k] = kStopsAtPadding && column[k] < 0 ? Value(0) : __ldg(x + column[k]);
+    for (int k = 0; k < 4; ++k) gathered[k] = __ldg(x + column[k]);
     // Stops at the row's first slot at or past `end` (the next walk starts there).
 #pragma unroll
     for (int k = 0; k < 4; ++k) {
@@ -145,14 +140,11 @@ __device__ __forceinline__ void walk_slots(Value& sum, BceSlotWalk& walk, std::i
         walk.slot += step;
       }
     }
-    if (kStopsAtPadding && column[3] < 0) return;  // the row ended in this group
   }
 }
 
-// The Hopper variant: each row stops at its own end, not the block's width: the block's one
-// length where all its rows have it, else its length (row_lengths) or its first padding slot,
-// whichever moves fewer bytes (the descriptor's reads_lengths, bce_row_ends.hpp). The rows of a
-// wide block are shared by `lanes` consecutive lanes
+// The Hopper variant: each row reads exactly its own length (row_lengths, or the block's one
+// length where all its rows have it), so no slot is tested and no padding is read; the rows of a wide block are shared by `lanes` consecutive lanes
 // (bce_lanes_per_row: 1, 2, 4, 32 or the whole CUDA block, uniform over the tile, so every
 // branch on it is uniform), lane l taking slots l, l + lanes, ..., reduced by xor shuffles
 // within the warp and, for a block-wide row, across the warps through shared memory. The block
@@ -188,17 +180,14 @@ __global__ void __launch_bounds__(kBceMaxBlockSize, kBceFullOccupancyBlocks)
   const std::int64_t row = !writes           ? 0
                            : t.row_base >= 0 ? std::int64_t{t.row_base} + row_in_tile
                                              : std::int64_t{__ldg(a.row_no + position)};
-  const std::int32_t length =
-      active && t.reads_lengths != 0 ? __ldg(a.row_lengths + position) : 0;
+  const std::int32_t length = !active                  ? 0
+                              : t.uniform_length >= 0 ? t.uniform_length
+                                                      : __ldg(a.row_lengths + position);
   BceSlotWalk walk{.slot = t.slot_base + threadIdx.x, .i = t.first_slot + lane};
   Value sum = 0;
-  walk_slots<false>(sum, walk, active ? min(t.min_length, t.slot_end) : 0, lanes, t.step, values,
-                    a.offsets, x);
-  if (t.reads_lengths != 0) {
-    walk_slots<false>(sum, walk, min(length, t.slot_end), lanes, t.step, values, a.offsets, x);
-  } else {
-    walk_slots<true>(sum, walk, active ? t.slot_end : 0, lanes, t.step, values, a.offsets, x);
-  }
+  walk_slots(sum, walk, active ? min(t.min_length, t.slot_end) : 0, lanes, t.step, values,
+             a.offsets, x);
+  walk_slots(sum, walk, min(length, t.slot_end), lanes, t.step, values, a.offsets, x);
   for (std::int32_t offset = min(lanes, 32) / 2; offset > 0; offset /= 2)
     sum += __shfl_xor_sync(0xffffffffu, sum, offset);
   if (lanes > 32) {
@@ -266,10 +255,7 @@ class CudaBceOperator final : public SpmvOperator {
       block_pos_ = upload(device, bce.block_slot_offsets.data(), bce.block_slot_offsets.size());
     } else {
       if (!runs_) descriptors_ = upload(device, descriptors.data(), descriptors.size());
-      if (std::ranges::any_of(descriptors,
-                              [](const BceTileDescriptor& d) { return d.reads_lengths != 0; })) {
-        row_lengths_ = upload(device, bce.row_lengths.data(), bce.row_lengths.size());
-      }
+      row_lengths_ = upload(device, bce.row_lengths.data(), bce.row_lengths.size());
       if (tiles.counters > 0) {
         block_partial_first_ =
             upload(device, tiles.block_partial_first.data(), tiles.block_partial_first.size());

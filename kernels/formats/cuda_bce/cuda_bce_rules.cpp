@@ -10,8 +10,8 @@
 #include "core/error.hpp"
 #include "core/part_features.hpp"
 #include "kernels/formats/common/builder_checks.hpp"
+#include "kernels/formats/common/padding_stop_walk.hpp"
 #include "kernels/formats/common/rules_support.hpp"
-#include "kernels/formats/cuda_bce/bce_row_ends.hpp"
 #include "kernels/formats/cuda_csr_vector/cuda_csr_vector_rules.hpp"
 #include "kernels/formats/cuda_ell/cuda_ell_rules.hpp"
 #include "partition/opa.hpp"
@@ -25,6 +25,38 @@ namespace {
 constexpr std::uint32_t kPredictedBlockSize = 256;
 
 constexpr std::array<BceVariant, 2> kVariants{BceVariant::paper, BceVariant::hopper};
+
+// Rows shared by `walkers` (lanes, warps) as the rows each walker walks: every row of `length`
+// slots is `walkers` rows of ceil(length / walkers) slots (the same slots and bytes, the chain
+// each walker walks). The sets are ascending, so equal lengths are neighbours: merged as they
+// come, without a map (OPA prices up to 8,256 blocks a matrix); part_features merges any that
+// are not. The identity at one walker.
+std::vector<RowLengthCount> walked_rows(const std::vector<RowLengthCount>& sets,
+                                        std::int64_t walkers) {
+  std::vector<RowLengthCount> out;
+  out.reserve(sets.size());
+  for (const RowLengthCount& set : sets) {
+    const std::int64_t length = (set.length + walkers - 1) / walkers;
+    if (!out.empty() && out.back().length == length)
+      out.back().rows += set.rows * walkers;
+    else
+      out.push_back({length, set.rows * walkers});
+  }
+  return out;
+}
+
+// The slots a warp of the hopper kernel walks in a block of these one-lane rows (walked_rows of
+// the block's DF slice, ascending): each row stops at its own length, so the warp walks the
+// longest of its 32, not the block's width (the paper variant walks the width, padding and
+// all). Expected over rows drawn independently from the slice (a block keeps its rows' order,
+// so a warp's rows are neighbours only in the caller's order; the `lanes` lanes of one row
+// walk alike, so a warp holds 32 / lanes independent rows): expected_warp_walk with R = 32 /
+// lanes. Rounded, at least 1.
+std::int64_t hopper_warp_walked_width(const std::vector<RowLengthCount>& sets,
+                                      std::int32_t lanes) {
+  if (sets.empty()) return 0;
+  return std::max<std::int64_t>(1, std::llround(expected_warp_walk(sets, 32.0 / lanes)));
+}
 
 // How a 1-4-lane block is priced: as its kernel walks it (the prediction), or as its layout
 // stores it, padded to its width with one lane a row (OPA's cost: the layout stores, copies and
@@ -46,39 +78,34 @@ FormatPart block_part(const MatrixFeatures& whole,
   part.runs = FormatPart::Runs::gpu;
   part.launch = 0;  // every block in the one launch of Algorithm 4
   // What the reordering costs beyond the part's own format (bce_row_runs.hpp): the row lengths
-  // (hopper, where the block reads them: bce_block_reads_lengths), rowNo (hopper tiles of
-  // consecutive caller rows skip it: a block of one run), and a y sector again per run where
-  // the block's rows are not consecutive. Without the feature (not extracted) the runs are
-  // unknown and not charged.
+  // (hopper, where the block's rows have more than one), rowNo (hopper tiles of consecutive
+  // caller rows skip it: a block of one run), and a y sector again per run where the block's
+  // rows are not consecutive. Without the feature (not extracted) the runs are unknown and not
+  // charged.
   const std::int64_t row_runs =
       !row_runs_of || sets.empty()
           ? 0
           : bce_block_row_runs(whole, *row_runs_of, sets.front().length, sets.back().length);
   const auto rows = static_cast<std::uint64_t>(shape.rows);
   const bool hopper = variant == BceVariant::hopper;
-  const bool reads_lengths = hopper && bce_block_reads_lengths(sets, lanes);
-  part.row_map_bytes = (reads_lengths ? rows * sizeof(std::int32_t) : 0) +
+  part.row_map_bytes = (hopper && sets.size() > 1 ? rows * sizeof(std::int32_t) : 0) +
                        (!hopper || row_runs > 1 ? rows * sizeof(std::int32_t) : 0);
   part.scattered_row_runs = row_runs > 1 ? row_runs : 0;
   if (lanes <= 4) {
     // ELL (column-major at 1 lane, interleaved at 2-4: coalesced either way), one CUDA block
     // per block_size / lanes rows. The paper variant, and any block as stored, as cuda_ell at
     // the block's width with every row padded to it (Algorithm 4 reads every slot; OPA's stored
-    // price pays for every slot it stores; so the ell family, which walks a padded ELL's rows to
-    // their first padding slot, is shown no padding); the hopper variant's 1-4 lanes a row as
-    // walked: that many one-lane rows (bce_walked_rows) of the lengths they walk to (their own,
-    // or past it to the group of their first padding slot: bce_row_ends.hpp), as wide as its
-    // warps walk (bce_warp_walked_width; at least a slot).
+    // price pays for every slot it stores; so the ell family, which walks a padded ELL's rows
+    // to their first padding slot, is shown no padding); the hopper variant's 1-4 lanes a row
+    // as walked: that many one-lane rows (walked_rows), as wide as its warps walk
+    // (hopper_warp_walked_width).
     const bool walked = hopper && pricing == BlockPricing::walked;
     if (walked) {
-      sets = bce_walked_rows(reads_lengths ? sets : bce_padding_stop_lengths(sets, lanes), lanes);
+      sets = walked_rows(sets, lanes);
     } else if (!sets.empty()) {
       sets = {{shape.width, shape.rows}};
     }
-    const std::int64_t width =
-        !walked || sets.empty()
-            ? shape.width
-            : std::max<std::int64_t>(1, std::llround(bce_warp_walked_width(sets, lanes)));
+    const std::int64_t width = walked ? hopper_warp_walked_width(sets, lanes) : shape.width;
     part.features = part_features(whole, std::move(sets));
     part.candidate = Candidate{
         .format = kCudaEllFormatId,
@@ -91,10 +118,10 @@ FormatPart block_part(const MatrixFeatures& whole,
   }
   // 32 lanes a row. A block-wide row is block_size / 32 warps (times its bce_row_pieces CUDA
   // blocks, for a split row) each walking a 1 / pieces share of it: predicted as that many rows
-  // of ceil(length / pieces) (bce_walked_rows).
+  // of ceil(length / pieces) (walked_rows).
   const std::int64_t pieces =
       lanes / 32 * bce_row_pieces(variant, shape, lanes, block_size);
-  part.features = part_features(whole, bce_walked_rows(sets, pieces));
+  part.features = part_features(whole, walked_rows(sets, pieces));
   part.candidate = Candidate{
       .format = kCudaCsrVectorFormatId,
       .params = {},
@@ -285,24 +312,6 @@ std::optional<FieldSet> CudaBceRules::own_features(const CsrMatrix<double>& matr
   return FieldSet::of(compute_bce_row_runs(matrix, common.distribution));
 }
 
-namespace {
-
-// Whether the hopper kernel reads the rows' lengths in some block (the operator then holds them).
-bool some_block_reads_lengths(const MatrixFeatures& features, const CudaBceParams& params,
-                              std::uint32_t block_size) {
-  for (const std::vector<RowLengthCount>& sets :
-       bce_block_distributions(features, params.boundaries)) {
-    BceBlockShape shape{.rows = 0, .width = sets.empty() ? 0 : sets.back().length};
-    for (const RowLengthCount& set : sets) shape.rows += set.rows;
-    const std::int32_t lanes =
-        bce_lanes_per_row(BceVariant::hopper, shape, block_size, params.resident_threads);
-    if (bce_block_reads_lengths(sets, lanes)) return true;
-  }
-  return false;
-}
-
-}  // namespace
-
 std::uint64_t CudaBceRules::device_bytes(const MatrixFeatures& features, Precision precision,
                                          const Candidate& candidate) const {
   const CudaBceParams params = params_of(candidate);
@@ -325,9 +334,8 @@ std::uint64_t CudaBceRules::device_bytes(const MatrixFeatures& features, Precisi
   }
   // As CudaBceOperator allocates them: Ap (k + 2 int64); rowNo (int32 a row); paper: the
   // tiles' block and first row (int32 each), Aw and blockPos (int64 a block); hopper: a
-  // descriptor a tile, the rows' lengths where a block reads them (bce_block_reads_lengths),
-  // and where split rows exist, where each block's piece sums and counts start (int64 each a
-  // block).
+  // descriptor a tile, the rows' lengths, and where split rows exist, where each block's piece
+  // sums and counts start (int64 each a block).
   const auto rows = static_cast<std::uint64_t>(features.rows);
   const auto blocks = static_cast<std::uint64_t>(shapes.size());
   const std::uint64_t tiles = candidate.launch.grid_size;
@@ -335,10 +343,7 @@ std::uint64_t CudaBceRules::device_bytes(const MatrixFeatures& features, Precisi
   if (variant == BceVariant::paper) {
     tables += tiles * 2 * sizeof(std::int32_t) + blocks * 2 * sizeof(std::int64_t);
   } else {
-    tables += tiles * sizeof(BceTileDescriptor) +
-              (some_block_reads_lengths(features, params, candidate.launch.block_size)
-                   ? rows * sizeof(std::int32_t)
-                   : 0) +
+    tables += tiles * sizeof(BceTileDescriptor) + rows * sizeof(std::int32_t) +
               (counters > 0 ? blocks * 2 * sizeof(std::int64_t) : 0);
   }
   return slots * (sizeof(ColIndex) + value_bytes(precision)) + tables +
