@@ -397,6 +397,11 @@ TEST(CudaBceLayout, HopperLanesGrowToAWarpOrABlockPerRowWhereTheRowsCannotFillTh
   EXPECT_EQ(lanes(67583, 300), 32);
   EXPECT_EQ(lanes(67584, 300), 4);
   EXPECT_EQ(lanes(67584, 50000), 4);
+  EXPECT_EQ(lanes(270335, 20), 2);
+  // As many rows as resident threads: a row a thread fills the GPU, one lane a row.
+  EXPECT_EQ(lanes(270336, 20), 1);
+  EXPECT_EQ(lanes(270336, 300), 1);
+  EXPECT_EQ(lanes(5000000, 27), 1);
   // No device figure (0): never past 4 lanes; the paper variant: always 1.
   EXPECT_EQ(bce_lanes_per_row(BceVariant::hopper, {50, 50000}, 256, 0), 4);
   EXPECT_EQ(bce_lanes_per_row(BceVariant::paper, {50, 50000}, 256, h100), 1);

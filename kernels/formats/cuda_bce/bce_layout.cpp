@@ -241,6 +241,7 @@ std::int32_t bce_lanes_per_row(BceVariant variant, BceBlockShape shape, std::uin
                                std::int64_t resident_threads) noexcept {
   if (variant == BceVariant::paper) return 1;
   const std::int32_t base = shape.width >= 32 ? 4 : shape.width >= 16 ? 2 : 1;
+  if (resident_threads > 0 && shape.rows >= resident_threads) return 1;  // a row a thread fills it
   if (shape.rows * base >= resident_threads) return base;  // the block fills the GPU alone
   if (shape.width >= kBceBlockPerRowMinWidth && shape.rows < resident_threads / 32)
     return static_cast<std::int32_t>(block_size);

@@ -137,12 +137,16 @@ inline constexpr std::int64_t kBceBlockPerRowMinWidth = 1024;
 inline constexpr std::int64_t kBceSlotsPerLanePerPiece = 64;
 
 // Lanes that share one row of a block of this shape. paper: 1 (Algorithm 4). hopper:
-//  - the base: 4 from width 32, 2 from width 16, else 1 (each lane keeps >= 8 slots of the
-//    block's widest row). Kept wherever rows x base >= resident_threads: the block's rows alone
-//    then occupy every thread the GPU keeps resident, enough bytes are in flight on every SM
+//  - one lane a row where the block has at least resident_threads rows: a row a thread then
+//    occupies every thread the GPU keeps resident, enough bytes are in flight on every SM
 //    (Little's law: ~3.35 TB/s x ~0.6 us is ~2 MB, ~16 KB per SM, which 2048 resident threads
-//    with 4 gathers in flight each exceed several times), and more lanes would only add shuffle
-//    steps and leave the lanes of the block's shorter rows idle.
+//    with 4 gathers in flight each exceed several times), and more lanes only add shuffle
+//    steps and leave the lanes of the block's shorter rows idle: against the base below,
+//    banded-17M (width 17) ran 5 % faster, fem-b3-30M 3-7 %, stencil3d-27pt-26M 3-4 % (H100,
+//    2026-12-07, docs/BENCHMARKS.md "BCE's lanes on blocks that fill the GPU").
+//  - else the base: 4 from width 32, 2 from width 16, else 1 (each lane keeps >= 8 slots of the
+//    block's widest row), kept wherever rows x base >= resident_threads (the block's lanes fill
+//    the GPU alone).
 //  - fewer rows than that (the tail of a skewed DF: circuit-3M's 50 rows of 50000) leave SMs
 //    idle, and the time is the row's dependent chain, W / lanes gathers: then a whole CUDA
 //    block (block_size lanes, block-wide reduction) per row from kBceBlockPerRowMinWidth when
