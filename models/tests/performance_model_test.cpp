@@ -208,6 +208,11 @@ TEST(EllFamily, PricesAPaddedEllAtTheWidthItsWarpsWalk) {
   // 8.79 slots: 9.
   EXPECT_NEAR(predict(features_with({{5, 6300}, {10, 100}}, 100)),
               model.predict_shape_ms(9, 6400, 256).ms, 1e-12);
+  // Rows of 10 among 63 times as many empty rows (which walk one group): 6.37 slots, 6.
+  MatrixFeatures sparse = features_with({{10, 100}}, 100);
+  sparse.empty_rows = 6300;
+  sparse.rows += 6300;
+  EXPECT_NEAR(predict(sparse), model.predict_shape_ms(6, 6400, 256).ms, 1e-12);
   // A row longer than the width: the width is a composed format's walk already, kept.
   EXPECT_NEAR(predict(features_with({{1, 5000}, {30, 10}}, 100)),
               model.predict_shape_ms(10, 5010, 256).ms, 1e-12);

@@ -6,15 +6,12 @@
 namespace spmvd {
 
 std::vector<RowLengthCount> padding_stop_walks(std::span<const RowLengthCount> sets,
-                                               std::int64_t walked_first, std::int64_t width,
-                                               std::int64_t group) {
+                                               std::int64_t width, std::int64_t group) {
   std::vector<RowLengthCount> out;
   out.reserve(sets.size());
   for (const RowLengthCount& set : sets) {
     const std::int64_t walked =
-        set.length >= width
-            ? width
-            : std::min(width, walked_first + group * ((set.length - walked_first) / group + 1));
+        set.length >= width ? width : std::min(width, group * (set.length / group + 1));
     if (!out.empty() && out.back().length == walked)
       out.back().rows += set.rows;
     else

@@ -14,14 +14,12 @@
 
 namespace spmvd {
 
-// The rows of `sets` (a DF or a slice of one, ascending; every length >= walked_first) as the
-// slots they walk: slots [0, walked_first) without looking for the end, then groups of `group`
-// slots until the group that holds slot l (a row's first padding slot), all cut at `width`: a
-// row of length l < width walks min(width, walked_first + group (floor((l - walked_first) /
-// group) + 1)), one of the width walks the width. Equal walks merged.
+// The rows of `sets` (a DF or a slice of one, ascending; empty rows as length 0) as the slots
+// they walk: groups of `group` slots from slot 0 until the group that holds slot l (a row's
+// first padding slot), cut at `width`: a row of length l < width walks min(width, group
+// (floor(l / group) + 1)), one of the width walks the width. Equal walks merged.
 std::vector<RowLengthCount> padding_stop_walks(std::span<const RowLengthCount> sets,
-                                               std::int64_t walked_first, std::int64_t width,
-                                               std::int64_t group);
+                                               std::int64_t width, std::int64_t group);
 
 // The expected longest length among `independent_rows` rows drawn from `sets` (ascending):
 // the slots a warp walks when its rows are independent draws from the DF (32 rows a warp at one

@@ -33,11 +33,14 @@ std::optional<CsrVectorModel> one_lane_walk(const CsrVectorRecord* record, Preci
 // the longest such walk of its 32 rows, not the width (rows drawn independently from the DF).
 // The grid's samples are rows of one length, walked to the end. Where some row is longer than
 // the width, the width is already a walk (a composed format's part priced at what its warps
-// walk: cuda_bce, cuda_strip) and is kept, as it is without a DF. At least one slot.
+// walk: cuda_bce, cuda_strip) and is kept, as it is without a DF. An empty row walks the first
+// group. At least one slot.
 std::int64_t walked_width(const MatrixFeatures& features, std::int64_t width) {
   if (features.distribution.empty() || features.row_length_max > width) return width;
-  const double walked =
-      expected_warp_walk(padding_stop_walks(features.distribution, 0, width, 4), 32.0);
+  std::vector<RowLengthCount> rows;
+  if (features.empty_rows > 0) rows.push_back({0, features.empty_rows});
+  rows.insert(rows.end(), features.distribution.begin(), features.distribution.end());
+  const double walked = expected_warp_walk(padding_stop_walks(rows, width, 4), 32.0);
   return std::max<std::int64_t>(1, std::llround(walked));
 }
 
