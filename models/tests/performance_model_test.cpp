@@ -213,6 +213,14 @@ TEST(EllFamily, PricesAPaddedEllAtTheWidthItsWarpsWalk) {
   sparse.empty_rows = 6300;
   sparse.rows += 6300;
   EXPECT_NEAR(predict(sparse), model.predict_shape_ms(6, 6400, 256).ms, 1e-12);
+  // 1000 rows of 1 padded to 10: the walk of 4 (0.0152 ms on this grid) is below a launch of a
+  // few rows of 10 (the grid's fewest rows, 0.02 ms), whose chain a warp holding a row of the
+  // width would walk: the bound.
+  MatrixFeatures few = features_with({{1, 999}, {10, 1}}, 100);
+  EXPECT_NEAR(model.predict_shape_ms(4, 1000, 256).ms, 0.01 * std::pow(2.0, std::log10(4.0)),
+              1e-12);
+  EXPECT_NEAR(predict(few), model.predict_shape_ms(10, 1, 256).ms, 1e-12);
+  EXPECT_NEAR(predict(few), 0.02, 1e-12);
   // A row longer than the width: the width is a composed format's walk already, kept.
   EXPECT_NEAR(predict(features_with({{1, 5000}, {30, 10}}, 100)),
               model.predict_shape_ms(10, 5010, 256).ms, 1e-12);

@@ -59,8 +59,16 @@ class EllFamily final : public FamilyModel {
         in.candidate.params.empty()
             ? in.features.row_length_max
             : static_cast<std::int64_t>(CudaEllRules::params_of(in.candidate).ell_width);
-    Prediction p = model_.predict_shape_ms(walked_width(in.features, width), in.features.rows,
+    const std::int64_t walked = walked_width(in.features, width);
+    Prediction p = model_.predict_shape_ms(walked, in.features.rows,
                                            in.candidate.launch.block_size, in.span_randomness);
+    // The warps of the longest rows still walk the width: at least a launch of a few rows that
+    // long (the grid clamps below its fewest rows: one wave, its time that walk's chain).
+    if (walked < width) {
+      p.ms = std::max(p.ms, model_.predict_shape_ms(width, 1, in.candidate.launch.block_size,
+                                                    in.span_randomness)
+                                .ms);
+    }
     // The grid holds whole launches measured down to a few thousand rows, where they run at the
     // launch latency, and clamps below them: it carries its own floor. The set's floor on top
     // counted it twice (H100 and H200, 2026-11-23, model-accuracy --without launch_floor on the
