@@ -154,6 +154,28 @@ std::vector<Candidate> candidates_for(const CudaBceRules& rules, const MatrixFea
   return out;
 }
 
+// `partition`'s candidates (candidates_for), and beside them, where OPA split the rows, the
+// hopper variant of the one-block partition (k = 1) where its padded slots stay within cuda_ell's
+// bound (kEllMaxPaddingRatio: it stores the same slots). Why: one block keeps the caller's row
+// order (no rowNo, y written in order, x gathered as the matrix lies), which neither the
+// paper's T_c nor OPA's stored price weighs; where the reordering costs more than the padding
+// it saves, only measuring the two tells (H100, 2026-12-07: rowNo and scattered y left BCE
+// 1-7 % behind our ELL on the stencils and 1.5x on road-6M, docs/BENCHMARKS.md).
+std::vector<Candidate> with_one_block(const CudaBceRules& rules, const MatrixFeatures& features,
+                                      const std::vector<std::int64_t>& boundaries,
+                                      std::int64_t resident_threads) {
+  std::vector<Candidate> out = candidates_for(rules, features, boundaries, resident_threads);
+  if (boundaries.empty() ||
+      features.rows * features.row_length_max > kEllMaxPaddingRatio * features.nnz) {
+    return out;
+  }
+  for (Candidate& c : candidates_for(rules, features, {}, resident_threads)) {
+    if (CudaBceRules::params_of(c).variant == static_cast<std::int64_t>(BceVariant::hopper))
+      out.push_back(std::move(c));
+  }
+  return out;
+}
+
 // M_1 .. M_{k-1} of an OPA result (its last upper length is the longest row).
 std::vector<std::int64_t> boundaries_of(const OptimalPartition& partition) {
   std::vector<std::int64_t> out = partition.upper_lengths;
@@ -287,7 +309,7 @@ std::vector<Candidate> CudaBceRules::candidates(const MatrixFeatures& features,
       .transfer_elements_per_ms = 1.0, .sm_elements_per_ms = 1.0,
       .lower_limit_rows = lower_limit_rows, .sm_count = std::max(device.sm_count, 1)});
   const RowVectorSets sets(features.distribution);
-  return candidates_for(*this, features, boundaries_of(optimal_partition(sets, cost)),
+  return with_one_block(*this, features, boundaries_of(optimal_partition(sets, cost)),
                         bce_resident_threads(device));
 }
 
@@ -304,7 +326,7 @@ std::vector<Candidate> CudaBceRules::candidates_chosen_by(const PartTimePredicto
   const std::vector<RowLengthCount> group_sets = cost.groups();
   const OptimalPartition partition = optimal_partition(RowVectorSets(group_sets), cost);
   if (cost.unpredictable()) return candidates(features, device);
-  return candidates_for(*this, features, boundaries_of(partition), bce_resident_threads(device));
+  return with_one_block(*this, features, boundaries_of(partition), bce_resident_threads(device));
 }
 
 std::optional<FieldSet> CudaBceRules::own_features(const CsrMatrix<double>& matrix,

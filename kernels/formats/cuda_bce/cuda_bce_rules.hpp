@@ -70,7 +70,9 @@ class CudaBceRules final : public FormatRules {
   // (BlockedEllBlockCost, exact in O(M' log M')) where L = the threads one SM keeps resident
   // (max_threads_per_sm; why not the whole GPU's: cuda_bce_rules.cpp) and f_p a constant
   // (every slot moves the same bytes, so f_p scales every block alike and leaves the argmin
-  // alone); one candidate per variant and block size.
+  // alone); one candidate per variant and block size, and where OPA splits the rows the hopper
+  // variant of the one-block partition too where its padding stays within cuda_ell's bound
+  // (with_one_block in cuda_bce_rules.cpp says why).
   std::vector<Candidate> candidates(const MatrixFeatures& features,
                                     const DeviceInfo& device) const override;
   // OPA with T_c(C_i) = predictor.part_ms of block C_i's hopper part (block size 256) as its
@@ -78,7 +80,7 @@ class CudaBceRules final : public FormatRules {
   // even where the kernel skips it), over at most kBceMaxPredictedGroups groups of sets,
   // O(G^2) predictions, no cap on k (one launch covers every block, so k costs only what the
   // parts' predictions say). Falls back to candidates() where the predictor cannot say. Same
-  // variants and block sizes.
+  // variants and block sizes, and the same one-block hopper candidates beside them.
   std::vector<Candidate> candidates_chosen_by(const PartTimePredictor& predictor,
                                               const MatrixFeatures& features,
                                               const DeviceInfo& device) const override;
