@@ -154,13 +154,13 @@ std::vector<Candidate> candidates_for(const CudaBceRules& rules, const MatrixFea
   return out;
 }
 
-// `partition`'s candidates (candidates_for), and beside them, where OPA split the rows, the
-// hopper variant of the one-block partition (k = 1) where its padded slots stay within cuda_ell's
-// bound (kEllMaxPaddingRatio: it stores the same slots). Why: one block keeps the caller's row
-// order (no rowNo, y written in order, x gathered as the matrix lies), which neither the
-// paper's T_c nor OPA's stored price weighs; where the reordering costs more than the padding
-// it saves, only measuring the two tells (H100, 2026-12-07: rowNo and scattered y left BCE
-// 1-7 % behind our ELL on the stencils and 1.5x on road-6M, docs/BENCHMARKS.md).
+// The candidates of `boundaries` (candidates_for), and beside them, where OPA split the rows,
+// the hopper variant of the one-block partition (k = 1) where its padded slots stay within
+// cuda_ell's bound (kEllMaxPaddingRatio: it stores the same slots). Why: one block keeps the
+// caller's row order (no rowNo, y written in order, x gathered as the matrix lies), which
+// neither the paper's T_c nor OPA's stored price weighs; where the reordering costs more than
+// the padding it saves, measuring the two tells (H100, 2026-12-07: BCE's best ran 0.63-0.69x
+// its time on road-6M and 0.66-0.75x on delaunay_n16-x48 with them, docs/BENCHMARKS.md).
 std::vector<Candidate> with_one_block(const CudaBceRules& rules, const MatrixFeatures& features,
                                       const std::vector<std::int64_t>& boundaries,
                                       std::int64_t resident_threads) {
