@@ -143,6 +143,14 @@ std::vector<std::int64_t> every_other_length(const MatrixFeatures& f) {
   return out;
 }
 
+// The partitions the replay tests walk: one block, a block for every 2nd length, and OPA's
+// (the model-free candidates' on an H100).
+std::vector<std::vector<std::int64_t>> partitions_to_test(const MatrixFeatures& f) {
+  return {{},
+          every_other_length(f),
+          CudaBceRules::params_of(CudaBceRules().candidates(f, testing::h100()).front()).boundaries};
+}
+
 // Builds BCE with `boundaries`, replays the variant's kernel on the host and compares with the
 // CSR reference, with beta = 0 over a NaN y (write-only) and beta = 0.5.
 // Returns the tiles' lanes per block (empty rows last).
@@ -285,16 +293,12 @@ TEST(CudaBceLayout, HostReplayOfBothKernelsEqualsCsrOnRandomMatrices) {
   const std::uint64_t seed = testing::test_seed();
   std::cout << "seed " << seed << " (SPMVD_TEST_SEED)\n";
   std::mt19937_64 rng(seed);
-  const CudaBceRules rules;
   // Skewed matrices with empty rows, wide blocks (lanes 2 and 4) and blocks over several tiles.
   for (const auto& [rows, cols, max_length] :
        {std::tuple{700, 300, 120}, std::tuple{3000, 5000, 2000}, std::tuple{64, 40, 40}}) {
     const CsrMatrix<double> m = skewed_matrix(rng, rows, cols, max_length);
     const MatrixFeatures f = df_features(m);
-    const std::vector<std::vector<std::int64_t>> partitions{
-        {}, every_other_length(f),
-        CudaBceRules::params_of(rules.candidates(f, testing::h100()).front()).boundaries};
-    for (const auto& boundaries : partitions) {
+    for (const auto& boundaries : partitions_to_test(f)) {
       for (const auto variant : {BceVariant::paper, BceVariant::hopper}) {
         for (const std::uint32_t block : {32u, 128u}) {
           expect_matches_csr<double>(m, boundaries, variant, block, "skewed " + std::to_string(rows));
@@ -443,18 +447,14 @@ TEST(CudaBceLayout, HostReplayOfWarpAndBlockPerRowTilesEqualsCsrOnAFewVeryLongRo
   const std::uint64_t seed = testing::test_seed();
   std::cout << "seed " << seed << " (SPMVD_TEST_SEED)\n";
   std::mt19937_64 rng(seed);
-  const CudaBceRules rules;
   // 20000 rows of 2-6 and 6 rows of ~3000 and 6 of ~750 (of 4000 columns); 3000 rows of 2-6
   // and 3 rows of ~400 and 3 of ~100.
   for (const auto& [short_rows, long_rows, long_length] :
        {std::tuple{20000, 6, 3000}, std::tuple{3000, 3, 400}}) {
     const CsrMatrix<double> m = few_long_rows_matrix(rng, short_rows, long_rows, long_length, 4000);
     const MatrixFeatures f = df_features(m);
-    const std::vector<std::vector<std::int64_t>> partitions{
-        {}, every_other_length(f),
-        CudaBceRules::params_of(rules.candidates(f, testing::h100()).front()).boundaries};
     bool warp_rows = false, block_rows = false;
-    for (const auto& boundaries : partitions) {
+    for (const auto& boundaries : partitions_to_test(f)) {
       for (const std::uint32_t block : {32u, 128u, 256u, 512u}) {
         const std::string what = "few long rows " + std::to_string(long_length);
         const std::vector<std::int32_t> used =
@@ -780,10 +780,7 @@ TEST(CudaBceTileRuns, EveryTilesDescriptorComesBackFromItsRun) {
        {std::tuple{700, 300, 120}, std::tuple{3000, 5000, 2000}, std::tuple{20000, 9000, 40}}) {
     const CsrMatrix<double> m = skewed_matrix(rng, rows, cols, max_length);
     const MatrixFeatures f = df_features(m);
-    const std::vector<std::vector<std::int64_t>> partitions{
-        {}, every_other_length(f),
-        CudaBceRules::params_of(CudaBceRules().candidates(f, testing::h100()).front()).boundaries};
-    for (const auto& boundaries : partitions) {
+    for (const auto& boundaries : partitions_to_test(f)) {
       for (const std::uint32_t block : {32u, 128u, 512u}) {
         const BceTiles tiles = make_bce_tiles(bce_block_shapes(f, boundaries), BceVariant::hopper,
                                               block, kH100ResidentThreads);
