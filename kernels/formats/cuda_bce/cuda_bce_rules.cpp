@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <span>
 #include <string>
 
 #include "core/error.hpp"
@@ -134,10 +135,11 @@ FormatPart block_part(const MatrixFeatures& whole,
 
 std::vector<Candidate> candidates_for(const CudaBceRules& rules, const MatrixFeatures& features,
                                       const std::vector<std::int64_t>& boundaries,
-                                      std::int64_t resident_threads) {
+                                      std::int64_t resident_threads,
+                                      std::span<const BceVariant> variants = kVariants) {
   const std::vector<BceBlockShape> shapes = bce_block_shapes(features, boundaries);
   std::vector<Candidate> out;
-  for (const BceVariant variant : kVariants) {
+  for (const BceVariant variant : variants) {
     for (const std::uint32_t block : kBceBlockSizes) {
       const std::int64_t tiles = bce_tile_count(shapes, variant, block, resident_threads);
       if (tiles > std::numeric_limits<std::int32_t>::max()) continue;
@@ -169,10 +171,9 @@ std::vector<Candidate> with_one_block(const CudaBceRules& rules, const MatrixFea
       features.rows * features.row_length_max > kEllMaxPaddingRatio * features.nnz) {
     return out;
   }
-  for (Candidate& c : candidates_for(rules, features, {}, resident_threads)) {
-    if (CudaBceRules::params_of(c).variant == static_cast<std::int64_t>(BceVariant::hopper))
-      out.push_back(std::move(c));
-  }
+  constexpr std::array<BceVariant, 1> kHopper{BceVariant::hopper};
+  for (Candidate& c : candidates_for(rules, features, {}, resident_threads, kHopper))
+    out.push_back(std::move(c));
   return out;
 }
 
