@@ -143,7 +143,7 @@ inline constexpr std::int64_t kBceSlotsPerLanePerPiece = 64;
 //    with 4 gathers in flight each exceed several times), and more lanes only add shuffle
 //    steps and leave the lanes of the block's shorter rows idle: against the base below,
 //    banded-17M (width 17) ran 5 % faster, fem-b3-30M 3-7 %, stencil3d-27pt-26M 3-4 % (H100,
-//    2026-12-07, docs/BENCHMARKS.md "BCE's lanes on blocks that fill the GPU").
+//    2026-12-07, docs/BENCHMARKS.md "What each step bought").
 //  - else the base: 4 from width 32, 2 from width 16, else 1 (each lane keeps >= 8 slots of the
 //    block's widest row), kept wherever rows x base >= resident_threads (the block's lanes fill
 //    the GPU alone).
