@@ -9,6 +9,10 @@ candidates of one params value (--params-key/--params-value, e.g. variant 1: BCE
 kernel), and the format's best against its best rival in each run (< 1: ahead). Last line: how
 often the format is ahead of every rival in each run, and the geometric means of after / before
 for the inputs below and above 3M non-zeros. Inputs may be .json.gz.
+
+BEFORE and AFTER may each name several runs, comma-separated (runs taken in turns, a b b a: a
+launch in L2 moves 1-2 % from one run of the same binary to the next); each time is then the
+geometric mean over its side's runs.
 """
 import argparse
 import gzip
@@ -40,6 +44,14 @@ def best_times(run, params_key, params_value):
     return best, nnz
 
 
+def mean_best_times(paths, params_key, params_value):
+    """best_times of each comma-separated run, their geometric mean per key (keys of every run)."""
+    runs = [best_times(load(p), params_key, params_value) for p in paths.split(",")]
+    keys = set.intersection(*(set(best) for best, _ in runs))
+    best = {k: geomean([b[k] for b, _ in runs]) for k in keys}
+    return best, runs[0][1]
+
+
 def geomean(values):
     values = [v for v in values if v > 0 and math.isfinite(v)]
     return math.exp(sum(map(math.log, values)) / len(values)) if values else float("nan")
@@ -51,12 +63,12 @@ def main():
     parser.add_argument("--rivals", required=True, help="comma-separated format names")
     parser.add_argument("--params-key", default="")
     parser.add_argument("--params-value", type=int, default=0)
-    parser.add_argument("before")
-    parser.add_argument("after")
+    parser.add_argument("before", help="a run's bench.json, or several comma-separated")
+    parser.add_argument("after", help="likewise")
     a = parser.parse_args()
     rivals = a.rivals.split(",")
-    before, nnz = best_times(load(a.before), a.params_key, a.params_value)
-    after, _ = best_times(load(a.after), a.params_key, a.params_value)
+    before, nnz = mean_best_times(a.before, a.params_key, a.params_value)
+    after, _ = mean_best_times(a.after, a.params_key, a.params_value)
     ahead = {"before": 0, "after": 0}
     ratios = {"small": [], "large": []}
     pairs = 0

@@ -259,6 +259,8 @@ TEST(CudaBceLayout, PaperWorkedExampleGivesThePapersRowNoApAwAndBlocks) {
   const std::vector<double> c3_values(bce.values.begin() + 22, bce.values.end());
   EXPECT_THAT(c3_values, ElementsAre(-1, 2, 8, 1, 2, 5, 5, 3, 2, 7, 7, 4, 9, 0));
   EXPECT_THAT(bce.row_lengths, ElementsAre(2, 1, 2, 1, 2, 3, 3, 4, 7, 6));
+  EXPECT_TRUE(bce.lengths_in_bytes());  // rows of at most 7: in a byte each
+  EXPECT_TRUE(std::ranges::equal(bce.row_length_bytes, bce.row_lengths));
   // The DF view of the same partition.
   EXPECT_THAT(bce_block_shapes(df_features(m), boundaries),
               ElementsAre(BceBlockShape{5, 2}, BceBlockShape{3, 4}, BceBlockShape{2, 7},
@@ -350,10 +352,12 @@ TEST(CudaBceRules, EveryCandidateOnTheConformanceMatricesBuildsAndIsBoundedByDev
       const auto split = static_cast<std::uint64_t>(tiles.partials * 8 + tiles.counters * 4);
       // What CudaBceOperator uploads: Ap and N (k + 2 int64), rowNo, the slots; paper: 2 int32
       // a tile and Aw and blockPos (int64 a block and the empty rows' block); hopper: a 64-byte
-      // descriptor a tile, the row lengths, and where split rows exist 2 int64 a block and
-      // their piece sums and counts.
+      // descriptor a tile, the row lengths (a byte or 4 each), and where split rows exist 2
+      // int64 a block and their piece sums and counts.
+      const std::uint64_t lengths = bce.lengths_in_bytes() ? bce.row_length_bytes.size()
+                                                           : bce.row_lengths.size() * 4;
       const auto per_tile = [&](std::uint64_t n) {
-        return hopper ? n * 64 + bce.row_lengths.size() * 4 + (tiles.counters > 0 ? (k + 1) * 16 : 0)
+        return hopper ? n * 64 + lengths + (tiles.counters > 0 ? (k + 1) * 16 : 0)
                       : n * 8 + (k + 1) * 16;
       };
       const std::uint64_t common = (k + 2) * 8 + bce.row_no.size() * 4 + bce.offsets.size() * 4 +
@@ -520,8 +524,8 @@ TEST(CudaBceLayout, HostReplayOfRowsSplitIntoPiecesEqualsCsr) {
   EXPECT_TRUE(split);
 }
 
-// Rows of the given lengths (each length `count` times, in this order, then `empty` empty
-// rows), columns sampled without repetition from `cols`, values uniform in [-1, 1).
+// Rows of the given lengths (each length `count` times, and `empty` empty rows, shuffled),
+// columns sampled without repetition from `cols`, values uniform in [-1, 1).
 CsrMatrix<double> rows_of_lengths(std::mt19937_64& rng,
                                   const std::vector<std::pair<std::int64_t, std::int64_t>>& lengths,
                                   std::int64_t empty, std::int64_t cols) {
@@ -1035,12 +1039,58 @@ TEST(CudaBceRules, BlocksOfScatteredRowsCarryTheirRowMapAndYSectorBytes) {
   const std::vector<FormatPart> one = rules.parts(f, candidate({}, 1));
   ASSERT_EQ(one.size(), 1u);
   EXPECT_EQ(one[0].scattered_row_runs, 0);     // one run: y written in order
-  EXPECT_EQ(one[0].row_map_bytes, 1000u * 4);  // row lengths (two lengths); rowNo skipped
+  EXPECT_EQ(one[0].row_map_bytes, 1000u);  // a length byte a row (two lengths); rowNo skipped
   const std::vector<FormatPart> paper = rules.parts(f, candidate({}, 0));
   EXPECT_EQ(paper[0].row_map_bytes, 1000u * 4);  // rowNo, always read by Algorithm 4
   // Without the feature nothing is known of where the rows lie: nothing charged for runs.
   const std::vector<FormatPart> unknown = rules.parts(df_features(m), candidate({2}, 1));
   EXPECT_EQ(unknown[0].scattered_row_runs, 0);
+}
+
+// The hopper kernel reads the rows' lengths in a byte where every block whose rows have more
+// than one length has none longer than 255, else in 4. The replay reads them as the kernel does.
+TEST(CudaBceLayout, RowLengthsAreReadInAByteWhereEveryBlockAllowsIt) {
+  std::vector<std::int64_t> lengths(200, 3);
+  lengths.insert(lengths.end(), {100, 200, 257, 600, 0, 0, 0, 0, 0});
+  const CsrMatrix<double> m = rows_of_lengths(lengths, 1000);
+  const MatrixFeatures f = df_features(m);
+  // One block of 3-600; blocks {3}, {100, 200}, {257, 600}; blocks {3}, {100, 200}, {257}, {600}.
+  const std::vector<std::int64_t> one{}, three{3, 200}, four{3, 200, 257};
+  EXPECT_FALSE(make_bce_layout<double>(m, one).lengths_in_bytes());
+  EXPECT_FALSE(make_bce_layout<double>(m, three).lengths_in_bytes());
+  const BceLayout<double> bytes = make_bce_layout<double>(m, four);
+  ASSERT_TRUE(bytes.lengths_in_bytes());
+  // In BCE order: the 200 rows of 3, 100, 200, then 257 and 600 (too long for a byte, each a
+  // block of one length, not read: 0) and the empty rows.
+  std::vector<std::uint8_t> want(200, 3);
+  want.insert(want.end(), {100, 200, 0, 0, 0, 0, 0, 0, 0});
+  EXPECT_EQ(bytes.row_length_bytes, want);
+  for (const std::uint32_t block : {128u, 512u}) {
+    expect_matches_csr<double>(m, one, BceVariant::hopper, block, "int lengths");
+    expect_matches_csr<float>(m, four, BceVariant::hopper, block, "byte lengths fp32");
+  }
+  // The model's bytes for them (no rowNo: the row runs are not extracted), as the DF says.
+  EXPECT_EQ(bce_length_bytes(bce_block_distributions(f, three)), 4u);
+  EXPECT_EQ(bce_length_bytes(bce_block_distributions(f, four)), 1u);
+  const CudaBceRules rules;
+  const auto row_map_bytes = [&](std::vector<std::int64_t> boundaries) {
+    const std::vector<BceBlockShape> shapes = bce_block_shapes(f, boundaries);
+    const Candidate c{
+        .format = kCudaBceFormatId,
+        .params = FieldSet::of(CudaBceParams{.boundaries = std::move(boundaries),
+                                             .variant = 1,
+                                             .resident_threads = kH100ResidentThreads}),
+        .launch = {.block_size = 256,
+                   .threads_per_row = 1,
+                   .grid_size = static_cast<std::uint32_t>(
+                       bce_tile_count(shapes, BceVariant::hopper, 256, kH100ResidentThreads))}};
+    std::vector<std::uint64_t> out;
+    for (const FormatPart& part : rules.parts(f, c)) out.push_back(part.row_map_bytes);
+    return out;
+  };
+  EXPECT_THAT(row_map_bytes(one), ElementsAre(204u * 4));
+  EXPECT_THAT(row_map_bytes(three), ElementsAre(0u, 2u * 4, 2u * 4));
+  EXPECT_THAT(row_map_bytes(four), ElementsAre(0u, 2u, 0u, 0u));
 }
 
 TEST(CudaBceRules, HopperPartsAreTheWideBlocksAsTheWarpsThatRunThem) {

@@ -164,6 +164,21 @@ BceLayout<Value> build_layout(const CsrMatrix<double>& matrix,
           }
         });
   }
+  bool bytes = true;
+  for (std::int64_t i = 0; i < k && bytes; ++i) {
+    const auto [shortest, longest] =
+        std::minmax_element(bce.row_lengths.begin() + bce.block_row_offsets[i],
+                            bce.row_lengths.begin() + bce.block_row_offsets[i + 1]);
+    bytes = bce_block_allows_byte_lengths(*shortest, *longest);
+  }
+  // A row longer than a byte holds is in a block of one length, which the kernel does not read:
+  // 0 there.
+  if (bytes) {
+    bce.row_length_bytes.resize(bce.row_lengths.size());
+    std::ranges::transform(bce.row_lengths, bce.row_length_bytes.begin(), [](std::int32_t n) {
+      return static_cast<std::uint8_t>(n <= kBceByteLengthLimit ? n : 0);
+    });
+  }
   return bce;
 }
 
@@ -216,6 +231,13 @@ std::vector<std::vector<RowLengthCount>> bce_block_distributions(
                                   blocks[block].push_back(set);
                                 }));
   return blocks;
+}
+
+std::uint64_t bce_length_bytes(const std::vector<std::vector<RowLengthCount>>& blocks) {
+  const bool bytes = std::ranges::all_of(blocks, [](const std::vector<RowLengthCount>& sets) {
+    return sets.empty() || bce_block_allows_byte_lengths(sets.front().length, sets.back().length);
+  });
+  return bytes ? 1 : sizeof(std::int32_t);
 }
 
 std::vector<BceBlockShape> bce_block_shapes(const MatrixFeatures& features,
@@ -415,7 +437,11 @@ template <typename Value>
 Value hopper_row_sum(const BceLayout<Value>& layout, const BceTileDescriptor& d,
                      std::int64_t position, std::uint32_t lane0, const Value* x,
                      std::vector<Value>& lane_sums) {
-  const std::int32_t length = layout.row_lengths[static_cast<std::size_t>(position)];
+  // As the kernel reads it: the tile's one length, or the row's in a byte or in 4.
+  const auto at = static_cast<std::size_t>(position);
+  const std::int32_t length = d.uniform_length >= 0      ? d.uniform_length
+                              : layout.lengths_in_bytes() ? layout.row_length_bytes[at]
+                                                          : layout.row_lengths[at];
   if (length < d.min_length) {
     throw_invalid("cuda_bce: row " + std::to_string(position) + " has " + std::to_string(length) +
                   " entries, fewer than its tile's min_length " + std::to_string(d.min_length));

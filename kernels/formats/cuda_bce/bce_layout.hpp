@@ -72,11 +72,32 @@ struct BceLayout {
   std::vector<ColIndex> offsets;                 // Offset
   std::vector<Value> values;                     // EData
   std::vector<std::int32_t> row_lengths;         // NNZ of the row at each BCE position
+  // row_lengths in a byte each where every block allows it (bce_block_allows_byte_lengths;
+  // 0 for a row too long for a byte, in a block of one length, not read), else empty: the
+  // hopper kernel then reads row_lengths.
+  std::vector<std::uint8_t> row_length_bytes;
 
   std::int64_t blocks() const noexcept { return static_cast<std::int64_t>(block_widths.size()); }
+  bool lengths_in_bytes() const noexcept { return !row_length_bytes.empty(); }
   // The blocks, then the empty rows as one block of width 0 (the kernels' view).
   std::vector<BceBlockShape> shapes_with_empty_rows() const;
 };
+
+// The hopper kernel reads a row's length (where its block's rows have more than one) in one
+// byte where every such block's rows are at most kBceByteLengthLimit long, else in 4. Why a
+// byte: beyond L2 the length is bytes streamed beside the row's own, 4 of a 5-point stencil
+// row's 44 (fp32); a row of 256 slots or more streams at least 2 KB, and 3 bytes more for each
+// row of its block are little beside that. One width per layout, the kernel compiled for it: a
+// width per block, a select between two loads, took fp64 launches in L2 3-4 % longer (wiki-Vote
+// 8 %; H100, 2026-12-07, bench/suite_bce_ab.txt's inputs in L2).
+inline constexpr std::int64_t kBceByteLengthLimit = 255;
+
+// Whether a block whose rows run from `shortest` to `longest` allows its layout's lengths in a
+// byte: one length (none read) or none longer than kBceByteLengthLimit.
+constexpr bool bce_block_allows_byte_lengths(std::int64_t shortest,
+                                             std::int64_t longest) noexcept {
+  return shortest == longest || longest <= kBceByteLengthLimit;
+}
 
 // W(C_i) rounded up to a multiple of the block's lanes L (its slots per row in the layout).
 constexpr std::int64_t bce_padded_width(std::int64_t width, std::int32_t lanes) noexcept {
@@ -109,6 +130,11 @@ std::vector<BceBlockShape> bce_block_shapes(const MatrixFeatures& features,
 // (M_0 = 0, the last block up to the longest row). Same checks as bce_block_shapes.
 std::vector<std::vector<RowLengthCount>> bce_block_distributions(
     const MatrixFeatures& features, std::span<const std::int64_t> boundaries);
+
+// The bytes the hopper kernel reads for each row's length in a layout of these blocks
+// (bce_block_distributions): 1 where every block allows it (bce_block_allows_byte_lengths),
+// else 4.
+std::uint64_t bce_length_bytes(const std::vector<std::vector<RowLengthCount>>& blocks);
 
 // The threads one GPU keeps resident (sm_count x max_threads_per_sm: 270336 on an H100, 132 x
 // 2048); CudaBceParams::resident_threads, so that the tiling of a stored plan is the one chosen

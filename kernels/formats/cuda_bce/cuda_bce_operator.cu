@@ -28,12 +28,13 @@ struct BcePaperArrays {
   const std::int32_t* offsets;
 };
 
-// The hopper kernel's: a descriptor per tile (bce_tile_descriptors), the rows' lengths and
-// rowNo, and for split rows (BceTiles) where each block's rows start, their piece sums and
-// arrival counts start, and the counts themselves (zero between launches).
+// The hopper kernel's: a descriptor per tile (bce_tile_descriptors), the rows' lengths (of the
+// kernel's Length: bce_length_bytes) and rowNo, and for split rows (BceTiles) where each
+// block's rows start, their piece sums and arrival counts start, and the counts themselves
+// (zero between launches).
 struct BceHopperArrays {
   const BceTileDescriptor* tiles;
-  const std::int32_t* row_lengths;  // N
+  const void* row_lengths;          // N
   const std::int32_t* row_no;       // N
   const std::int32_t* offsets;
   const std::int64_t* block_rows;   // k + 2: Ap, then N
@@ -143,8 +144,9 @@ __device__ __forceinline__ void walk_slots(Value& sum, BceSlotWalk& walk, std::i
   }
 }
 
-// The Hopper variant: each row reads exactly its own length (row_lengths, or the block's one
-// length where all its rows have it), so no slot is tested and no padding is read; the rows of a wide block are shared by `lanes` consecutive lanes
+// The Hopper variant: each row reads exactly its own length (a Length: one byte or 4,
+// bce_length_bytes; or the block's one length where all its rows have it), so no slot is
+// tested and no padding is read; the rows of a wide block are shared by `lanes` consecutive lanes
 // (bce_lanes_per_row: 1, 2, 4, 32 or the whole CUDA block, uniform over the tile, so every
 // branch on it is uniform), lane l taking slots l, l + lanes, ..., reduced by xor shuffles
 // within the warp and, for a block-wide row, across the warps through shared memory. The block
@@ -163,7 +165,7 @@ __device__ __forceinline__ void walk_slots(Value& sum, BceSlotWalk& walk, std::i
 // the last piece to arrive (an atomic count, after a fence, as CUDA's threadFenceReduction
 // sample) adds the sums in piece order (the same sum on every run) and writes y; it resets the
 // count for the next launch, which the stream orders after this one.
-template <typename Value, bool kTileRuns>
+template <typename Value, bool kTileRuns, typename Length>
 __global__ void __launch_bounds__(kBceMaxBlockSize, kBceFullOccupancyBlocks)
     bce_hopper_kernel(BceHopperArrays a, const __grid_constant__ BceTileRuns runs,
                       const Value* __restrict__ values, const Value* __restrict__ x,
@@ -180,9 +182,10 @@ __global__ void __launch_bounds__(kBceMaxBlockSize, kBceFullOccupancyBlocks)
   const std::int64_t row = !writes           ? 0
                            : t.row_base >= 0 ? std::int64_t{t.row_base} + row_in_tile
                                              : std::int64_t{__ldg(a.row_no + position)};
-  const std::int32_t length = !active                  ? 0
-                              : t.uniform_length >= 0 ? t.uniform_length
-                                                      : __ldg(a.row_lengths + position);
+  const std::int32_t length =
+      !active                 ? 0
+      : t.uniform_length >= 0 ? t.uniform_length
+                              : std::int32_t{__ldg(static_cast<const Length*>(a.row_lengths) + position)};
   BceSlotWalk walk{.slot = t.slot_base + threadIdx.x, .i = t.first_slot + lane};
   Value sum = 0;
   walk_slots(sum, walk, active ? min(t.min_length, t.slot_end) : 0, lanes, t.step, values,
@@ -255,7 +258,10 @@ class CudaBceOperator final : public SpmvOperator {
       block_pos_ = upload(device, bce.block_slot_offsets.data(), bce.block_slot_offsets.size());
     } else {
       if (!runs_) descriptors_ = upload(device, descriptors.data(), descriptors.size());
-      row_lengths_ = upload(device, bce.row_lengths.data(), bce.row_lengths.size());
+      lengths_in_bytes_ = bce.lengths_in_bytes();
+      row_lengths_ = lengths_in_bytes_
+                         ? upload(device, bce.row_length_bytes.data(), bce.row_length_bytes.size())
+                         : upload(device, bce.row_lengths.data(), bce.row_lengths.size());
       if (tiles.counters > 0) {
         block_partial_first_ =
             upload(device, tiles.block_partial_first.data(), tiles.block_partial_first.size());
@@ -289,7 +295,7 @@ class CudaBceOperator final : public SpmvOperator {
           a, values_.as<const Value>(), xv, yv, static_cast<Value>(alpha), static_cast<Value>(beta));
     } else {
       const BceHopperArrays a{.tiles = descriptors_.as<const BceTileDescriptor>(),
-                              .row_lengths = row_lengths_.as<const std::int32_t>(),
+                              .row_lengths = row_lengths_.data(),
                               .row_no = row_no_.as<const std::int32_t>(),
                               .offsets = offsets_.as<const std::int32_t>(),
                               .block_rows = block_rows_.as<const std::int64_t>(),
@@ -298,14 +304,15 @@ class CudaBceOperator final : public SpmvOperator {
                               .counters = counters_.as<std::int32_t>()};
       const auto a_value = static_cast<Value>(alpha);
       const auto b_value = static_cast<Value>(beta);
-      if (runs_) {
-        bce_hopper_kernel<Value, true><<<grid, launch_.block_size, 0, stream_>>>(
-            a, *runs_, values_.as<const Value>(), xv, yv, a_value, b_value, partials_.as<Value>());
-      } else {
-        bce_hopper_kernel<Value, false><<<grid, launch_.block_size, 0, stream_>>>(
-            a, BceTileRuns{}, values_.as<const Value>(), xv, yv, a_value, b_value,
+      const auto launch = [&]<bool kTileRuns, typename Length>() {
+        bce_hopper_kernel<Value, kTileRuns, Length><<<grid, launch_.block_size, 0, stream_>>>(
+            a, runs_.value_or(BceTileRuns{}), values_.as<const Value>(), xv, yv, a_value, b_value,
             partials_.as<Value>());
-      }
+      };
+      if (runs_ && lengths_in_bytes_) launch.template operator()<true, std::uint8_t>();
+      if (runs_ && !lengths_in_bytes_) launch.template operator()<true, std::int32_t>();
+      if (!runs_ && lengths_in_bytes_) launch.template operator()<false, std::uint8_t>();
+      if (!runs_ && !lengths_in_bytes_) launch.template operator()<false, std::int32_t>();
     }
     SPMVD_CUDA_CHECK_LAUNCH();
   }
@@ -323,6 +330,7 @@ class CudaBceOperator final : public SpmvOperator {
   std::int64_t rows_;
   std::int64_t tiles_;
   std::optional<BceTileRuns> runs_;  // hopper: the descriptors as launch parameters
+  bool lengths_in_bytes_ = false;    // hopper: row_lengths_ in a byte each, else int32
   BceVariant variant_;
   LaunchConfig launch_;
   cudaStream_t stream_;

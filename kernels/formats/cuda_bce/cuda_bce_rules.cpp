@@ -71,7 +71,7 @@ FormatPart block_part(const MatrixFeatures& whole,
                       const std::optional<std::span<const std::int64_t>>& row_runs_of,
                       std::vector<RowLengthCount> sets, BceVariant variant,
                       std::uint32_t block_size, std::int64_t resident_threads,
-                      BlockPricing pricing) {
+                      BlockPricing pricing, std::uint64_t length_bytes) {
   BceBlockShape shape{.rows = 0, .width = sets.empty() ? 0 : sets.back().length};
   for (const RowLengthCount& set : sets) shape.rows += set.rows;
   const std::int32_t lanes = bce_lanes_per_row(variant, shape, block_size, resident_threads);
@@ -79,17 +79,17 @@ FormatPart block_part(const MatrixFeatures& whole,
   part.runs = FormatPart::Runs::gpu;
   part.launch = 0;  // every block in the one launch of Algorithm 4
   // What the reordering costs beyond the part's own format (bce_row_runs.hpp): the row lengths
-  // (hopper, where the block's rows have more than one), rowNo (hopper tiles of consecutive
-  // caller rows skip it: a block of one run), and a y sector again per run where the block's
-  // rows are not consecutive. Without the feature (not extracted) the runs are unknown and not
-  // charged.
+  // (hopper, where the block's rows have more than one: `length_bytes` a row), rowNo (hopper tiles
+  // of consecutive caller rows skip it: a block of one run), and a y sector again per run where
+  // the block's rows are not consecutive. Without the feature (not extracted) the runs are
+  // unknown and not charged.
   const std::int64_t row_runs =
       !row_runs_of || sets.empty()
           ? 0
           : bce_block_row_runs(whole, *row_runs_of, sets.front().length, sets.back().length);
   const auto rows = static_cast<std::uint64_t>(shape.rows);
   const bool hopper = variant == BceVariant::hopper;
-  part.row_map_bytes = (hopper && sets.size() > 1 ? rows * sizeof(std::int32_t) : 0) +
+  part.row_map_bytes = (hopper && sets.size() > 1 ? rows * length_bytes : 0) +
                        (!hopper || row_runs > 1 ? rows * sizeof(std::int32_t) : 0);
   part.scattered_row_runs = row_runs > 1 ? row_runs : 0;
   if (lanes <= 4) {
@@ -214,11 +214,13 @@ class PredictedGroupCost final : public BlockCost {
       std::vector<RowLengthCount> sets(features.distribution.begin() + set_begin,
                                        features.distribution.begin() + group_ends_[last]);
       // What the block adds to the one launch (its fixed cost is the launch's, paid once), as
-      // stored: OPA weighs the padding a merge stores.
+      // stored: OPA weighs the padding a merge stores. Its lengths' bytes as if it were the
+      // layout's one block (the other blocks are not chosen yet).
+      const std::uint64_t length_bytes = bce_length_bytes({sets});
       block_ms_[static_cast<std::size_t>(index)] =
           part_ms_in_launch(block_part(features, row_runs, std::move(sets), BceVariant::hopper,
                                        kPredictedBlockSize, resident_threads,
-                                       BlockPricing::stored),
+                                       BlockPricing::stored, length_bytes),
                             predictor);
     });
   }
@@ -357,8 +359,8 @@ std::uint64_t CudaBceRules::device_bytes(const MatrixFeatures& features, Precisi
   }
   // As CudaBceOperator allocates them: Ap (k + 2 int64); rowNo (int32 a row); paper: the
   // tiles' block and first row (int32 each), Aw and blockPos (int64 a block); hopper: a
-  // descriptor a tile, the rows' lengths, and where split rows exist, where each block's piece
-  // sums and counts start (int64 each a block).
+  // descriptor a tile, the rows' lengths (bce_length_bytes each), and where split rows exist,
+  // where each block's piece sums and counts start (int64 each a block).
   const auto rows = static_cast<std::uint64_t>(features.rows);
   const auto blocks = static_cast<std::uint64_t>(shapes.size());
   const std::uint64_t tiles = candidate.launch.grid_size;
@@ -366,7 +368,8 @@ std::uint64_t CudaBceRules::device_bytes(const MatrixFeatures& features, Precisi
   if (variant == BceVariant::paper) {
     tables += tiles * 2 * sizeof(std::int32_t) + blocks * 2 * sizeof(std::int64_t);
   } else {
-    tables += tiles * sizeof(BceTileDescriptor) + rows * sizeof(std::int32_t) +
+    tables += tiles * sizeof(BceTileDescriptor) +
+              rows * bce_length_bytes(bce_block_distributions(features, params.boundaries)) +
               (counters > 0 ? blocks * 2 * sizeof(std::int64_t) : 0);
   }
   return slots * (sizeof(ColIndex) + value_bytes(precision)) + tables +
@@ -388,12 +391,15 @@ std::vector<FormatPart> CudaBceRules::parts(const MatrixFeatures& features,
                                             const Candidate& candidate) const {
   const CudaBceParams params = params_of(candidate);
   const auto row_runs = cuda_bce_row_runs_in_place(features);
+  std::vector<std::vector<RowLengthCount>> blocks =
+      bce_block_distributions(features, params.boundaries);
+  const std::uint64_t length_bytes = bce_length_bytes(blocks);
   std::vector<FormatPart> out;
-  for (std::vector<RowLengthCount>& sets : bce_block_distributions(features, params.boundaries))
+  for (std::vector<RowLengthCount>& sets : blocks)
     out.push_back(block_part(features, row_runs, std::move(sets),
                              static_cast<BceVariant>(params.variant),
                              candidate.launch.block_size, params.resident_threads,
-                             BlockPricing::walked));
+                             BlockPricing::walked, length_bytes));
   return out;
 }
 
