@@ -63,6 +63,14 @@ class FormatRules {
                                        const Candidate& candidate) const {
     return device_bytes(features, precision, candidate);
   }
+  // Bytes one multiply moves from DRAM where the format's bytes exceed L2: the bytes the
+  // dram_rate bound streams (models/correction_steps.cpp). streamed_bytes by default; less
+  // where that counts a guess on the safe side (cuSPARSE's workspace bound), more where the
+  // kernel reads from DRAM what streamed_bytes leaves out (cuSPARSE SELL's padded slots).
+  virtual std::uint64_t dram_streamed_bytes(const MatrixFeatures& features, Precision precision,
+                                            const Candidate& candidate) const {
+    return streamed_bytes(features, precision, candidate);
+  }
   // Is a candidate read back from the plan cache still one this format would run? The
   // default: it must be one of candidates(features, device).
   virtual bool is_valid(const Candidate& candidate, const MatrixFeatures& features,

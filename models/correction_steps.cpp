@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "core/precision.hpp"
+#include "models/dram_rate.hpp"
 #include "models/families/bytes/bytes_record.hpp"
 #include "models/families/coo/coo_model.hpp"
 #include "models/families/coo/row_writes.hpp"
@@ -117,6 +118,29 @@ void long_row_step_apply(StepContext& ctx, Prediction& p) {
                   ctx.floor_ms + step_ms * static_cast<double>(ctx.input.features.row_length_max));
 }
 
+// dram_rate — bytes that do not fit in L2 stream from DRAM, and no multiply streams them
+// faster than the fastest banded ELL sample did (dram_bytes_per_ms: 3.04 TB/s in fp32 and 2.91
+// in fp64 above the launch floor on an H100). The bytes family prices a matrix at its random
+// samples' time x the banded ratio, a ratio measured at 8 entries a row without padding; on
+// bcsstk16-x64 (rows of 1-81, SELL slots 1.27-1.33x its non-zeros) that priced cuSPARSE SELL
+// at 52 and 84 us, above 3 TB/s counted by the slots it reads, against 67-72 and 100-104
+// measured (H100, 2026-12-07, version 38's suite run; its favourites went to cuSPARSE SELL,
+// 1.09-1.16x the best). A bound: the launch floor and the format's DRAM bytes
+// (FormatRules::dram_streamed_bytes) and both vectors once at that rate, where the multiply's
+// footprint exceeds L2. Whole multiplies of the bytes family: the other families' samples
+// stream from DRAM themselves, and a composed format's parts share the multiply's bytes.
+void dram_rate_apply(StepContext& ctx, Prediction& p) {
+  if (!ctx.bytes_family_predicts || ctx.part_of_composition ||
+      !(ctx.footprint_bytes > ctx.l2_bytes))
+    return;
+  const std::optional<double> rate = dram_bytes_per_ms(ctx.set, ctx.input.device);
+  if (!rate) return;
+  const std::uint64_t bytes =
+      ctx.rules.dram_streamed_bytes(ctx.input.features, ctx.set.precision, ctx.input.candidate);
+  p.ms = std::max(p.ms, ctx.set.launch_floor_ms +
+                            dram_bytes(ctx.input.features, bytes, ctx.set.precision) / *rate);
+}
+
 // measured_refit — what the calibration's samples miss about real matrices, learnt from the
 // tuner's own measurements: the format's factor, the median of measured / predicted over the
 // stored samples of this device and precision (models/measured_refit.hpp, `spmvctl model
@@ -158,6 +182,7 @@ constexpr CorrectionStep kSteps[] = {
     {"critical_path", nullptr, &critical_path_apply},
     {"long_row_step", nullptr, &long_row_step_apply},
     {"bsr_block_row_chain", nullptr, &bsr_block_row_chain_apply},
+    {"dram_rate", nullptr, &dram_rate_apply},
     {"measured_refit", nullptr, &measured_refit_apply},
     {"composed_floor", nullptr, nullptr},
     {"shared_launch_overlap", nullptr, nullptr},

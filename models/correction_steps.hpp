@@ -31,6 +31,7 @@ struct StepContext {
   double kappa_weight = 0.0;              // correction_weight, 0 without a correction
   double floor_ms = 0.0;                  // the launch floor: the set's, or the format's own
   bool kappa_applied = false;             // set by the cache_resident step
+  bool part_of_composition = false;       // a composed format's part, not a whole multiply
 };
 
 struct CorrectionStep {

@@ -8,6 +8,7 @@
 #include "kernels/format_registry.hpp"
 #include "models/cache_resident.hpp"
 #include "models/correction_steps.hpp"
+#include "models/dram_rate.hpp"
 #include "models/families/bytes/bytes_family.hpp"
 #include "models/families/bytes/bytes_model.hpp"
 #include "models/locality.hpp"
@@ -39,6 +40,7 @@ ModelPredictor::ModelPredictor(ModelSet set, std::span<const std::string> withou
     if (name == "composed_floor") composed_floor_enabled_ = false;
     if (name == "shared_launch_overlap") shared_launch_overlap_enabled_ = false;
     if (name == "bsr_block_row_chain") block_row_chain_enabled_ = false;
+    if (name == "dram_rate") dram_rate_enabled_ = false;
     if (!known) {
       std::string names;
       for (const CorrectionStep& step : steps)
@@ -47,6 +49,35 @@ ModelPredictor::ModelPredictor(ModelSet set, std::span<const std::string> withou
       throw_invalid("no correction step named '" + name + "' (the steps: " + names + ")");
     }
   }
+}
+
+double ModelPredictor::composed_dram_bound_ms(std::span<const FormatPart> parts,
+                                              const MatrixFeatures& features, double footprint,
+                                              const DeviceInfo& device) const {
+  // dram_rate (correction_steps.cpp) on a composed multiply whose bytes exceed L2. Its parts
+  // are priced each at its own rows, where the ell grid's samples sit in L2: cage11-x32's BCE
+  // blocks of 20,000-200,000 rows summed to 3.3 TB/s above the launch floor in fp64 (76.5 us,
+  // measured 103.7-105.8, H100 2026-12-07, version 38's suite run), while the multiply streams
+  // its 0.25 GB from DRAM. Every GPU part moves at least its non-zeros' index and value
+  // (its format's DRAM bytes where fewer: BRO's compressed streams), its row map and a y
+  // sector a scattered run; the whole multiply x and y once. Not where a part runs on the host.
+  if (!(footprint > static_cast<double>(device.l2_bytes))) return 0.0;
+  const std::optional<double> rate = dram_bytes_per_ms(*set_, device);
+  if (!rate) return 0.0;
+  const std::uint64_t entry_bytes = sizeof(ColIndex) + value_bytes(set_->precision);
+  std::uint64_t bytes = 0;
+  for (const FormatPart& part : parts) {
+    if (part.runs != FormatPart::Runs::gpu) return 0.0;
+    const FormatEntry* entry = format_registry().find(part.candidate.format);
+    if (entry == nullptr) return 0.0;
+    const auto nnz = static_cast<std::uint64_t>(std::max<std::int64_t>(part.features.nnz, 0));
+    bytes += std::min(nnz * entry_bytes, entry->rules->dram_streamed_bytes(
+                                             part.features, set_->precision, part.candidate)) +
+             part.row_map_bytes +
+             kScatteredRunBytes *
+                 static_cast<std::uint64_t>(std::max<std::int64_t>(0, part.scattered_row_runs));
+  }
+  return set_->launch_floor_ms + dram_bytes(features, bytes, set_->precision) / *rate;
 }
 
 const FamilyModel* ModelPredictor::family_named(std::string_view name) const noexcept {
@@ -94,7 +125,10 @@ Prediction ModelPredictor::predict_ms(const FormatRules& rules, const MatrixFeat
                       ": a part cannot be predicted (its format's family or the host side is "
                       "not calibrated)");
     // Each part of its own launch carries its launch floor; a shared launch pays its own once.
-    return Prediction{.ms = *ms, .confidence = 1.0, .includes_fixed_cost = true};
+    Prediction p{.ms = *ms, .confidence = 1.0, .includes_fixed_cost = true};
+    if (dram_rate_enabled_)
+      p.ms = std::max(p.ms, composed_dram_bound_ms(parts, features, footprint, device));
+    return p;
   }
   const FamilyModel& family = predicting_family(rules);
   const FamilyModel* named = family_named(rules.model_family());
@@ -125,10 +159,10 @@ Prediction ModelPredictor::predict_ms(const FormatRules& rules, const MatrixFeat
       .matrix_gather_randomness = 1.0,
       .kappa_weight =
           correction != nullptr ? correction_weight(*correction, footprint, l2_bytes) : 0.0,
-      .floor_ms = std::max(set_->launch_floor_ms,
-                           own == nullptr              ? 0.0
-                           : block_row_chain_enabled_ ? own_floor_ms(*own)
-                                                      : own->floor_ms)};
+      .floor_ms = std::max(set_->launch_floor_ms, own == nullptr             ? 0.0
+                                                  : block_row_chain_enabled_ ? own_floor_ms(*own)
+                                                                             : own->floor_ms),
+      .part_of_composition = composition_footprint_bytes.has_value()};
   // A step switched off leaves no trace: without cache_resident, no correction either.
   if (!cache_resident_enabled_) ctx.correction = nullptr;
   const std::span<const CorrectionStep> steps = correction_steps();

@@ -53,6 +53,9 @@ class ModelPredictor {
 
  private:
   const FamilyModel* family_named(std::string_view name) const noexcept;
+  // The dram_rate bound of a composed multiply (0 where it does not apply).
+  double composed_dram_bound_ms(std::span<const FormatPart> parts, const MatrixFeatures& features,
+                                double footprint, const DeviceInfo& device) const;
   // Owned through a pointer so that the families' references to it survive a move.
   std::unique_ptr<const ModelSet> set_;
   std::vector<std::unique_ptr<FamilyModel>>
@@ -63,6 +66,7 @@ class ModelPredictor {
   bool composed_floor_enabled_ = true;  // a composed launch's own floor (composed_time_ms)
   bool shared_launch_overlap_enabled_ = true;
   bool block_row_chain_enabled_ = true;  // off: a BSR record's floor is its tiny sample's
+  bool dram_rate_enabled_ = true;        // the composed path's dram_rate bound
 };
 
 }  // namespace spmvd

@@ -78,7 +78,11 @@ namespace spmvd {
 // as many threads as it has tasks (FormatPart::host_tasks).
 // 38: the parts of a shared launch overlap (correction step shared_launch_overlap), and BCE's
 // hopper blocks are priced as the one-lane rows their lanes walk, as wide as a warp walks.
-inline constexpr int kModelVersion = 38;
+// 39: beyond L2 a bytes-family candidate and a composed multiply take at least the launch floor
+// and their DRAM bytes (FormatRules::dram_streamed_bytes: cuSPARSE SELL's every padded slot,
+// cuSPARSE's bytes without its workspace bound) at the fastest rate the ell grid's banded
+// samples streamed (correction step dram_rate). The calibration is version 38's.
+inline constexpr int kModelVersion = 39;
 
 struct ModelSet {
   std::string device_signature;  // DeviceInfo::signature() of the calibrated device

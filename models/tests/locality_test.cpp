@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "core/error.hpp"
 #include "kernels/formats/cuda_csr_scalar/cuda_csr_scalar_rules.hpp"
@@ -450,6 +452,55 @@ TEST(ModelPredictor, NeedsNoSharedBytesFitForAFormatWithItsOwn) {
   Candidate c;
   c.format = FormatId{10};
   EXPECT_GT(predictor.predict_ms(cusparse_sell, rows_of(1000, 5, 1.0), c, h100_like()).ms, 0.002);
+}
+
+// An ell record whose banded twin at its most rows (2^20 rows of 32, fp64: 400 MiB beyond
+// L2) takes 0.304 ms x 0.5: 0.148 ms above a 0.004 ms launch floor.
+void add_banded_ell(ModelSet& set) {
+  LogGridFit grid;
+  grid.widths = {8, 32};
+  grid.rows = {1024, 1048576};
+  grid.log_ms = {std::log(0.004), std::log(0.006), std::log(0.2), std::log(0.304)};
+  LogGridFit banded;
+  banded.widths = {8, 32};
+  banded.rows = {1024, 1048576};
+  banded.log_ms = {0.0, 0.0, std::log(0.5), std::log(0.5)};
+  set.records.update<EllRecord>([&](EllRecord& r) {
+    r.variants = {{.kernel = {.resources = {.threads_per_block = 256}, .threads_per_row = 1},
+                   .time_vs_width_rows = grid,
+                   .banded_ratio_vs_width_rows = banded}};
+  });
+}
+
+TEST(ModelPredictor, HoldsABytesFormatBeyondL2AboveItsDramBytesAtTheBandedEllRate) {
+  ModelSet set;
+  set.launch_floor_ms = 0.004;
+  add_banded_ell(set);
+  // A fit whose banded ratio puts a band far above any DRAM rate.
+  set.records.update<BytesRecord>([&](BytesRecord& r) {
+    r.formats = {{.format = kCusparseSellFormatId,
+                  .bytes = {.time_vs_bytes = {.intercept = 0.002, .slope = 1e-10, .quality = {}},
+                            .banded_ratio = {{1e3, 0.5}}}}};
+  });
+  const Candidate c{.format = kCusparseSellFormatId,
+                    .params = FieldSet::of(CusparseSellParams{
+                        .slice_height = 32, .library_algorithm = kCusparseSpmvSellAlg1}),
+                    .launch = {}};
+  const ModelPredictor predictor(set);
+  const ModelPredictor without(set, std::vector<std::string>{"dram_rate"});
+  // The fastest sample: 2^20 x 32 x (4 + 8) + x and y of 2^20, 419430400 bytes in 0.148 ms.
+  const double rate = 419430400.0 / 0.148;
+  // A band of 2M rows of 8: 62501 slice offsets and 16M slots, x and y, beyond L2.
+  const MatrixFeatures band = rows_of(2000000, 8, 0.0);
+  const std::uint64_t streamed = cusparse_sell.streamed_bytes(band, Precision::fp64, c);
+  const double bound = 0.004 + (62501.0 * 4 + 16e6 * 12 + 4e6 * 8) / rate;
+  EXPECT_NEAR(predictor.predict_ms(cusparse_sell, band, c, h100_like(), streamed).ms, bound, 1e-12);
+  EXPECT_LT(without.predict_ms(cusparse_sell, band, c, h100_like(), streamed).ms, 0.5 * bound);
+  // In L2 the bytes are L2's: no bound.
+  const MatrixFeatures small = rows_of(1000, 8, 0.0);
+  const std::uint64_t small_bytes = cusparse_sell.streamed_bytes(small, Precision::fp64, c);
+  EXPECT_DOUBLE_EQ(predictor.predict_ms(cusparse_sell, small, c, h100_like(), small_bytes).ms,
+                   without.predict_ms(cusparse_sell, small, c, h100_like(), small_bytes).ms);
 }
 
 }  // namespace

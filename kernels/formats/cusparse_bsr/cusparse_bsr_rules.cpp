@@ -83,4 +83,11 @@ std::optional<FieldSet> CusparseBsrRules::own_features(const CsrMatrix<double>& 
   return FieldSet::of(compute_cusparse_bsr_features(matrix));
 }
 
+std::uint64_t CusparseBsrRules::dram_streamed_bytes(const MatrixFeatures& features,
+                                                    Precision precision,
+                                                    const Candidate& candidate) const {
+  return device_bytes(features, precision, candidate) -
+         CusparseCsrRules::workspace_bound_bytes(features.rows);
+}
+
 }  // namespace spmvd

@@ -61,6 +61,9 @@ class CusparseBsrRules final : public FormatRules {
   // workspace_bound_bytes.
   std::uint64_t device_bytes(const MatrixFeatures& features, Precision precision,
                              const Candidate& candidate) const override;
+  // device_bytes without the workspace bound (a guess on the safe side, not bytes it reads).
+  std::uint64_t dram_streamed_bytes(const MatrixFeatures& features, Precision precision,
+                                    const Candidate& candidate) const override;
 
   // Fewest slots (blocks * b^2) any BSR form of a matrix with these features can store: a block
   // row holds at least ceil(longest row / b) blocks, minimised over row orders by grouping the

@@ -31,4 +31,11 @@ std::uint64_t CusparseCooRules::device_bytes(const MatrixFeatures& features, Pre
          CusparseCsrRules::workspace_bound_bytes(features.rows);
 }
 
+std::uint64_t CusparseCooRules::dram_streamed_bytes(const MatrixFeatures& features,
+                                                    Precision precision,
+                                                    const Candidate& candidate) const {
+  return device_bytes(features, precision, candidate) -
+         CusparseCsrRules::workspace_bound_bytes(features.rows);
+}
+
 }  // namespace spmvd

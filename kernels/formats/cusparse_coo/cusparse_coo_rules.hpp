@@ -42,6 +42,9 @@ class CusparseCooRules final : public FormatRules {
   // nnz * (row index + column index + value) + CusparseCsrRules::workspace_bound_bytes.
   std::uint64_t device_bytes(const MatrixFeatures& features, Precision precision,
                              const Candidate& candidate) const override;
+  // device_bytes without the workspace bound (a guess on the safe side, not bytes it reads).
+  std::uint64_t dram_streamed_bytes(const MatrixFeatures& features, Precision precision,
+                                    const Candidate& candidate) const override;
 
   // Builds cusparse_coo (cusparse_coo_rules.hpp) on source.device(), a CUDA device: the COO
   // arrays are the source's device CSR columns and values (shared, not copied) and 32-bit row

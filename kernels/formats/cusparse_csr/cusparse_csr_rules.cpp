@@ -46,4 +46,10 @@ std::uint64_t CusparseCsrRules::workspace_bound_bytes(std::int64_t rows) noexcep
   return 8 * (static_cast<std::uint64_t>(std::max<std::int64_t>(rows, 0)) + 1) + (1U << 20);
 }
 
+std::uint64_t CusparseCsrRules::dram_streamed_bytes(const MatrixFeatures& features,
+                                                    Precision precision,
+                                                    const Candidate& candidate) const {
+  return device_bytes(features, precision, candidate) - workspace_bound_bytes(features.rows);
+}
+
 }  // namespace spmvd

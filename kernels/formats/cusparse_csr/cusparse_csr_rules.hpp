@@ -43,6 +43,9 @@ class CusparseCsrRules final : public FormatRules {
   // cusparseSpMV_bufferSize knows (the built operator reports the exact total).
   std::uint64_t device_bytes(const MatrixFeatures& features, Precision precision,
                              const Candidate& candidate) const override;
+  // device_bytes without the workspace bound (a guess on the safe side, not bytes it reads).
+  std::uint64_t dram_streamed_bytes(const MatrixFeatures& features, Precision precision,
+                                    const Candidate& candidate) const override;
 
   // Bytes of one row offset / column index: 4 when nnz < 2^31, else 8.
   static std::uint64_t index_bytes(std::int64_t nnz) noexcept;

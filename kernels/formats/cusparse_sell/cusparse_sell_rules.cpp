@@ -53,4 +53,11 @@ std::uint64_t CusparseSellRules::streamed_bytes(const MatrixFeatures& features,
          CusparseCsrRules::workspace_bound_bytes(features.rows);
 }
 
+std::uint64_t CusparseSellRules::dram_streamed_bytes(const MatrixFeatures& features,
+                                                     Precision precision,
+                                                     const Candidate& candidate) const {
+  return device_bytes(features, precision, candidate) -
+         CusparseCsrRules::workspace_bound_bytes(features.rows);
+}
+
 }  // namespace spmvd

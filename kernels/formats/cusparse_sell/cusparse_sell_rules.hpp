@@ -54,6 +54,13 @@ class CusparseSellRules final : public FormatRules {
   // cusparse_sell's median error is 13.2 % so, 20.9 % at the stored slots (docs/MODELS.md).
   std::uint64_t streamed_bytes(const MatrixFeatures& features, Precision precision,
                                const Candidate& candidate) const override;
+  // device_bytes without the workspace bound: every padded slot of every slice. Beyond L2
+  // cuSPARSE SELL reads its padding: on an H100 (2026-12-07, version 38's suite run) cage11-x32
+  // and bcsstk16-x64 streamed 2.76-2.90 TB/s in both precisions and both slice heights counted
+  // so, 2.42-2.65 counted per sector (streamed_bytes), and slice height 64 took 1.03-1.06x the
+  // time of 32 where their padded slots differ 1.05x and their sector slots not at all.
+  std::uint64_t dram_streamed_bytes(const MatrixFeatures& features, Precision precision,
+                                    const Candidate& candidate) const override;
 
   // Builds cusparse_sell (cusparse_sell_rules.hpp) on the source's CUDA device: the unsorted
   // sliced ELL arrays (cuSPARSE's padding convention) built on the device from the shared CSR
