@@ -146,8 +146,8 @@ __device__ __forceinline__ void walk_slots(Value& sum, BceSlotWalk& walk, std::i
 
 // The Hopper variant: each row reads exactly its own length (a Length: one byte or 4,
 // bce_length_bytes; or the block's one length where all its rows have it), so no slot is
-// tested and no padding is read; the rows of a wide block are shared by `lanes` consecutive lanes
-// (bce_lanes_per_row: 1, 2, 4, 32 or the whole CUDA block, uniform over the tile, so every
+// tested and no padding is read; the rows of a wide block are shared by `lanes` consecutive
+// lanes (bce_lanes_per_row: 1, 2, 4, 32 or the whole CUDA block, uniform over the tile, so every
 // branch on it is uniform), lane l taking slots l, l + lanes, ..., reduced by xor shuffles
 // within the warp and, for a block-wide row, across the warps through shared memory. The block
 // is interleaved for its lanes (bce_layout.hpp), so thread t of a tile starts at its
@@ -182,10 +182,10 @@ __global__ void __launch_bounds__(kBceMaxBlockSize, kBceFullOccupancyBlocks)
   const std::int64_t row = !writes           ? 0
                            : t.row_base >= 0 ? std::int64_t{t.row_base} + row_in_tile
                                              : std::int64_t{__ldg(a.row_no + position)};
-  const std::int32_t length =
-      !active                 ? 0
-      : t.uniform_length >= 0 ? t.uniform_length
-                              : std::int32_t{__ldg(static_cast<const Length*>(a.row_lengths) + position)};
+  const auto* lengths = static_cast<const Length*>(a.row_lengths);
+  const std::int32_t length = !active                 ? 0
+                              : t.uniform_length >= 0 ? t.uniform_length
+                                                      : std::int32_t{__ldg(lengths + position)};
   BceSlotWalk walk{.slot = t.slot_base + threadIdx.x, .i = t.first_slot + lane};
   Value sum = 0;
   walk_slots(sum, walk, active ? min(t.min_length, t.slot_end) : 0, lanes, t.step, values,

@@ -79,10 +79,10 @@ FormatPart block_part(const MatrixFeatures& whole,
   part.runs = FormatPart::Runs::gpu;
   part.launch = 0;  // every block in the one launch of Algorithm 4
   // What the reordering costs beyond the part's own format (bce_row_runs.hpp): the row lengths
-  // (hopper, where the block's rows have more than one: `length_bytes` a row), rowNo (hopper tiles
-  // of consecutive caller rows skip it: a block of one run), and a y sector again per run where
-  // the block's rows are not consecutive. Without the feature (not extracted) the runs are
-  // unknown and not charged.
+  // (hopper, where the block's rows have more than one: `length_bytes` a row), rowNo (hopper
+  // tiles of consecutive caller rows skip it: a block of one run), and a y sector again per run
+  // where the block's rows are not consecutive. Without the feature (not extracted) the runs
+  // are unknown and not charged.
   const std::int64_t row_runs =
       !row_runs_of || sets.empty()
           ? 0
