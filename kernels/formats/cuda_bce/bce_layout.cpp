@@ -233,7 +233,7 @@ std::vector<std::vector<RowLengthCount>> bce_block_distributions(
   return blocks;
 }
 
-std::uint64_t bce_length_bytes(const std::vector<std::vector<RowLengthCount>>& blocks) {
+std::uint64_t bce_length_bytes(std::span<const std::vector<RowLengthCount>> blocks) {
   const bool bytes = std::ranges::all_of(blocks, [](const std::vector<RowLengthCount>& sets) {
     return sets.empty() || bce_block_allows_byte_lengths(sets.front().length, sets.back().length);
   });

@@ -134,7 +134,7 @@ std::vector<std::vector<RowLengthCount>> bce_block_distributions(
 // The bytes the hopper kernel reads for each row's length in a layout of these blocks
 // (bce_block_distributions): 1 where every block allows it (bce_block_allows_byte_lengths),
 // else 4.
-std::uint64_t bce_length_bytes(const std::vector<std::vector<RowLengthCount>>& blocks);
+std::uint64_t bce_length_bytes(std::span<const std::vector<RowLengthCount>> blocks);
 
 // The threads one GPU keeps resident (sm_count x max_threads_per_sm: 270336 on an H100, 132 x
 // 2048); CudaBceParams::resident_threads, so that the tiling of a stored plan is the one chosen

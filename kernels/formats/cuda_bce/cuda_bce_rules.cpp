@@ -216,7 +216,7 @@ class PredictedGroupCost final : public BlockCost {
       // What the block adds to the one launch (its fixed cost is the launch's, paid once), as
       // stored: OPA weighs the padding a merge stores. Its lengths' bytes as if it were the
       // layout's one block (the other blocks are not chosen yet).
-      const std::uint64_t length_bytes = bce_length_bytes({sets});
+      const std::uint64_t length_bytes = bce_length_bytes(std::span(&sets, 1));
       block_ms_[static_cast<std::size_t>(index)] =
           part_ms_in_launch(block_part(features, row_runs, std::move(sets), BceVariant::hopper,
                                        kPredictedBlockSize, resident_threads,
