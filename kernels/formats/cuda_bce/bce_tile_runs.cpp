@@ -1,5 +1,7 @@
 #include "kernels/formats/cuda_bce/bce_tile_runs.hpp"
 
+#include <algorithm>
+
 namespace spmvd {
 
 namespace {
@@ -11,6 +13,16 @@ bool same_geometry(const BceTileDescriptor& a, const BceTileDescriptor& b) {
          a.min_length == b.min_length && a.first_slot == b.first_slot && a.slot_end == b.slot_end &&
          a.block == b.block && a.pieces == b.pieces;
 }
+
+template <std::size_t N>
+BceTileRunsOf<N> first_runs(const BceTileRuns& runs) {
+  BceTileRunsOf<N> r;
+  std::copy_n(runs.runs.begin(), N, r.runs.begin());
+  r.count = runs.count;
+  return r;
+}
+
+static_assert(sizeof(BceTileRunsOf<1>) == 64 && sizeof(BceTileRuns) == 456);
 
 }  // namespace
 
@@ -61,6 +73,14 @@ std::optional<BceTileRuns> bce_tile_runs(std::span<const BceTileDescriptor> desc
     t = end;
   }
   return r;
+}
+
+BceLaunchRuns bce_launch_runs(const std::optional<BceTileRuns>& runs) {
+  if (!runs) return BceTileRunsOf<1>{};
+  if (runs->count <= 1) return first_runs<1>(*runs);
+  if (runs->count <= 2) return first_runs<2>(*runs);
+  if (runs->count <= 4) return first_runs<4>(*runs);
+  return *runs;
 }
 
 }  // namespace spmvd

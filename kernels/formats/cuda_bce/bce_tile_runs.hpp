@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <variant>
 #include <span>
 
 #include "kernels/formats/cuda_bce/bce_layout.hpp"
@@ -47,19 +48,23 @@ struct BceTileRun {
   friend bool operator==(const BceTileRun&, const BceTileRun&) = default;
 };
 
-struct BceTileRuns {
-  std::array<BceTileRun, kBceMaxTileRuns> runs{};
+// Up to N runs: a launch passes the smallest N that holds its runs (bce_launch_runs).
+template <std::size_t N>
+struct BceTileRunsOf {
+  std::array<BceTileRun, N> runs{};
   std::int32_t count = 0;
 };
+using BceTileRuns = BceTileRunsOf<kBceMaxTileRuns>;
 
 // Tile `tile`'s descriptor from the runs (its run: the last whose first tile is <= tile).
-SPMVD_BCE_HOST_DEVICE BceTileDescriptor bce_tile_from_runs(const BceTileRuns& r,
+template <std::size_t N>
+SPMVD_BCE_HOST_DEVICE BceTileDescriptor bce_tile_from_runs(const BceTileRunsOf<N>& r,
                                                            std::int32_t tile) {
   BceTileRun run = r.runs[0];
 #if defined(__CUDACC__)
 #pragma unroll
 #endif
-  for (int i = 1; i < kBceMaxTileRuns; ++i)
+  for (int i = 1; i < static_cast<int>(N); ++i)
     if (i < r.count && tile >= r.runs[i].first_tile) run = r.runs[i];
   const std::int32_t offset = (tile - run.first_tile) * run.rows_per_tile;
   BceTileDescriptor t;
@@ -90,5 +95,15 @@ SPMVD_BCE_HOST_DEVICE BceTileDescriptor bce_tile_from_runs(const BceTileRuns& r,
 // descriptor's is not: rowNo holds the same row). O(tiles).
 std::optional<BceTileRuns> bce_tile_runs(std::span<const BceTileDescriptor> descriptors,
                                          std::uint32_t block_size, std::int64_t resident_threads);
+
+// The runs a launch passes, in the smallest BceTileRunsOf that holds them: a launch's parameters
+// are copied to the GPU with it, so bytes no tile reads lengthen it. One run's 64 bytes instead
+// of eight runs' 456 took the hopper kernel's launches in L2 2.8 % shorter (geometric mean over
+// bench/suite_bce_ab.txt's 28 in-L2 pairs, two runs a side taken a b b a, stencil2d-5pt-1M fp32
+// 0.89, the rest 0.95-1.02; H100, 2026-12-07, docs/BENCHMARKS.md). Without runs (the tiles load
+// their descriptors): BceTileRunsOf<1>{}, unread.
+using BceLaunchRuns = std::variant<BceTileRunsOf<1>, BceTileRunsOf<2>, BceTileRunsOf<4>,
+                                   BceTileRunsOf<kBceMaxTileRuns>>;
+BceLaunchRuns bce_launch_runs(const std::optional<BceTileRuns>& runs);
 
 }  // namespace spmvd

@@ -1,5 +1,6 @@
 #include <cstddef>
 #include <cstring>
+#include <type_traits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -159,15 +160,16 @@ __device__ __forceinline__ void walk_slots(Value& sum, BceSlotWalk& walk, std::i
 // requested at once and waited for only where used: the slots below the block's shortest row
 // are walked before the length is needed, and the caller's row only at the store. With
 // kTileRuns the descriptor is not loaded but computed from the launch's parameters
-// (bce_tile_runs.hpp says when).
+// (bce_tile_runs.hpp says when), Runs holding no more runs than the launch has
+// (bce_launch_runs).
 // A row split into pieces (pieces > 1, block-wide rows only): each piece's CUDA block walks
 // slots [q P, (q + 1) P) of the row (P = lanes x kBceSlotsPerLanePerPiece), stores its sum, and
 // the last piece to arrive (an atomic count, after a fence, as CUDA's threadFenceReduction
 // sample) adds the sums in piece order (the same sum on every run) and writes y; it resets the
 // count for the next launch, which the stream orders after this one.
-template <typename Value, bool kTileRuns, typename Length>
+template <typename Value, bool kTileRuns, typename Length, typename Runs>
 __global__ void __launch_bounds__(kBceMaxBlockSize, kBceFullOccupancyBlocks)
-    bce_hopper_kernel(BceHopperArrays a, const __grid_constant__ BceTileRuns runs,
+    bce_hopper_kernel(BceHopperArrays a, const __grid_constant__ Runs runs,
                       const Value* __restrict__ values, const Value* __restrict__ x,
                       Value* __restrict__ y, Value alpha, Value beta, Value* partials) {
   const BceTileDescriptor t = kTileRuns
@@ -242,7 +244,8 @@ class CudaBceOperator final : public SpmvOperator {
                   const LaunchConfig& launch, Device& device)
       : rows_(bce.rows),
         tiles_(tiles.size()),
-        runs_(runs),
+        tile_runs_(runs.has_value()),
+        launch_runs_(bce_launch_runs(runs)),
         variant_(variant),
         launch_(launch),
         stream_(static_cast<cudaStream_t>(device.native_stream())) {
@@ -257,7 +260,7 @@ class CudaBceOperator final : public SpmvOperator {
       block_widths_ = upload(device, block_widths.data(), block_widths.size());
       block_pos_ = upload(device, bce.block_slot_offsets.data(), bce.block_slot_offsets.size());
     } else {
-      if (!runs_) descriptors_ = upload(device, descriptors.data(), descriptors.size());
+      if (!runs) descriptors_ = upload(device, descriptors.data(), descriptors.size());
       lengths_in_bytes_ = bce.lengths_in_bytes();
       row_lengths_ = lengths_in_bytes_
                          ? upload(device, bce.row_length_bytes.data(), bce.row_length_bytes.size())
@@ -304,15 +307,25 @@ class CudaBceOperator final : public SpmvOperator {
                               .counters = counters_.as<std::int32_t>()};
       const auto a_value = static_cast<Value>(alpha);
       const auto b_value = static_cast<Value>(beta);
-      const auto launch = [&]<bool kTileRuns, typename Length>() {
-        bce_hopper_kernel<Value, kTileRuns, Length><<<grid, launch_.block_size, 0, stream_>>>(
-            a, runs_.value_or(BceTileRuns{}), values_.as<const Value>(), xv, yv, a_value, b_value,
-            partials_.as<Value>());
-      };
-      if (runs_ && lengths_in_bytes_) launch.template operator()<true, std::uint8_t>();
-      if (runs_ && !lengths_in_bytes_) launch.template operator()<true, std::int32_t>();
-      if (!runs_ && lengths_in_bytes_) launch.template operator()<false, std::uint8_t>();
-      if (!runs_ && !lengths_in_bytes_) launch.template operator()<false, std::int32_t>();
+      std::visit(
+          [&]<typename Runs>(const Runs& runs) {
+            const auto launch = [&]<bool kTileRuns, typename Length>() {
+              bce_hopper_kernel<Value, kTileRuns, Length, Runs>
+                  <<<grid, launch_.block_size, 0, stream_>>>(a, runs, values_.as<const Value>(),
+                                                             xv, yv, a_value, b_value,
+                                                             partials_.as<Value>());
+            };
+            if (tile_runs_ && lengths_in_bytes_) launch.template operator()<true, std::uint8_t>();
+            if (tile_runs_ && !lengths_in_bytes_) launch.template operator()<true, std::int32_t>();
+            // The descriptors' launches pass the smallest runs only (unread).
+            if constexpr (std::is_same_v<Runs, BceTileRunsOf<1>>) {
+              if (!tile_runs_ && lengths_in_bytes_)
+                launch.template operator()<false, std::uint8_t>();
+              if (!tile_runs_ && !lengths_in_bytes_)
+                launch.template operator()<false, std::int32_t>();
+            }
+          },
+          launch_runs_);
     }
     SPMVD_CUDA_CHECK_LAUNCH();
   }
@@ -329,7 +342,8 @@ class CudaBceOperator final : public SpmvOperator {
  private:
   std::int64_t rows_;
   std::int64_t tiles_;
-  std::optional<BceTileRuns> runs_;  // hopper: the descriptors as launch parameters
+  bool tile_runs_;                   // hopper: the descriptors as launch parameters
+  BceLaunchRuns launch_runs_;        // hopper: those parameters (bce_launch_runs)
   bool lengths_in_bytes_ = false;    // hopper: row_lengths_ in a byte each, else int32
   BceVariant variant_;
   LaunchConfig launch_;

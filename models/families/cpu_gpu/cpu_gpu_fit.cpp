@@ -135,18 +135,26 @@ std::vector<SamplePoint> fit_x_width_ratio(const HostCooSamples& samples, const 
 // copies is the path's fixed cost (host_round_trip_ms_of). Why one entry: a host part of a few
 // thousand entries is one chunk, one thread's loop of tens of microseconds, which a round trip
 // timed on it absorbs (H100 box, 2026-12-06, model version 36: 4096 entries one a row gave
-// 53-72 us where the suite's splits with a one-entry host part took 44-60 us whole). nullopt
-// where either format is not registered or cannot be built here.
+// 53-72 us where the suite's splits with a one-entry host part took 44-60 us whole).
+// Why both precisions, in turns, and their median: the round trip is the host path's wake-ups
+// and stream waits, the same for either precision (the copies, which differ, are subtracted),
+// while one median of a run of them moves by tens of microseconds from one timing to the next:
+// timed once per precision, the fp32 and fp64 calibrations of one session held 52.8 and 35.0 us
+// (H100 box, 2026-12-07, model version 39), and one value for both (their mean, in the stored
+// calibration) took the split's median error over the suite from 20.5 % to 17.7 %. So each
+// calibration times kRoundTripRounds rounds of both precisions and takes the median of the
+// 2 x kRoundTripRounds round trips. nullopt where either format is not registered or cannot be
+// built here.
 constexpr std::int64_t kRoundTripRows = 4096;
 constexpr std::int64_t kRoundTripRowLength = 8;
 constexpr std::uint32_t kRoundTripBlock = 256;
+constexpr int kRoundTripRounds = 3;
 // Timed as spmv-bench times a candidate this short (bench/sweep.hpp: 5 warm-ups, 101 timed):
 // the host path's wake-ups vary by tens of microseconds from run to run.
 constexpr int kRoundTripWarmups = 5;
 constexpr int kRoundTripRuns = 101;
 
 std::optional<double> time_host_round_trip(const FormatRegistry& registry, Device& device,
-                                           const CalibrationPlan& plan,
                                            const CalibrationOptions& o,
                                            const CpuGpuTimeCoefficients& c) {
   const FormatEntry* split = registry.find(kCpuGpuSplitFormatId);
@@ -162,22 +170,39 @@ std::optional<double> time_host_round_trip(const FormatRegistry& registry, Devic
       .params = FieldSet::of(CudaEllParams{.ell_width = static_cast<std::uint32_t>(
                                                kRoundTripRowLength)}),
       .launch = split_candidate.launch};
-  auto split_op = split->build(sample, plan.precision, split_candidate, device);
-  auto ell_op = ell->build(rows, plan.precision, ell_candidate, device);
+  struct Operators {
+    Precision precision;
+    std::unique_ptr<SpmvOperator> split, ell;
+  };
+  std::vector<Operators> operators;
+  for (const Precision precision : {Precision::fp32, Precision::fp64})
+    operators.push_back({precision, split->build(sample, precision, split_candidate, device),
+                         ell->build(rows, precision, ell_candidate, device)});
   CalibrationOptions runs = o;
   runs.warmup_runs = kRoundTripWarmups;
   runs.timed_runs = kRoundTripRuns;
-  const double split_ms = median_apply_ms(*split_op, device, sample, plan.precision, runs);
-  const double ell_ms = median_apply_ms(*ell_op, device, rows, plan.precision, runs);
   // x down (every column) and the one touched row's partial value up: the split's
   // transfer_values.
   constexpr std::int64_t kHostEntries = 1;
-  const auto copy_bytes =
-      static_cast<std::uint64_t>(sample.cols + kHostEntries) * value_bytes(plan.precision);
-  const double x_bytes =
-      static_cast<double>(sample.cols) * static_cast<double>(value_bytes(plan.precision));
-  return host_round_trip_ms_of(split_ms, ell_ms, kHostEntries, host_chunk_count(kHostEntries),
-                               copy_bytes, kHostPartCopies, c, host_x_width_ratio(c, x_bytes));
+  std::vector<double> round_trips;
+  for (int round = 0; round < kRoundTripRounds; ++round) {
+    for (Operators& op : operators) {
+      const double split_ms = median_apply_ms(*op.split, device, sample, op.precision, runs);
+      const double ell_ms = median_apply_ms(*op.ell, device, rows, op.precision, runs);
+      const auto copy_bytes =
+          static_cast<std::uint64_t>(sample.cols + kHostEntries) * value_bytes(op.precision);
+      const double x_bytes =
+          static_cast<double>(sample.cols) * static_cast<double>(value_bytes(op.precision));
+      round_trips.push_back(host_round_trip_ms_of(split_ms, ell_ms, kHostEntries,
+                                                  host_chunk_count(kHostEntries), copy_bytes,
+                                                  kHostPartCopies, c,
+                                                  host_x_width_ratio(c, x_bytes)));
+    }
+  }
+  // The lower median of an even count: a round trip that was timed.
+  const auto middle = round_trips.begin() + static_cast<std::ptrdiff_t>((round_trips.size() - 1) / 2);
+  std::nth_element(round_trips.begin(), middle, round_trips.end());
+  return *middle;
 }
 
 // Copy sizes 4 KiB .. 64 MiB, x4 each: from a small vector's copy (latency-bound) to a large
@@ -279,7 +304,7 @@ std::optional<CpuGpuTimeCoefficients> fit_cpu_gpu(const FormatRegistry& registry
   }
   fit_host_device_copies(copies, c);
   if (c.host_device_bytes_per_ms > 0.0) {
-    if (const std::optional<double> round_trip = time_host_round_trip(registry, device, plan, o, c))
+    if (const std::optional<double> round_trip = time_host_round_trip(registry, device, o, c))
       c.host_round_trip_ms = *round_trip;
   }
   return c;
