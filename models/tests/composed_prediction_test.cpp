@@ -230,7 +230,8 @@ TEST(ComposedPrediction, AHostPartBesideAGpuPaysTheHostPathsRoundTrip) {
               7.5 * (eq6_ms + 500 * 1e-6 * 16.0 / 15.0) + copies_ms + 0.3, 1e-12);
 }
 
-// The round trip is what a timed split takes beyond its ELL kernel, Eq. 6 and its copies.
+// The round trip is what a timed split takes beyond Eq. 6 and its copies (its ELL kernel runs
+// beside them), so the sample's own prediction, the slower of its parts, is its time.
 TEST(ComposedPrediction, TheRoundTripIsTheSplitsTimeLessWhatTheModelAlreadyCounts) {
   const CpuGpuTimeCoefficients c{.cpu_cores = 16,
                                  .cpu_operations_per_ms = 1e5,
@@ -238,14 +239,14 @@ TEST(ComposedPrediction, TheRoundTripIsTheSplitsTimeLessWhatTheModelAlreadyCount
                                  .host_device_copy_latency_ms = 0.004};
   const double eq6_ms = 2.0 * 4096 / 1e5 / 15.0;
   const double copies_ms = 2 * 0.004 + 65536.0 / 5e7;
-  EXPECT_NEAR(host_round_trip_ms_of(0.5, 0.01, 4096, 15, 65536, kHostPartCopies, c),
-              0.49 - eq6_ms - copies_ms, 1e-12);
+  EXPECT_NEAR(host_round_trip_ms_of(0.5, 4096, 15, 65536, kHostPartCopies, c),
+              0.5 - eq6_ms - copies_ms, 1e-12);
   // The sample's host part in one task is one thread's loop: Eq. 6 on 1 core, not 15.
-  EXPECT_NEAR(host_round_trip_ms_of(0.5, 0.01, 4096, 1, 65536, kHostPartCopies, c),
-              0.49 - 15.0 * eq6_ms - copies_ms, 1e-12);
+  EXPECT_NEAR(host_round_trip_ms_of(0.5, 4096, 1, 65536, kHostPartCopies, c),
+              0.5 - 15.0 * eq6_ms - copies_ms, 1e-12);
   // A split timed faster than the parts the model counts has no round trip left, not a
   // negative one.
-  EXPECT_EQ(host_round_trip_ms_of(0.01, 0.01, 4096, 15, 65536, kHostPartCopies, c), 0.0);
+  EXPECT_EQ(host_round_trip_ms_of(0.01, 4096, 15, 65536, kHostPartCopies, c), 0.0);
 }
 
 TEST(ComposedPrediction, SaysWhichPartCannotBePredicted) {

@@ -62,14 +62,14 @@ double host_copies_ms(std::uint64_t bytes, int copies, const CpuGpuTimeCoefficie
          static_cast<double>(bytes) / c.host_device_bytes_per_ms;
 }
 
-double host_round_trip_ms_of(double split_ms, double ell_ms, std::int64_t host_nnz,
+double host_round_trip_ms_of(double split_ms, std::int64_t host_nnz,
                              std::int64_t host_tasks, std::uint64_t copy_bytes, int copies,
                              const CpuGpuTimeCoefficients& c, double x_width_ratio) {
   // The sample's host part is one entry in each of host_nnz rows.
   const double host_ms = cpu_coo_time_ms(host_nnz, 1.0, c, x_width_ratio, host_tasks) +
                          host_rows_time_ms(host_nnz, c, host_tasks) +
                          host_copies_ms(copy_bytes, copies, c);
-  return std::max(0.0, split_ms - ell_ms - host_ms);
+  return std::max(0.0, split_ms - host_ms);
 }
 
 CpuGpuTime cpu_gpu_time_ms(const MatrixFeatures& features, std::int64_t ell_width,

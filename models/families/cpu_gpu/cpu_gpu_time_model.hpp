@@ -49,9 +49,9 @@ struct CpuGpuTimeCoefficients {
   double cpu_banded_ratio = 1.0;
   // The fixed cost of a host part's path per multiply beyond Eq. 6 and its copies' bytes and
   // latencies: the fork from the device's stream, the CUDA driver thread's dispatch of the host
-  // function and the join back. Timed as a split of a small sample whose host part is a single
-  // entry, less its ELL kernel and its copies (cpu_gpu_fit.cpp, host_round_trip_ms_of). 0 on
-  // the CPU device.
+  // function, the join back and the add kernel after it. Timed as a split of a small sample
+  // whose host part is a single entry, less that entry and its copies (cpu_gpu_fit.cpp,
+  // host_round_trip_ms_of), in both precisions in turns. 0 on the CPU device.
   double host_round_trip_ms = 0.0;
   // A touched row's own cost on the host (its offsets, its partial sum written), ms on all nc
   // hardware threads, beside fc's per non-zero: timed rows of 8 and of 1 entry
@@ -114,12 +114,14 @@ double gpu_ell_time_ms(std::int64_t gpu_nnz, const CpuGpuTimeCoefficients& c);
 // and no bandwidth is calibrated (host_device_bytes_per_ms <= 0).
 double host_copies_ms(std::uint64_t bytes, int copies, const CpuGpuTimeCoefficients& c);
 // The host path's fixed cost (CpuGpuTimeCoefficients::host_round_trip_ms) from a split's
-// measured time on a sample: split_ms less the ELL kernel's time on the same sample (ell_ms),
-// Eq. 6 and the rows' own cost for the host part's host_nnz random non-zeros, one a row, in
-// host_tasks tasks, at x_width_ratio (the sample's x), and its `copies` copies moving
-// copy_bytes (c's bandwidth and latency); at least 0. Throws as cpu_coo_time_ms and
-// host_copies_ms do.
-double host_round_trip_ms_of(double split_ms, double ell_ms, std::int64_t host_nnz,
+// measured time on a sample whose host path is its critical path: split_ms less Eq. 6 and the
+// rows' own cost for the host part's host_nnz random non-zeros, one a row, in host_tasks tasks,
+// at x_width_ratio (the sample's x), and its `copies` copies moving copy_bytes (c's bandwidth
+// and latency); at least 0. Its ELL kernel is not subtracted: it runs beside the host path, and
+// a split is predicted as the slower of its GPU and host parts (composed_time_ms), so the
+// round trip holds what follows the host path (the add kernel) and the sample's own prediction
+// is its measured time. Throws as cpu_coo_time_ms and host_copies_ms do.
+double host_round_trip_ms_of(double split_ms, std::int64_t host_nnz,
                              std::int64_t host_tasks, std::uint64_t copy_bytes, int copies,
                              const CpuGpuTimeCoefficients& c, double x_width_ratio = 1.0);
 
