@@ -247,6 +247,25 @@ TEST(ComposedPrediction, TheRoundTripIsTheSplitsTimeLessWhatTheModelAlreadyCount
   // A split timed faster than the parts the model counts has no round trip left, not a
   // negative one.
   EXPECT_EQ(host_round_trip_ms_of(0.01, 4096, 15, 65536, kHostPartCopies, c), 0.0);
+
+  // The calibration's sample, a one-entry host part beside the whole x: with the round trip
+  // fitted from its time, its host part (the slower part) is predicted at that time.
+  ModelSet set = bytes_only_set();
+  FormatPart sample{.runs = FormatPart::Runs::host,
+                    .features = part_features(whole_matrix(), {{1, 1}}),
+                    .candidate = Candidate{.format = kCpuCooFormatId, .params = {}, .launch = {}}};
+  sample.features.x_sectors_per_nonzero = 1.0;
+  sample.transfer_values = static_cast<std::uint64_t>(sample.features.cols) + 1;
+  sample.host_tasks = 1;
+  const double split_ms = 0.045;
+  CpuGpuTimeCoefficients fitted = c;
+  fitted.host_round_trip_ms = host_round_trip_ms_of(split_ms, 1, 1, sample.transfer_values * 8,
+                                                    kHostPartCopies, c);
+  EXPECT_GT(fitted.host_round_trip_ms, 0.0);
+  set.records.put(fitted);
+  const ModelPredictor predictor(set);
+  const ModelPartTimePredictor parts(predictor, format_registry(), h100_like());
+  EXPECT_NEAR(*parts.part_ms(sample), split_ms, 1e-12);
 }
 
 TEST(ComposedPrediction, SaysWhichPartCannotBePredicted) {

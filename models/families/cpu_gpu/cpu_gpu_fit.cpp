@@ -130,11 +130,17 @@ std::vector<SamplePoint> fit_x_width_ratio(const HostCooSamples& samples, const 
 // The host path's round trip, timed: a split at K = kRoundTripRowLength of kRoundTripRows rows
 // of that many random columns, the first given one entry more (with_long_row), so that the
 // host part is a single entry (its Eq. 6 one multiply-add), at kRoundTripBlock; what the split
-// takes beyond that entry and its copies is the path's fixed cost (host_round_trip_ms_of: its
-// ELL kernel, 4-5 us, runs beside the host path's tens). Why one entry: a host part of a few
-// thousand entries is one chunk, one thread's loop of tens of microseconds, which a round trip
-// timed on it absorbs (H100 box, 2026-12-06, model version 36: 4096 entries one a row gave
-// 53-72 us where the suite's splits with a one-entry host part took 44-60 us whole).
+// takes beyond that entry and its copies is the path's fixed cost (host_round_trip_ms_of).
+// nullopt where the split is not registered or this is no GPU.
+// Why one entry: a host part of a few thousand entries is one chunk, one thread's loop of tens
+// of microseconds, which a round trip timed on it absorbs (H100 box, 2026-12-06, model version
+// 36: 4096 entries one a row gave 53-72 us where the suite's splits with a one-entry host part
+// took 44-60 us whole).
+// Why not less the split's ELL kernel (4-5 us): a split is predicted as the slower of its
+// parts, the host path here, so the sample's own prediction is its measured time only with the
+// kernel left in. A calibration that took it out gave 29-30 us where that session's suite
+// splits in L2 measured a median 1.33x their predictions; 40 us put them at 15.7 % median
+// error (H100 box, 2026-12-07, offline model-accuracy on that suite).
 // Why both precisions, in turns, and their median: the round trip is the host path's wake-ups
 // and stream waits, the same for either precision (the copies, which differ, are subtracted),
 // while one median of a run of them moves by tens of microseconds from one timing to the next:
@@ -142,12 +148,7 @@ std::vector<SamplePoint> fit_x_width_ratio(const HostCooSamples& samples, const 
 // (H100 box, 2026-12-07, model version 39), and one value for both (their mean, in the stored
 // calibration) took the split's median error over the suite from 20.5 % to 17.7 %. So each
 // calibration times kRoundTripRounds rounds of both precisions and takes the median of the
-// 2 x kRoundTripRounds round trips. nullopt where either format is not registered or cannot be
-// built here.
-// Why not less the ELL kernel's own time: a split is predicted as the slower of its parts, the
-// host path here, so the sample's prediction is its measured time only with the kernel left in;
-// less it, the round trip was 29-30 us and the suite's splits in L2 measured 1.33x their
-// predictions (median; 40 us put them at 15.7 % median error; H100 box, 2026-12-07, v40).
+// 2 x kRoundTripRounds round trips.
 constexpr std::int64_t kRoundTripRows = 4096;
 constexpr std::int64_t kRoundTripRowLength = 8;
 constexpr std::uint32_t kRoundTripBlock = 256;
