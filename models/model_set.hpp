@@ -83,9 +83,9 @@ namespace spmvd {
 // cuSPARSE's bytes without its workspace bound) at the fastest rate the ell grid's banded
 // samples streamed (correction step dram_rate). The calibration is version 38's.
 // 40: the cpu_gpu record's round trip is the median of rounds timed in both precisions, and not
-// less the sample's ELL kernel, which runs beside the host path (cpu_gpu_fit.cpp,
-// time_host_round_trip); BCE's launch floors are timed with launches that pass only the tile
-// runs they have (bce_launch_runs).
+// less the sample's ELL kernel, which runs beside the host path, and it holds the wake-up a host
+// part of several tasks pays (host_wake_ms; cpu_gpu_fit.cpp, time_host_path); BCE's launch
+// floors are timed with launches that pass only the tile runs they have (bce_launch_runs).
 inline constexpr int kModelVersion = 40;
 
 struct ModelSet {

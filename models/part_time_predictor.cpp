@@ -28,8 +28,12 @@ std::optional<double> ModelPartTimePredictor::part_ms(const FormatPart& part) co
     // random columns (the calibrated fc itself) where the locality step is switched off.
     const double randomness =
         predictor_.locality_enabled() ? x_gather_randomness(part.features) : 1.0;
-    // A part beside a GPU (it moves values) also pays the host path's round trip.
-    const double round_trip_ms = part.transfer_values > 0 ? cpu_gpu->host_round_trip_ms : 0.0;
+    // A part beside a GPU (it moves values) also pays the host path's round trip, and a part of
+    // several tasks the wake-up of the workers that run them.
+    const double round_trip_ms =
+        part.transfer_values > 0
+            ? cpu_gpu->host_round_trip_ms + (part.host_tasks > 1 ? cpu_gpu->host_wake_ms : 0.0)
+            : 0.0;
     // The part gathers from the whole matrix's x: a random gather's cost at its width.
     const double x_bytes = static_cast<double>(part.features.cols) *
                            static_cast<double>(value_bytes(predictor_.model_set().precision));

@@ -134,6 +134,7 @@ ModelSet set_of_three_families() {
                                          .host_device_copy_latency_ms = 0.0085,
                                          .cpu_banded_ratio = 0.31,
                                          .host_round_trip_ms = 0.32,
+                                         .host_wake_ms = 0.021,
                                          .cpu_ms_per_row = 2.5e-7,
                                          .x_width_ratio = {{262144, 0.42}, {33554432, 1.0}}});
   CacheResidentCorrection resident{.format = FormatId{999}, .entries_per_thread = 2};
@@ -206,7 +207,7 @@ TEST(ModelTables, PrintsPaperCoefficientsAndTheLaunchFloorAsTables) {
   ASSERT_LT(cpu_gpu + 2, lines.size());
   EXPECT_NE(lines[cpu_gpu + 1].find("host↔device GB/s"), std::string::npos);
   EXPECT_EQ(words_of(lines[cpu_gpu + 2]),
-            (Words{"16", "4.582e+05", "0.31", "132", "2.3e+06", "24.0", "8.50", "320.0", "0.25",
+            (Words{"16", "4.582e+05", "0.31", "132", "2.3e+06", "24.0", "8.50", "320.0", "21.0", "0.25",
                    "0.42–1.00"}));
   const std::size_t floor = index_of(lines, "  launch_floor (");
   ASSERT_LT(floor + 2, lines.size());

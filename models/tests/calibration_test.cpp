@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "kernels/formats/cpu_coo/cpu_coo_rules.hpp"
 #include "kernels/formats/cpu_csr/cpu_csr_rules.hpp"
+#include "kernels/formats/cpu_gpu_split/cpu_gpu_split_layout.hpp"
 #include "kernels/formats/cpu_gpu_split/cpu_gpu_split_rules.hpp"
 #include "kernels/formats/cuda_bro_coo/cuda_bro_coo_rules.hpp"
 #include "kernels/formats/cuda_bro_ell/cuda_bro_ell_rules.hpp"
@@ -1176,6 +1177,30 @@ TEST(HostCooRates, SeparateARowsOwnCostFromItsNonZeros) {
   // Single-entry rows no dearer per non-zero: nothing to separate.
   EXPECT_EQ(with_row_cost(at8, a + b / 8, 8), at8);
   EXPECT_EQ(with_row_cost(at8, a + b, 1), at8);
+}
+
+// The host path's samples, split at their width: a host part of one entry (the round trip), and
+// host parts of one chunk and of two chunks of the same size (the wake-up: the same work a
+// thread, a second thread started), each one touched row beside an x of the same width.
+TEST(HostPathSamples, HostPartsOfOneEntryOneChunkAndTwoChunksOfTheSameSize) {
+  const HostPathSamples samples = host_path_samples(7);
+  const auto host = [](const CsrMatrix<double>& m) {
+    return make_cpu_gpu_split_layout<double>(m, kHostPathSampleWidth).host;
+  };
+  const HostCooPart<double> one = host(samples.one_entry);
+  EXPECT_EQ(one.nnz(), 1);
+  EXPECT_EQ(one.chunk_count(), 1);
+  const HostCooPart<double> one_chunk = host(samples.one_chunk);
+  const HostCooPart<double> two_chunks = host(samples.two_chunks);
+  EXPECT_EQ(one_chunk.chunk_count(), 1);
+  EXPECT_EQ(two_chunks.chunk_count(), 2);
+  EXPECT_EQ(two_chunks.chunk_offsets[1], one_chunk.nnz()) << "a chunk of two as large as the one";
+  EXPECT_EQ(two_chunks.nnz(), 2 * one_chunk.nnz());
+  EXPECT_EQ(one_chunk.rows.size(), 1u);
+  EXPECT_EQ(two_chunks.rows.size(), 1u);
+  EXPECT_EQ(samples.one_chunk.cols, samples.two_chunks.cols);
+  for (const CsrMatrix<double>* m : {&samples.one_entry, &samples.one_chunk, &samples.two_chunks})
+    EXPECT_EQ(m->rows, kHostPathSampleRows);
 }
 
 TEST(HostCooRates, RefuseOneSizeOrASlopeThatIsNotPositive) {

@@ -228,6 +228,18 @@ TEST(ComposedPrediction, AHostPartBesideAGpuPaysTheHostPathsRoundTrip) {
   part.host_tasks = 2;
   EXPECT_NEAR(*row_parts.part_ms(part),
               7.5 * (eq6_ms + 500 * 1e-6 * 16.0 / 15.0) + copies_ms + 0.3, 1e-12);
+  // With a calibrated wake-up, a part of several tasks pays it once, a part of one does not.
+  set.records.update<CpuGpuTimeCoefficients>([](CpuGpuTimeCoefficients& k) { k.host_wake_ms = 0.02; });
+  const ModelPredictor with_wake(set);
+  const ModelPartTimePredictor wake_parts(with_wake, format_registry(), device);
+  EXPECT_NEAR(*wake_parts.part_ms(part),
+              7.5 * (eq6_ms + 500 * 1e-6 * 16.0 / 15.0) + copies_ms + 0.3 + 0.02, 1e-12);
+  part.host_tasks = 15;
+  EXPECT_NEAR(*wake_parts.part_ms(part),
+              eq6_ms + 500 * 1e-6 * 16.0 / 15.0 + copies_ms + 0.3 + 0.02, 1e-12);
+  part.host_tasks = 1;
+  EXPECT_NEAR(*wake_parts.part_ms(part),
+              15.0 * (eq6_ms + 500 * 1e-6 * 16.0 / 15.0) + copies_ms + 0.3, 1e-12);
 }
 
 // The round trip is what a timed split takes beyond Eq. 6 and its copies (its ELL kernel runs

@@ -91,6 +91,7 @@ CpuGpuTimeCoefficients paper_003_coefficients() {
           .host_device_copy_latency_ms = 0.0085,
           .cpu_banded_ratio = 0.31,
           .host_round_trip_ms = 0.32,
+          .host_wake_ms = 0.021,
           .cpu_ms_per_row = 2.5e-7,
           .x_width_ratio = {{262144, 0.42}, {2097152, 0.71}, {33554432, 1.0}}};
 }
@@ -234,9 +235,10 @@ TEST(ModelSet, EachRegisteredFamilysTableComesFromItsRecord) {
         {"cusparse_sell", "-", "6.00", "2500", "7.00", "40", "-", "0", "0.0", "0.0"}}},
       {"cpu_gpu",  // 2.4e7 bytes per ms = 24 GB/s, 0.0085 ms = 8.5 µs
        {{"cores nc", "ops/ms/core fc", "host banded ρ", "SMs C", "ops/ms/SM F",
-         "host↔device GB/s", "copy latency µs", "host round trip µs", "host row ns",
+         "host↔device GB/s", "copy latency µs", "host round trip µs", "host wake µs",
+         "host row ns",
          "host x-width ratio"},
-        {"16", "4.1e+05", "0.31", "132", "2.3e+06", "24.0", "8.50", "320.0", "0.25",
+        {"16", "4.1e+05", "0.31", "132", "2.3e+06", "24.0", "8.50", "320.0", "21.0", "0.25",
          "0.42–1.00"}}}};
   std::set<std::string> families_with_tables;
   for (const FamilyEntry& entry : model_families()) {

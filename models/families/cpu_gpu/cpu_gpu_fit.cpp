@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstddef>
 #include <limits>
 #include <iterator>
 #include <memory>
@@ -127,11 +128,10 @@ std::vector<SamplePoint> fit_x_width_ratio(const HostCooSamples& samples, const 
   return ratios;
 }
 
-// The host path's round trip, timed: a split at K = kRoundTripRowLength of kRoundTripRows rows
-// of that many random columns, the first given one entry more (with_long_row), so that the
-// host part is a single entry (its Eq. 6 one multiply-add), at kRoundTripBlock; what the split
-// takes beyond that entry and its copies is the path's fixed cost (host_round_trip_ms_of).
-// nullopt where the split is not registered or this is no GPU.
+// The host path's round trip, timed: a split at K = kHostPathSampleWidth whose host part is a
+// single entry (host_path_samples' one_entry: its Eq. 6 one multiply-add), at kRoundTripBlock;
+// what the split takes beyond that entry and its copies is the path's fixed cost
+// (host_round_trip_ms_of).
 // Why one entry: a host part of a few thousand entries is one chunk, one thread's loop of tens
 // of microseconds, which a round trip timed on it absorbs (H100 box, 2026-12-06, model version
 // 36: 4096 entries one a row gave 53-72 us where the suite's splits with a one-entry host part
@@ -149,8 +149,13 @@ std::vector<SamplePoint> fit_x_width_ratio(const HostCooSamples& samples, const 
 // calibration) took the split's median error over the suite from 20.5 % to 17.7 %. So each
 // calibration times kRoundTripRounds rounds of both precisions and takes the median of the
 // 2 x kRoundTripRounds round trips.
-constexpr std::int64_t kRoundTripRows = 4096;
-constexpr std::int64_t kRoundTripRowLength = 8;
+// Why the wake-up: a host part of one task runs on the CUDA host-function thread, one of
+// several wakes oneTBB workers from their sleep first. Over the suite's splits in L2 the time
+// the model leaves to the round trip (measured less predicted with none) was a median 40 us
+// where the host part was one chunk and 57-76 us where it was 2 or more (H100 box, 2026-12-07,
+// 84 and 78 candidates); a round trip of 35-40 us and 20-25 us more for several tasks took
+// the split's median error from 20.5 and 27.0 % to 10.6-13.7 % on two sessions' suites (offline,
+// the two terms set by hand).
 constexpr std::uint32_t kRoundTripBlock = 256;
 constexpr int kRoundTripRounds = 3;
 // Timed as spmv-bench times a candidate this short (bench/sweep.hpp: 5 warm-ups, 101 timed):
@@ -158,47 +163,70 @@ constexpr int kRoundTripRounds = 3;
 constexpr int kRoundTripWarmups = 5;
 constexpr int kRoundTripRuns = 101;
 
-std::optional<double> time_host_round_trip(const FormatRegistry& registry, Device& device,
-                                           const CalibrationOptions& o,
-                                           const CpuGpuTimeCoefficients& c) {
+// The lower median of `values` (not empty): with an even count, a value that was timed.
+double lower_median(std::vector<double> values) {
+  const auto middle = values.begin() + static_cast<std::ptrdiff_t>((values.size() - 1) / 2);
+  std::nth_element(values.begin(), middle, values.end());
+  return *middle;
+}
+
+// The round trip and the workers' wake-up (CpuGpuTimeCoefficients::host_round_trip_ms,
+// host_wake_ms), the host_path_samples timed in the same rounds, each round both precisions in
+// turns: the round trip from the one-entry sample (host_round_trip_ms_of), the wake-up as the
+// two-chunk sample's time less the one-chunk one's (each chunk of the two holds as many entries
+// as the one, side by side on two threads, so only the second thread's start is left), each
+// the median of its 2 x kRoundTripRounds values. nullopt where the split is not registered or
+// this is no GPU.
+std::optional<std::pair<double, double>> time_host_path(const FormatRegistry& registry,
+                                                        Device& device,
+                                                        const CalibrationOptions& o,
+                                                        const CpuGpuTimeCoefficients& c) {
   const FormatEntry* split = registry.find(kCpuGpuSplitFormatId);
   if (split == nullptr || !device.info().is_gpu) return std::nullopt;
-  const CsrMatrix<double> rows =
-      uniform_row_length_sample(kRoundTripRows, kRoundTripRowLength, o.seed);
-  const CsrMatrix<double> sample = with_long_row(rows, kRoundTripRowLength + 1);
-  const Candidate split_candidate = CpuGpuSplitRules::candidate_for(
-      kRoundTripRowLength, kRoundTripBlock, sample.rows, device.info());
+  const HostPathSamples samples = host_path_samples(o.seed);
+  const std::array<const CsrMatrix<double>*, 3> matrices{&samples.one_entry, &samples.one_chunk,
+                                                         &samples.two_chunks};
   struct Operator {
     Precision precision;
+    const CsrMatrix<double>* sample;
     std::unique_ptr<SpmvOperator> split;
   };
   std::vector<Operator> operators;
-  for (const Precision precision : {Precision::fp32, Precision::fp64})
-    operators.push_back({precision, split->build(sample, precision, split_candidate, device)});
+  for (const Precision precision : {Precision::fp32, Precision::fp64}) {
+    for (const CsrMatrix<double>* m : matrices) {
+      const Candidate candidate = CpuGpuSplitRules::candidate_for(
+          kHostPathSampleWidth, kRoundTripBlock, m->rows, device.info());
+      operators.push_back({precision, m, split->build(*m, precision, candidate, device)});
+    }
+  }
   CalibrationOptions runs = o;
   runs.warmup_runs = kRoundTripWarmups;
   runs.timed_runs = kRoundTripRuns;
   // x down (every column) and the one touched row's partial value up: the split's
   // transfer_values.
   constexpr std::int64_t kHostEntries = 1;
-  std::vector<double> round_trips;
+  const CsrMatrix<double>& one = samples.one_entry;
+  std::vector<double> round_trips, wakes;
   for (int round = 0; round < kRoundTripRounds; ++round) {
-    for (Operator& op : operators) {
-      const double split_ms = median_apply_ms(*op.split, device, sample, op.precision, runs);
+    for (std::size_t p = 0; p < operators.size(); p += matrices.size()) {
+      std::array<double, 3> ms{};
+      for (std::size_t i = 0; i < matrices.size(); ++i) {
+        Operator& op = operators[p + i];
+        ms[i] = median_apply_ms(*op.split, device, *op.sample, op.precision, runs);
+      }
+      const Precision precision = operators[p].precision;
       const auto copy_bytes =
-          static_cast<std::uint64_t>(sample.cols + kHostEntries) * value_bytes(op.precision);
+          static_cast<std::uint64_t>(one.cols + kHostEntries) * value_bytes(precision);
       const double x_bytes =
-          static_cast<double>(sample.cols) * static_cast<double>(value_bytes(op.precision));
-      round_trips.push_back(host_round_trip_ms_of(split_ms, kHostEntries,
+          static_cast<double>(one.cols) * static_cast<double>(value_bytes(precision));
+      round_trips.push_back(host_round_trip_ms_of(ms[0], kHostEntries,
                                                   host_chunk_count(kHostEntries), copy_bytes,
                                                   kHostPartCopies, c,
                                                   host_x_width_ratio(c, x_bytes)));
+      wakes.push_back(std::max(0.0, ms[2] - ms[1]));
     }
   }
-  // The lower median of an even count: a round trip that was timed.
-  const auto middle = round_trips.begin() + static_cast<std::ptrdiff_t>((round_trips.size() - 1) / 2);
-  std::nth_element(round_trips.begin(), middle, round_trips.end());
-  return *middle;
+  return std::pair{lower_median(round_trips), lower_median(wakes)};
 }
 
 // Copy sizes 4 KiB .. 64 MiB, x4 each: from a small vector's copy (latency-bound) to a large
@@ -211,6 +239,18 @@ std::vector<std::uint64_t> host_copy_sizes() {
 }
 
 }  // namespace
+
+HostPathSamples host_path_samples(std::uint64_t seed) {
+  const CsrMatrix<double> one_entry_base =
+      uniform_row_length_sample(kHostPathSampleRows, kHostPathSampleWidth, seed);
+  // Wide enough for a row of two chunks beyond the width.
+  const CsrMatrix<double> chunk_base = wide_uniform_row_length_sample(
+      kHostPathSampleRows, 4 * kHostChunkMinEntries, kHostPathSampleWidth, seed);
+  return {.one_entry = with_long_row(one_entry_base, kHostPathSampleWidth + 1),
+          .one_chunk = with_long_row(chunk_base, kHostPathSampleWidth + kHostChunkMinEntries),
+          .two_chunks =
+              with_long_row(chunk_base, kHostPathSampleWidth + 2 * kHostChunkMinEntries)};
+}
 
 void fit_cpu_gpu_record(const FinishingFitInput& in) {
   ModelSet& set = in.state.set;
@@ -300,8 +340,10 @@ std::optional<CpuGpuTimeCoefficients> fit_cpu_gpu(const FormatRegistry& registry
   }
   fit_host_device_copies(copies, c);
   if (c.host_device_bytes_per_ms > 0.0) {
-    if (const std::optional<double> round_trip = time_host_round_trip(registry, device, o, c))
-      c.host_round_trip_ms = *round_trip;
+    if (const auto host_path = time_host_path(registry, device, o, c)) {
+      c.host_round_trip_ms = host_path->first;
+      c.host_wake_ms = host_path->second;
+    }
   }
   return c;
 }

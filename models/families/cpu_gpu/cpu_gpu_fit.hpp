@@ -6,6 +6,7 @@
 #include <span>
 #include <vector>
 
+#include "core/csr_matrix.hpp"
 #include "kernels/device.hpp"
 #include "kernels/format_registry.hpp"
 #include "models/calibration/calibration_plan.hpp"
@@ -60,6 +61,18 @@ std::optional<HostCooRates> fit_host_coo_rates(std::span<const SamplePoint> rand
 // separation leaves no positive rate.
 HostCooRates with_row_cost(const HostCooRates& rates, double one_entry_slope,
                            std::int64_t row_length);
+
+// The splits that time the host path (cpu_gpu_fit.cpp, time_host_path), each kHostPathSampleRows
+// rows of kHostPathSampleWidth random columns, split at K = kHostPathSampleWidth, its row 0
+// longer: one_entry's by one entry (the round trip: a host part of one entry), one_chunk's by
+// kHostChunkMinEntries and two_chunks' by twice that (the wake-up: host parts of one chunk and
+// of two of the same size), the latter two over 4 x kHostChunkMinEntries columns.
+inline constexpr std::int64_t kHostPathSampleRows = 4096;
+inline constexpr std::int64_t kHostPathSampleWidth = 8;
+struct HostPathSamples {
+  CsrMatrix<double> one_entry, one_chunk, two_chunks;
+};
+HostPathSamples host_path_samples(std::uint64_t seed);
 
 // fit_cpu_gpu on the coo record and the ell stage's rate of the finished stages: puts the
 // cpu_gpu record into the set where there is one (calibration_finishing_fits).

@@ -14,7 +14,8 @@ std::vector<FamilyTable> tables_of(const CpuGpuTimeCoefficients& record) {
       {.name = std::string(CpuGpuTimeCoefficients::kFamily),
        .title = "paper 003's coefficients of the CPU-GPU split (Eqs. 6-8) and host copies",
        .headers = {"cores nc", "ops/ms/core fc", "host banded ρ", "SMs C", "ops/ms/SM F",
-                   "host↔device GB/s", "copy latency µs", "host round trip µs", "host row ns",
+                   "host↔device GB/s", "copy latency µs", "host round trip µs", "host wake µs",
+                   "host row ns",
                    "host x-width ratio"},
        .rows = {{count_cell(record.cpu_cores), number_cell(record.cpu_operations_per_ms, "%.4g"),
                  number_cell(record.cpu_banded_ratio, "%.2f"),
@@ -23,6 +24,7 @@ std::vector<FamilyTable> tables_of(const CpuGpuTimeCoefficients& record) {
                  number_cell(1e-6 * record.host_device_bytes_per_ms, "%.1f"),
                  number_cell(1e3 * record.host_device_copy_latency_ms, "%.2f"),
                  number_cell(1e3 * record.host_round_trip_ms, "%.1f"),
+                 number_cell(1e3 * record.host_wake_ms, "%.1f"),
                  number_cell(1e6 * record.cpu_ms_per_row, "%.2f"),
                  ratio_range_cell(record.x_width_ratio)}}}};
 }

@@ -53,6 +53,12 @@ struct CpuGpuTimeCoefficients {
   // whose host part is a single entry, less that entry and its copies (cpu_gpu_fit.cpp,
   // host_round_trip_ms_of), in both precisions in turns. 0 on the CPU device.
   double host_round_trip_ms = 0.0;
+  // What a host part of more than one task pays beyond one of a single task, its tasks side by
+  // side: oneTBB's sleeping workers woken (a single task runs on the CUDA host-function thread
+  // itself). Timed as the difference between two splits whose host parts are one row of 2 x
+  // 4096 and of 4096 entries, two chunks and one (cpu_gpu_fit.cpp, time_host_wake). 0 on the
+  // CPU device or where not timed.
+  double host_wake_ms = 0.0;
   // A touched row's own cost on the host (its offsets, its partial sum written), ms on all nc
   // hardware threads, beside fc's per non-zero: timed rows of 8 and of 1 entry
   // (cpu_gpu_fit.cpp, with_row_cost). On the H100 box a single fc put the host parts of one or
@@ -74,6 +80,7 @@ struct CpuGpuTimeCoefficients {
                     &CpuGpuTimeCoefficients::host_device_copy_latency_ms),
       declare_field("cpu_banded_ratio", &CpuGpuTimeCoefficients::cpu_banded_ratio),
       declare_field("host_round_trip_ms", &CpuGpuTimeCoefficients::host_round_trip_ms),
+      declare_field("host_wake_ms", &CpuGpuTimeCoefficients::host_wake_ms),
       declare_field("cpu_ms_per_row", &CpuGpuTimeCoefficients::cpu_ms_per_row),
       declare_field("x_width_ratio", &CpuGpuTimeCoefficients::x_width_ratio)};
   friend bool operator==(const CpuGpuTimeCoefficients&, const CpuGpuTimeCoefficients&) = default;
