@@ -85,7 +85,8 @@ namespace spmvd {
 // 40: the cpu_gpu record's round trip is the median of rounds timed in both precisions, and not
 // less the sample's ELL kernel, which runs beside the host path, and it holds the wake-up a host
 // part of several tasks pays (host_wake_ms; cpu_gpu_fit.cpp, time_host_path); BCE's launch
-// floors are timed with launches that pass only the tile runs they have (bce_launch_runs).
+// floors are timed with launches that pass only the tile runs they have (bce_launch_runs);
+// cuda_hyb's ELL kernel is priced at K = 0 too, where it runs to apply beta (hyb_model.cpp).
 inline constexpr int kModelVersion = 40;
 
 struct ModelSet {

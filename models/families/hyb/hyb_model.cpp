@@ -17,22 +17,17 @@ Prediction HybModel::predict_ms(const MatrixFeatures& features, const Candidate&
                                 double randomness) const {
   const std::int64_t k = CudaHybRules::params_of(candidate).ell_width;
   const EllCooSplit split = ell_coo_split(features, k);
-  Prediction total{.ms = 0.0, .confidence = 1.0};
   // The two kernels run one after the other: times add, and the sum is as uncertain as its
-  // least certain part, a little less for the second launch.
-  if (k > 0) {
-    const Prediction ell =
-        ell_.predict_shape_ms(k, features.rows, candidate.launch.block_size, randomness);
-    total.ms += ell.ms;
-    total.confidence = std::min(total.confidence, ell.confidence);
-  }
-  if (split.coo_nnz > 0 || k == 0) {
-    const Prediction coo =
-        coo_.predict_nnz_ms(split.coo_nnz, candidate.launch, randomness);
+  // least certain part, a little less for the second launch. The ELL kernel runs over every row
+  // whatever K (at K = 0 it only applies beta: a launch and y written; the ell family prices a
+  // width-0 ELL as its smallest shape), the COO kernel only where entries are left to it
+  // (cuda_hyb_operator.cu, launch_coo_segmented).
+  Prediction total = ell_.predict_shape_ms(k, features.rows, candidate.launch.block_size, randomness);
+  if (split.coo_nnz > 0) {
+    const Prediction coo = coo_.predict_nnz_ms(split.coo_nnz, candidate.launch, randomness);
     total.ms += coo.ms;
-    total.confidence = std::min(total.confidence, coo.confidence);
+    total.confidence = std::min(total.confidence, coo.confidence) * 0.9;
   }
-  if (k > 0 && split.coo_nnz > 0) total.confidence *= 0.9;
   return total;
 }
 
