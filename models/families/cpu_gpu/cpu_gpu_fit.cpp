@@ -150,12 +150,12 @@ std::vector<SamplePoint> fit_x_width_ratio(const HostCooSamples& samples, const 
 // calibration times kRoundTripRounds rounds of both precisions and takes the median of the
 // 2 x kRoundTripRounds round trips.
 // Why the wake-up: a host part of one task runs on the CUDA host-function thread, one of
-// several wakes oneTBB workers from their sleep first. Over the suite's splits in L2 the time
-// the model leaves to the round trip (measured less predicted with none) was a median 40 us
-// where the host part was one chunk and 57-76 us where it was 2 or more (H100 box, 2026-12-07,
-// 84 and 78 candidates); a round trip of 35-40 us and 20-25 us more for several tasks took
-// the split's median error from 20.5 and 27.0 % to 10.6-13.7 % on two sessions' suites (offline,
-// the two terms set by hand).
+// several wakes oneTBB workers from their sleep first. Over the suite's splits the time the
+// model leaves to the round trip (measured less predicted with none) was a median 38-40 us
+// where the host part was one chunk and mostly 55-80 us where it was 2 or more (H100 box,
+// 2026-12-07, two suite runs, bench/split_host_path.py); a round trip of 35-40 us and 20-25 us
+// more for several tasks took the split's median error from 20.5 and 27.0 % to 10.6-13.7 % on
+// those runs (offline, the two terms set by hand).
 constexpr std::uint32_t kRoundTripBlock = 256;
 constexpr int kRoundTripRounds = 3;
 // Timed as spmv-bench times a candidate this short (bench/sweep.hpp: 5 warm-ups, 101 timed):
