@@ -8,13 +8,10 @@ or more).
 
 Inputs may be .json.gz (unpacked to a temporary directory for model-accuracy).
 """
-import argparse
-import gzip
-import json
 import os
-import shutil
-import subprocess
 import tempfile
+
+from accuracy_runs import model_accuracy, parser, plain
 
 # models/correction_steps.cpp's kSteps, in order (measured_refit has no samples in a
 # calibration file).
@@ -23,27 +20,8 @@ STEPS = ["locality", "cache_resident", "coo_row_writes", "bsr_block_rows", "bsr_
          "shared_launch_overlap"]
 
 
-def plain(path, directory):
-    if not path.endswith(".gz"):
-        return path
-    out = os.path.join(directory, os.path.basename(path)[:-3])
-    with gzip.open(path, "rb") as src, open(out, "wb") as dst:
-        shutil.copyfileobj(src, dst)
-    return out
-
-
-def accuracy(binary, calibration, bench, data_dir, directory, without):
-    out = os.path.join(directory, f"accuracy-{without or 'all'}.json")
-    command = [binary, "--calibration", calibration, "--bench", bench, "--json", out]
-    if data_dir:
-        command += ["--data-dir", data_dir]
-    if without:
-        command += ["--without", without]
-    done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise SystemExit(f"{' '.join(command)}: exit {done.returncode}\n{done.stderr}")
-    with open(out) as f:
-        report = json.load(f)
+def summary(report):
+    """Favourites, pairs, median Spearman and each format's median error (%) of a report."""
     pairs = len(report["matrices"])
     favourites = round(report["fraction_top_within_tolerance"] * pairs)
     medians = {f["name"]: 100.0 * f["median_abs_relative_error"] for f in report["formats"]}
@@ -51,17 +29,15 @@ def accuracy(binary, calibration, bench, data_dir, directory, without):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--calibration", required=True)
-    parser.add_argument("--bench", required=True)
-    parser.add_argument("--data-dir", default=os.environ.get("BUNDLE_DATA"))
-    parser.add_argument("--model-accuracy", default="model-accuracy")
-    args = parser.parse_args()
+    args = parser(__doc__.split("\n")[0]).parse_args()
     with tempfile.TemporaryDirectory() as directory:
         calibration = plain(args.calibration, directory)
         bench = plain(args.bench, directory)
-        run = lambda without: accuracy(args.model_accuracy, calibration, bench, args.data_dir,
-                                       directory, without)
+
+        def run(without):
+            out = os.path.join(directory, f"accuracy-{without or 'all'}.json")
+            return summary(model_accuracy(args, calibration, bench, out, without))
+
         favourites, pairs, spearman, medians = run(None)
         print("| without | favourites; median error per format |")
         print("| --- | --- |")

@@ -7,15 +7,15 @@ kernels/formats/cpu_gpu_split/cpu_gpu_split_layout.hpp's host_chunk_count). The 
 
     python3 bench/split_host_path.py --calibration C --bench B [--data-dir DIR] [--model-accuracy BIN]
 """
-import argparse
 import collections
 import gzip
 import json
 import os
 import re
 import statistics
-import subprocess
 import tempfile
+
+from accuracy_runs import model_accuracy, parser, plain
 
 CHUNK_MIN_ENTRIES = 4096  # kHostChunkMinEntries
 CHUNKS_MAX = 256          # kHostChunksMax
@@ -52,32 +52,20 @@ def chunks(host_entries):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--calibration", required=True)
-    parser.add_argument("--bench", required=True)
-    parser.add_argument("--data-dir", default=os.environ.get("BUNDLE_DATA"))
-    parser.add_argument("--model-accuracy", default="model-accuracy")
-    args = parser.parse_args()
+    args = parser(__doc__.split("\n")[0]).parse_args()
     calibration = load(args.calibration)
     for precision in ("fp32", "fp64"):
         host = calibration[precision]["families"]["cpu_gpu"]
         host["host_round_trip_ms"] = 0.0
         host["host_wake_ms"] = 0.0
-    bench = load(args.bench)
     with tempfile.TemporaryDirectory() as directory:
         calibration_path = os.path.join(directory, "calibration.json")
-        bench_path = os.path.join(directory, "bench.json")
-        report_path = os.path.join(directory, "accuracy.json")
         with open(calibration_path, "w") as f:
             json.dump(calibration, f)
-        with open(bench_path, "w") as f:
-            json.dump(bench, f)
-        command = [args.model_accuracy, "--calibration", calibration_path, "--bench", bench_path,
-                   "--json", report_path] + (["--data-dir", args.data_dir] if args.data_dir else [])
-        done = subprocess.run(command, capture_output=True, text=True)
-        if done.returncode != 0:
-            raise SystemExit(f"{' '.join(command)}: exit {done.returncode}\n{done.stderr}")
-        report = load(report_path)
+        bench_path = plain(args.bench, directory)
+        report = model_accuracy(args, calibration_path, bench_path,
+                                os.path.join(directory, "accuracy.json"))
+        bench = load(bench_path)
     sources = {m["label"]: m for m in bench["matrices"]}
     lengths = {}
     left = collections.defaultdict(list)
