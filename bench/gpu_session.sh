@@ -17,7 +17,8 @@
 #           written as .mtx, each uploaded with `spmv run --repeat LIVE_REPEAT` to a daemon
 #           under --tune-mode exhaustive (the oracle), auto (LIVE_EXPECTED multiplies, default
 #           100000) and model-only in turn, each on a fresh copy of the daemon stage's database
-#           (for its calibration: every matrix is tuned at upload, as a first contact);
+#           (for its calibration: every matrix is tuned at upload, as a first contact), or of one
+#           seeded with LIVE_CALIBRATION (a spmv-calibrate JSON, e.g. the models stage's);
 #           LIVE_MODES picks fewer modes (e.g. "model-only" for the upload-to-servable times);
 #           everything in $OUT/tuner-live.tgz for bench/tuner_live.py
 #   memory  the daemon's resident memory across upload/release rounds (spmvd-memory-churn),
@@ -156,9 +157,35 @@ stage_memory() {
   grep -vE "^\[" "$log" | tail -n 40
 }
 
+# Writes the calibration JSON $1 (spmv-calibrate --out) into a new plan database $2, as the
+# daemon would have stored it had it calibrated itself: the daemon creates the schema, the row
+# goes in with sqlite3 under the JSON's own device signature and model version.
+seed_database() {
+  local calibration=$1 db=$2
+  rm -f "$db"*
+  start_daemon /tmp/seed-daemon.log --database "$db" --calibrate-on-start false --metrics-listen ""
+  [ -n "$daemon_port" ] && { kill -TERM $daemon_pid; wait $daemon_pid; }
+  python3 - "$calibration" "$db" <<'PY'
+import json, sqlite3, sys, time
+text = open(sys.argv[1]).read()
+j = json.loads(text)
+with sqlite3.connect(sys.argv[2]) as db:
+    db.execute("INSERT OR REPLACE INTO calibrations (device, model_version, model_json, created_ms)"
+               " VALUES (?, ?, ?, ?)",
+               (j["device_signature"], j["model_version"], text, int(time.time() * 1000)))
+PY
+}
+
 stage_tuner-live() {
-  # The database of an earlier daemon stage (LIVE_DB, e.g. carried in), for its calibration.
+  # The database of an earlier daemon stage (LIVE_DB, e.g. carried in), for its calibration;
+  # or, with LIVE_CALIBRATION (e.g. the models stage's $OUT/calibration.json), a new database
+  # holding that calibration.
   local dir=/tmp/live db=${LIVE_DB:-/tmp/spmvd-plans.db}
+  if [ -n "${LIVE_CALIBRATION:-}" ]; then
+    db=/tmp/live-seeded.db
+    seed_database "$LIVE_CALIBRATION" $db
+    summary+=("tuner-live: database seeded with $LIVE_CALIBRATION (exit $?)")
+  fi
   rm -rf $dir && mkdir -p $dir/mtx
   matrix_stats --suite "${LIVE_SUITE:-bench/suite_tuner_unseen.txt}" --data-dir "$data/matrices" \
     --write-mtx $dir/mtx --json > $dir/features.json 2> $dir/matrix_stats.err
@@ -181,7 +208,7 @@ stage_tuner-live() {
       echo "exit $?"
     done > "$dir/run-$mode.log" 2>&1
     kill -TERM $daemon_pid; wait $daemon_pid
-    summary+=("tuner-live $mode: exit $?, runs ok $(grep -c '^exit 0' "$dir/run-$mode.log") of $(grep -c '^exit' "$dir/run-$mode.log"), tuned lines $(grep -c ', tuned ' "$dir/daemon-$mode.log")")
+    summary+=("tuner-live $mode: exit $?, runs ok $(grep -c '^exit 0' "$dir/run-$mode.log") of $(grep -c '^exit' "$dir/run-$mode.log"), tuned lines $(grep -c ', tuned ' "$dir/daemon-$mode.log"); $(grep -m1 -o 'performance models: [a-z ]*' "$dir/daemon-$mode.log")")
     # After each mode, so that a run cut short still brings back what it measured.
     cp $mode_db $dir/plans-$mode.db
     tar czf "$OUT/tuner-live.tgz" --exclude live/mtx -C /tmp live
