@@ -55,6 +55,11 @@ struct FormatPart {
   // split cuts its remainder into chunks of at least 4096 entries, kernels/formats/cpu_gpu_split,
   // so a remainder of a few thousand entries is one thread's serial loop). 0: every core.
   std::int64_t host_tasks = 0;
+  // CUDA blocks of the part's launch that each reduce one row, or a piece of one, across all
+  // their warps (BCE's block-wide rows): each a latency chain however few slots it walks, so
+  // the part takes at least a calibrated time a wave of them (models/row_block_waves.hpp). 0:
+  // none (the part's rows are a thread's, a few lanes' or a warp's).
+  std::int64_t row_blocks = 0;
 };
 
 // One y sector written again per run of rows written through a row map.

@@ -58,4 +58,9 @@ std::vector<Candidate> FormatRules::candidates_chosen_by(const PartTimePredictor
   return candidates(features, device);
 }
 
+std::vector<Candidate> FormatRules::row_block_candidates(const MatrixFeatures&,
+                                                         const DeviceInfo&) const {
+  return {};
+}
+
 }  // namespace spmvd

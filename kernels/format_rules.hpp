@@ -102,6 +102,12 @@ class FormatRules {
   virtual std::vector<Candidate> candidates_chosen_by(const PartTimePredictor& predictor,
                                                       const MatrixFeatures& features,
                                                       const DeviceInfo& device) const;
+  // The candidates whose parts run as many rows as possible a CUDA block each
+  // (FormatPart::row_blocks), one per block size, for the calibration of a wave of row blocks
+  // (models/row_block_waves.hpp) on its sample of short rows beside one long row. Empty (the
+  // default) for a format that runs no row blocks.
+  virtual std::vector<Candidate> row_block_candidates(const MatrixFeatures& features,
+                                                      const DeviceInfo& device) const;
 };
 
 // How much a feature pass computes. standard: what every tuning can afford (one or a few walks

@@ -171,6 +171,14 @@ void measured_refit_apply(StepContext& ctx, Prediction& p) {
 // not deserve. Applied by composed_time_ms through ModelPartTimePredictor::occupied_ms; this
 // entry names it for --without.
 
+// row_block_waves — a part's CUDA blocks that each reduce one row (FormatPart::row_blocks:
+// BCE's block-wide rows) are latency chains that a launch holds sm_count x blocks_per_sm of at
+// once: the part takes at least its launch's fixed cost and a calibrated wave time per wave of
+// them, one wave at least (models/row_block_waves.hpp). Its CSR-vector price counts their warps
+// as independent work at full occupancy, under 1 us a wave where they measured 1.1-2.0 (rajat01,
+// adder_dcop_05; H100, model version 39's suite). Applied by ModelPartTimePredictor::part_ms;
+// this entry names it for --without.
+
 constexpr CorrectionStep kSteps[] = {
     {"locality", &locality_input, nullptr},
     {"cache_resident", &cache_resident_input, nullptr},
@@ -186,6 +194,7 @@ constexpr CorrectionStep kSteps[] = {
     {"measured_refit", nullptr, &measured_refit_apply},
     {"composed_floor", nullptr, nullptr},
     {"shared_launch_overlap", nullptr, nullptr},
+    {"row_block_waves", nullptr, nullptr},
 };
 
 }  // namespace

@@ -39,6 +39,7 @@ ModelPredictor::ModelPredictor(ModelSet set, std::span<const std::string> withou
     if (name == "locality") locality_enabled_ = false;
     if (name == "composed_floor") composed_floor_enabled_ = false;
     if (name == "shared_launch_overlap") shared_launch_overlap_enabled_ = false;
+    if (name == "row_block_waves") row_block_waves_enabled_ = false;
     if (name == "bsr_block_row_chain") block_row_chain_enabled_ = false;
     if (name == "dram_rate") dram_rate_enabled_ = false;
     if (!known) {

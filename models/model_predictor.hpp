@@ -33,6 +33,9 @@ class ModelPredictor {
   // Whether the parts of a shared launch overlap (composed_time_ms; the step
   // "shared_launch_overlap" of correction_steps.cpp names it for --without).
   bool shared_launch_overlap_enabled() const noexcept { return shared_launch_overlap_enabled_; }
+  // Whether a part's row blocks are priced by waves (ModelPartTimePredictor::part_ms; the step
+  // "row_block_waves" names it for --without).
+  bool row_block_waves_enabled() const noexcept { return row_block_waves_enabled_; }
 
   // The family that predicts `rules`' format: the one it names where the set calibrates it,
   // else the bytes family (and that family's name is what accuracy reports group by).
@@ -65,6 +68,7 @@ class ModelPredictor {
   bool locality_enabled_ = true;
   bool composed_floor_enabled_ = true;  // a composed launch's own floor (composed_time_ms)
   bool shared_launch_overlap_enabled_ = true;
+  bool row_block_waves_enabled_ = true;
   bool block_row_chain_enabled_ = true;  // off: a BSR record's floor is its tiny sample's
   bool dram_rate_enabled_ = true;        // the composed path's dram_rate bound
 };

@@ -24,7 +24,8 @@ std::string model_set_to_json(const ModelSet& set) {
                             {"launch_floor_ms", set.launch_floor_ms},
                             {"measured_refit", set.measured_refit},
                             {"host_build_rates", set.host_build_rates},
-                            {"composed_launch_floors", set.composed_launch_floors}};
+                            {"composed_launch_floors", set.composed_launch_floors},
+                            {"row_block_waves", set.row_block_waves}};
   return j.dump(2);
 }
 
@@ -93,6 +94,7 @@ ModelSet model_set_from_json(const std::string& text, const std::string& expecte
     j.at("measured_refit").get_to(set.measured_refit);
     j.at("host_build_rates").get_to(set.host_build_rates);
     j.at("composed_launch_floors").get_to(set.composed_launch_floors);
+    j.at("row_block_waves").get_to(set.row_block_waves);
   } catch (const std::exception& e) {
     throw Error(ErrorCode::invalid_argument, std::string("model set JSON: ") + e.what());
   }
@@ -147,6 +149,7 @@ nlohmann::json model_set_summary(const ModelSet& set) {
   add_table(summary, "cache_resident", cache_resident_table(set.cache_resident));
   add_table(summary, "launch_floor", launch_floor_table(set.launch_floor_ms));
   add_table(summary, "composed_floors", composed_launch_floors_table(set.composed_launch_floors));
+  add_table(summary, "row_block_waves", row_block_waves_table(set.row_block_waves));
   add_table(summary, "measured_refit", measured_refit_table(set.measured_refit));
   add_table(summary, "build_rates", host_build_rates_table(set.host_build_rates));
   for (const CacheResidentCorrection& c : set.cache_resident) {

@@ -15,6 +15,7 @@
 #include "models/family_record.hpp"
 #include "models/host_build_rates.hpp"
 #include "models/measured_refit.hpp"
+#include "models/row_block_waves.hpp"
 
 namespace spmvd {
 
@@ -87,7 +88,10 @@ namespace spmvd {
 // part of several tasks pays (host_wake_ms; cpu_gpu_fit.cpp, time_host_path); BCE's launch
 // floors are timed with launches that pass only the tile runs they have (bce_launch_runs);
 // cuda_hyb's ELL kernel is priced at K = 0 too, where it runs to apply beta (hyb_model.cpp).
-inline constexpr int kModelVersion = 40;
+// 41: a part's CUDA blocks that each reduce one row (FormatPart::row_blocks: BCE's block-wide
+// rows) take at least a calibrated wave time per wave of them (row_block_waves; correction step
+// row_block_waves).
+inline constexpr int kModelVersion = 41;
 
 struct ModelSet {
   std::string device_signature;  // DeviceInfo::signature() of the calibrated device
@@ -110,6 +114,9 @@ struct ModelSet {
   // Per composed format whose parts share one launch (BCE), that launch's own floor
   // (models/composed_launch_floors.hpp); empty on a CPU device.
   std::vector<ComposedLaunchFloor> composed_launch_floors;
+  // Per block size, one wave of CUDA blocks that each reduce a row (models/row_block_waves.hpp);
+  // empty on a CPU device or where no format runs row blocks.
+  std::vector<RowBlockWave> row_block_waves;
   friend bool operator==(const ModelSet&, const ModelSet&) = default;
 };
 
@@ -129,7 +136,8 @@ ModelSet model_set_from_json(const std::string& text, const std::string& expecte
 // "precision",
 //  "tables": [{"family", "name", "title", "headers": [...], "rows": [[cells...]...]}...]: what
 //    people read, per family in registry order each record's tables_of, then the set's
-//    "cache_resident", "launch_floor", "composed_floors", "measured_refit" and "build_rates"
+//    "cache_resident", "launch_floor", "composed_floors", "row_block_waves", "measured_refit" and
+//    "build_rates"
 //    (family = name); only tables with rows,
 //  "fits": [{"family", "variant": {"block_size", "threads_per_row", COO's "entries_per_thread"},
 //    "curve", "kind", coefficients..., "quality": {"sample_count", "rms_relative_error",

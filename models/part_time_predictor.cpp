@@ -7,6 +7,7 @@
 #include "models/families/bytes/bytes_record.hpp"
 #include "models/families/cpu_gpu/cpu_gpu_record.hpp"
 #include "models/locality.hpp"
+#include "models/row_block_waves.hpp"
 
 namespace spmvd {
 
@@ -73,7 +74,18 @@ std::optional<double> ModelPartTimePredictor::part_ms(const FormatPart& part) co
     const double floor = fixed_ms(part);
     ms = std::max(ms - part.skipped_launches * floor, floor);
   }
-  return ms;
+  return std::max(ms, row_block_waves_ms(part));
+}
+
+double ModelPartTimePredictor::row_block_waves_ms(const FormatPart& part) const {
+  if (part.row_blocks <= 0 || !predictor_.row_block_waves_enabled()) return 0.0;
+  const std::uint32_t block_size = part.candidate.launch.block_size;
+  const std::optional<double> wave_ms =
+      row_block_wave_ms(predictor_.model_set().row_block_waves, block_size);
+  if (!wave_ms) return 0.0;
+  // A partial wave still waits for one chain.
+  const double waves = std::max(row_block_waves(device_, part.row_blocks, block_size), 1.0);
+  return fixed_ms(part) + waves * *wave_ms;
 }
 
 double ModelPartTimePredictor::occupied_ms(const FormatPart& part, double ms) const {

@@ -4,7 +4,8 @@
 // cost (shared by the parts of one launch) the set's launch floor; a host
 // part by the paper 003 CPU side of the set (its cpu_gpu record, Eq. 6 scaled by the host's
 // x-locality factor at the part's x_gather_randomness) plus its PCIe bytes at the calibrated
-// pinned copy bandwidth and kHostPartCopies per-copy latencies.
+// pinned copy bandwidth and kHostPartCopies per-copy latencies. A GPU part's row blocks take at
+// least a calibrated time a wave of them (models/row_block_waves.hpp).
 // ModelPredictor predicts a composed format through it, and the tuner hands it to the formats
 // that choose their partition against the models (FormatRules::candidates_chosen_by).
 
@@ -43,6 +44,11 @@ class ModelPartTimePredictor final : public PartTimePredictor {
   double occupied_ms(const FormatPart& part, double ms) const override;
 
  private:
+  // The least time the part's row blocks take (FormatPart::row_blocks): the launch's fixed cost
+  // and a wave time per wave of them (models/row_block_waves.hpp); 0 where it has none, the
+  // set calibrates no wave time or the row_block_waves step is off.
+  double row_block_waves_ms(const FormatPart& part) const;
+
   const ModelPredictor& predictor_;
   const FormatRegistry& registry_;
   const DeviceInfo& device_;

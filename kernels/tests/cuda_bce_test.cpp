@@ -1142,12 +1142,42 @@ TEST(CudaBceRules, HopperPartsAreTheWideBlocksAsTheWarpsThatRunThem) {
   EXPECT_EQ(parts[2].features.row_length_max, 1563);
   EXPECT_GE(parts[2].features.nnz, 50 * 50000);  // rounded up a warp-row at most
   EXPECT_LT(parts[2].features.nnz, 50 * 50000 + 1600);
+  // Only the block-wide rows are row blocks, a CUDA block a piece: 50 rows x 4.
+  EXPECT_EQ(parts[0].row_blocks, 0);
+  EXPECT_EQ(parts[1].row_blocks, 0);
+  EXPECT_EQ(parts[2].row_blocks, 200);
   // The paper variant runs every block a thread a row: all cuda_ell.
   Candidate paper = c;
   paper.params = FieldSet::of(CudaBceParams{
       .boundaries = {3, 300}, .variant = 0, .resident_threads = kH100ResidentThreads});
   for (const FormatPart& part : rules.parts(f, paper))
     EXPECT_EQ(part.candidate.format, kCudaEllFormatId);
+}
+
+// The calibration's row-block candidates (models/row_block_waves.hpp): on short rows beside one
+// of kBceBlockPerRowMinWidth, fewer rows than the GPU has warps, the hopper one-block partition
+// at each block size, every row a CUDA block; none off a GPU.
+TEST(CudaBceRules, RowBlockCandidatesRunEveryRowOfTheSampleAsABlock) {
+  MatrixFeatures whole;
+  whole.cols = 8447;
+  const MatrixFeatures f =
+      part_features(whole, {{1, 8446}, {kBceBlockPerRowMinWidth, 1}});
+  const CudaBceRules rules;
+  DeviceInfo h100{.is_gpu = true, .sm_count = 132, .max_threads_per_sm = 2048, .max_blocks_per_sm = 32};
+  const std::vector<Candidate> candidates = rules.row_block_candidates(f, h100);
+  ASSERT_EQ(candidates.size(), kBceBlockSizes.size());
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    EXPECT_EQ(candidates[i].launch.block_size, kBceBlockSizes[i]);
+    const CudaBceParams params = CudaBceRules::params_of(candidates[i]);
+    EXPECT_TRUE(params.boundaries.empty());
+    EXPECT_EQ(params.variant, static_cast<std::int64_t>(BceVariant::hopper));
+    std::int64_t row_blocks = 0;
+    for (const FormatPart& part : rules.parts(f, candidates[i])) row_blocks += part.row_blocks;
+    EXPECT_EQ(row_blocks, 8447) << "block size " << kBceBlockSizes[i];
+    EXPECT_EQ(candidates[i].launch.grid_size, 8447u);
+  }
+  h100.is_gpu = false;
+  EXPECT_TRUE(rules.row_block_candidates(f, h100).empty());
 }
 
 TEST(CudaBceRules, PredictedOpaIsNeverAboveOneBlockOrOneBlockPerRowVectorSet) {

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <vector>
 
 #include "kernels/format_parts.hpp"
 #include "models/calibration/sample_plan.hpp"
 #include "models/calibration/sample_timing.hpp"
 #include "models/host_build_rates.hpp"
+#include "models/row_block_waves.hpp"
 #include "models/sample_generators.hpp"
 
 namespace spmvd {
@@ -58,6 +60,48 @@ void fit_launch_floors(const FinishingFitInput& in) {
   }
 }
 
+// One wave of row blocks per block size (models/row_block_waves.hpp): each format's
+// row_block_candidates timed on `rows` short rows beside one of kRowBlockSampleLongRow, at two
+// row counts; per block size the first format's slope of time over waves.
+void fit_row_block_waves(const FinishingFitInput& in) {
+  const DeviceInfo& info = in.device.info();
+  // Fewer rows than the GPU has warps (a format gives a row a block only then, when a warp a
+  // row could not fill it either), and half as many: 4 and 2 waves at block size 128 on an H100.
+  const std::int64_t warps =
+      static_cast<std::int64_t>(info.sm_count) * info.max_threads_per_sm / info.warp_size;
+  const std::int64_t full_rows = warps - 1;
+  if (full_rows < 4) return;
+  struct Timed {
+    double waves = 0.0;
+    double ms = 0.0;
+  };
+  std::map<std::uint32_t, std::vector<Timed>> by_block_size;
+  ModelSet& set = in.state.set;
+  for (const FormatEntry& entry : in.state.registry.entries()) {
+    const FormatRules& rules = *entry.rules;
+    if (!rules.needs_gpu() || !by_block_size.empty()) continue;
+    for (const std::int64_t rows : {full_rows, full_rows / 2}) {
+      const FeaturedSample sample = featured_sample(
+          {.rows = rows, .row_length = 1, .long_row = kRowBlockSampleLongRow}, in.options);
+      const MatrixFeatures features = offering_features(rules, sample.matrix, sample.common);
+      for (const Candidate& candidate : rules.row_block_candidates(features, info)) {
+        std::int64_t row_blocks = 0;
+        for (const FormatPart& part : rules.parts(features, candidate)) row_blocks += part.row_blocks;
+        if (row_blocks == 0) continue;
+        auto op = entry.build(sample.matrix, set.precision, candidate, in.device);
+        by_block_size[candidate.launch.block_size].push_back(
+            {.waves = row_block_waves(info, row_blocks, candidate.launch.block_size),
+             .ms = median_apply_ms(*op, in.device, sample.matrix, set.precision, in.options)});
+      }
+    }
+  }
+  for (const auto& [block_size, timed] : by_block_size) {
+    if (timed.size() != 2 || !(timed[0].waves > timed[1].waves)) continue;
+    const double wave_ms = (timed[0].ms - timed[1].ms) / (timed[0].waves - timed[1].waves);
+    if (wave_ms > 0.0) set.row_block_waves.push_back({.block_size = block_size, .wave_ms = wave_ms});
+  }
+}
+
 void fit_build_rates(const FinishingFitInput& in) {
   const DeviceInfo& info = in.device.info();
   const FeaturedSample sample = featured_sample(kComposedBuildSample, in.options);
@@ -84,6 +128,7 @@ void fit_build_rates(const FinishingFitInput& in) {
 void fit_composed_formats(const FinishingFitInput& in) {
   if (!in.device.info().is_gpu) return;
   fit_launch_floors(in);
+  fit_row_block_waves(in);
   fit_build_rates(in);
 }
 

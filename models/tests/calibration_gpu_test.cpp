@@ -108,6 +108,16 @@ TEST(GpuCalibration, RunsEveryStageStoresAndPredicts) {
       EXPECT_GT(floor.floor_ms, set->launch_floor_ms);
     }
     EXPECT_EQ(bce_floors, 2u) << "the paper and hopper kernels";
+    // BCE's block-wide rows: a wave time per block size it offers, each a latency chain of a
+    // few dependent loads and a block reduction (about 1-2 us on an H100), more than nothing
+    // and less than a launch floor a wave.
+    EXPECT_EQ(set->row_block_waves.size(), kBceBlockSizes.size());
+    for (const RowBlockWave& wave : set->row_block_waves) {
+      std::printf("%s row block wave at block size %u: %.4f ms\n",
+                  std::string(to_string(set->precision)).c_str(), wave.block_size, wave.wave_ms);
+      EXPECT_GT(wave.wave_ms, 0.0);
+      EXPECT_LT(wave.wave_ms, set->launch_floor_ms);
+    }
     // Every format built on the host has its build rates, the composed ones (BCE) included.
     for (const FormatId composed : {kCudaBceFormatId, kCudaStripFormatId})
       EXPECT_NE(host_build_rate(set->host_build_rates, composed), nullptr)

@@ -438,6 +438,37 @@ TEST(ComposedPrediction, TakesTheFormatsMeasuredLaunchFloor) {
       << "no floor of its format: the part floor";
 }
 
+// A part's row blocks take the launch's fixed cost and the wave time of its block size a wave
+// of them (one at least), where that is more than its own price; --without row_block_waves, or
+// a set without wave times, leaves its own price.
+TEST(ComposedPrediction, RowBlocksTakeAWaveTimeAWaveOfThem) {
+  ModelSet set = bytes_only_set();
+  set.launch_floor_ms = 0.004;
+  set.row_block_waves = {{.block_size = 256, .wave_ms = 0.002}};
+  const DeviceInfo device = h100_like();
+  FormatPart part{.runs = FormatPart::Runs::gpu,
+                  .features = part_features(whole_matrix(), {{4, 3000}}),
+                  .candidate = csr_vector_candidate(32),
+                  .launch = 0};
+  const ModelPredictor predictor(set);
+  const ModelPartTimePredictor parts(predictor, format_registry(), device);
+  const double own = *parts.part_ms(part);
+  part.row_blocks = 3000;  // 132 SMs x 8 blocks of 256 threads: 2.84 waves
+  const double waves = 3000.0 / (132 * 8);
+  ASSERT_LT(own, 0.004 + waves * 0.002) << "the wave time must bind for this test to tell";
+  EXPECT_DOUBLE_EQ(*parts.part_ms(part), 0.004 + waves * 0.002);
+  EXPECT_DOUBLE_EQ(*part_ms_in_launch(part, parts), waves * 0.002) << "the fixed cost shared";
+  part.row_blocks = 10;
+  EXPECT_DOUBLE_EQ(*parts.part_ms(part), std::max(own, 0.004 + 0.002)) << "a partial wave: one";
+  part.row_blocks = 3000;
+  const ModelPredictor without(set, std::vector<std::string>{"row_block_waves"});
+  EXPECT_DOUBLE_EQ(*ModelPartTimePredictor(without, format_registry(), device).part_ms(part), own);
+  set.row_block_waves.clear();
+  const ModelPredictor uncalibrated(set);
+  EXPECT_DOUBLE_EQ(*ModelPartTimePredictor(uncalibrated, format_registry(), device).part_ms(part),
+                   own);
+}
+
 TEST(ComposedTime, RefusesNoParts) {
   const ModelPredictor predictor(bytes_only_set());
   const DeviceInfo device = h100_like();

@@ -79,6 +79,7 @@ ModelSet full_set() {
       {.format = FormatId{14},
        .params = FieldSet::of(CudaBceParams{.boundaries = {4, 9}, .variant = 1, .resident_threads = 270336}),
        .floor_ms = 0.0061}};
+  set.row_block_waves = {{.block_size = 128, .wave_ms = 0.0014}, {.block_size = 512, .wave_ms = 0.0019}};
   return set;
 }
 
@@ -305,11 +306,13 @@ TEST(ModelSet, SummaryTablesTheCrossFamilyParts) {
                                 {"cuda_bro_ell", "47.5", "4.75", "4194304"}}));
   EXPECT_EQ(summary_table(s, "composed_floors").at("rows").get<std::vector<Cells>>(),
             (std::vector<Cells>{{"cuda_bce", to_string(set.composed_launch_floors[0].params), "6.10"}}));
+  EXPECT_EQ(summary_table(s, "row_block_waves").at("rows").get<std::vector<Cells>>(),
+            (std::vector<Cells>{{"128", "1.40"}, {"512", "1.90"}}));
   std::vector<std::string> order;
   for (const nlohmann::json& table : s.at("tables")) order.push_back(table.at("name"));
   EXPECT_EQ(order, (std::vector<std::string>{"csr_vector", "ell", "coo", "bytes", "format_bytes",
                                              "cache_resident", "launch_floor", "composed_floors",
-                                             "measured_refit", "build_rates"}))
+                                             "row_block_waves", "measured_refit", "build_rates"}))
       << "registry order, then the set's own parts";
 }
 
@@ -585,6 +588,34 @@ TEST(ComposedLaunchFloors, RefuseAFloorThatIsNoPositiveTimeNamingTheFormat) {
   } catch (const std::exception& e) {
     EXPECT_NE(std::string(e.what()).find("of format 14"), std::string::npos) << e.what();
   }
+}
+
+TEST(RowBlockWaves, RefuseAWaveThatIsNoPositiveTimeNamingTheBlockSize) {
+  nlohmann::json j = {{"block_size", 256}, {"wave_ms", -0.001}};
+  try {
+    (void)j.get<RowBlockWave>();
+    FAIL() << "a negative wave time was accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("block size 256"), std::string::npos) << e.what();
+  }
+  j = {{"block_size", 0}, {"wave_ms", 0.001}};
+  EXPECT_THROW((void)j.get<RowBlockWave>(), std::exception) << "block size 0";
+}
+
+// The wave time of the block size, else of the calibrated one nearest it (in powers of two);
+// waves by the blocks an SM holds: H100, 2048 threads and 32 blocks an SM.
+TEST(RowBlockWaves, TakeTheNearestBlockSizeAndCountWavesByTheSmsThreads) {
+  const std::vector<RowBlockWave> waves{{.block_size = 128, .wave_ms = 0.0014},
+                                        {.block_size = 512, .wave_ms = 0.0019}};
+  EXPECT_DOUBLE_EQ(*row_block_wave_ms(waves, 512), 0.0019);
+  EXPECT_DOUBLE_EQ(*row_block_wave_ms(waves, 64), 0.0014);
+  EXPECT_DOUBLE_EQ(*row_block_wave_ms(waves, 1024), 0.0019);
+  EXPECT_FALSE(row_block_wave_ms({}, 128));
+  const DeviceInfo h100{.sm_count = 132, .max_threads_per_sm = 2048, .max_blocks_per_sm = 32};
+  EXPECT_EQ(concurrent_row_blocks(h100, 128), 132 * 16);
+  EXPECT_EQ(concurrent_row_blocks(h100, 32), 132 * 32) << "the block limit, not 64 by threads";
+  EXPECT_DOUBLE_EQ(row_block_waves(h100, 1398, 512), 1398.0 / (132 * 4));
+  EXPECT_DOUBLE_EQ(row_block_waves(DeviceInfo{}, 1398, 512), 0.0) << "a device that does not say";
 }
 
 TEST(HostBuildRates, RefuseARateThatIsNoPositiveNumberNamingTheFormat) {

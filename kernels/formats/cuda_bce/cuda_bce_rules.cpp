@@ -120,8 +120,10 @@ FormatPart block_part(const MatrixFeatures& whole,
   // 32 lanes a row. A block-wide row is block_size / 32 warps (times its bce_row_pieces CUDA
   // blocks, for a split row) each walking a 1 / pieces share of it: predicted as that many rows
   // of ceil(length / pieces) (walked_rows).
-  const std::int64_t pieces =
-      lanes / 32 * bce_row_pieces(variant, shape, lanes, block_size);
+  const std::int32_t row_pieces = bce_row_pieces(variant, shape, lanes, block_size);
+  const std::int64_t pieces = lanes / 32 * row_pieces;
+  // A block-wide row is a CUDA block a piece, priced by waves too (FormatPart::row_blocks).
+  if (lanes == static_cast<std::int32_t>(block_size)) part.row_blocks = shape.rows * row_pieces;
   part.features = part_features(whole, walked_rows(sets, pieces));
   part.candidate = Candidate{
       .format = kCudaCsrVectorFormatId,
@@ -401,6 +403,13 @@ std::vector<FormatPart> CudaBceRules::parts(const MatrixFeatures& features,
                              candidate.launch.block_size, params.resident_threads,
                              BlockPricing::walked, length_bytes));
   return out;
+}
+
+std::vector<Candidate> CudaBceRules::row_block_candidates(const MatrixFeatures& features,
+                                                          const DeviceInfo& device) const {
+  if (!device.is_gpu) return {};
+  constexpr std::array<BceVariant, 1> kHopper{BceVariant::hopper};
+  return candidates_for(*this, features, {}, bce_resident_threads(device), kHopper);
 }
 
 }  // namespace spmvd

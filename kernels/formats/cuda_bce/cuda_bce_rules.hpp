@@ -106,6 +106,11 @@ class CudaBceRules final : public FormatRules {
   // part (their y writes are a y sweep the parts do not model).
   std::vector<FormatPart> parts(const MatrixFeatures& features,
                                 const Candidate& candidate) const override;
+  // The hopper variant's one-block partition at each block size: on a sample whose longest row
+  // reaches kBceBlockPerRowMinWidth with fewer rows than the GPU has warps, every row a CUDA
+  // block (bce_lanes_per_row).
+  std::vector<Candidate> row_block_candidates(const MatrixFeatures& features,
+                                              const DeviceInfo& device) const override;
   // The runs of consecutive rows of each length (bce_row_runs.hpp): what the blocks' y writes
   // through rowNo cost (parts()).
   std::optional<FieldSet> own_features(const CsrMatrix<double>& matrix,
