@@ -1178,6 +1178,25 @@ TEST(CudaBceRules, RowBlockCandidatesRunEveryRowOfTheSampleAsABlock) {
   }
   h100.is_gpu = false;
   EXPECT_TRUE(rules.row_block_candidates(f, h100).empty());
+  // The calibration's sample itself lays out and multiplies as CSR at every block size, each
+  // row a CUDA block.
+  std::mt19937_64 rng(testing::test_seed());
+  std::uniform_int_distribution<ColIndex> column(0, 8446);
+  CsrMatrix<double> sample{8447, 8447, {0}, {}, {}};
+  for (std::int64_t r = 0; r < 8447; ++r) {
+    const std::int64_t length = r == 4000 ? kBceBlockPerRowMinWidth : 1;
+    for (std::int64_t j = 0; j < length; ++j) {
+      sample.col_indices.push_back(length == 1 ? column(rng) : static_cast<ColIndex>(j));
+      sample.values.push_back(1.0 + 0.001 * static_cast<double>(j + r % 7));
+    }
+    sample.row_offsets.push_back(static_cast<RowOffset>(sample.col_indices.size()));
+  }
+  for (const std::uint32_t block : kBceBlockSizes) {
+    const std::vector<std::int32_t> lanes =
+        expect_matches_csr<double>(sample, {}, BceVariant::hopper, block, "row-block sample");
+    ASSERT_FALSE(lanes.empty());
+    EXPECT_EQ(lanes.front(), static_cast<std::int32_t>(block)) << "its one block of rows";
+  }
 }
 
 TEST(CudaBceRules, PredictedOpaIsNeverAboveOneBlockOrOneBlockPerRowVectorSet) {
