@@ -17,7 +17,7 @@ from accuracy_runs import model_accuracy, parser, plain
 # calibration file).
 STEPS = ["locality", "cache_resident", "coo_row_writes", "bsr_block_rows", "bsr_block_row_chain",
          "launch_floor", "critical_path", "long_row_step", "dram_rate", "composed_floor",
-         "shared_launch_overlap"]
+         "shared_launch_overlap", "row_block_waves"]
 
 
 def summary(report):
