@@ -12,7 +12,8 @@
 //
 // Calibrated per block size on a sample of rows of one entry beside one row of
 // kRowBlockSampleLongRow (FormatRules::row_block_candidates: the whole sample one block, every
-// row a CUDA block), at two row counts: the slope of time over waves is a wave's time.
+// row a CUDA block), at two row counts: the slope of time over waves is a wave's time (H100,
+// 2026-12-07, spmv-calibrate: 1.5-1.7 us in fp32 and 1.6-1.8 in fp64 at block sizes 512-128).
 
 #include <cstdint>
 #include <optional>
