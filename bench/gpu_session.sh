@@ -18,7 +18,8 @@
 #           under --tune-mode exhaustive (the oracle), auto (LIVE_EXPECTED multiplies, default
 #           100000) and model-only in turn, each on a fresh copy of the daemon stage's database
 #           (for its calibration: every matrix is tuned at upload, as a first contact), or of one
-#           seeded with LIVE_CALIBRATION (a spmv-calibrate JSON, e.g. the models stage's);
+#           seeded with LIVE_CALIBRATION (a spmv-calibrate JSON; by default, with no daemon
+#           stage's database, the models stage's of the same call: `models tuner-live`);
 #           LIVE_MODES picks fewer modes (e.g. "model-only" for the upload-to-servable times);
 #           everything in $OUT/tuner-live.tgz for bench/tuner_live.py
 #   memory  the daemon's resident memory across upload/release rounds (spmvd-memory-churn),
@@ -181,6 +182,11 @@ stage_tuner-live() {
   # or, with LIVE_CALIBRATION (e.g. the models stage's $OUT/calibration.json), a new database
   # holding that calibration.
   local dir=/tmp/live db=${LIVE_DB:-/tmp/spmvd-plans.db}
+  # No daemon stage's database, but a models stage's calibration in this call: that one.
+  if [ -z "${LIVE_CALIBRATION:-}" ] && [ -z "${LIVE_DB:-}" ] && [ ! -f "$db" ] &&
+     [ -s "$OUT/calibration.json" ]; then
+    LIVE_CALIBRATION=$OUT/calibration.json
+  fi
   if [ -n "${LIVE_CALIBRATION:-}" ]; then
     db=/tmp/live-seeded.db
     seed_database "$LIVE_CALIBRATION" $db
