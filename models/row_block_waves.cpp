@@ -33,13 +33,14 @@ double row_block_waves(const DeviceInfo& device, std::int64_t row_blocks,
 
 std::optional<double> row_block_wave_ms(std::span<const RowBlockWave> waves,
                                         std::uint32_t block_size) noexcept {
+  // Nearest in powers of two.
+  const auto distance = [&](const RowBlockWave& w) {
+    return std::abs(std::log2(static_cast<double>(w.block_size)) -
+                    std::log2(static_cast<double>(std::max(block_size, 1u))));
+  };
   const RowBlockWave* nearest = nullptr;
   for (const RowBlockWave& wave : waves) {
     if (wave.block_size == block_size) return wave.wave_ms;
-    const auto distance = [&](const RowBlockWave& w) {
-      return std::abs(std::log2(static_cast<double>(w.block_size)) -
-                      std::log2(static_cast<double>(std::max(block_size, 1u))));
-    };
     if (nearest == nullptr || distance(wave) < distance(*nearest)) nearest = &wave;
   }
   if (nearest == nullptr) return std::nullopt;

@@ -1,6 +1,7 @@
 #include "models/calibration/composed_formats_fit.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <map>
 #include <vector>
@@ -60,9 +61,10 @@ void fit_launch_floors(const FinishingFitInput& in) {
   }
 }
 
-// One wave of row blocks per block size (models/row_block_waves.hpp): each format's
-// row_block_candidates timed on `rows` short rows beside one of kRowBlockSampleLongRow, at two
-// row counts; per block size the first format's slope of time over waves.
+// One wave of row blocks per block size (models/row_block_waves.hpp): the row_block_candidates
+// of the first format that has any, timed on rows of one entry beside one of
+// kRowBlockSampleLongRow at two row counts (the samples made once); per block size the slope of
+// time over waves.
 void fit_row_block_waves(const FinishingFitInput& in) {
   const DeviceInfo& info = in.device.info();
   // Fewer rows than the GPU has warps (a format gives a row a block only then, when a warp a
@@ -75,14 +77,17 @@ void fit_row_block_waves(const FinishingFitInput& in) {
     double waves = 0.0;
     double ms = 0.0;
   };
+  const std::array<FeaturedSample, 2> samples{
+      featured_sample({.rows = full_rows, .row_length = 1, .long_row = kRowBlockSampleLongRow},
+                      in.options),
+      featured_sample({.rows = full_rows / 2, .row_length = 1, .long_row = kRowBlockSampleLongRow},
+                      in.options)};
   std::map<std::uint32_t, std::vector<Timed>> by_block_size;
   ModelSet& set = in.state.set;
   for (const FormatEntry& entry : in.state.registry.entries()) {
     const FormatRules& rules = *entry.rules;
-    if (!rules.needs_gpu() || !by_block_size.empty()) continue;
-    for (const std::int64_t rows : {full_rows, full_rows / 2}) {
-      const FeaturedSample sample = featured_sample(
-          {.rows = rows, .row_length = 1, .long_row = kRowBlockSampleLongRow}, in.options);
+    if (!rules.needs_gpu()) continue;
+    for (const FeaturedSample& sample : samples) {
       const MatrixFeatures features = offering_features(rules, sample.matrix, sample.common);
       for (const Candidate& candidate : rules.row_block_candidates(features, info)) {
         std::int64_t row_blocks = 0;
@@ -94,6 +99,7 @@ void fit_row_block_waves(const FinishingFitInput& in) {
              .ms = median_apply_ms(*op, in.device, sample.matrix, set.precision, in.options)});
       }
     }
+    if (!by_block_size.empty()) break;  // the first format that runs row blocks
   }
   for (const auto& [block_size, timed] : by_block_size) {
     if (timed.size() != 2 || !(timed[0].waves > timed[1].waves)) continue;

@@ -56,7 +56,7 @@ struct CpuGpuTimeCoefficients {
   // What a host part of more than one task pays beyond one of a single task, its tasks side by
   // side: oneTBB's sleeping workers woken (a single task runs on the CUDA host-function thread
   // itself). Timed as the difference between two splits whose host parts are one row of 2 x
-  // 4096 and of 4096 entries, two chunks and one (cpu_gpu_fit.cpp, time_host_wake). 0 on the
+  // 4096 and of 4096 entries, two chunks and one (cpu_gpu_fit.cpp, time_host_path). 0 on the
   // CPU device or where not timed.
   double host_wake_ms = 0.0;
   // A touched row's own cost on the host (its offsets, its partial sum written), ms on all nc
