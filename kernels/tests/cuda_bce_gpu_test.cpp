@@ -2,15 +2,12 @@
 // (bce_tile_runs.hpp): computed from the tiles' runs in the launch's parameters, or loaded. The
 // conformance matrices reach only the runs (no row there is cut into pieces, no partition has
 // more than 8 blocks), so here: rows of 40000 entries cut into pieces at every block size, nine
-// blocks, the nine-length matrix in two blocks (runs) and a block that walks its padding, both
-// precisions, against the double-precision reference (label `gpu`: skips visibly without a CUDA
-// device).
+// blocks, and the nine-length matrix in two blocks (runs), both precisions, against the
+// double-precision reference (label `gpu`: skips visibly without a CUDA device).
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
 #include <iostream>
 #include <numeric>
 #include <optional>
@@ -93,15 +90,6 @@ struct Case {
   bool runs;  // the path it is for: tiles as runs (else descriptors loaded)
 };
 
-// 800 rows of 16 entries, one in 8 of them 15 long, and 3 empty rows: one block that walks its
-// padding (bce_block_walks_padding) instead of reading lengths.
-std::vector<std::int64_t> padding_walked_lengths() {
-  std::vector<std::int64_t> lengths(800, 16);
-  for (std::size_t r = 0; r < lengths.size(); r += 8) lengths[r] = 15;
-  lengths.insert(lengths.end(), {0, 0, 0});
-  return lengths;
-}
-
 std::vector<Case> kernel_cases(std::mt19937_64& rng) {
   // Three rows of 40000 among 300 of 0-5 entries: a block of block-wide rows, cut into pieces
   // at every block size (40000 > 512 lanes x 64 slots).
@@ -113,8 +101,7 @@ std::vector<Case> kernel_cases(std::mt19937_64& rng) {
   const CsrMatrix<double> nine = rows_of(nine_lengths, 700, rng);
   return {{"rows in pieces", rows_of(long_rows, 50000, rng), {5}, false},
           {"nine blocks", nine, {1, 2, 3, 4, 5, 6, 7, 8}, false},
-          {"two blocks", nine, {4}, true},
-          {"padding walked", rows_of(padding_walked_lengths(), 2000, rng), {}, true}};
+          {"two blocks", nine, {4}, true}};
 }
 
 // Without a GPU: each case reaches the path it is for at every block size (H100's resident
@@ -128,13 +115,6 @@ TEST(CudaBceKernels, EachCaseReachesItsPath) {
       const HopperCandidate h =
           hopper_candidate(c.matrix, c.boundaries, block, bce_resident_threads(testing::h100()));
       EXPECT_EQ(h.runs, c.runs);
-      const BceTiles tiles = make_bce_tiles(
-          bce_block_shapes(
-              distribution_features(row_length_distribution(c.matrix.row_offsets), c.matrix.cols),
-              c.boundaries),
-          BceVariant::hopper, block, bce_resident_threads(testing::h100()));
-      EXPECT_EQ(make_bce_layout<double>(c.matrix, c.boundaries, tiles.block_lanes).walks_padding(),
-                c.name == "padding walked");
       // The builder's own check, which the GPU test's build makes first.
       EXPECT_NO_THROW(CudaBceRules::check_candidate(
           h.candidate,
@@ -158,37 +138,6 @@ TEST(CudaBceKernels, DescriptorsAndTileRunsMatchTheReference) {
       expect_matches_reference<float>(*device, c.matrix, h.candidate, rng);
       expect_matches_reference<double>(*device, c.matrix, h.candidate, rng);
     }
-  }
-}
-
-// A walked padding slot gathers nothing: with x's last column Inf, the rows of 16 (which hold
-// it) are Inf and the rows of 15 (columns 0-14, a padding slot instead) are their sum.
-TEST(CudaBceKernels, WalkedPaddingNeverGathersX) {
-  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device visible";
-  const auto device = make_cuda_device(0);
-  const std::vector<std::int64_t> lengths = padding_walked_lengths();
-  CsrMatrix<double> m{static_cast<std::int64_t>(lengths.size()), 16, {0}, {}, {}};
-  for (const std::int64_t length : lengths) {
-    for (std::int64_t c = 0; c < length; ++c) {
-      m.col_indices.push_back(static_cast<ColIndex>(c));
-      m.values.push_back(1.0);
-    }
-    m.row_offsets.push_back(static_cast<RowOffset>(m.col_indices.size()));
-  }
-  std::vector<double> x(16, 1.0);
-  x[15] = std::numeric_limits<double>::infinity();
-  const DeviceBuffer x_device = upload(*device, x.data(), x.size());
-  std::vector<double> y(lengths.size(), 0.0);
-  DeviceBuffer y_device(*device, y.size() * sizeof(double));
-  const HopperCandidate h =
-      hopper_candidate(m, {}, 256, bce_resident_threads(device->info()));
-  const auto op = CudaBceRules::build(m, Precision::fp64, h.candidate, *device);
-  op->apply(x_device.data(), y_device.data(), 1.0, 0.0);
-  device->synchronize();
-  device->copy_to_host(y.data(), y_device.data(), y.size() * sizeof(double));
-  for (std::size_t r = 0; r < lengths.size(); ++r) {
-    if (lengths[r] == 16) EXPECT_TRUE(std::isinf(y[r])) << "row " << r;
-    if (lengths[r] < 16) EXPECT_EQ(y[r], static_cast<double>(lengths[r])) << "row " << r;
   }
 }
 

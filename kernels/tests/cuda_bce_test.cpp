@@ -352,11 +352,10 @@ TEST(CudaBceRules, EveryCandidateOnTheConformanceMatricesBuildsAndIsBoundedByDev
       const auto split = static_cast<std::uint64_t>(tiles.partials * 8 + tiles.counters * 4);
       // What CudaBceOperator uploads: Ap and N (k + 2 int64), rowNo, the slots; paper: 2 int32
       // a tile and Aw and blockPos (int64 a block and the empty rows' block); hopper: a 64-byte
-      // descriptor a tile, the row lengths where any is read (a byte or 4 each), and where
-      // split rows exist 2 int64 a block and their piece sums and counts.
-      const std::uint64_t lengths = !bce.reads_lengths       ? 0
-                                    : bce.lengths_in_bytes() ? bce.row_length_bytes.size()
-                                                             : bce.row_lengths.size() * 4;
+      // descriptor a tile, the row lengths (a byte or 4 each), and where split rows exist 2
+      // int64 a block and their piece sums and counts.
+      const std::uint64_t lengths = bce.lengths_in_bytes() ? bce.row_length_bytes.size()
+                                                           : bce.row_lengths.size() * 4;
       const auto per_tile = [&](std::uint64_t n) {
         return hopper ? n * 64 + lengths + (tiles.counters > 0 ? (k + 1) * 16 : 0)
                       : n * 8 + (k + 1) * 16;
@@ -1110,77 +1109,6 @@ TEST(CudaBceLayout, RowLengthsAreReadInAByteWhereEveryBlockAllowsIt) {
   EXPECT_THAT(row_map_bytes(one), ElementsAre(204u * 4));
   EXPECT_THAT(row_map_bytes(three), ElementsAre(0u, 2u * 4, 2u * 4));
   EXPECT_THAT(row_map_bytes(four), ElementsAre(0u, 2u, 0u, 0u));
-}
-
-// A block whose padding is at most one slot in kBceRowsPerWalkedPaddingSlot rows walks it: no
-// length is read, every row runs to the block's width, and a padding slot's gather is masked
-// (an Inf in x stays out of the rows that do not hold its column). One slot more of padding
-// and the lengths are read again.
-TEST(CudaBceLayout, ABlockWithRarePaddingWalksItInsteadOfReadingLengths) {
-  // 800 rows of 16, `short_rows` of them 15 long, then 4 empty rows: 100 short rows are 100
-  // padding slots, one in 8 rows (walked); 101 are one slot more (lengths read).
-  const auto lengths = [](std::int64_t short_rows) {
-    std::vector<std::int64_t> out(800, 16);
-    for (std::int64_t r = 0; r < short_rows; ++r) out[static_cast<std::size_t>(r * 7)] = 15;
-    out.insert(out.end(), {0, 0, 0, 0});
-    return out;
-  };
-  const CsrMatrix<double> walks = rows_of_lengths(lengths(100), 16);
-  const CsrMatrix<double> reads = rows_of_lengths(lengths(101), 16);
-  EXPECT_TRUE(bce_block_walks_padding(800, 16, 800 * 16 - 100));
-  EXPECT_FALSE(bce_block_walks_padding(800, 16, 800 * 16 - 101));
-  EXPECT_FALSE(bce_block_walks_padding(800, 16, 800 * 16));  // one length: no padding
-
-  const BceTiles tiles = make_bce_tiles(bce_block_shapes(df_features(walks), {}),
-                                        BceVariant::hopper, 256, kH100ResidentThreads);
-  const BceLayout<double> bce = make_bce_layout<double>(walks, {}, tiles.block_lanes);
-  EXPECT_EQ(bce.block_walks_padding, std::vector<std::uint8_t>{1});
-  EXPECT_TRUE(bce.walks_padding());
-  EXPECT_FALSE(bce.reads_lengths);
-  EXPECT_FALSE(bce.lengths_in_bytes());
-  for (const BceTileDescriptor& d : bce_tile_descriptors(bce, tiles)) {
-    if (d.first_row >= 800) continue;  // the empty rows' tile
-    EXPECT_EQ(d.uniform_length, 16);
-    EXPECT_EQ(d.min_length, 16);
-  }
-  const BceLayout<double> read = make_bce_layout<double>(reads, {}, tiles.block_lanes);
-  EXPECT_FALSE(read.walks_padding());
-  EXPECT_TRUE(read.reads_lengths);
-  EXPECT_TRUE(read.lengths_in_bytes());
-  for (const std::uint32_t block : kBceBlockSizes) {
-    expect_matches_csr<double>(walks, {}, BceVariant::hopper, block, "padding walked fp64");
-    expect_matches_csr<float>(walks, {}, BceVariant::hopper, block, "padding walked fp32");
-    expect_matches_csr<double>(walks, {}, BceVariant::paper, block, "paper, same matrix");
-  }
-
-  // x's last column Inf: the rows of 16 hold it, the rows of 15 walk a padding slot instead.
-  std::vector<double> x(16, 1.0);
-  x[15] = std::numeric_limits<double>::infinity();
-  std::vector<double> y(static_cast<std::size_t>(walks.rows), 0.0);
-  bce_reference_multiply<double>(bce, tiles, BceVariant::hopper, 256, x.data(), y.data(), 1.0,
-                                 0.0);
-  for (std::int64_t r = 0; r < walks.rows; ++r) {
-    const std::int64_t length = walks.row_length(r);
-    if (length == 16) EXPECT_TRUE(std::isinf(y[r])) << "row " << r;
-    if (length < 16) EXPECT_EQ(y[r], static_cast<double>(length)) << "row " << r;
-  }
-
-  // The model's view: no length bytes, the block priced at its width.
-  const MatrixFeatures f = df_features(walks);
-  EXPECT_EQ(bce_length_bytes(bce_block_distributions(f, {})), 0u);
-  EXPECT_EQ(bce_length_bytes(bce_block_distributions(df_features(reads), {})), 1u);
-  const Candidate c{.format = kCudaBceFormatId,
-                    .params = FieldSet::of(CudaBceParams{.boundaries = {},
-                                                         .variant = 1,
-                                                         .resident_threads = kH100ResidentThreads}),
-                    .launch = {.block_size = 256,
-                               .threads_per_row = 1,
-                               .grid_size = static_cast<std::uint32_t>(tiles.size())}};
-  const std::vector<FormatPart> parts = CudaBceRules().parts(f, c);
-  ASSERT_EQ(parts.size(), 1u);
-  EXPECT_EQ(parts[0].row_map_bytes, 0u);  // no lengths; one run of caller rows: no rowNo
-  EXPECT_EQ(CudaEllRules::params_of(parts[0].candidate).ell_width, 16u);
-  EXPECT_EQ(parts[0].features.nnz, 800 * 16);  // the padding walked
 }
 
 TEST(CudaBceRules, HopperPartsAreTheWideBlocksAsTheWarpsThatRunThem) {

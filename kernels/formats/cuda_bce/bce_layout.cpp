@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numeric>
 #include <optional>
 #include <string>
 
@@ -165,23 +164,16 @@ BceLayout<Value> build_layout(const CsrMatrix<double>& matrix,
           }
         });
   }
-  // Which blocks walk their padding, whether any block's lengths are read, and whether every
-  // such block's fit in a byte.
-  bce.block_walks_padding.assign(static_cast<std::size_t>(k), 0);
   bool bytes = true;
-  for (std::int64_t i = 0; i < k; ++i) {
-    const auto first = bce.row_lengths.begin() + bce.block_row_offsets[i];
-    const auto last = bce.row_lengths.begin() + bce.block_row_offsets[i + 1];
-    const auto [shortest, longest] = std::minmax_element(first, last);
-    const std::int64_t entries = std::accumulate(first, last, std::int64_t{0});
-    const bool walks = bce_block_walks_padding(last - first, bce.block_widths[i], entries);
-    bce.block_walks_padding[static_cast<std::size_t>(i)] = walks ? 1 : 0;
-    if (walks || *shortest == *longest) continue;
-    bce.reads_lengths = true;
-    bytes = bytes && bce_block_allows_byte_lengths(*shortest, *longest);
+  for (std::int64_t i = 0; i < k && bytes; ++i) {
+    const auto [shortest, longest] =
+        std::minmax_element(bce.row_lengths.begin() + bce.block_row_offsets[i],
+                            bce.row_lengths.begin() + bce.block_row_offsets[i + 1]);
+    bytes = bce_block_allows_byte_lengths(*shortest, *longest);
   }
-  // A row longer than a byte holds is in a block whose lengths are not read: 0 there.
-  if (bce.reads_lengths && bytes) {
+  // A row longer than a byte holds is in a block of one length, which the kernel does not read:
+  // 0 there.
+  if (bytes) {
     bce.row_length_bytes.resize(bce.row_lengths.size());
     std::ranges::transform(bce.row_lengths, bce.row_length_bytes.begin(), [](std::int32_t n) {
       return static_cast<std::uint8_t>(n <= kBceByteLengthLimit ? n : 0);
@@ -241,23 +233,10 @@ std::vector<std::vector<RowLengthCount>> bce_block_distributions(
   return blocks;
 }
 
-bool bce_block_walks_padding(std::span<const RowLengthCount> block) {
-  std::int64_t rows = 0, entries = 0;
-  for (const RowLengthCount& set : block) {
-    rows += set.rows;
-    entries += set.rows * set.length;
-  }
-  return !block.empty() && bce_block_walks_padding(rows, block.back().length, entries);
-}
-
 std::uint64_t bce_length_bytes(std::span<const std::vector<RowLengthCount>> blocks) {
-  bool read = false, bytes = true;
-  for (const std::vector<RowLengthCount>& sets : blocks) {
-    if (sets.size() < 2 || bce_block_walks_padding(sets)) continue;
-    read = true;
-    bytes = bytes && bce_block_allows_byte_lengths(sets.front().length, sets.back().length);
-  }
-  if (!read) return 0;
+  const bool bytes = std::ranges::all_of(blocks, [](const std::vector<RowLengthCount>& sets) {
+    return sets.empty() || bce_block_allows_byte_lengths(sets.front().length, sets.back().length);
+  });
   return bytes ? 1 : sizeof(std::int32_t);
 }
 
@@ -438,10 +417,8 @@ std::vector<BceTileDescriptor> bce_tile_descriptors(const BceLayout<Value>& layo
     d.step = step;
     d.row_base = row_bases[static_cast<std::size_t>(t)];
     d.lanes = lanes;
-    const bool walks = b < k && layout.block_walks_padding[static_cast<std::size_t>(b)] != 0;
-    const auto width = static_cast<std::int32_t>(b < k ? layout.block_widths[b] : 0);
-    d.uniform_length = walks ? width : shortest[b] == longest[b] ? shortest[b] : -1;
-    d.min_length = walks ? width : shortest[b];
+    d.uniform_length = shortest[b] == longest[b] ? shortest[b] : -1;
+    d.min_length = shortest[b];
     d.first_slot = static_cast<std::int32_t>(pieces > 1 ? piece * piece_slots : 0);
     d.slot_end = pieces > 1 ? static_cast<std::int32_t>((piece + 1) * piece_slots)
                             : std::numeric_limits<std::int32_t>::max();
@@ -478,10 +455,7 @@ Value hopper_row_sum(const BceLayout<Value>& layout, const BceTileDescriptor& d,
     std::int64_t slot = d.slot_base + lane0 + lane;
     for (std::int32_t i = d.first_slot + lane; i < last; i += lanes, slot += d.step) {
       const auto idx = static_cast<std::size_t>(slot);
-      // A walked padding slot (column kPaddingColumn) adds its value 0 times 0, as the kernel's
-      // masked gather: never x's, so an Inf in x stays out of the row.
-      const ColIndex column = layout.offsets[idx];
-      lane_sums[lane] += layout.values[idx] * (column < 0 ? Value(0) : x[column]);
+      lane_sums[lane] += layout.values[idx] * x[layout.offsets[idx]];
     }
   }
   // Each warp's (or a narrower row's) __shfl_xor_sync butterfly; a block-wide row then adds

@@ -33,7 +33,6 @@
 // Everything here is pure C++ so that the layout and the kernels' arithmetic are unit-tested on
 // the host (bce_reference_multiply replays each kernel thread by thread).
 
-#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -49,10 +48,8 @@ enum class BceVariant : std::int64_t {
   // Algorithm 4 as printed: one thread per row, every slot up to the block width, the
   // per-element |EData| > 0 test.
   paper = 0,
-  // Hopper: each row stops at its own length (no per-slot branch, no padding read) or, where
-  // padding is rarer than lengths are costly, every row walks the block's width with its
-  // padding's gathers masked (bce_block_walks_padding); rows of wide blocks are shared by
-  // bce_lanes_per_row lanes (up to a whole CUDA block).
+  // Hopper: each row stops at its own length (no per-slot branch, no padding read), and rows of
+  // wide blocks are shared by bce_lanes_per_row lanes (up to a whole CUDA block).
   hopper = 1,
 };
 
@@ -75,22 +72,13 @@ struct BceLayout {
   std::vector<ColIndex> offsets;                 // Offset
   std::vector<Value> values;                     // EData
   std::vector<std::int32_t> row_lengths;         // NNZ of the row at each BCE position
-  // row_lengths in a byte each where every block the hopper kernel reads lengths of allows it
-  // (bce_block_allows_byte_lengths; 0 for a row too long for a byte, in a block whose lengths
-  // are not read), else empty: the hopper kernel then reads row_lengths.
+  // row_lengths in a byte each where every block allows it (bce_block_allows_byte_lengths;
+  // 0 for a row too long for a byte, in a block of one length, not read), else empty: the
+  // hopper kernel then reads row_lengths.
   std::vector<std::uint8_t> row_length_bytes;
-  // Per block: 1 where the hopper kernel walks the block's padding instead of reading its rows'
-  // lengths (bce_block_walks_padding), else 0.
-  std::vector<std::uint8_t> block_walks_padding;
-  // Whether the hopper kernel reads any row's length: some block has rows of several lengths
-  // and does not walk its padding. Else the lengths stay on the host.
-  bool reads_lengths = false;
 
   std::int64_t blocks() const noexcept { return static_cast<std::int64_t>(block_widths.size()); }
   bool lengths_in_bytes() const noexcept { return !row_length_bytes.empty(); }
-  bool walks_padding() const noexcept {
-    return std::ranges::any_of(block_walks_padding, [](std::uint8_t w) { return w != 0; });
-  }
   // The blocks, then the empty rows as one block of width 0 (the kernels' view).
   std::vector<BceBlockShape> shapes_with_empty_rows() const;
 };
@@ -103,24 +91,6 @@ struct BceLayout {
 // width per block, a select between two loads, took fp64 launches in L2 3-4 % longer (wiki-Vote
 // 8 %; H100, 2026-12-07, bench/suite_bce_ab.txt's inputs in L2).
 inline constexpr std::int64_t kBceByteLengthLimit = 255;
-
-// The hopper kernel walks a block's padding (every row to the block's width W, the padding
-// slots' gathers masked by their column kPaddingColumn, as cuda_ell's) instead of reading each
-// row's length where the padding is at most one slot per this many rows. Why: a padding slot
-// walked is an index and a value read, 8 bytes in fp32 and 12 in fp64, and a length read is at
-// least the byte of every row of the block; below this the padding costs about what the
-// lengths would or less, and the rows need no length at all (a 5-point stencil's boundary
-// rows: 4,000 padding slots against 1M lengths). A warp walks its longest row anyway, so the
-// few padded rows add no step to it. A block of one length has no padding and reads none.
-inline constexpr std::int64_t kBceRowsPerWalkedPaddingSlot = 8;
-
-// Whether the hopper kernel walks the padding of a block of `rows` rows of width `width`
-// holding `entries` non-zeros (kBceRowsPerWalkedPaddingSlot).
-constexpr bool bce_block_walks_padding(std::int64_t rows, std::int64_t width,
-                                       std::int64_t entries) noexcept {
-  const std::int64_t padding = rows * width - entries;
-  return padding > 0 && padding * kBceRowsPerWalkedPaddingSlot <= rows;
-}
 
 // Whether a block whose rows run from `shortest` to `longest` allows its layout's lengths in a
 // byte: one length (none read) or none longer than kBceByteLengthLimit.
@@ -161,14 +131,9 @@ std::vector<BceBlockShape> bce_block_shapes(const MatrixFeatures& features,
 std::vector<std::vector<RowLengthCount>> bce_block_distributions(
     const MatrixFeatures& features, std::span<const std::int64_t> boundaries);
 
-// Whether the hopper kernel walks the padding of a block of this DF slice (one of
-// bce_block_distributions; bce_block_walks_padding).
-bool bce_block_walks_padding(std::span<const RowLengthCount> block);
-
 // The bytes the hopper kernel reads for each row's length in a layout of these blocks
-// (bce_block_distributions): 0 where no block's lengths are read (each of one length or
-// walking its padding), else 1 where every block whose lengths are read allows it
-// (bce_block_allows_byte_lengths), else 4.
+// (bce_block_distributions): 1 where every block allows it (bce_block_allows_byte_lengths),
+// else 4.
 std::uint64_t bce_length_bytes(std::span<const std::vector<RowLengthCount>> blocks);
 
 // The threads one GPU keeps resident (sm_count x max_threads_per_sm: 270336 on an H100, 132 x
@@ -283,11 +248,11 @@ struct alignas(16) BceTileDescriptor {
   std::int32_t end_row = 0;    // one past its last
   std::int32_t row_base = -1;  // bce_tile_row_bases: the caller's row of first_row, or -1
   std::int32_t lanes = 1;      // L of the tile's block
-  // The length of every row of the block where all have one, the block's width where it walks
-  // its padding (bce_block_walks_padding; the kernel reads no length either way), else -1.
+  // The length of every row of the block where all have one (the kernel reads no length),
+  // else -1.
   std::int32_t uniform_length = -1;
-  // The shortest row of the block (its width where it walks its padding): the slots below it
-  // exist in every row, so the kernel walks them while its row's own length is still loading.
+  // The shortest row of the block: the slots below it exist in every row, so the kernel walks
+  // them while its row's own length is still loading.
   std::int32_t min_length = 0;
   // The slots of the row this tile walks: [first_slot, slot_end) of its piece
   // (q * L * kBceSlotsPerLanePerPiece onwards), [0, INT32_MAX) for an unsplit row.

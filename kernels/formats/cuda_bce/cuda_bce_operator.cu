@@ -114,10 +114,8 @@ struct BceSlotWalk {
 // stands between them. A loop that tests its bound each slot, even unrolled, walks slot by slot:
 // the next slot's loads wait behind the bound's branch and the previous gather's use, a memory
 // latency each (the ptx of `#pragma unroll 4` over such a loop: a branch after every slot;
-// cuda_ell's grouped_slot_sum says what that cost ELL). kMaskPadding (some block of the layout
-// walks its padding, bce_block_walks_padding): a slot of column kPaddingColumn gathers nothing
-// and adds its value 0 times 0, so x's Inf never reaches a row it is not in.
-template <bool kMaskPadding, typename Value>
+// cuda_ell's grouped_slot_sum says what that cost ELL).
+template <typename Value>
 __device__ __forceinline__ void walk_slots(Value& sum, BceSlotWalk& walk, std::int32_t end,
                                            std::int32_t lanes, std::int64_t step,
                                            const Value* __restrict__ values,
@@ -134,8 +132,7 @@ __device__ __forceinline__ void walk_slots(Value& sum, BceSlotWalk& walk, std::i
     }
     Value gathered[4];
 #pragma unroll
-    for (int k = 0; k < 4; ++k)
-      gathered[k] = kMaskPadding && column[k] < 0 ? Value(0) : __ldg(x + column[k]);
+    for (int k = 0; k < 4; ++k) gathered[k] = __ldg(x + column[k]);
     // Stops at the row's first slot at or past `end` (the next walk starts there).
 #pragma unroll
     for (int k = 0; k < 4; ++k) {
@@ -164,13 +161,13 @@ __device__ __forceinline__ void walk_slots(Value& sum, BceSlotWalk& walk, std::i
 // are walked before the length is needed, and the caller's row only at the store. With
 // kTileRuns the descriptor is not loaded but computed from the launch's parameters
 // (bce_tile_runs.hpp says when), Runs holding no more runs than the launch has
-// (bce_launch_runs). kMaskPadding where some block walks its padding (walk_slots).
+// (bce_launch_runs).
 // A row split into pieces (pieces > 1, block-wide rows only): each piece's CUDA block walks
 // slots [q P, (q + 1) P) of the row (P = lanes x kBceSlotsPerLanePerPiece), stores its sum, and
 // the last piece to arrive (an atomic count, after a fence, as CUDA's threadFenceReduction
 // sample) adds the sums in piece order (the same sum on every run) and writes y; it resets the
 // count for the next launch, which the stream orders after this one.
-template <typename Value, bool kTileRuns, bool kMaskPadding, typename Length, typename Runs>
+template <typename Value, bool kTileRuns, typename Length, typename Runs>
 __global__ void __launch_bounds__(kBceMaxBlockSize, kBceFullOccupancyBlocks)
     bce_hopper_kernel(BceHopperArrays a, const __grid_constant__ Runs runs,
                       const Value* __restrict__ values, const Value* __restrict__ x,
@@ -193,10 +190,9 @@ __global__ void __launch_bounds__(kBceMaxBlockSize, kBceFullOccupancyBlocks)
                                                       : std::int32_t{__ldg(lengths + position)};
   BceSlotWalk walk{.slot = t.slot_base + threadIdx.x, .i = t.first_slot + lane};
   Value sum = 0;
-  walk_slots<kMaskPadding>(sum, walk, active ? min(t.min_length, t.slot_end) : 0, lanes, t.step,
-                          values, a.offsets, x);
-  walk_slots<kMaskPadding>(sum, walk, min(length, t.slot_end), lanes, t.step, values, a.offsets,
-                          x);
+  walk_slots(sum, walk, active ? min(t.min_length, t.slot_end) : 0, lanes, t.step, values,
+             a.offsets, x);
+  walk_slots(sum, walk, min(length, t.slot_end), lanes, t.step, values, a.offsets, x);
   for (std::int32_t offset = min(lanes, 32) / 2; offset > 0; offset /= 2)
     sum += __shfl_xor_sync(0xffffffffu, sum, offset);
   if (lanes > 32) {
@@ -266,13 +262,9 @@ class CudaBceOperator final : public SpmvOperator {
     } else {
       if (!runs) descriptors_ = upload(device, descriptors.data(), descriptors.size());
       lengths_in_bytes_ = bce.lengths_in_bytes();
-      masks_padding_ = bce.walks_padding();
-      if (bce.reads_lengths) {
-        row_lengths_ =
-            lengths_in_bytes_
-                ? upload(device, bce.row_length_bytes.data(), bce.row_length_bytes.size())
-                : upload(device, bce.row_lengths.data(), bce.row_lengths.size());
-      }
+      row_lengths_ = lengths_in_bytes_
+                         ? upload(device, bce.row_length_bytes.data(), bce.row_length_bytes.size())
+                         : upload(device, bce.row_lengths.data(), bce.row_lengths.size());
       if (tiles.counters > 0) {
         block_partial_first_ =
             upload(device, tiles.block_partial_first.data(), tiles.block_partial_first.size());
@@ -318,12 +310,10 @@ class CudaBceOperator final : public SpmvOperator {
       std::visit(
           [&]<typename Runs>(const Runs& runs) {
             const auto launch = [&]<bool kTileRuns, typename Length>() {
-              const auto kernel =
-                  masks_padding_ ? bce_hopper_kernel<Value, kTileRuns, true, Length, Runs>
-                                 : bce_hopper_kernel<Value, kTileRuns, false, Length, Runs>;
-              kernel<<<grid, launch_.block_size, 0, stream_>>>(a, runs, values_.as<const Value>(),
-                                                               xv, yv, a_value, b_value,
-                                                               partials_.as<Value>());
+              bce_hopper_kernel<Value, kTileRuns, Length, Runs>
+                  <<<grid, launch_.block_size, 0, stream_>>>(a, runs, values_.as<const Value>(),
+                                                             xv, yv, a_value, b_value,
+                                                             partials_.as<Value>());
             };
             if (tile_runs_ && lengths_in_bytes_) launch.template operator()<true, std::uint8_t>();
             if (tile_runs_ && !lengths_in_bytes_) launch.template operator()<true, std::int32_t>();
@@ -355,7 +345,6 @@ class CudaBceOperator final : public SpmvOperator {
   bool tile_runs_;                   // hopper: the descriptors as launch parameters
   BceLaunchRuns launch_runs_;        // hopper: those parameters (bce_launch_runs)
   bool lengths_in_bytes_ = false;    // hopper: row_lengths_ in a byte each, else int32
-  bool masks_padding_ = false;       // hopper: some block walks its padding (walk_slots)
   BceVariant variant_;
   LaunchConfig launch_;
   cudaStream_t stream_;

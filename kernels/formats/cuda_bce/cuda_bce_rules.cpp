@@ -89,11 +89,7 @@ FormatPart block_part(const MatrixFeatures& whole,
           : bce_block_row_runs(whole, *row_runs_of, sets.front().length, sets.back().length);
   const auto rows = static_cast<std::uint64_t>(shape.rows);
   const bool hopper = variant == BceVariant::hopper;
-  // A hopper block that walks its padding (bce_block_walks_padding) reads no lengths and walks
-  // every row to the width: priced as stored.
-  const bool walks_padding = hopper && bce_block_walks_padding(sets);
-  if (walks_padding) pricing = BlockPricing::stored;
-  part.row_map_bytes = (hopper && sets.size() > 1 && !walks_padding ? rows * length_bytes : 0) +
+  part.row_map_bytes = (hopper && sets.size() > 1 ? rows * length_bytes : 0) +
                        (!hopper || row_runs > 1 ? rows * sizeof(std::int32_t) : 0);
   part.scattered_row_runs = row_runs > 1 ? row_runs : 0;
   if (lanes <= 4) {
@@ -128,7 +124,6 @@ FormatPart block_part(const MatrixFeatures& whole,
   const std::int64_t pieces = lanes / 32 * row_pieces;
   // A block-wide row is a CUDA block a piece, priced by waves too (FormatPart::row_blocks).
   if (lanes == static_cast<std::int32_t>(block_size)) part.row_blocks = shape.rows * row_pieces;
-  if (walks_padding) sets = {{shape.width, shape.rows}};
   part.features = part_features(whole, walked_rows(sets, pieces));
   part.candidate = Candidate{
       .format = kCudaCsrVectorFormatId,
