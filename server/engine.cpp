@@ -248,7 +248,7 @@ FormatFilter Engine::repayable_for(Resident& m, const MatrixFeatures& features,
     serving = Candidate{m.plan.format, m.plan.params, m.plan.launch};
   }
   return repayable_formats(*models, registry_, features, device_.info(), m.summary.precision,
-                           config_.tuner, serving, expected_multiplies);
+                           config_.tuner, serving, expected_multiplies, &host_build_history_);
 }
 
 void Engine::extract_features_of(Resident& m, FeatureEffort effort,
@@ -500,7 +500,8 @@ TuneOutcome Engine::run_tuning(const TuneJob& job) {
                                   options, models.get(),
                                   TuneHints{.expected_multiplies = expected,
                                             .features_ms = m.features_ms},
-                                  &device_mutex_, m.source.get(), &serving_build);
+                                  &device_mutex_, m.source.get(), &serving_build,
+                                  &host_build_history_);
     plan = std::move(tuned.plan);
     op = std::move(tuned.op);
     for (const MeasuredCandidate& c : tuned.measurements) {
@@ -660,6 +661,12 @@ void Engine::install_calibration(const DeviceCalibration& calibration, std::stri
   auto models = std::make_shared<const Models>(
       Models{std::move(json), ModelPredictor(calibration.fp32), ModelPredictor(calibration.fp64)});
   std::lock_guard lock(models_mutex_);
+  // The history's ratios are over the calibrated build rates: other rates start it again (a
+  // measured refit keeps them, and the history with them).
+  const auto rates_of = [](const Models& m) {
+    return std::pair(m.fp32.model_set().host_build_rates, m.fp64.model_set().host_build_rates);
+  };
+  if (!models_ || rates_of(*models_) != rates_of(*models)) host_build_history_.clear();
   models_ = std::move(models);
 }
 

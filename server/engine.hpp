@@ -225,6 +225,9 @@ class Engine {
   std::map<std::string, std::shared_ptr<Resident>> residents_;
   std::uint64_t reserved_bytes_ = 0;  // guarded by residents_mutex_
   std::mutex device_mutex_;
+  // What this daemon's host builds took over the calibration's estimates (tuner/
+  // host_build_history.hpp); cleared when a calibration brings other build rates.
+  HostBuildHistory host_build_history_;
   mutable std::mutex models_mutex_;
   std::shared_ptr<const Models> models_;  // swapped whole by a (re)calibration
   std::unique_ptr<MemoryTrimmer> trimmer_;  // null when trim_memory_interval_ms is 0

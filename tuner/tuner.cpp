@@ -76,9 +76,22 @@ bool is_baseline_candidate(const Candidate& candidate) noexcept {
 }
 
 double RegistryBuildCostEstimate::build_ms(const Candidate& candidate) const {
+  return calibrated_build_ms(candidate) * history_factor(registry_.find(candidate.format));
+}
+
+double RegistryBuildCostEstimate::format_build_ms(const FormatEntry* entry) const {
+  return calibrated_format_build_ms(entry) * history_factor(entry);
+}
+
+double RegistryBuildCostEstimate::history_factor(const FormatEntry* entry) const {
+  if (history_ == nullptr || entry == nullptr || entry->builds_on_device) return 1.0;
+  return history_->factor(entry->rules->id());
+}
+
+double RegistryBuildCostEstimate::calibrated_build_ms(const Candidate& candidate) const {
   if (serving_ != nullptr && *serving_ == candidate) return 0.0;
   const FormatEntry* entry = registry_.find(candidate.format);
-  const double by_nonzeros = format_build_ms(entry);
+  const double by_nonzeros = calibrated_format_build_ms(entry);
   // A host build of this candidate's own layout: its measured rate a device byte too, so that a
   // layout padded far beyond its nonzeros is priced by its bytes (BCE, docs/TUNER.md).
   if (features_ == nullptr || entry == nullptr || entry->builds_on_device || by_nonzeros <= 0.0)
@@ -88,7 +101,7 @@ double RegistryBuildCostEstimate::build_ms(const Candidate& candidate) const {
   return host_build_ms(*rate, nnz_, entry->rules->device_bytes(*features_, precision_, candidate));
 }
 
-double RegistryBuildCostEstimate::format_build_ms(const FormatEntry* entry) const {
+double RegistryBuildCostEstimate::calibrated_format_build_ms(const FormatEntry* entry) const {
   double ns = options_.host_build_ns_per_nonzero;
   if (entry != nullptr && entry->builds_on_device) {
     ns = options_.device_build_ns_per_nonzero;
@@ -113,10 +126,12 @@ FormatFilter repayable_formats(const CandidatePredictor& predictor,
 FormatFilter repayable_formats(const ModelPredictor& models, const FormatRegistry& registry,
                                const MatrixFeatures& features, const DeviceInfo& device,
                                Precision precision, const TunerOptions& options,
-                               const Candidate& serving, std::uint64_t expected_multiplies) {
+                               const Candidate& serving, std::uint64_t expected_multiplies,
+                               const HostBuildHistory* build_history) {
   const ModelCandidatePredictor predictor(models, registry, features, device, precision);
   const RegistryBuildCostEstimate build_costs(registry, options, features.nnz, &serving,
-                                              models.model_set().host_build_rates);
+                                              models.model_set().host_build_rates, nullptr,
+                                              precision, build_history);
   const FormatFilter repayable =
       repayable_formats(predictor, build_costs, serving, expected_multiplies);
   if (!repayable) return {};
@@ -540,12 +555,34 @@ std::unique_ptr<SpmvOperator> DeviceCandidateTimer::take_kept(const Candidate& c
   return std::move(kept_);
 }
 
+namespace {
+
+// Per host-built format the tuning built, its slowest build over the calibrated estimate
+// (HostBuildHistory says why the slowest).
+void record_host_builds(const FormatRegistry& registry,
+                        const RegistryBuildCostEstimate& build_costs,
+                        std::span<const MeasuredCandidate> measurements,
+                        HostBuildHistory& history) {
+  std::map<FormatId, double> slowest;
+  for (const MeasuredCandidate& c : measurements) {
+    const FormatEntry* entry = registry.find(c.candidate.format);
+    if (entry == nullptr || entry->builds_on_device) continue;
+    const double estimate = build_costs.calibrated_build_ms(c.candidate);
+    if (!(estimate > 0.0)) continue;
+    double& ratio = slowest[c.candidate.format];
+    ratio = std::max(ratio, c.build_ms / estimate);
+  }
+  for (const auto& [format, ratio] : slowest) history.record(format, ratio);
+}
+
+}  // namespace
+
 TunedPlan tune_matrix(const FormatRegistry& registry, Device& device,
                       const CsrMatrix<double>& matrix, const MatrixFeatures& features,
                       Precision precision, const TunerOptions& options,
                       const ModelPredictor* predictor, const TuneHints& hints,
                       std::mutex* device_mutex, const BuildSource* source,
-                      const ServingBuild* serving) {
+                      const ServingBuild* serving, HostBuildHistory* build_history) {
   if (predictor != nullptr) {
     const ModelSet& set = predictor->model_set();
     if (set.precision != precision)
@@ -567,7 +604,7 @@ TunedPlan tune_matrix(const FormatRegistry& registry, Device& device,
       registry, options, features.nnz, serving != nullptr ? &serving->candidate : nullptr,
       predictor != nullptr ? std::span<const HostBuildRate>(predictor->model_set().host_build_rates)
                            : std::span<const HostBuildRate>{},
-      &features, precision);
+      &features, precision, build_history);
   // A composed format chooses its partition against the models (BCE's OPA prices thousands of
   // blocks) only where its build could be repaid. (Where the feature pass was given the same
   // hint, such formats were left out of it and are not offered at all.)
@@ -621,6 +658,8 @@ TunedPlan tune_matrix(const FormatRegistry& registry, Device& device,
     plan.partition = serving->op->partition();
   out.measurements = selection.measurements;
   out.waited_ms = timer.setup_waited_ms() + selection.waited_ms;
+  if (build_history != nullptr) record_host_builds(registry, build_costs, out.measurements,
+                                                   *build_history);
   return out;
 }
 

@@ -23,6 +23,7 @@
 #include "kernels/format_registry.hpp"
 #include "kernels/spmv_operator.hpp"
 #include "models/model_predictor.hpp"
+#include "tuner/host_build_history.hpp"
 
 namespace spmvd {
 
@@ -214,26 +215,36 @@ class RegistryBuildCostEstimate final : public BuildCostEstimate {
   // measured: the calibration's build rates of this device (ModelSet::host_build_rates), which
   // a host-built format's estimate takes over options.host_build_ns_per_nonzero; with the
   // matrix's features (may be null) a candidate's estimate is also at least its device bytes
-  // (FormatRules::device_bytes in `precision`) at its format's measured rate a byte. Kept by
-  // reference.
+  // (FormatRules::device_bytes in `precision`) at its format's measured rate a byte; with
+  // history (may be null), a host-built format's estimate is scaled by its factor there. Kept
+  // by reference.
   RegistryBuildCostEstimate(const FormatRegistry& registry, const TunerOptions& options,
                             std::int64_t nnz, const Candidate* serving,
                             std::span<const HostBuildRate> measured = {},
                             const MatrixFeatures* features = nullptr,
-                            Precision precision = Precision::fp64)
+                            Precision precision = Precision::fp64,
+                            const HostBuildHistory* history = nullptr)
       : registry_(registry),
         options_(options),
         nnz_(nnz),
         serving_(serving),
         measured_(measured),
         features_(features),
-        precision_(precision) {}
+        precision_(precision),
+        history_(history) {}
   double build_ms(const Candidate& candidate) const override;
   // A build of any candidate of `entry`'s format by its nonzeros (nullptr: an unknown format,
   // host-built).
   double format_build_ms(const FormatEntry* entry) const;
+  // build_ms without the history's factor: the estimate a HostBuildHistory ratio is taken
+  // against, so that the factors do not compound.
+  double calibrated_build_ms(const Candidate& candidate) const;
 
  private:
+  double calibrated_format_build_ms(const FormatEntry* entry) const;
+  // The history's factor for a host-built `entry`, 1 for a device-built or unknown one.
+  double history_factor(const FormatEntry* entry) const;
+
   const FormatRegistry& registry_;
   const TunerOptions& options_;
   std::int64_t nnz_;
@@ -241,6 +252,7 @@ class RegistryBuildCostEstimate final : public BuildCostEstimate {
   std::span<const HostBuildRate> measured_;
   const MatrixFeatures* features_;
   Precision precision_;
+  const HostBuildHistory* history_;
 };
 
 // The formats whose build the expected multiplies could repay: every format converted on the
@@ -251,13 +263,14 @@ class RegistryBuildCostEstimate final : public BuildCostEstimate {
 FormatFilter repayable_formats(const CandidatePredictor& predictor,
                                const RegistryBuildCostEstimate& build_costs,
                                const Candidate& serving, std::uint64_t expected_multiplies);
-// The same for one matrix's features with the models and the options' build rates, decided for
-// every registered format at once: the filter owns its verdicts (a feature pass's computes_own,
-// tuner/feature_extraction.hpp).
+// The same for one matrix's features with the models and the options' build rates (scaled by
+// build_history's factors where given), decided for every registered format at once: the
+// filter owns its verdicts (a feature pass's computes_own, tuner/feature_extraction.hpp).
 FormatFilter repayable_formats(const ModelPredictor& models, const FormatRegistry& registry,
                                const MatrixFeatures& features, const DeviceInfo& device,
                                Precision precision, const TunerOptions& options,
-                               const Candidate& serving, std::uint64_t expected_multiplies);
+                               const Candidate& serving, std::uint64_t expected_multiplies,
+                               const HostBuildHistory* build_history = nullptr);
 
 // Predicted candidates by ascending predicted time plus, with build_costs, their build cost
 // over expected_multiplies (ties keep their order), then the ones without a prediction in
@@ -401,11 +414,15 @@ struct TunedPlan {
 // device already, e.g. the default plan's), else from one made for this tuning.
 // Throws Error(invalid_argument) when the predictor's model set is for another precision or
 // device, Error(resource_exhausted) when no format fits the budget, and what selection throws.
+// With build_history (the daemon's; may be null), host builds are estimated at its factors, and
+// each host-built format this tuning built records its slowest build over the calibrated
+// estimate there (tuner/host_build_history.hpp).
 TunedPlan tune_matrix(const FormatRegistry& registry, Device& device,
                       const CsrMatrix<double>& matrix, const MatrixFeatures& features,
                       Precision precision, const TunerOptions& options,
                       const ModelPredictor* predictor = nullptr, const TuneHints& hints = {},
                       std::mutex* device_mutex = nullptr, const BuildSource* source = nullptr,
-                      const ServingBuild* serving = nullptr);
+                      const ServingBuild* serving = nullptr,
+                      HostBuildHistory* build_history = nullptr);
 
 }  // namespace spmvd
