@@ -7,6 +7,7 @@
 #include "models/dram_rate.hpp"
 #include "models/families/bytes/bytes_record.hpp"
 #include "models/families/coo/coo_model.hpp"
+#include "models/families/ell/ell_record.hpp"
 #include "models/families/coo/row_writes.hpp"
 #include "models/locality.hpp"
 #include "models/model_predictor.hpp"
@@ -127,11 +128,18 @@ void long_row_step_apply(StepContext& ctx, Prediction& p) {
 // measured (H100, 2026-12-07, version 38's suite run; its favourites went to cuSPARSE SELL,
 // 1.09-1.16x the best). A bound: the launch floor and the format's DRAM bytes
 // (FormatRules::dram_streamed_bytes) and both vectors once at that rate, where the multiply's
-// footprint exceeds L2. Whole multiplies of the bytes family: the other families' samples
-// stream from DRAM themselves, and a composed format's parts share the multiply's bytes.
+// footprint exceeds L2. Whole multiplies of the bytes family, and of the ell family: its grid
+// interpolates in log(rows) between a sample inside L2 (262144 rows) and one beyond it
+// (1048576), so a matrix just past L2 was priced partly at L2's rate; at the slots its warps
+// walk (CudaEllRules::streamed_bytes) the unseen matrices of 56-96 MB measured 0.99-1.04 of
+// the bound (banded-4M, stencil2d-9pt-4M, 4elt-x32, road-1.5M, fem-b3-4M: 1.11-1.29 of the
+// grid's price; H100, model version 41, docs/TUNER.md's exhaustive run). The other families'
+// samples stream from DRAM themselves, and a composed format's parts share the multiply's bytes.
 void dram_rate_apply(StepContext& ctx, Prediction& p) {
-  if (!ctx.bytes_family_predicts || ctx.part_of_composition ||
-      !(ctx.footprint_bytes > ctx.l2_bytes))
+  const bool streams_by_rate = ctx.bytes_family_predicts ||
+                               ctx.family.name() == EllRecord::kFamily ||
+                               ctx.family.name() == "hyb";
+  if (!streams_by_rate || ctx.part_of_composition || !(ctx.footprint_bytes > ctx.l2_bytes))
     return;
   const std::optional<double> rate = dram_bytes_per_ms(ctx.set, ctx.input.device);
   if (!rate) return;

@@ -91,7 +91,12 @@ namespace spmvd {
 // 41: a part's CUDA blocks that each reduce one row (FormatPart::row_blocks: BCE's block-wide
 // rows) take at least a calibrated wave time per wave of them (row_block_waves; correction step
 // row_block_waves).
-inline constexpr int kModelVersion = 41;
+// 42: cuda_ell pays its random gathers' excess over the banded twin per non-zero, not per walked
+// slot (EllModel::predict_walked_ms), and cuda_hyb's ELL part is priced as cuda_ell prices it (the
+// walk of its rows cut to K); beyond L2 both take at least their walked bytes at the DRAM rate
+// (correction step dram_rate; CudaEllRules and CudaHybRules::streamed_bytes). The calibration
+// is version 41's.
+inline constexpr int kModelVersion = 42;
 
 struct ModelSet {
   std::string device_signature;  // DeviceInfo::signature() of the calibrated device

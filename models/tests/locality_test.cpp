@@ -8,6 +8,8 @@
 
 #include "core/error.hpp"
 #include "kernels/formats/cuda_csr_scalar/cuda_csr_scalar_rules.hpp"
+#include "kernels/formats/cuda_ell/cuda_ell_rules.hpp"
+#include "kernels/formats/cuda_hyb/cuda_hyb_rules.hpp"
 #include "kernels/formats/cuda_sell/cuda_sell_features.hpp"
 #include "kernels/formats/cuda_sell/cuda_sell_rules.hpp"
 #include "kernels/formats/cusparse_bsr/cusparse_bsr_features.hpp"
@@ -501,6 +503,125 @@ TEST(ModelPredictor, HoldsABytesFormatBeyondL2AboveItsDramBytesAtTheBandedEllRat
   const std::uint64_t small_bytes = cusparse_sell.streamed_bytes(small, Precision::fp64, c);
   EXPECT_DOUBLE_EQ(predictor.predict_ms(cusparse_sell, small, c, h100_like(), small_bytes).ms,
                    without.predict_ms(cusparse_sell, small, c, h100_like(), small_bytes).ms);
+}
+
+// An ELL grid whose samples inside L2 (262144 rows) run faster than DRAM streams and whose
+// largest (2^20 rows) stream from it, as an H100's do; random-column times, banded ratios.
+void add_ell_across_l2(ModelSet& set) {
+  LogGridFit grid;
+  grid.widths = {8, 32};
+  grid.rows = {1024, 262144, 1048576};
+  grid.log_ms = {std::log(0.004), std::log(0.006), std::log(0.02),
+                 std::log(0.08),  std::log(0.2),   std::log(0.304)};
+  LogGridFit banded;
+  banded.widths = {8, 32};
+  banded.rows = {1024, 262144, 1048576};
+  banded.log_ms = {0.0, 0.0, std::log(0.2), std::log(0.2), std::log(0.5), std::log(0.5)};
+  set.records.update<EllRecord>([&](EllRecord& r) {
+    r.variants = {{.kernel = {.resources = {.threads_per_block = 256}, .threads_per_row = 1},
+                   .time_vs_width_rows = grid,
+                   .banded_ratio_vs_width_rows = banded}};
+  });
+  set.records.update<CooRecord>([&](CooRecord& r) {
+    r.variants = {{.kernel = {.resources = {.threads_per_block = 256}, .threads_per_row = 1},
+                   .time_vs_nnz = {.intercept = 0.01, .slope = 1e-6, .quality = {}}}};
+  });
+}
+
+const CudaEllRules cuda_ell;
+const CudaHybRules cuda_hyb;
+
+Candidate ell_candidate(std::uint32_t width) {
+  return Candidate{.format = kCudaEllFormatId,
+                   .params = FieldSet::of(CudaEllParams{.ell_width = width}),
+                   .launch = {.block_size = 256, .threads_per_row = 1, .grid_size = 1}};
+}
+
+// `rows` rows of `short_length` among which one in 64 is `long_length`, columns at random.
+MatrixFeatures random_rows_with_a_few_long(std::int64_t rows, std::int64_t short_length,
+                                           std::int64_t long_length) {
+  MatrixFeatures f;
+  f.rows = f.cols = rows;
+  f.distribution = {{short_length, rows - rows / 64}, {long_length, rows / 64}};
+  f.nnz = short_length * (rows - rows / 64) + long_length * (rows / 64);
+  f.row_length_min = short_length;
+  f.row_length_max = long_length;
+  f.row_length_mean = static_cast<double>(f.nnz) / static_cast<double>(rows);
+  f.mean_row_span_fraction = 1.0;
+  f.x_sectors_per_nonzero = 1.0;
+  return f;
+}
+
+// cuda_ell's rows stop at their first padding slot, so its warps walk more slots than they
+// gather: the random samples' excess over the banded twins is paid per non-zero. Rows of 5
+// walk 8 slots (two groups of four); with one row in 64 of 32, a warp's walk is 8 + 24 (1 -
+// (63/64)^32) = 17.6, 18 slots, and 5.4 non-zeros a row gathered of them.
+TEST(ModelPredictor, PaysAnEllsRandomGathersPerNonZeroAndItsWalkPerSlot) {
+  ModelSet set;
+  set.launch_floor_ms = 0.004;
+  add_ell_across_l2(set);
+  const ModelPredictor predictor(set, std::vector<std::string>{"dram_rate"});
+  const MatrixFeatures f = random_rows_with_a_few_long(262144, 5, 32);
+  const EllModel grid_only(set.records.find<EllRecord>()->variants);
+  const double rho = grid_only.predict_shape_ms(18, 262144, 256, 0.0).ms /
+                     grid_only.predict_shape_ms(18, 262144, 256, 1.0).ms;
+  const double gathered = static_cast<double>(f.nnz) / (262144.0 * 18.0);
+  const Candidate c = ell_candidate(32);
+  EXPECT_NEAR(predictor.predict_ms(cuda_ell, f, c, h100_like()).ms,
+              grid_only.predict_shape_ms(18, 262144, 256, 1.0).ms *
+                  (rho + (1.0 - rho) * gathered),
+              1e-12);
+  // What a multiply reads of the arrays is the walk's slots, not the padded width's.
+  EXPECT_EQ(cuda_ell.streamed_bytes(f, Precision::fp64, c), 262144ull * 18 * 12);
+  EXPECT_EQ(cuda_ell.device_bytes(f, Precision::fp64, c), 262144ull * 32 * 12);
+}
+
+// The grid interpolates in log(rows) between a sample in L2 and one beyond it: a band just past
+// L2 is priced partly at L2's rate, below what DRAM streams. The dram_rate bound holds cuda_ell
+// (and cuda_hyb, the same kernel) at its walked bytes and both vectors at the fastest banded
+// sample's rate above the launch floor.
+TEST(ModelPredictor, HoldsAnEllBeyondL2AboveItsWalkedBytesAtTheDramRate) {
+  ModelSet set;
+  set.launch_floor_ms = 0.004;
+  add_ell_across_l2(set);
+  const ModelPredictor predictor(set);
+  const ModelPredictor without(set, std::vector<std::string>{"dram_rate"});
+  // The fastest sample beyond L2: 2^20 x 32 x (4 + 8) + x and y, in 0.304 x 0.5 - 0.004 ms.
+  const double rate = (1048576.0 * 32 * 12 + 2 * 1048576.0 * 8) / (0.304 * 0.5 - 0.004);
+  // A band of 500000 rows of 8: 48 MB of slots and 8 MB of vectors, beyond the 50 MiB L2.
+  const MatrixFeatures band = rows_of(500000, 8, 0.0);
+  const Candidate c = ell_candidate(8);
+  const double bound = 0.004 + (500000.0 * 8 * 12 + 2 * 500000.0 * 8) / rate;
+  EXPECT_NEAR(predictor.predict_ms(cuda_ell, band, c, h100_like()).ms, bound, 1e-12);
+  EXPECT_LT(without.predict_ms(cuda_ell, band, c, h100_like()).ms, 0.9 * bound);
+  // HYB at K = 8 runs the same kernel over the same slots, its COO part empty: the same price.
+  Candidate hyb = c;
+  hyb.format = kCudaHybFormatId;
+  hyb.params = FieldSet::of(CudaHybParams{.ell_width = 8});
+  EXPECT_NEAR(predictor.predict_ms(cuda_hyb, band, hyb, h100_like()).ms, bound, 1e-12);
+  // Inside L2 no bound: 100000 rows, 11 MB.
+  const MatrixFeatures small = rows_of(100000, 8, 0.0);
+  EXPECT_DOUBLE_EQ(predictor.predict_ms(cuda_ell, small, c, h100_like()).ms,
+                   without.predict_ms(cuda_ell, small, c, h100_like()).ms);
+}
+
+// cuda_hyb's ELL part is cuda_ell's kernel: at K = the longest row (no COO part) the two are one
+// multiply, priced alike, whatever the rows' lengths and locality (ranking the two apart on a
+// price difference alone put HYB first on fem-b3-4M and road-1.5M).
+TEST(ModelPredictor, PricesHybAtTheLongestRowAsTheEllOfThatWidth) {
+  ModelSet set;
+  set.launch_floor_ms = 0.004;
+  add_ell_across_l2(set);
+  const ModelPredictor predictor(set);
+  for (const std::int64_t rows : {50000, 262144, 2000000}) {
+    const MatrixFeatures f = random_rows_with_a_few_long(rows, 5, 32);
+    Candidate hyb = ell_candidate(32);
+    hyb.format = kCudaHybFormatId;
+    hyb.params = FieldSet::of(CudaHybParams{.ell_width = 32});
+    EXPECT_NEAR(predictor.predict_ms(cuda_hyb, f, hyb, h100_like()).ms,
+                predictor.predict_ms(cuda_ell, f, ell_candidate(32), h100_like()).ms, 1e-12)
+        << rows << " rows";
+  }
 }
 
 }  // namespace

@@ -34,4 +34,17 @@ double expected_warp_walk(std::span<const RowLengthCount> sets, double independe
   return walked;
 }
 
+std::int64_t cut_ell_walked_width(const MatrixFeatures& features, std::int64_t width) {
+  if (features.distribution.empty()) return width;
+  std::vector<RowLengthCount> rows;
+  if (features.empty_rows > 0) rows.push_back({0, features.empty_rows});
+  rows.insert(rows.end(), features.distribution.begin(), features.distribution.end());
+  const double walked = expected_warp_walk(padding_stop_walks(rows, width, 4), 32.0);
+  return std::max<std::int64_t>(1, std::llround(walked));
+}
+
+std::int64_t ell_walked_width(const MatrixFeatures& features, std::int64_t width) {
+  return features.row_length_max > width ? width : cut_ell_walked_width(features, width);
+}
+
 }  // namespace spmvd

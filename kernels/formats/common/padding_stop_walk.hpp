@@ -27,4 +27,16 @@ std::vector<RowLengthCount> padding_stop_walks(std::span<const RowLengthCount> s
 // cumulative share of rows. 0 for no rows.
 double expected_warp_walk(std::span<const RowLengthCount> sets, double independent_rows);
 
+// The slots a warp walks in an ELL of this width whose every row fits it: each row stops with
+// the group of four slots that holds its first padding slot (grouped_slot_sum), so a warp walks
+// the longest such walk of its 32 rows, not the width (rows drawn independently from the DF).
+// Where some row is longer than the width, the width is already a walk (a composed format's
+// part priced at what its warps walk: cuda_bce, cuda_strip) and is kept, as it is without a
+// DF. An empty row walks the first group. At least one slot.
+std::int64_t ell_walked_width(const MatrixFeatures& features, std::int64_t width);
+
+// The same of an ELL part of this width whose rows beyond it go on elsewhere (cuda_hyb's ELL
+// part, its COO part holding the rest): every row walks at most the width.
+std::int64_t cut_ell_walked_width(const MatrixFeatures& features, std::int64_t width);
+
 }  // namespace spmvd

@@ -1,6 +1,7 @@
 #include "kernels/formats/cuda_ell/cuda_ell_rules.hpp"
 
 #include "core/csr_matrix.hpp"
+#include "kernels/formats/common/padding_stop_walk.hpp"
 #include "kernels/formats/common/rules_support.hpp"
 
 namespace spmvd {
@@ -24,6 +25,14 @@ std::uint64_t CudaEllRules::device_bytes(const MatrixFeatures& features, Precisi
                                          const Candidate& candidate) const {
   const auto slots =
       static_cast<std::uint64_t>(features.rows) * std::uint64_t{params_of(candidate).ell_width};
+  return slots * (sizeof(ColIndex) + value_bytes(precision));
+}
+
+std::uint64_t CudaEllRules::streamed_bytes(const MatrixFeatures& features, Precision precision,
+                                           const Candidate& candidate) const {
+  const std::int64_t walked =
+      ell_walked_width(features, static_cast<std::int64_t>(params_of(candidate).ell_width));
+  const auto slots = static_cast<std::uint64_t>(features.rows) * static_cast<std::uint64_t>(walked);
   return slots * (sizeof(ColIndex) + value_bytes(precision));
 }
 

@@ -49,6 +49,11 @@ class CudaEllRules final : public FormatRules {
   // rows * ell_width slots of (32-bit column index + value), padding included.
   std::uint64_t device_bytes(const MatrixFeatures& features, Precision precision,
                              const Candidate& candidate) const override;
+  // The slots its warps walk (ell_walked_width: a row stops with the group of four holding its
+  // first padding slot, a warp with its longest row) x (column index + value): what a multiply
+  // reads of the arrays, and what the dram_rate bound streams.
+  std::uint64_t streamed_bytes(const MatrixFeatures& features, Precision precision,
+                               const Candidate& candidate) const override;
 
   // Builds cuda_ell (cuda_ell_rules.hpp) on the source's CUDA device: the column-major ELL
   // arrays (ell_layout.hpp) built on the device from the shared CSR as SELL of one slice

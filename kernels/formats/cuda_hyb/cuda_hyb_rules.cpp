@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/csr_matrix.hpp"
+#include "kernels/formats/common/padding_stop_walk.hpp"
 #include "kernels/formats/common/row_length_distribution.hpp"
 #include "kernels/formats/common/rules_support.hpp"
 #include "kernels/formats/cuda_coo/cuda_coo_rules.hpp"
@@ -40,6 +41,16 @@ std::uint64_t CudaHybRules::device_bytes(const MatrixFeatures& features, Precisi
   const std::int64_t width = params_of(candidate).ell_width;
   const auto ell_slots =
       static_cast<std::uint64_t>(features.rows) * static_cast<std::uint64_t>(width);
+  const auto coo_entries = static_cast<std::uint64_t>(coo_entry_count(features, width));
+  return ell_slots * (sizeof(ColIndex) + value_bytes(precision)) +
+         coo_entries * (sizeof(std::int32_t) + sizeof(ColIndex) + value_bytes(precision));
+}
+
+std::uint64_t CudaHybRules::streamed_bytes(const MatrixFeatures& features, Precision precision,
+                                           const Candidate& candidate) const {
+  const std::int64_t width = params_of(candidate).ell_width;
+  const auto ell_slots = static_cast<std::uint64_t>(features.rows) *
+                         static_cast<std::uint64_t>(cut_ell_walked_width(features, width));
   const auto coo_entries = static_cast<std::uint64_t>(coo_entry_count(features, width));
   return ell_slots * (sizeof(ColIndex) + value_bytes(precision)) +
          coo_entries * (sizeof(std::int32_t) + sizeof(ColIndex) + value_bytes(precision));

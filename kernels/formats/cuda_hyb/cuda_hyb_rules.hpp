@@ -54,6 +54,10 @@ class CudaHybRules final : public FormatRules {
   static std::int64_t coo_entry_count(const MatrixFeatures& features, std::int64_t ell_width);
   std::uint64_t device_bytes(const MatrixFeatures& features, Precision precision,
                              const Candidate& candidate) const override;
+  // The ELL part's walked slots (cut_ell_walked_width: its kernel is cuda_ell's) and the COO
+  // part's entries: what a multiply reads of the arrays, and what the dram_rate bound streams.
+  std::uint64_t streamed_bytes(const MatrixFeatures& features, Precision precision,
+                               const Candidate& candidate) const override;
 
   // The largest K such that at least max(kHybBreakevenRows, rows / kHybRelativeSpeed) rows have
   // >= K non-zeros; 0 when no K qualifies (fewer than 4096 rows: all COO).

@@ -28,22 +28,6 @@ std::optional<CsrVectorModel> one_lane_walk(const CsrVectorRecord* record, Preci
   return CsrVectorModel(std::move(one_lane), precision);
 }
 
-// The slots a warp walks in an ELL of this width whose every row fits it: each row stops with
-// the group of four slots that holds its first padding slot (grouped_slot_sum), so a warp walks
-// the longest such walk of its 32 rows, not the width (rows drawn independently from the DF).
-// The grid's samples are rows of one length, walked to the end. Where some row is longer than
-// the width, the width is already a walk (a composed format's part priced at what its warps
-// walk: cuda_bce, cuda_strip) and is kept, as it is without a DF. An empty row walks the first
-// group. At least one slot.
-std::int64_t walked_width(const MatrixFeatures& features, std::int64_t width) {
-  if (features.distribution.empty() || features.row_length_max > width) return width;
-  std::vector<RowLengthCount> rows;
-  if (features.empty_rows > 0) rows.push_back({0, features.empty_rows});
-  rows.insert(rows.end(), features.distribution.begin(), features.distribution.end());
-  const double walked = expected_warp_walk(padding_stop_walks(rows, width, 4), 32.0);
-  return std::max<std::int64_t>(1, std::llround(walked));
-}
-
 class EllFamily final : public FamilyModel {
  public:
   EllFamily(const EllRecord* record, const CsrVectorRecord* csr_vector, Precision precision)
@@ -53,22 +37,15 @@ class EllFamily final : public FamilyModel {
   std::string_view name() const noexcept override { return EllRecord::kFamily; }
   bool calibrated() const noexcept override { return calibrated_; }
   // Width: cuda_ell's ell_width, or the longest row for a candidate without parameters (the
-  // paper pads every row to the longest); priced as walked (walked_width).
+  // paper pads every row to the longest); priced as walked (ell_walked_width).
   Prediction predict_ms(const PredictionInput& in) const override {
     const std::int64_t width =
         in.candidate.params.empty()
             ? in.features.row_length_max
             : static_cast<std::int64_t>(CudaEllRules::params_of(in.candidate).ell_width);
-    const std::int64_t walked = walked_width(in.features, width);
-    Prediction p = model_.predict_shape_ms(walked, in.features.rows,
-                                           in.candidate.launch.block_size, in.span_randomness);
-    // The warps of the longest rows still walk the width: at least a launch of a few rows that
-    // long (the grid clamps below its fewest rows: one wave, its time that walk's chain).
-    if (walked < width) {
-      p.ms = std::max(p.ms, model_.predict_shape_ms(width, 1, in.candidate.launch.block_size,
-                                                    in.span_randomness)
-                                .ms);
-    }
+    Prediction p = model_.predict_walked_ms(width, ell_walked_width(in.features, width),
+                                            in.features.rows, in.features.nnz,
+                                            in.candidate.launch.block_size, in.span_randomness);
     // The grid holds whole launches measured down to a few thousand rows, where they run at the
     // launch latency, and clamps below them: it carries its own floor. The set's floor on top
     // counted it twice (H100 and H200, 2026-11-23, model-accuracy --without launch_floor on the

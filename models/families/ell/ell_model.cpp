@@ -37,4 +37,28 @@ Prediction EllModel::predict_shape_ms(std::int64_t width, std::int64_t rows,
   return {.ms = ms, .confidence = confidence};
 }
 
+// Why the gathers are counted apart from the walk: the grid's random samples gather at every
+// slot they walk (rows of one length), while a row that stops short of its warp's walk idles
+// through the rest of it, and a padding slot is never gathered (grouped_slot_sum). So the
+// random samples' excess over their banded twins, the cost of scattered gathers, is paid per
+// non-zero, and the banded time per walked slot. On the 20 unseen matrices of docs/TUNER.md
+// (H100, model version 41, the exhaustive run's 96 candidates each) the renumbered meshes whose
+// rows vary in length (ct2010, bayer10, luxembourg, power: walks 1.5-4x their mean row)
+// measured 0.63-0.73 of cuda_ell's prediction at the walk's gathers and 0.91-1.11 at their own;
+// the ell family's median error there 21.9 -> 10.2 %, on the suite's version 41 run 7.2 -> 4.4 %.
+Prediction EllModel::predict_walked_ms(std::int64_t width, std::int64_t walked, std::int64_t rows,
+                                       std::int64_t gathered_nonzeros, std::uint32_t block_size,
+                                       double randomness) const {
+  const double slots = static_cast<double>(std::max<std::int64_t>(rows, 0)) *
+                       static_cast<double>(std::max<std::int64_t>(walked, 0));
+  const double gathered_share =
+      slots > 0.0 ? std::clamp(static_cast<double>(gathered_nonzeros) / slots, 0.0, 1.0) : 1.0;
+  Prediction p = predict_shape_ms(walked, rows, block_size, randomness * gathered_share);
+  // The warps of the longest rows still walk the width: at least a launch of a few rows that
+  // long (the grid clamps below its fewest rows: one wave, its time that walk's chain).
+  if (walked < width)
+    p.ms = std::max(p.ms, predict_shape_ms(width, 1, block_size, randomness).ms);
+  return p;
+}
+
 }  // namespace spmvd

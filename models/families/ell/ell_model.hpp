@@ -41,6 +41,15 @@ class EllModel {
   // randomness: x_span_randomness of the matrix (models/locality.hpp); 1 = the random calibration.
   Prediction predict_shape_ms(std::int64_t width, std::int64_t rows, std::uint32_t block_size,
                               double randomness = 1.0) const;
+  // A padded ELL of `width` whose warps walk `walked` slots (ell_walked_width: each row stops
+  // with the group of four holding its first padding slot) and gather `gathered_nonzeros`: the
+  // grid at the walk, its random gathers' excess over the banded twin paid per non-zero
+  // (randomness x the non-zeros' share of the walked slots), and at least a launch of one row
+  // of the width (the warps of the longest rows still walk it). cuda_ell, and cuda_hyb's ELL
+  // part (the same kernel).
+  Prediction predict_walked_ms(std::int64_t width, std::int64_t walked, std::int64_t rows,
+                               std::int64_t gathered_nonzeros, std::uint32_t block_size,
+                               double randomness) const;
 
  private:
   std::vector<EllCalibration> calibrations_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "kernels/formats/common/padding_stop_walk.hpp"
 #include "kernels/formats/cuda_hyb/cuda_hyb_rules.hpp"
 #include "models/df_split.hpp"
 #include "models/locality.hpp"
@@ -22,7 +23,11 @@ Prediction HybModel::predict_ms(const MatrixFeatures& features, const Candidate&
   // whatever K (at K = 0 it only applies beta: a launch and y written; the ell family prices a
   // width-0 ELL as its smallest shape), the COO kernel only where entries are left to it
   // (cuda_hyb_operator.cu, launch_coo_segmented).
-  Prediction total = ell_.predict_shape_ms(k, features.rows, candidate.launch.block_size, randomness);
+  // Its ELL part is cuda_ell's kernel over every row cut to K: priced as the ell family prices
+  // it, at the walk of those rows and the gathers of the part's non-zeros.
+  Prediction total =
+      ell_.predict_walked_ms(k, cut_ell_walked_width(features, k), features.rows, split.ell_nnz,
+                             candidate.launch.block_size, randomness);
   if (split.coo_nnz > 0) {
     const Prediction coo = coo_.predict_nnz_ms(split.coo_nnz, candidate.launch, randomness);
     total.ms += coo.ms;
