@@ -148,16 +148,18 @@ std::optional<std::size_t> predict_measured(const Predictors& predictors,
     ++out.unpredicted[format + ": not compiled into this build"];
     return std::nullopt;
   }
-  const std::optional<spmvd::Candidate> own =
-      offered(*entry->rules, features, device, precision, candidate.params, candidate.launch,
-              predictors.parts_of(precision));
-  if (!own) {
-    ++out.not_offered[format];
-    return std::nullopt;
-  }
-  candidate = *own;
-  const std::uint64_t matrix_bytes = entry->rules->streamed_bytes(features, precision, candidate);
+  // Features stored by an older build that this one's format no longer reads throw as a
+  // prediction that fails does: counted, not judged.
   try {
+    const std::optional<spmvd::Candidate> own =
+        offered(*entry->rules, features, device, precision, candidate.params, candidate.launch,
+                predictors.parts_of(precision));
+    if (!own) {
+      ++out.not_offered[format];
+      return std::nullopt;
+    }
+    candidate = *own;
+    const std::uint64_t matrix_bytes = entry->rules->streamed_bytes(features, precision, candidate);
     const spmvd::ModelPredictor& predictor = predictors.of(precision);
     const spmvd::Prediction p =
         predictor.predict_ms(*entry->rules, features, candidate, device, matrix_bytes);
@@ -242,9 +244,16 @@ Collected from_samples(const Options& options, const std::string& signature,
           spmvd::format_registry(), tuner, p.features.nnz, nullptr,
           predictors.of(precision).model_set().host_build_rates, &p.features, precision);
       spmvd::AccuracyPoint& point = out.points[*index];
-      point.ranked_ms = point.predicted_ms +
-                        (spmvd::is_baseline_candidate(candidate) ? 0.0 : builds.build_ms(candidate)) /
-                            static_cast<double>(options.expected_multiplies);
+      try {
+        point.ranked_ms = point.predicted_ms +
+                          (spmvd::is_baseline_candidate(candidate) ? 0.0
+                                                                    : builds.build_ms(candidate)) /
+                              static_cast<double>(options.expected_multiplies);
+      } catch (const spmvd::Error& e) {
+        // As in predict_measured: features this build's format no longer reads, not judged.
+        ++out.unpredicted[p.format_name + ": " + e.what()];
+        out.points.erase(out.points.begin() + static_cast<std::ptrdiff_t>(*index));
+      }
     }
   }
   std::fprintf(stderr, "  %zu predictions from %s\n", out.points.size(),

@@ -426,6 +426,8 @@ TEST(CudaStripRules, PartsGatherXAsTheLengthSortedOrderDoes) {
                                                           .padded_rows_64 = {},
                                                           .sort_windows = {rows},
                                                           .sorted_sectors_per_nonzero = {0.6},
+                                                          .sorted_slots_32 = {0},
+                                                          .sorted_slots_64 = {0},
                                                           .sector_slots_4 = 0,
                                                           .sector_slots_8 = 0}));
   for (const FormatPart& part : rules.parts(f, candidate)) {

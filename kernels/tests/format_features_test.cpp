@@ -176,6 +176,47 @@ TEST(CudaSellFeatures, SortedGathersCountTheSectorsInTheSortedRowOrder) {
   EXPECT_DOUBLE_EQ(sorted_sectors_per_nonzero(f, 16), f.x_sectors_per_nonzero);
 }
 
+// The slots a SELL layout stores once its rows are sorted by length within each window: slices
+// of h consecutive sorted rows, each at its longest row (sell_slice_offsets), counted against a
+// sort done here. Lengths 1-9 at random over 300 rows: windows 256 (a full one and one of 44
+// rows) and the whole 300.
+TEST(CudaSellFeatures, SortedSlotsAreEachSlicesLongestRowAfterTheWindowsSort) {
+  std::mt19937 rng(7);
+  std::vector<int> lengths(300);
+  for (int& l : lengths) l = 1 + static_cast<int>(rng() % 9);
+  const CsrMatrix<double> m = matrix_with_row_lengths(lengths, 16);
+  const MatrixFeatures f = with_every_format(m);
+  const std::optional<CudaSellFeatures> own = cuda_sell_features(f);
+  ASSERT_TRUE(own.has_value());
+  ASSERT_THAT(own->sort_windows, ElementsAre(256, 300));
+  const auto expected = [&](std::int64_t window, std::int64_t height) {
+    std::vector<int> sorted = lengths;
+    for (std::size_t first = 0; first < sorted.size(); first += static_cast<std::size_t>(window))
+      std::sort(sorted.begin() + static_cast<std::ptrdiff_t>(first),
+                sorted.begin() + static_cast<std::ptrdiff_t>(
+                                     std::min(sorted.size(), first + static_cast<std::size_t>(window))),
+                std::greater<>());
+    std::int64_t slots = 0;
+    for (std::size_t first = 0; first < sorted.size(); first += static_cast<std::size_t>(height))
+      slots += height * *std::max_element(
+                            sorted.begin() + static_cast<std::ptrdiff_t>(first),
+                            sorted.begin() + static_cast<std::ptrdiff_t>(std::min(
+                                                 sorted.size(), first + static_cast<std::size_t>(height))));
+    return slots;
+  };
+  EXPECT_THAT(own->sorted_slots_32, ElementsAre(expected(256, 32), expected(300, 32)));
+  EXPECT_THAT(own->sorted_slots_64, ElementsAre(expected(256, 64), expected(300, 64)));
+  // What the rules store: the counted slots, not a bound; the window clamps to the rows.
+  EXPECT_EQ(CudaSellRules::sell_slot_bound(f, 32, 256), expected(256, 32));
+  EXPECT_EQ(CudaSellRules::sell_slot_bound(f, 64, 4096), expected(300, 64));
+  EXPECT_EQ(sorted_slots(f, 32, 300), expected(300, 32));
+  // Sorted within 256 rows, a slice holds far less padding than the matrix's longest rows
+  // would give it (the bound without the count: each slice as wide as a distinct longest row).
+  EXPECT_LT(expected(256, 32), 32 * 9 * 10);
+  EXPECT_EQ(sorted_slots(f, 16, 256), std::nullopt);  // a height not counted
+  EXPECT_EQ(sorted_slots(f, 32, 1), std::nullopt);    // unsorted
+}
+
 TEST(CudaSellFeatures, SortedGathersOfOneRowLengthAreTheUnsortedOnes) {
   const std::vector<int> lengths(300, 3);
   const MatrixFeatures f = with_every_format(matrix_with_row_lengths(lengths, 10));

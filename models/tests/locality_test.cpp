@@ -135,7 +135,10 @@ TEST(XGatherRandomness, ASortedWindowGathersInItsSortedOrder) {
   const double banded = banded_sectors_per_nonzero(8.0);
   f.x_sectors_per_nonzero = banded;
   f.format_features["cuda_sell"] = FieldSet::of(CudaSellFeatures{
-      .sort_windows = {256, 1'000'000}, .sorted_sectors_per_nonzero = {banded, random}});
+      .sort_windows = {256, 1'000'000},
+      .sorted_sectors_per_nonzero = {banded, random},
+      .sorted_slots_32 = {8'000'000, 8'000'000},
+      .sorted_slots_64 = {8'000'000, 8'000'000}});
   const auto sorted = [&f](std::int64_t window) {
     return x_gather_randomness(f, sorted_sectors_per_nonzero(f, window));
   };

@@ -79,6 +79,21 @@ std::int64_t group_slots(std::span<const std::int64_t> longest_of_4, std::int64_
   return slots;
 }
 
+// Slots of slices of slice_height consecutive rows of `order` (every row where it is empty),
+// each slice at its longest row: what sell_slice_offsets lays out.
+std::int64_t slice_slots(const CsrMatrix<double>& m, std::span<const std::int32_t> order,
+                         std::int64_t slice_height) {
+  std::int64_t slots = 0;
+  for (std::int64_t first = 0; first < m.rows; first += slice_height) {
+    std::int64_t longest = 0;
+    const std::int64_t last = std::min(m.rows, first + slice_height);
+    for (std::int64_t i = first; i < last; ++i)
+      longest = std::max(longest, m.row_length(order.empty() ? i : order[static_cast<std::size_t>(i)]));
+    slots += longest * slice_height;
+  }
+  return slots;
+}
+
 }  // namespace
 
 CudaSellFeatures compute_cuda_sell_features(const CsrMatrix<double>& m, double unsorted_sectors) {
@@ -99,13 +114,18 @@ CudaSellFeatures compute_cuda_sell_features(const CsrMatrix<double>& m, double u
   for (const std::int64_t window : windows)
     if (window > 1) counted.push_back(window);
   std::vector<double> sectors(counted.size(), unsorted_sectors);
-  if (!one_length)
-    tbb::parallel_for(std::size_t{0}, counted.size(), [&](std::size_t i) {
-      sectors[i] = x_sectors_per_nonzero(
-          m, std::span<const std::int32_t>(length_sorted_row_order(m, counted[i])));
-    });
+  std::vector<std::int64_t> slots_32(counted.size()), slots_64(counted.size());
+  tbb::parallel_for(std::size_t{0}, counted.size(), [&](std::size_t i) {
+    const std::vector<std::int32_t> order =
+        one_length ? std::vector<std::int32_t>{} : length_sorted_row_order(m, counted[i]);
+    if (!one_length) sectors[i] = x_sectors_per_nonzero(m, std::span<const std::int32_t>(order));
+    slots_32[i] = slice_slots(m, order, 32);
+    slots_64[i] = slice_slots(m, order, 64);
+  });
   f.sort_windows = counted;
   f.sorted_sectors_per_nonzero = sectors;
+  f.sorted_slots_32 = slots_32;
+  f.sorted_slots_64 = slots_64;
   return f;
 }
 
@@ -115,7 +135,9 @@ std::optional<CudaSellFeatures> cuda_sell_features(const MatrixFeatures& feature
   CudaSellFeatures f = it->second.as<CudaSellFeatures>("features of cuda_sell");
   if (f.padded_lengths_32.size() != f.padded_rows_32.size() ||
       f.padded_lengths_64.size() != f.padded_rows_64.size() ||
-      f.sort_windows.size() != f.sorted_sectors_per_nonzero.size())
+      f.sort_windows.size() != f.sorted_sectors_per_nonzero.size() ||
+      f.sort_windows.size() != f.sorted_slots_32.size() ||
+      f.sort_windows.size() != f.sorted_slots_64.size())
     throw_invalid("features of cuda_sell: parallel lists of different lengths");
   return f;
 }
@@ -130,15 +152,18 @@ std::optional<CudaSellFeaturesView> cuda_sell_features_view(const MatrixFeatures
   const auto* rows_64 = entry.list<std::int64_t>("padded_rows_64");
   const auto* windows = entry.list<std::int64_t>("sort_windows");
   const auto* sectors = entry.list<double>("sorted_sectors_per_nonzero");
+  const auto* sorted_32 = entry.list<std::int64_t>("sorted_slots_32");
+  const auto* sorted_64 = entry.list<std::int64_t>("sorted_slots_64");
   const auto* slots_4 = entry.scalar<std::int64_t>("sector_slots_4");
   const auto* slots_8 = entry.scalar<std::int64_t>("sector_slots_8");
   if (lengths_32 == nullptr || rows_32 == nullptr || lengths_64 == nullptr || rows_64 == nullptr ||
-      windows == nullptr || sectors == nullptr || slots_4 == nullptr || slots_8 == nullptr ||
-      entry.fields().size() != 8 ||
+      windows == nullptr || sectors == nullptr || sorted_32 == nullptr || sorted_64 == nullptr ||
+      slots_4 == nullptr || slots_8 == nullptr || entry.fields().size() != 10 ||
       lengths_32->size() != rows_32->size() || lengths_64->size() != rows_64->size() ||
-      windows->size() != sectors->size()) {
+      windows->size() != sectors->size() || windows->size() != sorted_32->size() ||
+      windows->size() != sorted_64->size()) {
     cuda_sell_features(features);  // throws what decoding finds wrong
-    throw_invalid("features of cuda_sell: not the eight fields of CudaSellFeatures");
+    throw_invalid("features of cuda_sell: not the ten fields of CudaSellFeatures");
   }
   return CudaSellFeaturesView{.padded_lengths_32 = *lengths_32,
                               .padded_rows_32 = *rows_32,
@@ -146,6 +171,8 @@ std::optional<CudaSellFeaturesView> cuda_sell_features_view(const MatrixFeatures
                               .padded_rows_64 = *rows_64,
                               .sort_windows = *windows,
                               .sorted_sectors_per_nonzero = *sectors,
+                              .sorted_slots_32 = *sorted_32,
+                              .sorted_slots_64 = *sorted_64,
                               .sector_slots_4 = *slots_4,
                               .sector_slots_8 = *slots_8};
 }
@@ -180,6 +207,8 @@ std::vector<RowLengthCount> padded_distribution(const CudaSellFeatures& features
                            .padded_rows_64 = features.padded_rows_64,
                            .sort_windows = features.sort_windows,
                            .sorted_sectors_per_nonzero = features.sorted_sectors_per_nonzero,
+                           .sorted_slots_32 = features.sorted_slots_32,
+                           .sorted_slots_64 = features.sorted_slots_64,
                            .sector_slots_4 = features.sector_slots_4,
                            .sector_slots_8 = features.sector_slots_8},
       slice_height);
@@ -193,6 +222,19 @@ double sorted_sectors_per_nonzero(const MatrixFeatures& features, std::int64_t s
   for (std::size_t i = 0; i < own->sort_windows.size(); ++i)
     if (own->sort_windows[i] == window) return own->sorted_sectors_per_nonzero[i];
   return features.x_sectors_per_nonzero;
+}
+
+std::optional<std::int64_t> sorted_slots(const MatrixFeatures& features, std::int64_t slice_height,
+                                         std::int64_t sort_window) {
+  if (sort_window <= 1 || (slice_height != 32 && slice_height != 64)) return std::nullopt;
+  const std::optional<CudaSellFeaturesView> own = cuda_sell_features_view(features);
+  if (!own) return std::nullopt;
+  const std::int64_t window = std::min(sort_window, features.rows);
+  const std::span<const std::int64_t> slots =
+      slice_height == 32 ? own->sorted_slots_32 : own->sorted_slots_64;
+  for (std::size_t i = 0; i < own->sort_windows.size(); ++i)
+    if (own->sort_windows[i] == window) return slots[i];
+  return std::nullopt;
 }
 
 }  // namespace spmvd

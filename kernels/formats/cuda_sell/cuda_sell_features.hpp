@@ -34,6 +34,14 @@ struct CudaSellFeatures {
   // across the window, so a mesh whose lengths vary gathers x at random once sorted.
   std::vector<std::int64_t> sort_windows;
   std::vector<double> sorted_sectors_per_nonzero;
+  // The slots slices of 32 (64) rows store in that order, each slice at its longest row (as
+  // sell_slice_offsets lays them out), parallel to sort_windows. A window's sort leaves short
+  // runs of one length, so its slices hold little padding; without the count, the bound had
+  // each slice as wide as one of the matrix's longest rows (3.2x the slots of
+  // bayer10-x32-renumbered's windows of 256 and 4096, whose cuda_sell candidates then measured
+  // 0.40-0.46 of their predictions; H100, 2026-12-07, docs/TUNER.md's exhaustive run).
+  std::vector<std::int64_t> sorted_slots_32;
+  std::vector<std::int64_t> sorted_slots_64;
   // Slots of groups of 4 (8) consecutive rows, each group counted at its longest row: the slots
   // of an unsorted slice whose 32-byte sector is fetched for fp64 values (for fp32 values and
   // 32-bit column indices). Padding follows a row's entries and both SELL kernels stop a row at
@@ -49,12 +57,14 @@ struct CudaSellFeatures {
       declare_field("padded_rows_64", &CudaSellFeatures::padded_rows_64),
       declare_field("sort_windows", &CudaSellFeatures::sort_windows),
       declare_field("sorted_sectors_per_nonzero", &CudaSellFeatures::sorted_sectors_per_nonzero),
+      declare_field("sorted_slots_32", &CudaSellFeatures::sorted_slots_32),
+      declare_field("sorted_slots_64", &CudaSellFeatures::sorted_slots_64),
       declare_field("sector_slots_4", &CudaSellFeatures::sector_slots_4),
       declare_field("sector_slots_8", &CudaSellFeatures::sector_slots_8)};
   friend bool operator==(const CudaSellFeatures&, const CudaSellFeatures&) = default;
 };
 
-// O(rows) per slice height and one O(nnz) gather count per sort window (a window of rows
+// O(rows) per slice height and one O(nnz) gather count and O(rows) slot count per sort window (a window of rows
 // whose every row has one length moves no row: the unsorted count is reused).
 CudaSellFeatures compute_cuda_sell_features(const CsrMatrix<double>& m, double unsorted_sectors);
 
@@ -73,6 +83,8 @@ struct CudaSellFeaturesView {
   std::span<const std::int64_t> padded_rows_64;
   std::span<const std::int64_t> sort_windows;
   std::span<const double> sorted_sectors_per_nonzero;
+  std::span<const std::int64_t> sorted_slots_32;
+  std::span<const std::int64_t> sorted_slots_64;
   std::int64_t sector_slots_4 = 0;
   std::int64_t sector_slots_8 = 0;
 };
@@ -88,5 +100,11 @@ std::vector<RowLengthCount> padded_distribution(const CudaSellFeaturesView& feat
 // measured window min(sort_window, rows); the unsorted value for sort_window <= 1, or where
 // the window was not measured.
 double sorted_sectors_per_nonzero(const MatrixFeatures& features, std::int64_t sort_window);
+
+// The slots of slices of slice_height (32 or 64) rows after sorting within windows of
+// sort_window > 1 rows, as counted for the window min(sort_window, rows); nullopt for another
+// height, a window not counted, or without the hook's features.
+std::optional<std::int64_t> sorted_slots(const MatrixFeatures& features, std::int64_t slice_height,
+                                         std::int64_t sort_window);
 
 }  // namespace spmvd

@@ -94,6 +94,10 @@ std::int64_t CudaSellRules::sell_slot_bound(const MatrixFeatures& features,
   const std::int64_t slices = (features.rows + slice_height - 1) / slice_height;
   // Without a distribution: every slice as wide as the longest row (ELL's padding).
   if (!distribution_covers_nnz(features)) return slice_height * slices * features.row_length_max;
+  if (sort_window > 1) {
+    if (const std::optional<std::int64_t> counted = sorted_slots(features, slice_height, sort_window))
+      return *counted;
+  }
   if (sort_window >= features.rows)
     return slice_height * sorted_group_leader_sum(features, slice_height);
   // Unsorted, the slices are the row groups of the features' group padding: exact, but for

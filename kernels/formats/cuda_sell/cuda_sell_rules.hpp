@@ -50,10 +50,9 @@ class CudaSellRules final : public FormatRules {
   std::vector<Candidate> candidates(const MatrixFeatures& features,
                                     const DeviceInfo& device) const override;
   // (slices + 1) 64-bit slice offsets + padded slots of (column index + value) + a 32-bit
-  // permutation when sort_window > 1. Exact when sort_window >= rows (padding then follows from
-  // the row-length distribution), nearly so unsorted (from the group padding); otherwise an
-  // upper bound, since the order of the rows within a window is not a feature: see
-  // sell_slot_bound.
+  // permutation when sort_window > 1. Exact where the window's slots were counted (its own
+  // features) or sort_window >= rows, nearly so unsorted (from the group padding); otherwise
+  // an upper bound: see sell_slot_bound.
   std::uint64_t device_bytes(const MatrixFeatures& features, Precision precision,
                              const Candidate& candidate) const override;
   // Unsorted (sort_window <= 1): device_bytes with the slots' column indices and values read
@@ -70,12 +69,14 @@ class CudaSellRules final : public FormatRules {
 
   // kSellSortWindows clamped to rows, plus rows itself, ascending, without duplicates.
   static std::vector<std::uint32_t> sort_windows(const MatrixFeatures& features);
-  // Padded slots of a SELL-C-sigma layout: with sigma >= rows, C * the sum of the sorted slice
-  // leaders' lengths (exact); unsorted (sigma <= 1) with the group padding of its own features
-  // for C, its padded non-zeros plus the last slice's padding rows at the longest row;
-  // otherwise (or without its own features: calibration samples) C * the sum of the
-  // ceil(rows / C) longest rows, which bounds every order, because each slice's width is the
-  // length of a distinct row. Features without a distribution: C * slices * the longest row.
+  // Padded slots of a SELL-C-sigma layout: with sigma > 1, the slots its own features counted
+  // after that window's sort (CudaSellFeatures::sorted_slots_32 / _64, exact); else with
+  // sigma >= rows, C * the sum of the sorted slice leaders' lengths (exact); unsorted (sigma
+  // <= 1) with the group padding of its own features for C, its padded non-zeros plus the last
+  // slice's padding rows at the longest row; otherwise (or without its own features:
+  // calibration samples) C * the sum of the ceil(rows / C) longest rows, which bounds every
+  // order, because each slice's width is the length of a distinct row. Features without a
+  // distribution: C * slices * the longest row.
   static std::int64_t sell_slot_bound(const MatrixFeatures& features, std::int64_t slice_height,
                                       std::int64_t sort_window);
   // The column-index and value bytes a multiply reads of an unsorted SELL layout (either slice
