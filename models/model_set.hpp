@@ -94,8 +94,9 @@ namespace spmvd {
 // 42: cuda_ell pays its random gathers' excess over the banded twin per non-zero, not per walked
 // slot (EllModel::predict_walked_ms), and cuda_hyb's ELL part is priced as cuda_ell prices it (the
 // walk of its rows cut to K); beyond L2 both take at least their walked bytes at the DRAM rate
-// (correction step dram_rate; CudaEllRules and CudaHybRules::streamed_bytes). The calibration
-// is version 41's.
+// (correction step dram_rate; CudaEllRules and CudaHybRules::streamed_bytes); cuda_sell's
+// windowed sorts store the slots its features count (CudaSellFeatures::sorted_slots_32 / _64),
+// not a bound. The calibration is version 41's.
 inline constexpr int kModelVersion = 42;
 
 struct ModelSet {
