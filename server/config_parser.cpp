@@ -45,6 +45,9 @@ std::variant<DaemonConfig, ConfigExit> parse_daemon_config(int argc, char** argv
   app.add_option("--calibrate-on-start", config.calibrate_on_start,
                  "calibrate the performance models at start when none are stored")
       ->capture_default_str();
+  app.add_option("--warm-up-kernels", config.warm_up_kernels,
+                 "launch every format's kernels once before serving (GPU)")
+      ->capture_default_str();
   app.add_option("--tune-timed-runs", config.tuner.timed_runs,
                  "timed runs per candidate (median taken)")
       ->capture_default_str()

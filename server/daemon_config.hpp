@@ -45,6 +45,9 @@ struct DaemonConfig {
   // precisions; about two minutes on an H100). Without models the tuner measures every
   // admissible candidate.
   bool calibrate_on_start = true;
+  // Launch every format's kernels once before serving (server/kernel_warm_up.hpp), so that no
+  // tuning or multiply pays a kernel's first load; a fraction of a second on a GPU.
+  bool warm_up_kernels = true;
   TunerOptions tuner;
   SecurityConfig security;
   // Prometheus text exposition over HTTP (GET /metrics); empty disables it.

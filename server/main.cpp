@@ -16,6 +16,7 @@
 #include "server/admin_service.hpp"
 #include "server/config_parser.hpp"
 #include "server/engine.hpp"
+#include "server/kernel_warm_up.hpp"
 #include "server/large_allocations.hpp"
 #include "server/listen_address.hpp"
 #include "server/metrics.hpp"
@@ -106,6 +107,16 @@ void load_performance_models(Engine& engine, const DaemonConfig& config) {
   });
 }
 
+// Before serving, on a GPU: no request pays a kernel's first load.
+void warm_up(const FormatRegistry& registry, Device& device, const DaemonConfig& config) {
+  if (!config.warm_up_kernels || !device.info().is_gpu) return;
+  const KernelWarmUp done = warm_up_kernels(registry, device);
+  spdlog::info("kernels loaded: {} candidates built and applied once in {:.0f} ms{}",
+               done.candidates, done.ms,
+               done.failed ? " (" + std::to_string(done.failed) + " failed; --log-level debug says why)"
+                           : std::string());
+}
+
 // The local plan store, in front of the cluster store when one is configured. The local store
 // must open; an unreachable cluster store only degrades (TieredPlanStore).
 std::unique_ptr<TieredPlanStore> open_plan_stores(const DaemonConfig& config) {
@@ -170,6 +181,7 @@ int run(const DaemonConfig& config) {
   const auto& registry = format_registry();
   Engine engine(engine_config_for(config, device->info()), *device, plans, registry);
   load_performance_models(engine, config);
+  warm_up(registry, *device, config);
   RpcMetrics rpc_metrics;
   SpmvService service(engine, config.max_upload_bytes, ServiceGuard("Spmv", tokens.spmv));
   AdminService admin(engine, plans, stores->stats(), registry, rpc_metrics,

@@ -80,6 +80,15 @@ TEST(DaemonConfigParser, SamplesAndRefitScheduleParseAndDefaultToTwoThousandAndO
   EXPECT_TRUE(std::holds_alternative<ConfigExit>(parse({"--samples-per-format", "0"})));
 }
 
+// The kernel warm-up before serving (server/kernel_warm_up.hpp) is on unless switched off.
+TEST(DaemonConfigParser, KernelWarmUpDefaultsOnAndSwitchesOff) {
+  EXPECT_TRUE(std::get<DaemonConfig>(parse({})).warm_up_kernels);
+  const auto parsed = parse({"--warm-up-kernels", "false"});
+  ASSERT_TRUE(std::holds_alternative<DaemonConfig>(parsed)) << std::get<ConfigExit>(parsed).message;
+  EXPECT_FALSE(std::get<DaemonConfig>(parsed).warm_up_kernels);
+  EXPECT_TRUE(std::holds_alternative<ConfigExit>(parse({"--warm-up-kernels", "maybe"})));
+}
+
 TEST(DaemonConfigParser, EveryKeyOfTheExampleConfigIsAFlag) {
   std::ifstream example(SPMVD_EXAMPLE_CONFIG);
   ASSERT_TRUE(example) << SPMVD_EXAMPLE_CONFIG;

@@ -1,0 +1,64 @@
+#include "server/kernel_warm_up.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <limits>
+
+#include "core/error.hpp"
+#include "kernels/build_source.hpp"
+#include "models/sample_generators.hpp"
+#include "tuner/feature_extraction.hpp"
+
+namespace spmvd {
+namespace {
+
+constexpr std::int64_t kWarmUpRows = 4096;
+constexpr std::int64_t kWarmUpRowLength = 8;
+constexpr std::int64_t kWarmUpLongRow = 1000;
+constexpr std::uint64_t kWarmUpSeed = 20261207;
+
+}  // namespace
+
+KernelWarmUp warm_up_kernels(const FormatRegistry& registry, Device& device) {
+  KernelWarmUp out;
+  if (!device.info().is_gpu) return out;
+  const auto start = std::chrono::steady_clock::now();
+  const CsrMatrix<double> sample = with_long_row(
+      uniform_row_length_sample(kWarmUpRows, kWarmUpRowLength, kWarmUpSeed), kWarmUpLongRow);
+  // Every format's own features: each offers its candidates as it would to a tuning.
+  const MatrixFeatures features = extract_features(sample, registry, FeatureEffort::thorough);
+  const BuildSource source(sample, device);
+  for (const Precision precision : {Precision::fp32, Precision::fp64}) {
+    const std::size_t vb = value_bytes(precision);
+    DeviceBuffer x(device, static_cast<std::size_t>(sample.cols) * vb);
+    DeviceBuffer y(device, static_cast<std::size_t>(sample.rows) * vb);
+    device.fill_bytes(x.data(), 0x3F, x.bytes());  // finite, normal values in either precision
+    for (const FormatEntry& entry : registry.entries()) {
+      try {
+        if (!entry.rules->admissible(features, device.info(), precision,
+                                     std::numeric_limits<std::uint64_t>::max()))
+          continue;
+        for (const Candidate& candidate : entry.rules->candidates(features, device.info())) {
+          ++out.candidates;
+          try {
+            entry.build(source, precision, candidate)->apply(x.data(), y.data(), 1.0, 0.0);
+            device.synchronize();
+          } catch (const Error& e) {
+            ++out.failed;
+            spdlog::debug("kernel warm-up: {} {}: {}", entry.rules->name(),
+                          to_string(precision), e.what());
+          }
+        }
+      } catch (const Error& e) {
+        spdlog::debug("kernel warm-up: {} offers no candidate here: {}", entry.rules->name(),
+                      e.what());
+      }
+    }
+  }
+  out.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+               .count();
+  return out;
+}
+
+}  // namespace spmvd
