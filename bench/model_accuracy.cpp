@@ -245,10 +245,10 @@ Collected from_samples(const Options& options, const std::string& signature,
           predictors.of(precision).model_set().host_build_rates, &p.features, precision);
       spmvd::AccuracyPoint& point = out.points[*index];
       try {
-        point.ranked_ms = point.predicted_ms +
-                          (spmvd::is_baseline_candidate(candidate) ? 0.0
-                                                                    : builds.build_ms(candidate)) /
-                              static_cast<double>(options.expected_multiplies);
+        point.ranked_ms =
+            point.predicted_ms +
+            (spmvd::is_baseline_candidate(candidate) ? 0.0 : builds.build_ms(candidate)) /
+                static_cast<double>(options.expected_multiplies);
       } catch (const spmvd::Error& e) {
         // As in predict_measured: features this build's format no longer reads, not judged.
         ++out.unpredicted[p.format_name + ": " + e.what()];

@@ -7,8 +7,8 @@
 #include "models/dram_rate.hpp"
 #include "models/families/bytes/bytes_record.hpp"
 #include "models/families/coo/coo_model.hpp"
-#include "models/families/ell/ell_record.hpp"
 #include "models/families/coo/row_writes.hpp"
+#include "models/families/ell/ell_record.hpp"
 #include "models/locality.hpp"
 #include "models/model_predictor.hpp"
 
@@ -139,8 +139,7 @@ void dram_rate_apply(StepContext& ctx, Prediction& p) {
   const bool streams_by_rate = ctx.bytes_family_predicts ||
                                ctx.family.name() == EllRecord::kFamily ||
                                ctx.family.name() == "hyb";
-  if (!streams_by_rate || ctx.part_of_composition || !(ctx.footprint_bytes > ctx.l2_bytes))
-    return;
+  if (!streams_by_rate || ctx.part_of_composition || !(ctx.footprint_bytes > ctx.l2_bytes)) return;
   const std::optional<double> rate = dram_bytes_per_ms(ctx.set, ctx.input.device);
   if (!rate) return;
   const std::uint64_t bytes =

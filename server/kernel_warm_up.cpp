@@ -46,8 +46,8 @@ KernelWarmUp warm_up_kernels(const FormatRegistry& registry, Device& device) {
             device.synchronize();
           } catch (const std::exception& e) {  // any failure: counted, the daemon still starts
             ++out.failed;
-            spdlog::debug("kernel warm-up: {} {}: {}", entry.rules->name(),
-                          to_string(precision), e.what());
+            spdlog::debug("kernel warm-up: {} {}: {}", entry.rules->name(), to_string(precision),
+                          e.what());
           }
         }
       } catch (const std::exception& e) {
@@ -56,8 +56,8 @@ KernelWarmUp warm_up_kernels(const FormatRegistry& registry, Device& device) {
       }
     }
   }
-  out.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-               .count();
+  out.ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return out;
 }
 

@@ -113,8 +113,9 @@ void warm_up(const FormatRegistry& registry, Device& device, const DaemonConfig&
   const KernelWarmUp done = warm_up_kernels(registry, device);
   spdlog::info("kernels loaded: {} candidates built and applied once in {:.0f} ms{}",
                done.candidates, done.ms,
-               done.failed ? " (" + std::to_string(done.failed) + " failed; --log-level debug says why)"
-                           : std::string());
+               done.failed
+                   ? " (" + std::to_string(done.failed) + " failed; --log-level debug says why)"
+                   : std::string());
 }
 
 // The local plan store, in front of the cluster store when one is configured. The local store

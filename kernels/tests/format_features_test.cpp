@@ -193,15 +193,16 @@ TEST(CudaSellFeatures, SortedSlotsAreEachSlicesLongestRowAfterTheWindowsSort) {
     std::vector<int> sorted = lengths;
     for (std::size_t first = 0; first < sorted.size(); first += static_cast<std::size_t>(window))
       std::sort(sorted.begin() + static_cast<std::ptrdiff_t>(first),
-                sorted.begin() + static_cast<std::ptrdiff_t>(
-                                     std::min(sorted.size(), first + static_cast<std::size_t>(window))),
+                sorted.begin() + static_cast<std::ptrdiff_t>(std::min(
+                                     sorted.size(), first + static_cast<std::size_t>(window))),
                 std::greater<>());
     std::int64_t slots = 0;
     for (std::size_t first = 0; first < sorted.size(); first += static_cast<std::size_t>(height))
-      slots += height * *std::max_element(
-                            sorted.begin() + static_cast<std::ptrdiff_t>(first),
-                            sorted.begin() + static_cast<std::ptrdiff_t>(std::min(
-                                                 sorted.size(), first + static_cast<std::size_t>(height))));
+      slots += height *
+               *std::max_element(
+                   sorted.begin() + static_cast<std::ptrdiff_t>(first),
+                   sorted.begin() + static_cast<std::ptrdiff_t>(std::min(
+                                        sorted.size(), first + static_cast<std::size_t>(height))));
     return slots;
   };
   EXPECT_THAT(own->sorted_slots_32, ElementsAre(expected(256, 32), expected(300, 32)));

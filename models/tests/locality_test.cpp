@@ -134,11 +134,11 @@ TEST(XGatherRandomness, ASortedWindowGathersInItsSortedOrder) {
   const double random = random_sectors_per_nonzero(8.0, 1e6);
   const double banded = banded_sectors_per_nonzero(8.0);
   f.x_sectors_per_nonzero = banded;
-  f.format_features["cuda_sell"] = FieldSet::of(CudaSellFeatures{
-      .sort_windows = {256, 1'000'000},
-      .sorted_sectors_per_nonzero = {banded, random},
-      .sorted_slots_32 = {8'000'000, 8'000'000},
-      .sorted_slots_64 = {8'000'000, 8'000'000}});
+  f.format_features["cuda_sell"] =
+      FieldSet::of(CudaSellFeatures{.sort_windows = {256, 1'000'000},
+                                    .sorted_sectors_per_nonzero = {banded, random},
+                                    .sorted_slots_32 = {8'000'000, 8'000'000},
+                                    .sorted_slots_64 = {8'000'000, 8'000'000}});
   const auto sorted = [&f](std::int64_t window) {
     return x_gather_randomness(f, sorted_sectors_per_nonzero(f, window));
   };
@@ -571,8 +571,7 @@ TEST(ModelPredictor, PaysAnEllsRandomGathersPerNonZeroAndItsWalkPerSlot) {
   const double gathered = static_cast<double>(f.nnz) / (262144.0 * 18.0);
   const Candidate c = ell_candidate(32);
   EXPECT_NEAR(predictor.predict_ms(cuda_ell, f, c, h100_like()).ms,
-              grid_only.predict_shape_ms(18, 262144, 256, 1.0).ms *
-                  (rho + (1.0 - rho) * gathered),
+              grid_only.predict_shape_ms(18, 262144, 256, 1.0).ms * (rho + (1.0 - rho) * gathered),
               1e-12);
   // What a multiply reads of the arrays is the walk's slots, not the padded width's.
   EXPECT_EQ(cuda_ell.streamed_bytes(f, Precision::fp64, c), 262144ull * 18 * 12);

@@ -88,7 +88,8 @@ std::int64_t slice_slots(const CsrMatrix<double>& m, std::span<const std::int32_
     std::int64_t longest = 0;
     const std::int64_t last = std::min(m.rows, first + slice_height);
     for (std::int64_t i = first; i < last; ++i)
-      longest = std::max(longest, m.row_length(order.empty() ? i : order[static_cast<std::size_t>(i)]));
+      longest =
+          std::max(longest, m.row_length(order.empty() ? i : order[static_cast<std::size_t>(i)]));
     slots += longest * slice_height;
   }
   return slots;

@@ -64,8 +64,8 @@ struct CudaSellFeatures {
   friend bool operator==(const CudaSellFeatures&, const CudaSellFeatures&) = default;
 };
 
-// O(rows) per slice height and one O(nnz) gather count and O(rows) slot count per sort window (a window of rows
-// whose every row has one length moves no row: the unsorted count is reused).
+// O(rows) per slice height and one O(nnz) gather count and O(rows) slot count per sort window (a
+// window of rows whose every row has one length moves no row: the unsorted count is reused).
 CudaSellFeatures compute_cuda_sell_features(const CsrMatrix<double>& m, double unsorted_sectors);
 
 // The features' cuda_sell entry, nullopt where its hook did not run. Throws

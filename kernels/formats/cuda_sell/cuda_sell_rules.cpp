@@ -95,7 +95,8 @@ std::int64_t CudaSellRules::sell_slot_bound(const MatrixFeatures& features,
   // Without a distribution: every slice as wide as the longest row (ELL's padding).
   if (!distribution_covers_nnz(features)) return slice_height * slices * features.row_length_max;
   if (sort_window > 1) {
-    if (const std::optional<std::int64_t> counted = sorted_slots(features, slice_height, sort_window))
+    if (const std::optional<std::int64_t> counted =
+            sorted_slots(features, slice_height, sort_window))
       return *counted;
   }
   if (sort_window >= features.rows)

@@ -56,8 +56,7 @@ Prediction EllModel::predict_walked_ms(std::int64_t width, std::int64_t walked, 
   Prediction p = predict_shape_ms(walked, rows, block_size, randomness * gathered_share);
   // The warps of the longest rows still walk the width: at least a launch of a few rows that
   // long (the grid clamps below its fewest rows: one wave, its time that walk's chain).
-  if (walked < width)
-    p.ms = std::max(p.ms, predict_shape_ms(width, 1, block_size, randomness).ms);
+  if (walked < width) p.ms = std::max(p.ms, predict_shape_ms(width, 1, block_size, randomness).ms);
   return p;
 }
 

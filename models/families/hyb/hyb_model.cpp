@@ -25,9 +25,8 @@ Prediction HybModel::predict_ms(const MatrixFeatures& features, const Candidate&
   // (cuda_hyb_operator.cu, launch_coo_segmented).
   // Its ELL part is cuda_ell's kernel over every row cut to K: priced as the ell family prices
   // it, at the walk of those rows and the gathers of the part's non-zeros.
-  Prediction total =
-      ell_.predict_walked_ms(k, cut_ell_walked_width(features, k), features.rows, split.ell_nnz,
-                             candidate.launch.block_size, randomness);
+  Prediction total = ell_.predict_walked_ms(k, cut_ell_walked_width(features, k), features.rows,
+                                            split.ell_nnz, candidate.launch.block_size, randomness);
   if (split.coo_nnz > 0) {
     const Prediction coo = coo_.predict_nnz_ms(split.coo_nnz, candidate.launch, randomness);
     total.ms += coo.ms;
