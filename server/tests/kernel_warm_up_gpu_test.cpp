@@ -1,7 +1,7 @@
 // The kernel warm-up before serving (server/kernel_warm_up.hpp) on CUDA device 0: every
 // admissible format's every candidate built and applied once in both precisions, none failing,
 // and the formats of the registry all among them (label gpu: skips visibly without a CUDA
-// device); on the CPU backend nothing runs.
+// device).
 
 #include <gtest/gtest.h>
 
@@ -23,13 +23,6 @@ TEST(KernelWarmUp, BuildsAndAppliesEveryCandidateOnTheGpu) {
   EXPECT_EQ(done.failed, 0u);
   // Each GPU format offers this matrix a candidate or more in each of the two precisions.
   EXPECT_GE(done.candidates, format_registry().entries().size());
-}
-
-TEST(KernelWarmUp, RunsNothingOnTheCpuBackend) {
-  const auto device = make_cpu_device();
-  const KernelWarmUp done = warm_up_kernels(format_registry(), *device);
-  EXPECT_EQ(done.candidates, 0u);
-  EXPECT_EQ(done.failed, 0u);
 }
 
 }  // namespace
