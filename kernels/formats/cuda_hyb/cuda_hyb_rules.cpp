@@ -36,24 +36,32 @@ std::vector<Candidate> CudaHybRules::candidates(const MatrixFeatures& features,
   return out;
 }
 
+namespace {
+
+// An ELL part of `ell_slots_a_row` slots a row (column index + value) and the COO remainder past
+// K = ell_width (row index + column index + value each).
+std::uint64_t hyb_bytes(const MatrixFeatures& features, Precision precision,
+                        std::int64_t ell_slots_a_row, std::int64_t ell_width) {
+  const auto ell_slots =
+      static_cast<std::uint64_t>(features.rows) * static_cast<std::uint64_t>(ell_slots_a_row);
+  const auto coo_entries =
+      static_cast<std::uint64_t>(CudaHybRules::coo_entry_count(features, ell_width));
+  return ell_slots * (sizeof(ColIndex) + value_bytes(precision)) +
+         coo_entries * (sizeof(std::int32_t) + sizeof(ColIndex) + value_bytes(precision));
+}
+
+}  // namespace
+
 std::uint64_t CudaHybRules::device_bytes(const MatrixFeatures& features, Precision precision,
                                          const Candidate& candidate) const {
   const std::int64_t width = params_of(candidate).ell_width;
-  const auto ell_slots =
-      static_cast<std::uint64_t>(features.rows) * static_cast<std::uint64_t>(width);
-  const auto coo_entries = static_cast<std::uint64_t>(coo_entry_count(features, width));
-  return ell_slots * (sizeof(ColIndex) + value_bytes(precision)) +
-         coo_entries * (sizeof(std::int32_t) + sizeof(ColIndex) + value_bytes(precision));
+  return hyb_bytes(features, precision, width, width);
 }
 
 std::uint64_t CudaHybRules::streamed_bytes(const MatrixFeatures& features, Precision precision,
                                            const Candidate& candidate) const {
   const std::int64_t width = params_of(candidate).ell_width;
-  const auto ell_slots = static_cast<std::uint64_t>(features.rows) *
-                         static_cast<std::uint64_t>(cut_ell_walked_width(features, width));
-  const auto coo_entries = static_cast<std::uint64_t>(coo_entry_count(features, width));
-  return ell_slots * (sizeof(ColIndex) + value_bytes(precision)) +
-         coo_entries * (sizeof(std::int32_t) + sizeof(ColIndex) + value_bytes(precision));
+  return hyb_bytes(features, precision, cut_ell_walked_width(features, width), width);
 }
 
 std::int64_t CudaHybRules::coo_entry_count(const MatrixFeatures& features, std::int64_t ell_width) {

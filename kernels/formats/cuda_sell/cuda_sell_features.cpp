@@ -9,6 +9,7 @@
 #include <tbb/parallel_for.h>
 
 #include "core/structure_features.hpp"
+#include "kernels/formats/common/sell_layout.hpp"
 
 namespace spmvd {
 namespace {
@@ -79,22 +80,6 @@ std::int64_t group_slots(std::span<const std::int64_t> longest_of_4, std::int64_
   return slots;
 }
 
-// Slots of slices of slice_height consecutive rows of `order` (every row where it is empty),
-// each slice at its longest row: what sell_slice_offsets lays out.
-std::int64_t slice_slots(const CsrMatrix<double>& m, std::span<const std::int32_t> order,
-                         std::int64_t slice_height) {
-  std::int64_t slots = 0;
-  for (std::int64_t first = 0; first < m.rows; first += slice_height) {
-    std::int64_t longest = 0;
-    const std::int64_t last = std::min(m.rows, first + slice_height);
-    for (std::int64_t i = first; i < last; ++i)
-      longest =
-          std::max(longest, m.row_length(order.empty() ? i : order[static_cast<std::size_t>(i)]));
-    slots += longest * slice_height;
-  }
-  return slots;
-}
-
 }  // namespace
 
 CudaSellFeatures compute_cuda_sell_features(const CsrMatrix<double>& m, double unsorted_sectors) {
@@ -120,8 +105,9 @@ CudaSellFeatures compute_cuda_sell_features(const CsrMatrix<double>& m, double u
     const std::vector<std::int32_t> order =
         one_length ? std::vector<std::int32_t>{} : length_sorted_row_order(m, counted[i]);
     if (!one_length) sectors[i] = x_sectors_per_nonzero(m, std::span<const std::int32_t>(order));
-    slots_32[i] = slice_slots(m, order, 32);
-    slots_64[i] = slice_slots(m, order, 64);
+    // What the layout itself stores: its last slice offset is every slot.
+    slots_32[i] = sell_slice_offsets(m, 32, order).back();
+    slots_64[i] = sell_slice_offsets(m, 64, order).back();
   });
   f.sort_windows = counted;
   f.sorted_sectors_per_nonzero = sectors;
